@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                 install missing Debian packages, build ./cpuprof
+# make check           build, then unit tests, end-to-end tests (root), man page checks
+# make SANITIZE=1 check  the same under ASan+UBSan (objects in build/san)
+# make demo            profile the bundled demo program and show its top functions
+# make install         PREFIX=/usr/local DESTDIR= : binary and man page
+# V=1                  show the commands
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifneq ($(ARCH),x86)
+$(error cpuprof supports x86_64 only for now (uname -m: $(shell uname -m)))
+endif
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
+
+ifeq ($(SANITIZE),1)
+O := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+O := build/rel
+SANFLAGS :=
+endif
+GEN := build/gen
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WERROR ?= 1
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wold-style-definition -Wimplicit-fallthrough -Wnull-dereference -Wlogical-op
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+OPT := $(if $(DEBUG),-O0 -g3,-O2 -g)
+CFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARNINGS) $(SANFLAGS) -Isrc -Ibpf -I$(GEN) -MMD -MP
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+LIBS := -lbpf -ldw -lelf -ljansson -lz
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) -Ibpf \
+	-MMD -MP
+
+# User-space modules; cmd/cpuprof.c holds main().
+SRCS := $(wildcard src/*.c)
+OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS))
+MAIN_OBJ := $(O)/cmd/cpuprof.o
+BIN := $(O)/cpuprof
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps demo check unit e2e man-check install uninstall clean format format-check \
+	print-toolchain lint
+
+all: deps cpuprof
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+cpuprof: $(BIN)
+ifneq ($(SANITIZE),1)
+	$(Q)ln -sf $(BIN) cpuprof
+endif
+
+# ---- BPF ---------------------------------------------------------------------------------
+$(GEN)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)scripts/gen-vmlinux.sh $@
+
+$(GEN)/%.bpf.o: bpf/%.bpf.c $(GEN)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp
+	$(Q)$(LLVM_STRIP) -g $@
+	$(Q)rm -f $@.tmp
+
+$(GEN)/%.skel.h: $(GEN)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name cpuprof_$* > $@
+
+# bpf_loader.c includes the skeleton
+$(O)/src/bpf_loader.o: $(GEN)/profile.skel.h
+
+# ---- user space --------------------------------------------------------------------------
+$(O)/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BIN): $(OBJS) $(MAIN_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+# ---- fixtures (frame pointers, so the stacks are known) ------------------------------------
+# -O0: gcc drops the frame of leaf functions at -O1 and above even with -fno-omit-frame-pointer
+FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+	-fno-optimize-sibling-calls
+FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork demo)
+FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared
+
+$(O)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lpthread
+
+$(O)/fixtures/libcpfix.so: tests/fixtures/libcpfix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -o $@ $<
+
+# the same program as fix_tree.c, linked at a fixed address (ET_EXEC)
+$(O)/fixtures/fix_nopie: tests/fixtures/fix_tree.c
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -no-pie -fno-pie -o $@ $<
+
+$(O)/fixtures/fix_shared: tests/fixtures/fix_shared_main.c $(O)/fixtures/libcpfix.so
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -L$(O)/fixtures -lcpfix -Wl,-rpath,'$$ORIGIN'
+
+fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
+
+# ---- unit tests (cmocka); each links its module and that module's dependencies --------------
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/test_*.c))
+include tests/unit/deps.mk
+
+$(O)/tests/test_%: $(O)/tests/unit/test_%.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS) -lcmocka
+
+unit: $(UNIT_TESTS) fixtures
+	$(Q)for t in $(UNIT_TESTS); do \
+		echo "  UNIT     $$t"; \
+		CPUPROF_FIXTURES=$(O)/fixtures CPUPROF_TESTDATA=tests/data $$t || exit 1; \
+	done
+
+e2e: cpuprof-built fixtures
+	$(Q)CPUPROF=$(BIN) CPUPROF_FIXTURES=$(O)/fixtures tests/e2e/run.sh
+
+cpuprof-built: $(BIN)
+.PHONY: cpuprof-built fixtures
+
+man-check: $(BIN)
+	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
+
+check: deps $(BIN) unit e2e man-check
+	@echo "make check: all tests passed"
+
+# ---- demo --------------------------------------------------------------------------------
+demo: all $(O)/fixtures/demo
+	$(Q)scripts/demo.sh $(BIN) $(O)/fixtures/demo
+
+# ---- install -----------------------------------------------------------------------------
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cpuprof
+	install -m 0644 man/cpuprof.1 $(DESTDIR)$(MANDIR)/man1/cpuprof.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1
+
+# ---- hygiene -----------------------------------------------------------------------------
+FORMAT_FILES := $(wildcard src/*.[ch] cmd/*.c bpf/*.[ch] tests/unit/*.c tests/fixtures/*.c)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+
+print-toolchain:
+	@$(CLANG) --version | head -1; $(BPFTOOL) version | head -2; \
+	echo "libbpf $$(pkg-config --modversion libbpf)"; echo "libdw $$(pkg-config --modversion libdw)"
+
+clean:
+	rm -rf build cpuprof
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuprof: command line. A bpftool-style table of subcommands, each with its own argp parser;
+ * the options end up in a struct cp_options handed to the subcommand.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
+#include <jansson.h>
+#include "log.h"
+#include "options.h"
+#include "output.h"
+#include "record.h"
+#include "strnum.h"
+
+#define CPUPROF_VERSION "0.1.0"
+
+static void print_versions(FILE *f, struct argp_state *state)
+{
+	(void)state;
+	fprintf(f, "cpuprof %s\nlibbpf %s\nlibdw %s\njansson %s\n", CPUPROF_VERSION,
+		libbpf_version_string(), dwfl_version(NULL), jansson_version_str());
+}
+
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_versions;
+const char *argp_program_bug_address = "the cpuprof issue tracker";
+
+enum {
+	OPT_COMM = 0x100,
+	OPT_NO_KERNEL,
+	OPT_KERNEL_ONLY,
+	OPT_INCLUDE_IDLE,
+	OPT_PER_THREAD,
+	OPT_FORMAT,
+};
+
+static const struct argp_option record_options[] = {
+	{NULL, 0, NULL, 0, "Targets (default: every process on the system):", 1},
+	{"pid", 'p', "PID[,PID...]", 0, "Profile these processes (all their threads)", 1},
+	{"comm", OPT_COMM, "REGEX", 0,
+	 "Profile processes whose name (comm) matches this extended regular expression, "
+	 "checked as they appear",
+	 1},
+	{NULL, 0, NULL, 0, "Sampling:", 2},
+	{"duration", 'd', "TIME", 0,
+	 "Stop after TIME (500ms, 30s, 2m, 1h; a bare number is seconds). Default: until "
+	 "Ctrl-C, or until COMMAND exits",
+	 2},
+	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 99)", 2},
+	{"no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel stacks", 2},
+	{"kernel-only", OPT_KERNEL_ONLY, NULL, 0, "Leave out user stacks", 2},
+	{"include-idle", OPT_INCLUDE_IDLE, NULL, 0, "Keep samples of idle CPUs (left out by default)",
+	 2},
+	{"per-thread", OPT_PER_THREAD, NULL, 0, "Keep threads apart (thread name and id)", 2},
+	{NULL, 0, NULL, 0, "Output:", 3},
+	{"output", 'o', "FILE", 0,
+	 "Write the profile to FILE, atomically (default and '-': stdout)", 3},
+	{"format", OPT_FORMAT, "FORMAT", 0,
+	 "folded, pprof or json (default: from the file name: .pb.gz/.pprof pprof, .json json, "
+	 "else folded)",
+	 3},
+	{NULL, 0, NULL, 0, "Messages:", 4},
+	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", 5},
+	{"quiet", 'q', NULL, 0, "Print nothing but errors", 4},
+	{"verbose", 'v', NULL, 0, "More detail; -vv adds libbpf debug output and verifier logs",
+	 4},
+	{NULL, 0, NULL, 0, NULL, 0},
+};
+
+static const char record_doc[] =
+	"Sample the stacks of running code and write a profile.\v"
+	"With COMMAND, run it, profile it and its children until it exits, and exit with its "
+	"exit status (128+N when killed by signal N).\n\n"
+	"Examples:\n"
+	"  cpuprof record -d 30s -o out.folded     whole system for 30 seconds\n"
+	"  cpuprof record -p 1234 -d 20s | flamegraph.pl > fg.svg\n"
+	"  cpuprof record -o prof.folded -- ./bench --iters 1000\n"
+	"  cpuprof record --comm '^python' -d 10s\n\n"
+	"Exit status:\n"
+	"  0    profile written\n"
+	"  1    runtime failure\n"
+	"  64   bad usage or option value\n"
+	"  66   no such pid\n"
+	"  69   the kernel lacks BTF or a needed feature\n"
+	"  73   output not writable\n"
+	"  77   not enough privilege\n"
+	"  126  COMMAND not executable\n"
+	"  127  COMMAND not found\n"
+	"  With COMMAND: its exit status (128+N if killed by signal N).";
+
+static int usage_value(struct argp_state *state, const char *what, const char *arg, int err,
+		       const char *hint)
+{
+	argp_error(state, "invalid %s '%s': %s%s", what, arg,
+		   err == -ERANGE ? "out of range" : "not understood", hint);
+	return EINVAL;
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct cp_options *o = state->input;
+	uint64_t v;
+	pid_t *pids;
+	size_t n;
+	int err;
+
+	switch (key) {
+	case 'p':
+		err = parse_pid_list(arg, &pids, &n);
+		if (err)
+			return usage_value(state, "pid list", arg, err, " (use e.g. 12 or 12,34)");
+		o->pids = reallocarray(o->pids, o->n_pids + n, sizeof(*o->pids));
+		if (!o->pids)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		memcpy(o->pids + o->n_pids, pids, n * sizeof(*pids));
+		o->n_pids += n;
+		free(pids);
+		break;
+	case OPT_COMM:
+		o->comm_regex = arg;
+		break;
+	case 'd':
+		err = parse_duration_ms(arg, &o->duration_ms);
+		if (err)
+			return usage_value(state, "duration", arg, err,
+					   " (use e.g. 500ms, 30s, 2m; at least 1ms)");
+		break;
+	case 'F':
+		err = parse_u64(arg, 1, CP_MAX_FREQUENCY, &v);
+		if (err) {
+			argp_error(state, "invalid frequency '%s': give a whole number of Hz from 1 "
+					  "to %d",
+				   arg, CP_MAX_FREQUENCY);
+			return EINVAL;
+		}
+		o->frequency = (unsigned int)v;
+		break;
+	case OPT_NO_KERNEL:
+		o->no_kernel = true;
+		break;
+	case OPT_KERNEL_ONLY:
+		o->kernel_only = true;
+		break;
+	case OPT_INCLUDE_IDLE:
+		o->include_idle = true;
+		break;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(arg, "folded") == 0)
+			o->format = FORMAT_FOLDED;
+		else if (strcmp(arg, "pprof") == 0)
+			o->format = FORMAT_PPROF;
+		else if (strcmp(arg, "json") == 0)
+			o->format = FORMAT_JSON;
+		else
+			argp_error(state, "unknown format '%s': use folded, pprof or json", arg);
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case 'q':
+		log_set_level(LOG_ERROR);
+		break;
+	case 'v':
+		if (log_get_level() < LOG_DEBUG)
+			log_set_level(log_get_level() < LOG_INFO ? LOG_INFO : LOG_DEBUG);
+		break;
+	case ARGP_KEY_ARG:
+		/* the first operand starts COMMAND: the rest of argv is its, options included */
+		o->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (o->no_kernel && o->kernel_only)
+			argp_error(state, "--no-kernel and --kernel-only exclude each other");
+		if (o->command && (o->n_pids || o->comm_regex))
+			argp_error(state, "give either COMMAND, -p or --comm, not several");
+		if (o->n_pids && o->comm_regex)
+			argp_error(state, "give either -p or --comm, not both");
+		if (o->format == FORMAT_AUTO)
+			o->format = format_from_name(o->output);
+		if (o->format != FORMAT_FOLDED)
+			argp_error(state, "the %s format is not yet supported: use --format folded "
+					  "(or an output name without .pb.gz, .pprof or .json)",
+				   o->format == FORMAT_PPROF ? "pprof" : "json");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	const struct argp argp = {record_options, record_parse, "[-- COMMAND [ARG...]]",
+				  record_doc, NULL, NULL, NULL};
+	struct cp_options o = {
+		.frequency = CP_DEFAULT_FREQUENCY,
+		.argc = argc,
+		.argv = argv,
+	};
+	int rc;
+
+	argv[0] = (char *)"cpuprof record";
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
+		return CP_EXIT_USAGE;
+	rc = record_run(&o);
+	free(o.pids);
+	return rc;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	print_versions(stdout, NULL);
+	return CP_EXIT_OK;
+}
+
+static int cmd_help(int argc, char **argv);
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+	{"record", cmd_record, "sample stacks and write a profile"},
+	{"version", cmd_version, "print the versions of cpuprof and its libraries"},
+	{"help", cmd_help, "show this help"},
+	{NULL, NULL, NULL},
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: cpuprof COMMAND [OPTIONS]\n\n"
+	       "A sampling CPU profiler for Linux (eBPF).\n\nCommands:\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		printf("  %-10s %s\n", c->name, c->summary);
+	printf("\nRun 'cpuprof record --help' for the options of record.\n"
+	       "Options: -h, --help  this help;  -V, --version  versions.\n\n"
+	       "Examples:\n"
+	       "  cpuprof record -d 30s -o out.folded\n"
+	       "  cpuprof record --pid 1234 -d 20s | flamegraph.pl > fg.svg\n"
+	       "  cpuprof record -o prof.folded -- ./bench --iters 1000\n");
+	return CP_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		fprintf(stderr, "Usage: cpuprof COMMAND [OPTIONS]; try 'cpuprof --help'\n");
+		return CP_EXIT_USAGE;
+	}
+	name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+		name = "version";
+	else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+		name = "help";
+	/* exact matches only: a new subcommand never makes an old abbreviation ambiguous */
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (strcmp(name, c->name) == 0)
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "cpuprof: unknown command '%s'; try 'cpuprof --help'\n", argv[1]);
+	return CP_EXIT_USAGE;
+}

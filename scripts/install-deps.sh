@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Install every Debian package that building and testing cpuprof needs.
+# Idempotent: prints nothing and touches nothing when all packages are present.
+set -eu
+
+PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
+zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "cpuprof: missing packages:$missing; run 'sudo $0' or install them with apt-get" >&2
+	exit 1
+fi
+
+echo "cpuprof: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists; refresh them only when an install fails for that reason.
+if ! apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1; then
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi

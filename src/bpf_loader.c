@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpf_loader.h"
+#include "profile.skel.h"
+
+struct bpf_session {
+	struct cpuprof_profile *skel;
+	int *cpus;
+	int ncpus;
+	int *pfds;                /* one perf event per CPU, -1 when closed */
+	struct bpf_link **plinks; /* the program attached to each */
+	const char *step;
+};
+
+static int read_file_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+int cpulist_parse(const char *s, int **cpus, int *n)
+{
+	int *v = NULL, cnt = 0, cap = 0, err = 0;
+	const char *p = s;
+
+	*cpus = NULL;
+	*n = 0;
+	while (*p && *p != '\n') {
+		char *end;
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		if (end == p || errno || lo < 0 || lo > 1 << 20) {
+			err = -EINVAL;
+			goto out;
+		}
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo || hi > 1 << 20) {
+				err = -EINVAL;
+				goto out;
+			}
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (cnt == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					err = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+			}
+			v[cnt++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n') {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	if (!cnt)
+		err = -EINVAL;
+out:
+	if (err) {
+		free(v);
+		return err;
+	}
+	*cpus = v;
+	*n = cnt;
+	return 0;
+}
+
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, bool verifier_log,
+		      const char **failed_step)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = verifier_log ? 1 : 0);
+	struct bpf_session *s;
+	char buf[1024];
+	int err;
+
+	*out = NULL;
+	*failed_step = "allocate memory";
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->step = "read the online CPU list";
+	err = read_file_str("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (!err)
+		err = cpulist_parse(buf, &s->cpus, &s->ncpus);
+	if (err)
+		goto fail;
+	s->pfds = malloc(s->ncpus * sizeof(*s->pfds));
+	s->plinks = calloc(s->ncpus, sizeof(*s->plinks));
+	if (!s->pfds || !s->plinks) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < s->ncpus; i++)
+		s->pfds[i] = -1;
+
+	s->step = "open the BPF object";
+	s->skel = cpuprof_profile__open_opts(&oopts);
+	if (!s->skel) {
+		err = -errno;
+		goto fail;
+	}
+	s->skel->rodata->cfg = *cfg;
+
+	s->step = "load the BPF programs";
+	err = cpuprof_profile__load(s->skel);
+	if (err)
+		goto fail;
+	s->step = "";
+	*failed_step = "";
+	*out = s;
+	return 0;
+fail:
+	*failed_step = s->step;
+	bpf_session__free(s);
+	return err < 0 ? err : -EINVAL;
+}
+
+int bpf_session__attach_tracking(struct bpf_session *s)
+{
+	struct cpuprof_profile *k = s->skel;
+
+	s->step = "attach the fork tracepoint";
+	k->links.cp_fork = bpf_program__attach(k->progs.cp_fork);
+	if (!k->links.cp_fork)
+		return -errno;
+	s->step = "attach the exec tracepoint";
+	k->links.cp_exec = bpf_program__attach(k->progs.cp_exec);
+	if (!k->links.cp_exec)
+		return -errno;
+
+	s->step = "";
+	return 0;
+}
+
+int bpf_session__set_proc(struct bpf_session *s, uint32_t pid, uint32_t flags)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs);
+	struct cp_proc p = {};
+
+	if (bpf_map_lookup_elem(fd, &pid, &p) == 0)
+		p.flags = (p.flags & CP_PROC_REQUESTED) | flags;
+	else
+		p.flags = flags;
+	if (bpf_map_update_elem(fd, &pid, &p, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__clear_proc_flags(struct bpf_session *s, uint32_t pid, uint32_t flags)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs);
+	struct cp_proc p;
+
+	if (bpf_map_lookup_elem(fd, &pid, &p))
+		return errno == ENOENT ? 0 : -errno;
+	p.flags &= ~flags;
+	/* BPF_EXIST: a process that left the table meanwhile is not put back */
+	if (bpf_map_update_elem(fd, &pid, &p, BPF_EXIST) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int perf_event_open_cpu(int cpu, unsigned int freq)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = freq,
+		.freq = 1,
+		.disabled = 1,
+	};
+	int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq)
+{
+	int err = 0;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		s->step = "open a cpu-clock perf event";
+		s->pfds[i] = perf_event_open_cpu(s->cpus[i], freq);
+		if (s->pfds[i] < 0) {
+			err = s->pfds[i];
+			s->pfds[i] = -1;
+			/* a CPU that went offline since the list was read is not an error */
+			if (err == -ENODEV)
+				continue;
+			goto fail;
+		}
+		s->step = "attach the sampling program";
+		s->plinks[i] = bpf_program__attach_perf_event(s->skel->progs.cp_sample, s->pfds[i]);
+		if (!s->plinks[i]) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	s->step = "";
+	return 0;
+fail:
+	bpf_session__stop_sampling(s);
+	return err;
+}
+
+void bpf_session__stop_sampling(struct bpf_session *s)
+{
+	if (!s || !s->pfds)
+		return;
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->pfds[i] >= 0)
+			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	for (int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->plinks[i]);
+		s->plinks[i] = NULL;
+		if (s->pfds[i] >= 0)
+			close(s->pfds[i]);
+		s->pfds[i] = -1;
+	}
+}
+
+int bpf_session__ncpus(const struct bpf_session *s)
+{
+	return s->ncpus;
+}
+
+int bpf_session__events_fd(const struct bpf_session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MAX])
+{
+	int fd = bpf_map__fd(s->skel->maps.stats), ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int err = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < CP_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			out[i] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
+int bpf_session__for_each_count(struct bpf_session *s, count_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	struct cp_count_key key, next;
+	const void *prev = NULL;
+	uint64_t count;
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		/* counting has stopped, so a key cannot vanish between next_key and lookup */
+		if (bpf_map_lookup_elem(fd, &next, &count))
+			return -errno;
+		err = fn(&next, count, ctx);
+		if (err)
+			return err;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+	uint32_t key = (uint32_t)id;
+	size_t i;
+
+	*n = 0;
+	if (id < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
+		return -errno;
+	/* the map zero-fills after the last frame */
+	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
+		;
+	*n = i;
+	return 0;
+}
+
+const char *bpf_session__step(const struct bpf_session *s)
+{
+	return s ? s->step : "";
+}
+
+void bpf_session__free(struct bpf_session *s)
+{
+	if (!s)
+		return;
+	bpf_session__stop_sampling(s);
+	cpuprof_profile__destroy(s->skel);
+	free(s->plinks);
+	free(s->pfds);
+	free(s->cpus);
+	free(s);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side's lifecycle, libbpf-bootstrap style: open the skeleton -> set rodata and map
+ * sizes -> load -> attach (tracepoints first, sampling last) -> stop sampling -> drain.
+ * Every function returns 0 or a negative errno; bpf_session__step() names the step that failed
+ * so the caller can word one actionable message. Nothing here prints.
+ */
+#ifndef CPUPROF_BPF_LOADER_H
+#define CPUPROF_BPF_LOADER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "shared.h"
+
+struct bpf_session;
+
+/*
+ * Open and load the programs with this configuration; verifier_log (-vv) asks the kernel for
+ * the verifier's log. On failure *failed_step names the step ("load the BPF programs"...).
+ */
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, bool verifier_log,
+		      const char **failed_step);
+
+/* Attach the fork/exec tracepoints (before any target is started). */
+int bpf_session__attach_tracking(struct bpf_session *s);
+
+/* Set the flags (CP_PROC_*) of process pid, keeping its generation and CP_PROC_REQUESTED. */
+int bpf_session__set_proc(struct bpf_session *s, uint32_t pid, uint32_t flags);
+
+/* Clear these flags of process pid if it is in the table. */
+int bpf_session__clear_proc_flags(struct bpf_session *s, uint32_t pid, uint32_t flags);
+
+/* Open a cpu-clock sampling event at freq Hz on every online CPU and attach the program. */
+int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq);
+
+/* Detach and close the sampling events: after this the counts no longer change. */
+void bpf_session__stop_sampling(struct bpf_session *s);
+
+/* Number of CPUs sampled. */
+int bpf_session__ncpus(const struct bpf_session *s);
+
+/* fd of the ring buffer map (for ring_buffer__new). */
+int bpf_session__events_fd(const struct bpf_session *s);
+
+/* Sum the per-CPU counters into out[CP_STAT_MAX]. */
+int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MAX]);
+
+typedef int (*count_fn)(const struct cp_count_key *key, uint64_t count, void *ctx);
+
+/* Call fn for every entry of the counts map; stops at and returns fn's first nonzero result. */
+int bpf_session__for_each_count(struct bpf_session *s, count_fn fn, void *ctx);
+
+/*
+ * Copy stack id's frames (innermost first) into ips (CP_MAX_STACK_DEPTH entries) and their
+ * number into *n. kernel selects the kernel or user stack map. -ENOENT if id is unknown.
+ */
+int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips, size_t *n);
+
+/* Name of the step that failed last ("open a cpu-clock perf event"...); "" if none. */
+const char *bpf_session__step(const struct bpf_session *s);
+
+/* Detach everything and free. NULL-safe. */
+void bpf_session__free(struct bpf_session *s);
+
+/*
+ * Parse a CPU list as in /sys/devices/system/cpu/online ("0-3,5,7-8\n") into a malloc'ed
+ * array of CPU numbers. Returns 0, -EINVAL or -ENOMEM.
+ */
+int cpulist_parse(const char *s, int **cpus, int *n);
+
+#endif

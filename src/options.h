@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What `cpuprof record` was asked to do: filled by cmd/cpuprof.c (argp), read by record.c. */
+#ifndef CPUPROF_OPTIONS_H
+#define CPUPROF_OPTIONS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum output_format {
+	FORMAT_AUTO = 0, /* from the output file name */
+	FORMAT_FOLDED,
+	FORMAT_PPROF,
+	FORMAT_JSON,
+};
+
+struct cp_options {
+	/* targets */
+	pid_t *pids; /* -p: owned */
+	size_t n_pids;
+	const char *comm_regex; /* --comm */
+	char **command;         /* -- COMMAND [ARG...]: points into argv */
+
+	/* sampling */
+	uint64_t duration_ms; /* 0: until Ctrl-C or COMMAND exit */
+	unsigned int frequency;
+	bool no_kernel;
+	bool kernel_only;
+	bool include_idle;
+	bool per_thread;
+
+	/* output */
+	const char *output; /* NULL or "-": stdout */
+	enum output_format format;
+
+	/* the command line, for the profile's comment */
+	int argc;
+	char **argv;
+};
+
+#define CP_DEFAULT_FREQUENCY 99
+/* Refused above this; the kernel's own cap is kernel.perf_event_max_sample_rate. */
+#define CP_MAX_FREQUENCY 100000
+
+/* Exit statuses (documented in --help and cpuprof(1)). */
+enum cp_exit {
+	CP_EXIT_OK = 0,
+	CP_EXIT_FAILURE = 1,     /* runtime failure: BPF load/attach, I/O */
+	CP_EXIT_USAGE = 64,      /* bad option or value (EX_USAGE; argp's own) */
+	CP_EXIT_NOPROC = 66,     /* no such pid (EX_NOINPUT) */
+	CP_EXIT_UNAVAIL = 69,    /* the kernel lacks BTF or a BPF feature (EX_UNAVAILABLE) */
+	CP_EXIT_CANTCREAT = 73,  /* output not writable (EX_CANTCREAT) */
+	CP_EXIT_NOPERM = 77,     /* not root / no CAP_BPF+CAP_PERFMON (EX_NOPERM) */
+	CP_EXIT_NOEXEC = 126,    /* COMMAND found but not executable */
+	CP_EXIT_NOTFOUND = 127,  /* COMMAND not found */
+};
+
+#endif

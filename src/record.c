@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <bpf/libbpf.h>
+#include "bpf_loader.h"
+#include "folded.h"
+#include "log.h"
+#include "output.h"
+#include "profile.h"
+#include "record.h"
+#include "symbolize.h"
+#include "workload.h"
+
+/* Frames of one sample: two stacks plus pseudo-frames. */
+#define MAX_FRAMES (2 * CP_MAX_STACK_DEPTH + 4)
+
+enum stop_reason {
+	STOP_NONE = 0,
+	STOP_DURATION,
+	STOP_SIGNAL,
+	STOP_COMMAND,
+};
+
+struct record {
+	const struct cp_options *o;
+	pid_t *pids; /* -p, thread ids replaced by their process ids */
+	struct cp_config cfg;
+	struct bpf_session *bpf;
+	struct ring_buffer *rb;
+	struct symbolizer *sym;
+	struct workload *wl;
+	struct out_file *out;
+	struct profile *prof;
+	regex_t comm_re;
+	bool comm_re_set;
+	int sigfd, epfd, durfd, progfd;
+	bool progress; /* a progress line on stderr (a terminal) */
+	enum stop_reason stop;
+	int stop_signal;
+	int wl_status;
+	bool wl_exited;
+	struct timespec t0;
+	uint64_t stats[CP_STAT_MAX];
+	uint64_t snapshot_failed;   /* processes gone before their mappings were read */
+	uint64_t comm_filtered;     /* samples of processes whose name did not match --comm */
+	uint64_t ips[CP_MAX_STACK_DEPTH];
+	uint32_t frames[MAX_FRAMES];
+	int err; /* first error met while draining */
+};
+
+/* ---- checks before anything is loaded --------------------------------------------------- */
+
+static bool has_caps(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {};
+	/* CAP_PERFMON (38) and CAP_BPF (39) are in the second word; values from capability.h */
+	const unsigned int perfmon = 38, bpf = 39, sys_admin = 21;
+	uint32_t hi;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	hi = data[1].effective;
+	if (data[0].effective & (1u << sys_admin))
+		return true;
+	return (hi & (1u << (perfmon - 32))) && (hi & (1u << (bpf - 32)));
+}
+
+static int read_sysctl(const char *path, long *val)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", val) != 1)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}
+
+/* The process (thread group) that thread tid belongs to, from /proc/TID/status. */
+static int read_tgid(pid_t tid, long *tgid)
+{
+	char path[64], line[256];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", tgid) == 1) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+static int check_environment(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	const char *btf;
+	long max_rate;
+
+	if (!has_caps()) {
+		pr_err("permission denied: recording needs root, or the CAP_BPF and CAP_PERFMON "
+		       "capabilities (lowering kernel.perf_event_paranoid is not enough for BPF); "
+		       "run it with sudo");
+		return CP_EXIT_NOPERM;
+	}
+	/* CPUPROF_BTF lets the tests exercise this check */
+	btf = getenv("CPUPROF_BTF") ?: "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK)) {
+		pr_err("this kernel has no BTF (%s is missing): cpuprof needs a kernel built with "
+		       "CONFIG_DEBUG_INFO_BTF=y",
+		       btf);
+		return CP_EXIT_UNAVAIL;
+	}
+	r->pids = calloc(o->n_pids ? o->n_pids : 1, sizeof(*r->pids));
+	if (!r->pids) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
+	    (long)o->frequency > max_rate) {
+		pr_err("frequency %u Hz is above the kernel's limit of %ld Hz "
+		       "(kernel.perf_event_max_sample_rate): use a lower -F",
+		       o->frequency, max_rate);
+		return CP_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o->n_pids; i++) {
+		long tgid;
+
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			pr_err("no such process: %d (check the pid given to -p)", (int)o->pids[i]);
+			return CP_EXIT_NOPROC;
+		}
+		/* a thread id stands for its process: samples are selected by process */
+		r->pids[i] = o->pids[i];
+		if (read_tgid(o->pids[i], &tgid) == 0 && tgid != o->pids[i]) {
+			pr_info("%d is a thread of process %ld: profiling the process",
+				(int)o->pids[i], tgid);
+			r->pids[i] = (pid_t)tgid;
+		}
+	}
+	if (o->comm_regex) {
+		int rc = regcomp(&r->comm_re, o->comm_regex, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[256];
+
+			regerror(rc, &r->comm_re, msg, sizeof(msg));
+			pr_err("invalid --comm regular expression '%s': %s", o->comm_regex, msg);
+			return CP_EXIT_USAGE;
+		}
+		r->comm_re_set = true;
+	}
+	return CP_EXIT_OK;
+}
+
+static int open_output(struct record *r)
+{
+	const char *path = r->o->output;
+	int err = out_file__open(path, &r->out);
+
+	if (err) {
+		pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
+		       strerror(-err));
+		return CP_EXIT_CANTCREAT;
+	}
+	return CP_EXIT_OK;
+}
+
+/* ---- BPF --------------------------------------------------------------------------------- */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum log_level want = level == LIBBPF_WARN ? LOG_INFO : LOG_DEBUG;
+
+	if (log_get_level() < want)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int load_bpf(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	const char *step = "";
+	int err;
+
+	r->cfg.filter_mode = o->command || o->n_pids ? CP_FILTER_PIDS
+			     : o->comm_regex         ? CP_FILTER_COMM
+						     : CP_FILTER_ALL;
+	r->cfg.user_stacks = !o->kernel_only;
+	r->cfg.kernel_stacks = !o->no_kernel;
+	r->cfg.include_idle = o->include_idle;
+	r->cfg.per_thread = o->per_thread;
+	r->cfg.follow_children = o->command != NULL;
+
+	libbpf_set_print(libbpf_print);
+	err = bpf_session__open(&r->bpf, &r->cfg, log_get_level() >= LOG_DEBUG, &step);
+	if (err == -EPERM || err == -EACCES) {
+		pr_err("the kernel refused to %s: %s; run as root or with CAP_BPF and CAP_PERFMON "
+		       "(unprivileged BPF may be disabled: kernel.unprivileged_bpf_disabled)",
+		       step, strerror(-err));
+		return CP_EXIT_NOPERM;
+	}
+	if (err) {
+		pr_err("failed to %s: %s (run with -vv for the verifier's log)", step,
+		       strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	err = bpf_session__attach_tracking(r->bpf);
+	if (err) {
+		pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
+		       strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return CP_EXIT_OK;
+}
+
+static bool comm_matches(struct record *r, const char *comm)
+{
+	return regexec(&r->comm_re, comm, 0, NULL, 0) == 0;
+}
+
+static int read_comm(uint32_t pid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* A request from BPF: the first sample of (pid, gen). */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct cp_event *ev = data;
+	struct record *r = ctx;
+	char comm[CP_COMM_LEN + 1];
+	int err;
+
+	if (size < sizeof(*ev))
+		return 0;
+	if (ev->type == CP_EV_MAPS_CHANGED) {
+		/* clear first: code mapped while we read asks again */
+		bpf_session__clear_proc_flags(r->bpf, ev->pid, CP_PROC_REFRESH);
+		err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
+		if (err && err != -ESRCH)
+			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+		return 0;
+	}
+	if (ev->type != CP_EV_NEW_PROC)
+		return 0;
+	if (r->comm_re_set && read_comm(ev->pid, comm, sizeof(comm)) == 0 &&
+	    !comm_matches(r, comm)) {
+		/* not ours: stop sampling it; the next exec asks again */
+		bpf_session__set_proc(r->bpf, ev->pid, CP_PROC_EXCLUDED);
+		return 0;
+	}
+	err = symbolizer__snapshot(r->sym, ev->pid, ev->gen);
+	if (err == -ESRCH)
+		r->snapshot_failed++;
+	else if (err)
+		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+	return 0;
+}
+
+/* ---- targets ----------------------------------------------------------------------------- */
+
+static int prepare_targets(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	int err;
+
+	/* the profiler does not profile itself */
+	err = bpf_session__set_proc(r->bpf, (uint32_t)getpid(), CP_PROC_EXCLUDED);
+	for (size_t i = 0; !err && i < o->n_pids; i++) {
+		err = bpf_session__set_proc(r->bpf, (uint32_t)r->pids[i], CP_PROC_TRACED);
+		/* name what exists now; the first sample asks again if this fails */
+		if (!err)
+			symbolizer__snapshot(r->sym, (uint32_t)r->pids[i], 0);
+	}
+	if (err) {
+		pr_err("cannot select the target processes: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	if (!o->command)
+		return CP_EXIT_OK;
+	err = workload__prepare(o->command, &r->wl);
+	if (err == -ENOENT) {
+		pr_err("command not found: %s", o->command[0]);
+		return CP_EXIT_NOTFOUND;
+	}
+	if (err == -EACCES) {
+		pr_err("cannot execute %s: permission denied", o->command[0]);
+		return CP_EXIT_NOEXEC;
+	}
+	if (err) {
+		pr_err("cannot start %s: %s", o->command[0], strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	err = bpf_session__set_proc(r->bpf, (uint32_t)workload__pid(r->wl), CP_PROC_TRACED);
+	if (err) {
+		pr_err("cannot select the command's process: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return CP_EXIT_OK;
+}
+
+static int load_kernel_symbols(struct record *r)
+{
+	FILE *f;
+	int err;
+
+	if (r->o->no_kernel)
+		return 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	err = symbolizer__load_kallsyms(r->sym, f);
+	fclose(f);
+	if (!err && symbolizer__kernel_restricted(r->sym))
+		pr_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames will be "
+			"unnamed; run as root or set kernel.kptr_restrict=0");
+	return err;
+}
+
+/* ---- the event loop ---------------------------------------------------------------------- */
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int arm_timer(uint64_t first_ms, uint64_t interval_ms)
+{
+	struct itimerspec its = {
+		.it_value = {.tv_sec = first_ms / 1000, .tv_nsec = (first_ms % 1000) * 1000000},
+		.it_interval = {.tv_sec = interval_ms / 1000,
+				.tv_nsec = (interval_ms % 1000) * 1000000},
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static double elapsed_s(const struct record *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - r->t0.tv_sec) + (now.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+static void show_progress(struct record *r)
+{
+	uint64_t st[CP_STAT_MAX];
+
+	if (bpf_session__read_stats(r->bpf, st))
+		return;
+	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " samples\033[K", elapsed_s(r),
+		st[CP_STAT_RECORDED]);
+}
+
+static void handle_signal(struct record *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
+				r->wl_exited = true;
+				r->stop = STOP_COMMAND;
+			}
+		} else {
+			r->stop = STOP_SIGNAL;
+			r->stop_signal = (int)si.ssi_signo;
+		}
+	}
+}
+
+static int event_loop(struct record *r)
+{
+	int rbfd = ring_buffer__epoll_fd(r->rb);
+	struct epoll_event evs[8];
+	uint64_t ticks;
+
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0 || add_fd(r->epfd, r->sigfd) || add_fd(r->epfd, rbfd))
+		return -errno;
+	if (r->o->duration_ms) {
+		r->durfd = arm_timer(r->o->duration_ms, 0);
+		if (r->durfd < 0 || add_fd(r->epfd, r->durfd))
+			return r->durfd < 0 ? r->durfd : -errno;
+	}
+	if (r->progress) {
+		r->progfd = arm_timer(1000, 1000);
+		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
+			return r->progfd < 0 ? r->progfd : -errno;
+	}
+	/* the command may have ended before its SIGCHLD could be seen */
+	if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
+		r->wl_exited = true;
+		r->stop = STOP_COMMAND;
+	}
+	while (r->stop == STOP_NONE) {
+		int n = epoll_wait(r->epfd, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == r->sigfd) {
+				handle_signal(r);
+			} else if (fd == rbfd) {
+				ring_buffer__consume(r->rb);
+			} else if (fd == r->durfd) {
+				r->stop = STOP_DURATION;
+			} else if (fd == r->progfd) {
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					show_progress(r);
+			}
+		}
+	}
+	if (r->progress)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+/* ---- drain and name ---------------------------------------------------------------------- */
+
+static const char *stack_error(int32_t id)
+{
+	switch (-id) {
+	case EEXIST:
+		return "hash collision";
+	case ENOMEM:
+		return "stack map full";
+	case EFAULT:
+		return "unreadable";
+	default:
+		return "error";
+	}
+}
+
+static int add_pseudo(struct record *r, const char *name, uint32_t *n)
+{
+	struct prof_frame f = {.name = name, .kind = FRAME_PSEUDO};
+
+	return profile__intern_frame(r->prof, &f, &r->frames[(*n)++]);
+}
+
+static int add_stack(struct record *r, const struct cp_count_key *k, bool kernel, uint32_t *n)
+{
+	int32_t id = kernel ? k->kstack_id : k->ustack_id;
+	struct prof_frame f;
+	struct sym_frame sf;
+	char pseudo[64];
+	size_t depth;
+	int err;
+
+	if (id == CP_STACK_NONE)
+		return 0;
+	if (id < 0 || bpf_session__stack(r->bpf, kernel, id, r->ips, &depth) || !depth) {
+		snprintf(pseudo, sizeof(pseudo), "[%s stack lost: %s]", kernel ? "kernel" : "user",
+			 stack_error(id < 0 ? id : -ENOENT));
+		return add_pseudo(r, pseudo, n);
+	}
+	/* the outermost callers are the ones lost: mark the root end */
+	if (depth == CP_MAX_STACK_DEPTH) {
+		err = add_pseudo(r, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
+				 n);
+		if (err)
+			return err;
+	}
+	/* the maps hold the leaf first; profiles are written root first */
+	for (size_t i = depth; i-- > 0;) {
+		bool leaf = i == 0;
+
+		err = kernel ? symbolizer__kernel(r->sym, r->ips[i], leaf, &sf)
+			     : symbolizer__user(r->sym, k->pid, k->gen, r->ips[i], leaf, &sf);
+		if (err)
+			return err;
+		f = (struct prof_frame){
+			.name = sf.name,
+			.module = sf.module,
+			.addr = r->ips[i],
+			.rel = sf.rel,
+			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+		};
+		err = profile__intern_frame(r->prof, &f, &r->frames[(*n)++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
+{
+	struct record *r = ctx;
+	char comm[CP_COMM_LEN + 1] = {}, tcomm[CP_COMM_LEN + 1] = {};
+	uint32_t n = 0;
+	int err;
+
+	memcpy(comm, k->comm, CP_COMM_LEN);
+	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
+	/* the final word on --comm: the name the process had when it was sampled */
+	if (r->comm_re_set && !comm_matches(r, comm)) {
+		r->comm_filtered += count;
+		return 0;
+	}
+	err = add_stack(r, k, false, &n);
+	if (!err) {
+		/* a user stack ending early is marked between the two stacks */
+		err = add_stack(r, k, true, &n);
+	}
+	if (!err && n == 0) {
+		const char *what = r->o->kernel_only ? "[user space]"
+				   : r->o->no_kernel ? "[kernel]"
+						     : "[no stack]";
+
+		err = add_pseudo(r, what, &n);
+	}
+	if (!err)
+		err = profile__add(r->prof, k->pid, k->tid, comm, tcomm, r->frames, n, count);
+	return err;
+}
+
+static int drain(struct record *r)
+{
+	int err;
+
+	/* requests still queued: name what is still alive */
+	ring_buffer__consume(r->rb);
+	err = bpf_session__read_stats(r->bpf, r->stats);
+	if (err)
+		return err;
+	r->prof = profile__new();
+	if (!r->prof)
+		return -ENOMEM;
+	return bpf_session__for_each_count(r->bpf, on_count, r);
+}
+
+/* ---- output and summary ------------------------------------------------------------------ */
+
+static const char *output_name(const struct cp_options *o)
+{
+	return o->output && strcmp(o->output, "-") ? o->output : "stdout";
+}
+
+/* Samples the profile does not hold, by reason. */
+static const char *const left_out_names[CP_STAT_MAX] = {
+	[CP_STAT_IDLE] = "idle",
+	[CP_STAT_FILTERED] = "other processes",
+	[CP_STAT_COUNTS_FULL] = "count map full",
+};
+
+/* Samples the profile holds with a stack that is marked lost, or frames left unnamed. */
+static const char *const damaged_names[CP_STAT_MAX] = {
+	[CP_STAT_USTACK_COLLISION] = "user stack collision",
+	[CP_STAT_USTACK_FULL] = "user stack map full",
+	[CP_STAT_USTACK_FAULT] = "user stack unreadable",
+	[CP_STAT_KSTACK_COLLISION] = "kernel stack collision",
+	[CP_STAT_KSTACK_FULL] = "kernel stack map full",
+	[CP_STAT_KSTACK_FAULT] = "kernel stack error",
+	[CP_STAT_PROCS_FULL] = "process table full",
+	[CP_STAT_EVENTS_LOST] = "mapping requests lost",
+	[CP_STAT_REFRESH_LOST] = "mapping refreshes lost",
+};
+
+/* Append "N name" items to buf for the nonzero counters that have a name. */
+static size_t list_counters(char *buf, size_t size, size_t len, const uint64_t *st,
+			    const char *const *names)
+{
+	for (int i = 0; i < CP_STAT_MAX && len < size; i++) {
+		if (!names[i] || !st[i])
+			continue;
+		len += snprintf(buf + len, size - len, "%s%" PRIu64 " %s", len ? ", " : "", st[i],
+				names[i]);
+	}
+	return len < size ? len : size - 1;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "es";
+}
+
+static void summary(struct record *r)
+{
+	char left[512] = "", damaged[512] = "";
+	uint64_t total = profile__total(r->prof);
+	size_t nproc = profile__n_processes(r->prof), len;
+
+	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
+	if (r->comm_filtered && len < sizeof(left))
+		snprintf(left + len, sizeof(left) - len, "%s%" PRIu64 " name not matching",
+			 len ? ", " : "", r->comm_filtered);
+	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
+	if (r->snapshot_failed && len < sizeof(damaged))
+		snprintf(damaged + len, sizeof(damaged) - len,
+			 "%s%" PRIu64 " process%s gone before its mappings were read",
+			 len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed));
+	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
+		total == 1 ? "" : "s", nproc, plural(nproc), elapsed_s(r), output_name(r->o),
+		*left ? "; left out: " : "", left, *damaged ? "; with lost or unnamed frames: " : "",
+		damaged);
+}
+
+static int write_profile(struct record *r)
+{
+	struct folded_opts fo = {.per_thread = r->o->per_thread};
+	int err = folded_write(r->prof, &fo, out_file__stream(r->out));
+
+	if (!err) {
+		err = out_file__commit(r->out);
+		r->out = NULL;
+	}
+	if (err)
+		pr_err("cannot write the profile to %s: %s", output_name(r->o), strerror(-err));
+	return err;
+}
+
+/* ---- the session ------------------------------------------------------------------------- */
+
+static int block_signals(struct record *r, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return r->sigfd < 0 ? -errno : 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* every profiled object stays open until it is named */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int start_sampling(struct record *r)
+{
+	int err = bpf_session__start_sampling(r->bpf, r->o->frequency);
+	long paranoid = 0;
+
+	if (!err)
+		return CP_EXIT_OK;
+	if (err == -EACCES || err == -EPERM) {
+		read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		pr_err("the kernel refused to %s: %s; run as root or with CAP_PERFMON, or lower "
+		       "kernel.perf_event_paranoid (now %ld)",
+		       bpf_session__step(r->bpf), strerror(-err), paranoid);
+		return CP_EXIT_NOPERM;
+	}
+	if (err == -ENOENT || err == -EOPNOTSUPP) {
+		pr_err("failed to %s: %s (this kernel lacks the cpu-clock software event)",
+		       bpf_session__step(r->bpf), strerror(-err));
+		return CP_EXIT_UNAVAIL;
+	}
+	pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
+	       strerror(-err));
+	return CP_EXIT_FAILURE;
+}
+
+static int start_command(struct record *r)
+{
+	int err;
+
+	if (!r->wl)
+		return CP_EXIT_OK;
+	err = workload__start(r->wl);
+	if (!err)
+		return CP_EXIT_OK;
+	workload__reap(r->wl, true, &r->wl_status);
+	if (err == -ENOENT) {
+		pr_err("command not found: %s", r->o->command[0]);
+		return CP_EXIT_NOTFOUND;
+	}
+	pr_err("cannot execute %s: %s", r->o->command[0], strerror(-err));
+	return CP_EXIT_NOEXEC;
+}
+
+/*
+ * SIGTERM the command and wait for it; SIGKILL it when it has not ended after a grace period
+ * (it may ignore SIGTERM). True once it is reaped.
+ */
+static bool end_command(struct workload *wl, int *status)
+{
+	workload__signal(wl, SIGTERM);
+	for (int i = 0; i < 50; i++) {
+		if (workload__reap(wl, false, status) != 0)
+			return true;
+		usleep(100000);
+	}
+	workload__signal(wl, SIGKILL);
+	return workload__reap(wl, true, status) == 1;
+}
+
+/* After the profile is written: end the command if recording stopped first. */
+static int finish_command(struct record *r)
+{
+	if (!r->wl)
+		return CP_EXIT_OK;
+	if (!r->wl_exited)
+		r->wl_exited = end_command(r->wl, &r->wl_status);
+	if (!r->wl_exited)
+		return CP_EXIT_FAILURE;
+	if (workload_exit_code(r->wl_status))
+		pr_info("%s exited with status %d", r->o->command[0],
+			workload_exit_code(r->wl_status));
+	return workload_exit_code(r->wl_status);
+}
+
+static int record_session(struct record *r)
+{
+	int rc, err;
+
+	rc = check_environment(r);
+	if (rc)
+		return rc;
+	rc = open_output(r);
+	if (rc)
+		return rc;
+	raise_fd_limit();
+	r->sym = symbolizer__new("/proc");
+	if (!r->sym) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	err = load_kernel_symbols(r);
+	if (err)
+		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",
+			strerror(-err));
+	rc = load_bpf(r);
+	if (rc)
+		return rc;
+	rc = prepare_targets(r);
+	if (rc)
+		return rc;
+	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
+	if (!r->rb) {
+		pr_err("cannot set up the ring buffer: %s", strerror(errno));
+		return CP_EXIT_FAILURE;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	rc = start_sampling(r);
+	if (rc)
+		return rc;
+	rc = start_command(r);
+	if (rc)
+		return rc;
+	err = event_loop(r);
+	bpf_session__stop_sampling(r->bpf);
+	if (err)
+		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
+	err = drain(r);
+	if (err) {
+		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	if (write_profile(r))
+		return CP_EXIT_FAILURE;
+	summary(r);
+	return CP_EXIT_OK;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int record_run(const struct cp_options *opts)
+{
+	struct record r = {
+		.o = opts,
+		.sigfd = -1,
+		.epfd = -1,
+		.durfd = -1,
+		.progfd = -1,
+	};
+	sigset_t old;
+	int rc;
+
+	r.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_WARN;
+	if (block_signals(&r, &old)) {
+		pr_err("cannot set up signal handling: %s", strerror(errno));
+		return CP_EXIT_FAILURE;
+	}
+	rc = record_session(&r);
+	if (rc == CP_EXIT_OK) {
+		rc = finish_command(&r);
+	} else if (r.wl && !r.wl_exited) {
+		/* a held child dies of SIGTERM as soon as it unblocks signals */
+		end_command(r.wl, &r.wl_status);
+	}
+	out_file__abort(r.out);
+	ring_buffer__free(r.rb);
+	bpf_session__free(r.bpf);
+	workload__free(r.wl);
+	symbolizer__free(r.sym);
+	profile__free(r.prof);
+	free(r.pids);
+	if (r.comm_re_set)
+		regfree(&r.comm_re);
+	/* a second Ctrl-C during naming and writing must not kill us once unblocked */
+	if (r.sigfd >= 0) {
+		struct signalfd_siginfo si;
+
+		while (read(r.sigfd, &si, sizeof(si)) == sizeof(si))
+			;
+	}
+	close_fd(r.sigfd);
+	close_fd(r.epfd);
+	close_fd(r.durfd);
+	close_fd(r.progfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}

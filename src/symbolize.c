@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <search.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include "elf_syms.h"
+#include "ksyms.h"
+#include "proc_maps.h"
+#include "symbolize.h"
+
+/* One file, shared by every mapping of it in every process. */
+struct object {
+	dev_t dev;
+	ino_t ino;
+	int fd;              /* kept open so the file can be read after its process exits */
+	const char *name;    /* base name (interned) */
+	struct elf_syms *es; /* built at the first lookup */
+	bool indexed;
+};
+
+enum map_kind {
+	MAP_FILE,    /* obj is set */
+	MAP_NOFILE,  /* a file we could not open: named by label + file offset */
+	MAP_ANON,    /* anonymous executable memory (JIT) */
+	MAP_VDSO,    /* the kernel's vDSO image, the same for every process */
+	MAP_SPECIAL, /* [vsyscall] and the like */
+};
+
+struct snap_map {
+	uint64_t start, end, offset;
+	enum map_kind kind;
+	struct object *obj;
+	const char *label; /* interned */
+};
+
+struct snapshot {
+	uint64_t key; /* pid << 32 | gen */
+	struct snap_map *v;
+	size_t n;
+};
+
+struct symbolizer {
+	char *procfs;
+	void *snaps;   /* tsearch tree of struct snapshot * */
+	void *objs;    /* tsearch tree of struct object * */
+	void *strs;    /* tsearch tree of interned char * */
+	unsigned int n_snaps, n_objs;
+	struct ksyms *ks;
+	struct elf_syms *vdso;
+	bool vdso_tried;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int cmp_snap(const void *a, const void *b)
+{
+	const struct snapshot *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct object *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Return the one shared copy of s, or NULL on ENOMEM. */
+static const char *intern(struct symbolizer *sy, const char *s)
+{
+	char *dup;
+	void *slot = tfind(s, &sy->strs, cmp_str);
+
+	if (slot)
+		return *(const char **)slot;
+	dup = strdup(s);
+	if (!dup)
+		return NULL;
+	slot = tsearch(dup, &sy->strs, cmp_str);
+	if (!slot) {
+		free(dup);
+		return NULL;
+	}
+	return dup;
+}
+
+static const char *internf(struct symbolizer *sy, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static const char *internf(struct symbolizer *sy, const char *fmt, ...)
+{
+	const char *r;
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	r = intern(sy, s);
+	free(s);
+	return r;
+}
+
+struct symbolizer *symbolizer__new(const char *procfs)
+{
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return NULL;
+	sy->procfs = strdup(procfs);
+	if (!sy->procfs) {
+		free(sy);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sy;
+}
+
+static void free_snap(void *p)
+{
+	struct snapshot *s = p;
+
+	free(s->v);
+	free(s);
+}
+
+static void free_obj(void *p)
+{
+	struct object *o = p;
+
+	if (o->fd >= 0)
+		close(o->fd);
+	elf_syms__free(o->es);
+	free(o);
+}
+
+void symbolizer__free(struct symbolizer *sy)
+{
+	if (!sy)
+		return;
+	tdestroy(sy->snaps, free_snap);
+	tdestroy(sy->objs, free_obj);
+	tdestroy(sy->strs, free);
+	ksyms__free(sy->ks);
+	elf_syms__free(sy->vdso);
+	free(sy->procfs);
+	free(sy);
+}
+
+int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f)
+{
+	struct ksyms *ks = ksyms__load(f);
+
+	if (!ks)
+		return -errno;
+	ksyms__free(sy->ks);
+	sy->ks = ks;
+	return 0;
+}
+
+bool symbolizer__kernel_restricted(const struct symbolizer *sy)
+{
+	return sy->ks && ksyms__restricted(sy->ks);
+}
+
+unsigned int symbolizer__n_snapshots(const struct symbolizer *sy)
+{
+	return sy->n_snaps;
+}
+
+unsigned int symbolizer__n_objects(const struct symbolizer *sy)
+{
+	return sy->n_objs;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * Open the file behind mapping e of pid: map_files works for deleted files and other mount
+ * namespaces; /proc/PID/root/PATH is the fallback when map_files is not readable.
+ */
+static int open_mapped_file(const struct symbolizer *sy, uint32_t pid, const struct map_entry *e)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, sy->procfs, pid,
+		 e->start, e->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || e->deleted)
+		return fd < 0 ? -errno : fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%u/root%s", sy->procfs, pid, e->path) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The shared object for the file open on fd; takes ownership of fd. NULL on ENOMEM. */
+static struct object *get_object(struct symbolizer *sy, int fd, const char *path)
+{
+	struct object key = {}, *o, **slot;
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	slot = tfind(&key, &sy->objs, cmp_obj);
+	if (slot) {
+		close(fd);
+		return *slot;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(fd);
+		return NULL;
+	}
+	*o = key;
+	o->fd = fd;
+	o->name = intern(sy, base_name(path));
+	if (!o->name || !tsearch(o, &sy->objs, cmp_obj)) {
+		free_obj(o);
+		return NULL;
+	}
+	sy->n_objs++;
+	return o;
+}
+
+static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry *e,
+		    struct snap_map *m)
+{
+	int fd;
+
+	m->start = e->start;
+	m->end = e->end;
+	m->offset = e->offset;
+	if (!e->path) {
+		m->kind = MAP_ANON;
+		m->label = intern(sy, "[anon]");
+	} else if (e->path[0] == '[') {
+		m->kind = strcmp(e->path, "[vdso]") == 0 ? MAP_VDSO : MAP_SPECIAL;
+		m->label = intern(sy, e->path);
+	} else {
+		m->label = intern(sy, base_name(e->path));
+		fd = open_mapped_file(sy, pid, e);
+		if (fd >= 0) {
+			m->obj = get_object(sy, fd, e->path);
+			if (!m->obj)
+				return -ENOMEM;
+			m->kind = MAP_FILE;
+		} else {
+			/* unreadable: still name frames by object and offset */
+			m->kind = MAP_NOFILE;
+		}
+	}
+	return m->label ? 0 : -ENOMEM;
+}
+
+/* Read the executable mappings of pid now into a new snapshot. */
+static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, struct snapshot **out)
+{
+	struct proc_maps pm = {};
+	struct snapshot *s = NULL;
+	char path[4096];
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%u/maps", sy->procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = proc_maps_parse(f, &pm);
+	fclose(f);
+	if (err)
+		goto out;
+	/* an exited process has an empty maps file */
+	if (!pm.n) {
+		err = -ESRCH;
+		goto out;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->v = calloc(pm.n, sizeof(*s->v)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->key = (uint64_t)pid << 32 | gen;
+	for (size_t i = 0; i < pm.n; i++) {
+		/* frame addresses only ever point into executable memory */
+		if (!pm.v[i].executable)
+			continue;
+		err = fill_map(sy, pid, &pm.v[i], &s->v[s->n]);
+		if (err)
+			goto out;
+		s->n++;
+	}
+	*out = s;
+	s = NULL;
+out:
+	if (s)
+		free_snap(s);
+	proc_maps_free(&pm);
+	return err;
+}
+
+int symbolizer__snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, *s;
+	int err;
+
+	if (tfind(&key, &sy->snaps, cmp_snap))
+		return 0;
+	err = read_snapshot(sy, pid, gen, &s);
+	if (err)
+		return err;
+	if (!tsearch(s, &sy->snaps, cmp_snap)) {
+		free_snap(s);
+		return -ENOMEM;
+	}
+	sy->n_snaps++;
+	return 0;
+}
+
+static bool overlaps(const struct snap_map *a, const struct snap_map *b)
+{
+	return a->start < b->end && b->start < a->end;
+}
+
+static int cmp_map_start(const void *a, const void *b)
+{
+	const struct snap_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot, *old, *s;
+	struct snap_map *v;
+	size_t n, j;
+	int err;
+
+	slot = tfind(&key, &sy->snaps, cmp_snap);
+	if (!slot)
+		return symbolizer__snapshot(sy, pid, gen);
+	old = *slot;
+	err = read_snapshot(sy, pid, gen, &s);
+	if (err)
+		return err;
+	v = realloc(s->v, (s->n + old->n + 1) * sizeof(*v));
+	if (!v) {
+		free_snap(s);
+		return -ENOMEM;
+	}
+	n = s->n;
+	/* keep the old mappings no new one replaces (both lists are sorted and disjoint) */
+	for (size_t i = 0; i < old->n; i++) {
+		for (j = 0; j < s->n && !overlaps(&old->v[i], &v[j]); j++)
+			;
+		if (j == s->n)
+			v[n++] = old->v[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_map_start);
+	free(old->v);
+	old->v = v;
+	old->n = n;
+	s->v = NULL;
+	free_snap(s);
+	return 0;
+}
+
+static const struct snap_map *find_map(const struct snapshot *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < s->v[mid].start)
+			hi = mid;
+		else if (addr >= s->v[mid].end)
+			lo = mid + 1;
+		else
+			return &s->v[mid];
+	}
+	return NULL;
+}
+
+/* Our own vDSO: the kernel maps the same image into every process. */
+static struct elf_syms *vdso_syms(struct symbolizer *sy)
+{
+	struct proc_maps pm = {};
+	FILE *f;
+
+	if (sy->vdso_tried)
+		return sy->vdso;
+	sy->vdso_tried = true;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return NULL;
+	if (proc_maps_parse(f, &pm) == 0) {
+		for (size_t i = 0; i < pm.n; i++) {
+			if (pm.v[i].path && strcmp(pm.v[i].path, "[vdso]") == 0 &&
+			    pm.v[i].start == getauxval(AT_SYSINFO_EHDR)) {
+				sy->vdso = elf_syms__from_mem((const void *)pm.v[i].start,
+							      pm.v[i].end - pm.v[i].start);
+				break;
+			}
+		}
+	}
+	fclose(f);
+	proc_maps_free(&pm);
+	return sy->vdso;
+}
+
+static struct elf_syms *object_syms(struct object *o)
+{
+	if (!o->indexed) {
+		o->indexed = true;
+		o->es = elf_syms__from_fd(o->fd);
+	}
+	return o->es;
+}
+
+int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		     struct sym_frame *out)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+	uint64_t look = leaf ? addr : addr - 1, off, vaddr, soff;
+	const struct snap_map *m = NULL;
+	struct elf_syms *es = NULL;
+	const char *name = NULL;
+
+	memset(out, 0, sizeof(*out));
+	slot = tfind(&key, &sy->snaps, cmp_snap);
+	if (slot)
+		m = find_map(*slot, look);
+	if (!m) {
+		out->module = intern(sy, "[unknown]");
+		out->rel = addr;
+		out->name = internf(sy, "[unknown]+0x%" PRIx64, addr);
+		return out->name && out->module ? 0 : -ENOMEM;
+	}
+	out->module = m->label;
+	off = look - m->start + m->offset;
+	if (m->kind == MAP_FILE)
+		es = object_syms(m->obj);
+	else if (m->kind == MAP_VDSO)
+		es = vdso_syms(sy);
+	if (m->kind == MAP_ANON || m->kind == MAP_SPECIAL)
+		vaddr = look;
+	else if (!es || elf_syms__offset_to_vaddr(es, off, &vaddr))
+		vaddr = off;
+	if (es)
+		name = elf_syms__lookup(es, vaddr, &soff);
+	/* report the address itself, not the return address - 1 used for the lookup */
+	out->rel = vaddr + (addr - look);
+	if (name) {
+		out->name = intern(sy, name);
+		out->named = true;
+	} else {
+		out->name = internf(sy, "%s+0x%" PRIx64, m->label, out->rel);
+	}
+	return out->name ? 0 : -ENOMEM;
+}
+
+int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out)
+{
+	uint64_t look = leaf ? addr : addr - 1, off;
+	const struct ksym *k = sy->ks ? ksyms__lookup(sy->ks, look, &off) : NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->rel = addr;
+	if (!k) {
+		out->module = intern(sy, "[kernel.kallsyms]");
+		out->name = internf(sy, "[kernel.kallsyms]+0x%" PRIx64, addr);
+		return out->name && out->module ? 0 : -ENOMEM;
+	}
+	out->module = k->module ? internf(sy, "[%s]", k->module) : intern(sy, "[kernel.kallsyms]");
+	out->name = intern(sy, k->name);
+	out->named = true;
+	return out->name && out->module ? 0 : -ENOMEM;
+}

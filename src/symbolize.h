@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names for sampled addresses.
+ *
+ * User space: while a process lives, symbolizer__snapshot() saves its mappings and opens every
+ * file-backed executable mapping (through /proc/PID/map_files, else /proc/PID/root/PATH), so
+ * the process may exit before the recording ends. Objects are shared between processes by
+ * (device, inode) and indexed lazily (elf_syms) at the first lookup.
+ * Kernel: /proc/kallsyms (ksyms).
+ *
+ * Address convention: the leaf frame is looked up at its exact PC, every caller at its return
+ * address - 1, so a call at the very end of a function is not named after the next function.
+ *
+ * The module grows into DWARF (lines, inlined frames, debug files): a lookup answers with a
+ * struct sym_frame, whose fields only ever get added.
+ */
+#ifndef CPUPROF_SYMBOLIZE_H
+#define CPUPROF_SYMBOLIZE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct symbolizer;
+
+struct sym_frame {
+	const char *name;   /* function name, or "module+0xOFFSET" when unnamed; never NULL */
+	const char *module; /* base name of the object ("libc.so.6", "[kernel.kallsyms]", "[ext4]") */
+	uint64_t rel;       /* address relative to the module: file vaddr, or kernel offset */
+	bool named;         /* name came from a symbol table */
+};
+
+/* procfs is "/proc" except in tests. Returns NULL and sets errno. */
+struct symbolizer *symbolizer__new(const char *procfs);
+
+/* NULL-safe; closes every file kept open. */
+void symbolizer__free(struct symbolizer *sy);
+
+/* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
+int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);
+
+/* True when kallsyms addresses were hidden (kernel.kptr_restrict). */
+bool symbolizer__kernel_restricted(const struct symbolizer *sy);
+
+/*
+ * Save the mappings of process pid as generation gen, and open its objects. Idempotent per
+ * (pid, gen). Returns 0, -ESRCH when the process is gone, -ENOMEM.
+ */
+int symbolizer__snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen);
+
+/*
+ * Read the mappings of (pid, gen) again and add the new ones to its snapshot (the process
+ * mapped more code: the dynamic loader, dlopen). Mappings that are gone stay, unless a new one
+ * covers their addresses: earlier samples may point into them. Creates the snapshot if there
+ * is none. Same returns as symbolizer__snapshot.
+ */
+int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen);
+
+/* Number of snapshots and of distinct objects opened. */
+unsigned int symbolizer__n_snapshots(const struct symbolizer *sy);
+unsigned int symbolizer__n_objects(const struct symbolizer *sy);
+
+/* Name a user address of (pid, gen). leaf: addr is the sampled PC, not a return address. */
+int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		     struct sym_frame *out);
+
+/* Name a kernel address. */
+int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out);
+
+#endif

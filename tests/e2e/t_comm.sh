@@ -1,0 +1,18 @@
+#!/bin/bash
+# --comm selects processes by name, including ones that start after recording began.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+bg "$FIX/fix_syscall" 5
+"$CPUPROF" record --comm '^fix_tree$' -d 3s -o "$TMP/comm.folded" 2>"$TMP/err" &
+rec=$!
+sleep 0.5
+"$FIX/fix_tree" 1.5
+wait "$rec" || fail "record --comm failed: $(cat "$TMP/err")"
+check_folded_grammar "$TMP/comm.folded"
+n=$(count "$TMP/comm.folded" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf')
+others=$(grep -vc '^fix_tree;' "$TMP/comm.folded")
+note "--comm: $n fix_tree samples, $others other lines"
+[ "$n" -ge 30 ] || fail "only $n samples of fix_tree"
+[ "$others" -eq 0 ] || fail "other names in a --comm profile: $(grep -v '^fix_tree;' "$TMP/comm.folded" | head -2)"
+exit 0

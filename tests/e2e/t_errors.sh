@@ -1,0 +1,62 @@
+#!/bin/bash
+# Every error: one line that says what to do, its documented exit status, no file left behind.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+# expect STATUS MESSAGE-REGEX ARGS...: run cpuprof ARGS, check status, message and line count
+expect() {
+	want=$1 re=$2
+	shift 2
+	expect_status "$want" "$CPUPROF" "$@"
+	grep -qE -- "$re" "$TMP/err" || fail "'cpuprof $*': message does not match /$re/: $(cat "$TMP/err")"
+	[ -s "$TMP/out" ] && fail "'cpuprof $*' wrote to stdout on error: $(head -c 200 "$TMP/out")"
+	ls -A "$TMP/outdir" | grep -q . && fail "'cpuprof $*' left a file: $(ls -A "$TMP/outdir")"
+	return 0
+}
+mkdir "$TMP/outdir"
+o=$TMP/outdir/p.folded
+
+# usage errors: 64
+expect 64 'invalid frequency' record -F 0 -o "$o" -- true
+expect 64 'invalid frequency' record -F abc -o "$o" -- true
+expect 64 'invalid frequency' record -F 1000000 -o "$o" -- true
+expect 64 'invalid duration' record -d 10abc -o "$o" -- true
+expect 64 'invalid duration' record -d 0s -o "$o" -- true
+expect 64 'invalid pid list' record -p 12,x -o "$o"
+expect 64 'unknown format' record --format xml -o "$o" -- true
+expect 64 'pprof format is not yet supported' record --format pprof -o "$o" -- true
+expect 64 'json format is not yet supported' record -o "$TMP/outdir/p.json" -- true
+expect 64 'pprof format is not yet supported' record -o "$TMP/outdir/p.pb.gz" -- true
+expect 64 'exclude each other' record --no-kernel --kernel-only -o "$o" -- true
+expect 64 'either COMMAND, -p or --comm' record -p 1 -o "$o" -- true
+expect 64 'invalid --comm regular expression' record --comm '(' -o "$o" -d 1s
+expect 64 'unrecognized option|invalid option' record --bogus -o "$o"
+expect 64 'unknown command' frobnicate
+
+# targets
+expect 66 'no such process: 2147483000' record -p 2147483000 -o "$o"
+expect 127 'command not found: cpuprof-no-such-command' record -o "$o" -- cpuprof-no-such-command
+expect 127 'command not found: /nonexistent/x' record -o "$o" -- /nonexistent/x
+printf '#!/bin/sh\n' >"$TMP/noexec"
+chmod 644 "$TMP/noexec"
+expect 126 'cannot execute .*noexec: permission denied' record -o "$o" -- "$TMP/noexec"
+
+# output
+expect 73 "cannot write the profile to '$TMP/nodir/p.folded': No such file or directory" \
+	record -o "$TMP/nodir/p.folded" -- true
+expect 73 "cannot write the profile to '$TMP/outdir': Is a directory" record -o "$TMP/outdir" -- true
+
+# environment
+CPUPROF_BTF=$TMP/no-btf expect 69 'no BTF.*CONFIG_DEBUG_INFO_BTF' record -o "$o" -- true
+if command -v setpriv >/dev/null; then
+	# an unprivileged user without capabilities
+	chmod 755 "$TMP" "$TMP/outdir"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$CPUPROF" record -o /tmp/cpuprof-unpriv-$$.folded -- true >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" -eq 77 ] || fail "unprivileged run exited $rc: $(cat "$TMP/err")"
+	grep -q 'needs root, or the CAP_BPF and CAP_PERFMON capabilities.*perf_event_paranoid' "$TMP/err" || fail "unprivileged message: $(cat "$TMP/err")"
+	[ -e /tmp/cpuprof-unpriv-$$.folded ] && fail "unprivileged run left a file"
+fi
+note "$(grep -c '^expect ' "$0") error cases checked"
+exit 0

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The folded writer: exact text, order, merging, kernel suffix, sanitizing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmocka_inc.h"
+#include "folded.h"
+
+static uint32_t frame(struct profile *p, const char *name, enum frame_kind kind)
+{
+	struct prof_frame f = {.name = name, .kind = kind};
+	uint32_t id;
+
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+static char *render(const struct profile *p, bool per_thread)
+{
+	struct folded_opts o = {.per_thread = per_thread};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(folded_write(p, &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_write(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t u[4], k[2];
+	char *text;
+
+	(void)state;
+	u[0] = frame(p, "main", FRAME_USER);
+	u[1] = frame(p, "run", FRAME_USER);
+	u[2] = frame(p, "leaf", FRAME_USER);
+	u[3] = frame(p, "[user stack lost: hash collision]", FRAME_PSEUDO);
+	k[0] = frame(p, "entry_SYSCALL_64", FRAME_KERNEL);
+	k[1] = frame(p, "vfs_read", FRAME_KERNEL);
+
+	uint32_t s1[] = {u[0], u[1], u[2]};
+	uint32_t s2[] = {u[0], u[1], k[0], k[1]};
+	uint32_t s3[] = {u[3], k[0]};
+
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s1, 3, 40), 0);
+	/* another pid of the same name folds into the same line */
+	assert_int_equal(profile__add(p, 2, 0, "app", "", s1, 3, 2), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s2, 4, 7), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s3, 2, 1), 0);
+	assert_int_equal(profile__add(p, 3, 0, "my app", "", s1, 1, 3), 0);
+	text = render(p, false);
+	assert_string_equal(text,
+			    "app;[user stack lost: hash collision];entry_SYSCALL_64_[k] 1\n"
+			    "app;main;run;entry_SYSCALL_64_[k];vfs_read_[k] 7\n"
+			    "app;main;run;leaf 42\n"
+			    "my_app;main 3\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_per_thread(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t s[1];
+	char *text;
+
+	(void)state;
+	s[0] = frame(p, "work", FRAME_USER);
+	assert_int_equal(profile__add(p, 5, 5, "srv", "srv", s, 1, 2), 0);
+	assert_int_equal(profile__add(p, 5, 6, "srv", "io worker", s, 1, 4), 0);
+	text = render(p, true);
+	assert_string_equal(text, "srv;io_worker-6;work 4\nsrv;srv-5;work 2\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_empty(void **state)
+{
+	struct profile *p = profile__new();
+	char *text;
+
+	(void)state;
+	text = render(p, false);
+	assert_string_equal(text, "");
+	free(text);
+	profile__free(p);
+}
+
+static void check_name(const char *in, bool comm, const char *want)
+{
+	char buf[64];
+
+	folded_frame_name(in, comm, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void test_frame_names(void **state)
+{
+	char small[6];
+
+	(void)state;
+	check_name("a;b", false, "a:b");
+	check_name("tab\there\nnl\x7f", false, "tab?here?nl?");
+	check_name("  padded  ", false, "padded");
+	check_name("", false, "[empty]");
+	check_name("   ", false, "[empty]");
+	check_name("operator 2", false, "operator_2");
+	check_name("f(int, long) const", false, "f(int, long) const");
+	check_name("std::vector<int, std::allocator<int> >::push_back", false,
+		   "std::vector<int, std::allocator<int> >::push_back");
+	check_name("Web Content", true, "Web_Content");
+	check_name("v8 42", true, "v8_42");
+	folded_frame_name("abcdefgh", false, small, sizeof(small));
+	assert_string_equal(small, "abcde");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_per_thread),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_frame_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

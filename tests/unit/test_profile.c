@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Aggregation: frames are interned, identical samples merge, totals add up. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmocka_inc.h"
+#include "profile.h"
+
+static uint32_t frame(struct profile *p, const char *name, uint64_t addr, enum frame_kind kind)
+{
+	struct prof_frame f = {.name = name, .module = "mod", .addr = addr, .rel = addr, .kind = kind};
+	uint32_t id = UINT32_MAX;
+
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+static void test_intern_frames(void **state)
+{
+	struct profile *p = profile__new();
+	char name[16];
+	uint32_t a, b, c;
+
+	(void)state;
+	a = frame(p, "main", 0x1000, FRAME_USER);
+	strcpy(name, "main");
+	/* equal content, different string storage: the same frame */
+	b = frame(p, name, 0x1000, FRAME_USER);
+	assert_int_equal(a, b);
+	/* same name, other address or kind: distinct frames */
+	c = frame(p, "main", 0x1004, FRAME_USER);
+	assert_int_not_equal(a, c);
+	assert_int_not_equal(frame(p, "main", 0x1000, FRAME_KERNEL), a);
+	assert_int_equal(profile__n_frames(p), 3);
+	assert_string_equal(profile__frame(p, a)->name, "main");
+	assert_string_equal(profile__frame(p, a)->module, "mod");
+	assert_null(profile__frame(p, 99));
+	profile__free(p);
+}
+
+static void test_merge_samples(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t st[3];
+
+	(void)state;
+	st[0] = frame(p, "main", 1, FRAME_USER);
+	st[1] = frame(p, "run", 2, FRAME_USER);
+	st[2] = frame(p, "leaf", 3, FRAME_USER);
+	assert_int_equal(profile__add(p, 10, 0, "app", "", st, 3, 5), 0);
+	assert_int_equal(profile__add(p, 10, 0, "app", NULL, st, 3, 7), 0); /* NULL thread = "" */
+	assert_int_equal(profile__n_samples(p), 1);
+	assert_int_equal(profile__sample(p, 0)->count, 12);
+	/* a prefix of the stack is another sample */
+	assert_int_equal(profile__add(p, 10, 0, "app", "", st, 2, 1), 0);
+	/* same stack, other pid / name / thread: other samples */
+	assert_int_equal(profile__add(p, 11, 0, "app", "", st, 3, 1), 0);
+	assert_int_equal(profile__add(p, 10, 0, "app2", "", st, 3, 1), 0);
+	assert_int_equal(profile__add(p, 10, 12, "app", "worker", st, 3, 1), 0);
+	assert_int_equal(profile__n_samples(p), 5);
+	assert_int_equal(profile__total(p), 16);
+	assert_int_equal(profile__n_processes(p), 2);
+	assert_string_equal(profile__sample(p, 4)->thread, "worker");
+	assert_int_equal(profile__sample(p, 4)->tid, 12);
+	/* a frame id that was never interned */
+	st[0] = 77;
+	assert_int_equal(profile__add(p, 10, 0, "app", "", st, 3, 1), -EINVAL);
+	assert_int_equal(profile__total(p), 16);
+	profile__free(p);
+}
+
+/* Many samples: the index grows and every sample stays findable. */
+static void test_many(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t ids[2];
+
+	(void)state;
+	ids[0] = frame(p, "root", 1, FRAME_USER);
+	for (uint32_t i = 0; i < 5000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%u", i);
+		ids[1] = frame(p, name, 100 + i, FRAME_USER);
+		assert_int_equal(profile__add(p, i % 7, 0, "x", "", ids, 2, 1), 0);
+	}
+	for (uint32_t i = 0; i < 5000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%u", i);
+		ids[1] = frame(p, name, 100 + i, FRAME_USER);
+		assert_int_equal(profile__add(p, i % 7, 0, "x", "", ids, 2, 2), 0);
+	}
+	assert_int_equal(profile__n_frames(p), 5001);
+	assert_int_equal(profile__n_samples(p), 5000);
+	assert_int_equal(profile__total(p), 15000);
+	for (size_t i = 0; i < 5000; i++)
+		assert_int_equal(profile__sample(p, i)->count, 3);
+	assert_int_equal(profile__n_processes(p), 7);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intern_frames),
+		cmocka_unit_test(test_merge_samples),
+		cmocka_unit_test(test_many),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

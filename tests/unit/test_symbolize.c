@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbolizer on this very process (a PIE) and on a kallsyms fixture: names with the right
+ * load bias, the return-address - 1 rule for callers, module+offset for unnamed code, kernel
+ * modules, and names that survive the object's file being unreadable later.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmocka_inc.h"
+#include "symbolize.h"
+
+int cp_test_first(int x);
+int cp_test_second(int x);
+
+__attribute__((noinline, used)) int cp_test_first(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, used)) int cp_test_second(int x)
+{
+	return x * 5 + 2;
+}
+
+static void test_own_process(void **state)
+{
+	struct symbolizer *sy = symbolizer__new("/proc");
+	uint64_t a = (uint64_t)(uintptr_t)&cp_test_second;
+	struct sym_frame f;
+
+	(void)state;
+	assert_non_null(sy);
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0); /* idempotent */
+	assert_int_equal(symbolizer__n_snapshots(sy), 1);
+	assert_true(symbolizer__n_objects(sy) >= 2); /* this test and libc at least */
+
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, a, true, &f), 0);
+	assert_string_equal(f.name, "cp_test_second");
+	assert_string_equal(f.module, "test_symbolize");
+	assert_true(f.named);
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, a + 3, true, &f), 0);
+	assert_string_equal(f.name, "cp_test_second");
+	/* a return address is looked up at - 1: at a function's start it names the previous one */
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, a, false, &f), 0);
+	assert_string_not_equal(f.name, "cp_test_second");
+
+	/* a shared object */
+	a = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "strtoul");
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, a, true, &f), 0);
+	assert_string_equal(f.module, "libc.so.6");
+	assert_true(strcmp(f.name, "strtoul") == 0 || strcmp(f.name, "__strtoul") == 0 ||
+		    strcmp(f.name, "__strtoul_internal") == 0);
+
+	/* an unknown generation or pid: the address is kept */
+	assert_int_equal(symbolizer__user(sy, getpid(), 1, 0x1234, true, &f), 0);
+	assert_string_equal(f.name, "[unknown]+0x1234");
+	assert_false(f.named);
+	/* an address outside every executable mapping of a known process */
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, 16, true, &f), 0);
+	assert_string_equal(f.name, "[unknown]+0x10");
+	symbolizer__free(sy);
+}
+
+static void test_no_such_process(void **state)
+{
+	struct symbolizer *sy = symbolizer__new("/proc");
+
+	(void)state;
+	assert_int_equal(symbolizer__snapshot(sy, 2147483000u, 0), -ESRCH);
+	assert_int_equal(symbolizer__n_snapshots(sy), 0);
+	symbolizer__free(sy);
+}
+
+/* A fake procfs: a maps file naming an object that is only reachable through root/. */
+static void test_fake_procfs(void **state)
+{
+	char dir[] = "/tmp/cpuprof-sym.XXXXXX", path[512], cmd[1024];
+	const char *fix = getenv("CPUPROF_FIXTURES");
+	struct symbolizer *sy;
+	struct sym_frame f;
+	FILE *m;
+
+	(void)state;
+	if (!fix)
+		fix = "build/rel/fixtures";
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/42/root/opt && cp %s/fix_nopie %s/42/root/opt/app", dir,
+		 fix, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/42/maps", dir);
+	m = fopen(path, "w");
+	assert_non_null(m);
+	/* fix_nopie is ET_EXEC: its text is mapped at its link address, 0x401000, offset 0x1000 */
+	fputs("00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n"
+	      "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n"
+	      "7f0000002000-7f0000003000 r-xp 00000000 08:01 78 /opt/missing.so\n",
+	      m);
+	fclose(m);
+
+	sy = symbolizer__new(dir);
+	assert_int_equal(symbolizer__snapshot(sy, 42, 3), 0);
+	/* the object was opened now: removing it does not lose the names */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/42/root", dir);
+	assert_int_equal(system(cmd), 0);
+	/* find cp_fix_leaf's address with nm, independently of the code under test */
+	snprintf(cmd, sizeof(cmd), "nm %s/fix_nopie | awk '$3 == \"cp_fix_leaf\" { print $1 }'", fix);
+	m = popen(cmd, "r");
+	assert_non_null(m);
+	unsigned long leaf = 0;
+	assert_int_equal(fscanf(m, "%lx", &leaf), 1);
+	pclose(m);
+	assert_int_equal(symbolizer__user(sy, 42, 3, leaf + 1, true, &f), 0);
+	assert_string_equal(f.name, "cp_fix_leaf");
+	assert_string_equal(f.module, "app");
+	assert_int_equal(f.rel, leaf + 1);
+	/* anonymous executable memory */
+	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000000010, true, &f), 0);
+	assert_string_equal(f.name, "[anon]+0x7f0000000010");
+	/* a file that could not be opened: base name + file offset */
+	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000002010, true, &f), 0);
+	assert_string_equal(f.name, "missing.so+0x10");
+	assert_false(f.named);
+	symbolizer__free(sy);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_kernel(void **state)
+{
+	const char *data = getenv("CPUPROF_TESTDATA");
+	struct symbolizer *sy = symbolizer__new("/proc");
+	struct sym_frame f;
+	char path[512];
+	FILE *k;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kallsyms_basic.txt", data ? data : "tests/data");
+	k = fopen(path, "r");
+	assert_non_null(k);
+	assert_int_equal(symbolizer__load_kallsyms(sy, k), 0);
+	fclose(k);
+	assert_false(symbolizer__kernel_restricted(sy));
+	assert_int_equal(symbolizer__kernel(sy, 0xffffffff81a3c2d8, true, &f), 0);
+	assert_string_equal(f.name, "vfs_read");
+	assert_string_equal(f.module, "[kernel.kallsyms]");
+	/* a return address right after vfs_read's last byte still belongs to vfs_read */
+	assert_int_equal(symbolizer__kernel(sy, 0xffffffff81a3c4f0, false, &f), 0);
+	assert_string_equal(f.name, "vfs_read");
+	assert_int_equal(symbolizer__kernel(sy, 0xffffffff81a3c4f0, true, &f), 0);
+	assert_string_equal(f.name, "vfs_write");
+	assert_int_equal(symbolizer__kernel(sy, 0xffffffffc0a01010, true, &f), 0);
+	assert_string_equal(f.name, "ext4_iget");
+	assert_string_equal(f.module, "[ext4]");
+	assert_int_equal(symbolizer__kernel(sy, 0x1000, true, &f), 0);
+	assert_string_equal(f.name, "[kernel.kallsyms]+0x1000");
+	assert_false(f.named);
+	symbolizer__free(sy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_process),
+		cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_fake_procfs),
+		cmocka_unit_test(test_kernel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
