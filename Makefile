@@ -154,7 +154,7 @@ cpuprof-built: $(BIN)
 man-check: $(BIN)
 	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
 
-check: deps $(BIN) unit e2e man-check
+check: deps $(BIN) format-check unit e2e man-check
 	@echo "make check: all tests passed"
 
 # ---- demo --------------------------------------------------------------------------------
@@ -171,11 +171,12 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1
 
 # ---- hygiene -----------------------------------------------------------------------------
-FORMAT_FILES := $(wildcard src/*.[ch] cmd/*.c bpf/*.[ch] tests/unit/*.c tests/fixtures/*.c)
+FORMAT_FILES := $(wildcard src/*.[ch] cmd/*.c bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
-	clang-format --dry-run -Werror $(FORMAT_FILES)
+	$(call msg,FORMAT,check)
+	$(Q)clang-format --dry-run -Werror $(FORMAT_FILES)
 
 print-toolchain:
 	@$(CLANG) --version | head -1; $(BPFTOOL) version | head -2; \

@@ -17,10 +17,10 @@
 /* Default sizes of the maps; user space may resize them between open and load. */
 #define CP_DEF_USTACK_ENTRIES 32768
 #define CP_DEF_KSTACK_ENTRIES 8192
-#define CP_DEF_COUNT_ENTRIES 65536
-#define CP_DEF_PROC_ENTRIES 32768
-#define CP_RINGBUF_BYTES (256 * 1024)
-#define CP_COMM_LEN 16
+#define CP_DEF_COUNT_ENTRIES  65536
+#define CP_DEF_PROC_ENTRIES   32768
+#define CP_RINGBUF_BYTES      (256 * 1024)
+#define CP_COMM_LEN	      16
 
 /* ---- configuration (const volatile rodata, set between open and load) ------------------ */
 
@@ -31,22 +31,22 @@ enum cp_filter_mode {
 };
 
 struct cp_config {
-	__u32 filter_mode;     /* enum cp_filter_mode */
-	__u8 user_stacks;      /* collect user stacks */
-	__u8 kernel_stacks;    /* collect kernel stacks */
-	__u8 include_idle;     /* keep samples of the idle task (pid 0) */
-	__u8 per_thread;       /* keep tid and thread name in the count key */
-	__u8 follow_children;  /* processes forked by a traced process are traced too */
+	__u32 filter_mode;    /* enum cp_filter_mode */
+	__u8 user_stacks;     /* collect user stacks */
+	__u8 kernel_stacks;   /* collect kernel stacks */
+	__u8 include_idle;    /* keep samples of the idle task (pid 0) */
+	__u8 per_thread;      /* keep tid and thread name in the count key */
+	__u8 follow_children; /* processes forked by a traced process are traced too */
 	__u8 pad[3];
 };
 _Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 
-#define CP_PROC_TRACED (1u << 0)    /* selected by --pid / COMMAND (or followed child) */
-#define CP_PROC_EXCLUDED (1u << 1)  /* rejected by --comm */
+#define CP_PROC_TRACED	  (1u << 0) /* selected by --pid / COMMAND (or followed child) */
+#define CP_PROC_EXCLUDED  (1u << 1) /* rejected by --comm */
 #define CP_PROC_REQUESTED (1u << 2) /* user space was asked to snapshot this generation */
-#define CP_PROC_REFRESH (1u << 3)   /* asked to re-read the mappings; user space clears it */
+#define CP_PROC_REFRESH	  (1u << 3) /* asked to re-read the mappings; user space clears it */
 
 struct cp_proc {
 	__u32 gen;     /* bumped on exec and on pid reuse: (tgid, gen) names one address space */
@@ -66,14 +66,14 @@ _Static_assert(sizeof(struct cp_proc) == 16, "cp_proc layout");
 #define CP_STACK_NONE (-1000)
 
 struct cp_count_key {
-	__u32 pid;                  /* tgid; 0 for the idle task */
-	__u32 tid;                  /* 0 unless per_thread */
-	__u32 gen;                  /* cp_proc.gen at sample time */
+	__u32 pid; /* tgid; 0 for the idle task */
+	__u32 tid; /* 0 unless per_thread */
+	__u32 gen; /* cp_proc.gen at sample time */
 	__s32 ustack_id;
 	__s32 kstack_id;
 	__u32 pad;
-	char comm[CP_COMM_LEN];     /* process name (thread group leader's comm) */
-	char tcomm[CP_COMM_LEN];    /* thread name; empty unless per_thread */
+	char comm[CP_COMM_LEN];	 /* process name (thread group leader's comm) */
+	char tcomm[CP_COMM_LEN]; /* thread name; empty unless per_thread */
 };
 _Static_assert(sizeof(struct cp_count_key) == 56, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
@@ -81,7 +81,7 @@ _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_ke
 /* ---- ring buffer: requests from BPF to user space -------------------------------------- */
 
 enum cp_event_type {
-	CP_EV_NEW_PROC = 1, /* first sample of (pid, gen): snapshot its mappings now */
+	CP_EV_NEW_PROC = 1,	/* first sample of (pid, gen): snapshot its mappings now */
 	CP_EV_MAPS_CHANGED = 2, /* (pid, gen)'s executable mappings changed: read them again */
 };
 
@@ -96,20 +96,20 @@ _Static_assert(sizeof(struct cp_event) == 16, "cp_event layout");
 /* ---- counters (per-CPU array indexed by enum cp_stat) ---------------------------------- */
 
 enum cp_stat {
-	CP_STAT_SAMPLES = 0,      /* program invocations */
-	CP_STAT_RECORDED,         /* samples added to the counts map */
-	CP_STAT_IDLE,             /* dropped: idle task (without --include-idle) */
-	CP_STAT_FILTERED,         /* dropped: not a target process */
+	CP_STAT_SAMPLES = 0,	  /* program invocations */
+	CP_STAT_RECORDED,	  /* samples added to the counts map */
+	CP_STAT_IDLE,		  /* dropped: idle task (without --include-idle) */
+	CP_STAT_FILTERED,	  /* dropped: not a target process */
 	CP_STAT_USTACK_COLLISION, /* user stack lost: STACK_TRACE bucket collision */
-	CP_STAT_USTACK_FULL,      /* user stack lost: stack map full */
-	CP_STAT_USTACK_FAULT,     /* user stack lost: unreadable (no frames) */
+	CP_STAT_USTACK_FULL,	  /* user stack lost: stack map full */
+	CP_STAT_USTACK_FAULT,	  /* user stack lost: unreadable (no frames) */
 	CP_STAT_KSTACK_COLLISION, /* kernel stack lost: bucket collision */
-	CP_STAT_KSTACK_FULL,      /* kernel stack lost: stack map full */
-	CP_STAT_KSTACK_FAULT,     /* kernel stack lost: other error */
-	CP_STAT_COUNTS_FULL,      /* dropped: counts map full */
-	CP_STAT_PROCS_FULL,       /* process not tracked (procs map full): mappings not saved */
-	CP_STAT_EVENTS_LOST,      /* snapshot request lost: ring buffer full */
-	CP_STAT_REFRESH_LOST,     /* mapping refresh request lost: ring buffer full */
+	CP_STAT_KSTACK_FULL,	  /* kernel stack lost: stack map full */
+	CP_STAT_KSTACK_FAULT,	  /* kernel stack lost: other error */
+	CP_STAT_COUNTS_FULL,	  /* dropped: counts map full */
+	CP_STAT_PROCS_FULL,	  /* process not tracked (procs map full): mappings not saved */
+	CP_STAT_EVENTS_LOST,	  /* snapshot request lost: ring buffer full */
+	CP_STAT_REFRESH_LOST,	  /* mapping refresh request lost: ring buffer full */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_MAX <= 32, "cp_stat fits the stats map");

@@ -53,8 +53,8 @@ static const struct argp_option record_options[] = {
 	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 99)", 2},
 	{"no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel stacks", 2},
 	{"kernel-only", OPT_KERNEL_ONLY, NULL, 0, "Leave out user stacks", 2},
-	{"include-idle", OPT_INCLUDE_IDLE, NULL, 0, "Keep samples of idle CPUs (left out by default)",
-	 2},
+	{"include-idle", OPT_INCLUDE_IDLE, NULL, 0,
+	 "Keep samples of idle CPUs (left out by default)", 2},
 	{"per-thread", OPT_PER_THREAD, NULL, 0, "Keep threads apart (thread name and id)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
@@ -66,8 +66,7 @@ static const struct argp_option record_options[] = {
 	{NULL, 0, NULL, 0, "Messages:", 4},
 	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", 5},
 	{"quiet", 'q', NULL, 0, "Print nothing but errors", 4},
-	{"verbose", 'v', NULL, 0, "More detail; -vv adds libbpf debug output and verifier logs",
-	 4},
+	{"verbose", 'v', NULL, 0, "More detail; -vv adds libbpf debug output and verifier logs", 4},
 	{NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -132,8 +131,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case 'F':
 		err = parse_u64(arg, 1, CP_MAX_FREQUENCY, &v);
 		if (err) {
-			argp_error(state, "invalid frequency '%s': give a whole number of Hz from 1 "
-					  "to %d",
+			argp_error(state,
+				   "invalid frequency '%s': give a whole number of Hz from 1 "
+				   "to %d",
 				   arg, CP_MAX_FREQUENCY);
 			return EINVAL;
 		}
@@ -189,8 +189,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		if (o->format == FORMAT_AUTO)
 			o->format = format_from_name(o->output);
 		if (o->format != FORMAT_FOLDED)
-			argp_error(state, "the %s format is not yet supported: use --format folded "
-					  "(or an output name without .pb.gz, .pprof or .json)",
+			argp_error(state,
+				   "the %s format is not yet supported: use --format folded "
+				   "(or an output name without .pb.gz, .pprof or .json)",
 				   o->format == FORMAT_PPROF ? "pprof" : "json");
 		break;
 	default:
@@ -201,8 +202,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 
 static int cmd_record(int argc, char **argv)
 {
-	const struct argp argp = {record_options, record_parse, "[-- COMMAND [ARG...]]",
-				  record_doc, NULL, NULL, NULL};
+	const struct argp argp = {
+		record_options, record_parse, "[-- COMMAND [ARG...]]", record_doc, NULL,
+		NULL,		NULL};
 	struct cp_options o = {
 		.frequency = CP_DEFAULT_FREQUENCY,
 		.argc = argc,

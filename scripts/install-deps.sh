@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
-zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux"
+zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format"
 
 missing=""
 for p in $PKGS; do

@@ -16,7 +16,7 @@ struct bpf_session {
 	struct cpuprof_profile *skel;
 	int *cpus;
 	int ncpus;
-	int *pfds;                /* one perf event per CPU, -1 when closed */
+	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
 };

@@ -123,7 +123,8 @@ int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *
 		/* different pids or stack ids can fold to the same text */
 		for (j = i + 1; j < n && strcmp(lines[j].text, lines[i].text) == 0; j++)
 			count += lines[j].count;
-		if (count && fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)count) < 0) {
+		if (count &&
+		    fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)count) < 0) {
 			err = -EIO;
 			goto out;
 		}

@@ -25,13 +25,13 @@ static void vlog(enum log_level level, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-#define DEFINE_LOGGER(fn, level)                                                                   \
-	void fn(const char *fmt, ...)                                                              \
-	{                                                                                          \
-		va_list ap;                                                                        \
-		va_start(ap, fmt);                                                                 \
-		vlog(level, fmt, ap);                                                              \
-		va_end(ap);                                                                        \
+#define DEFINE_LOGGER(fn, level)      \
+	void fn(const char *fmt, ...) \
+	{                             \
+		va_list ap;           \
+		va_start(ap, fmt);    \
+		vlog(level, fmt, ap); \
+		va_end(ap);           \
 	}
 
 DEFINE_LOGGER(pr_err, LOG_ERROR)

@@ -19,7 +19,7 @@ struct cp_options {
 	pid_t *pids; /* -p: owned */
 	size_t n_pids;
 	const char *comm_regex; /* --comm */
-	char **command;         /* -- COMMAND [ARG...]: points into argv */
+	char **command;		/* -- COMMAND [ARG...]: points into argv */
 
 	/* sampling */
 	uint64_t duration_ms; /* 0: until Ctrl-C or COMMAND exit */
@@ -45,14 +45,14 @@ struct cp_options {
 /* Exit statuses (documented in --help and cpuprof(1)). */
 enum cp_exit {
 	CP_EXIT_OK = 0,
-	CP_EXIT_FAILURE = 1,     /* runtime failure: BPF load/attach, I/O */
-	CP_EXIT_USAGE = 64,      /* bad option or value (EX_USAGE; argp's own) */
-	CP_EXIT_NOPROC = 66,     /* no such pid (EX_NOINPUT) */
-	CP_EXIT_UNAVAIL = 69,    /* the kernel lacks BTF or a BPF feature (EX_UNAVAILABLE) */
-	CP_EXIT_CANTCREAT = 73,  /* output not writable (EX_CANTCREAT) */
-	CP_EXIT_NOPERM = 77,     /* not root / no CAP_BPF+CAP_PERFMON (EX_NOPERM) */
-	CP_EXIT_NOEXEC = 126,    /* COMMAND found but not executable */
-	CP_EXIT_NOTFOUND = 127,  /* COMMAND not found */
+	CP_EXIT_FAILURE = 1,	/* runtime failure: BPF load/attach, I/O */
+	CP_EXIT_USAGE = 64,	/* bad option or value (EX_USAGE; argp's own) */
+	CP_EXIT_NOPROC = 66,	/* no such pid (EX_NOINPUT) */
+	CP_EXIT_UNAVAIL = 69,	/* the kernel lacks BTF or a BPF feature (EX_UNAVAILABLE) */
+	CP_EXIT_CANTCREAT = 73, /* output not writable (EX_CANTCREAT) */
+	CP_EXIT_NOPERM = 77,	/* not root / no CAP_BPF+CAP_PERFMON (EX_NOPERM) */
+	CP_EXIT_NOEXEC = 126,	/* COMMAND found but not executable */
+	CP_EXIT_NOTFOUND = 127, /* COMMAND not found */
 };
 
 #endif

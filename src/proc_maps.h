@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 struct map_entry {
-	uint64_t start;  /* first address */
-	uint64_t end;    /* one past the last address */
+	uint64_t start;	 /* first address */
+	uint64_t end;	 /* one past the last address */
 	uint64_t offset; /* file offset of start */
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;

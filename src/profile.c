@@ -10,7 +10,7 @@ struct index {
 	struct slot {
 		uint32_t id1;
 		uint32_t hash;
-	} *v;
+	} * v;
 	size_t cap; /* power of two */
 	size_t n;
 };
@@ -56,8 +56,8 @@ static uint32_t frame_hash(const struct prof_frame *f)
 
 static bool frame_eq(const struct prof_frame *x, const struct prof_frame *y)
 {
-	return x->kind == y->kind && x->addr == y->addr && x->rel == y->rel &&
-	       x->name == y->name && x->module == y->module;
+	return x->kind == y->kind && x->addr == y->addr && x->rel == y->rel && x->name == y->name &&
+	       x->module == y->module;
 }
 
 static uint32_t sample_hash(const struct prof_sample *s)

@@ -19,16 +19,16 @@ enum frame_kind {
 struct prof_frame {
 	const char *name;   /* never NULL */
 	const char *module; /* may be NULL for pseudo frames */
-	uint64_t addr;      /* runtime address (0 for pseudo frames) */
-	uint64_t rel;       /* address relative to the module */
+	uint64_t addr;	    /* runtime address (0 for pseudo frames) */
+	uint64_t rel;	    /* address relative to the module */
 	enum frame_kind kind;
 };
 
 struct prof_sample {
 	uint32_t pid;
-	uint32_t tid;         /* 0 unless recorded per thread */
-	const char *comm;     /* process name */
-	const char *thread;   /* thread name, "" unless per thread */
+	uint32_t tid;		/* 0 unless recorded per thread */
+	const char *comm;	/* process name */
+	const char *thread;	/* thread name, "" unless per thread */
 	const uint32_t *frames; /* frame ids, root first */
 	uint32_t nframes;
 	uint64_t count;

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <bpf/libbpf.h>
+#include "aggregate.h"
 #include "bpf_loader.h"
 #include "folded.h"
 #include "log.h"
@@ -24,19 +25,19 @@
 #include "symbolize.h"
 #include "workload.h"
 
-/* Frames of one sample: two stacks plus pseudo-frames. */
-#define MAX_FRAMES (2 * CP_MAX_STACK_DEPTH + 4)
-
 enum stop_reason {
 	STOP_NONE = 0,
 	STOP_DURATION,
 	STOP_SIGNAL,
 	STOP_COMMAND,
+	STOP_TARGETS, /* every -p process has exited */
 };
 
 struct record {
 	const struct cp_options *o;
 	pid_t *pids; /* -p, thread ids replaced by their process ids */
+	int *pidfds; /* pidfd of each -p process: readable once it has exited (-1: none) */
+	size_t n_alive;
 	struct cp_config cfg;
 	struct bpf_session *bpf;
 	struct ring_buffer *rb;
@@ -54,11 +55,8 @@ struct record {
 	bool wl_exited;
 	struct timespec t0;
 	uint64_t stats[CP_STAT_MAX];
-	uint64_t snapshot_failed;   /* processes gone before their mappings were read */
-	uint64_t comm_filtered;     /* samples of processes whose name did not match --comm */
-	uint64_t ips[CP_MAX_STACK_DEPTH];
-	uint32_t frames[MAX_FRAMES];
-	int err; /* first error met while draining */
+	uint64_t snapshot_failed; /* processes gone before their mappings were read */
+	uint64_t comm_filtered;	  /* samples of processes whose name did not match --comm */
 };
 
 /* ---- checks before anything is loaded --------------------------------------------------- */
@@ -136,10 +134,13 @@ static int check_environment(struct record *r)
 		return CP_EXIT_UNAVAIL;
 	}
 	r->pids = calloc(o->n_pids ? o->n_pids : 1, sizeof(*r->pids));
-	if (!r->pids) {
+	r->pidfds = malloc((o->n_pids ? o->n_pids : 1) * sizeof(*r->pidfds));
+	if (!r->pids || !r->pidfds) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
+	for (size_t i = 0; i < o->n_pids; i++)
+		r->pidfds[i] = -1;
 	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
 	    (long)o->frequency > max_rate) {
 		pr_err("frequency %u Hz is above the kernel's limit of %ld Hz "
@@ -208,7 +209,7 @@ static int load_bpf(struct record *r)
 	int err;
 
 	r->cfg.filter_mode = o->command || o->n_pids ? CP_FILTER_PIDS
-			     : o->comm_regex         ? CP_FILTER_COMM
+			     : o->comm_regex	     ? CP_FILTER_COMM
 						     : CP_FILTER_ALL;
 	r->cfg.user_stacks = !o->kernel_only;
 	r->cfg.kernel_stacks = !o->no_kernel;
@@ -313,6 +314,17 @@ static int prepare_targets(struct record *r)
 	if (err) {
 		pr_err("cannot select the target processes: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
+	}
+	/* like perf record -p: recording ends when every target has exited */
+	r->n_alive = o->n_pids;
+	for (size_t i = 0; i < o->n_pids; i++) {
+		r->pidfds[i] = (int)syscall(SYS_pidfd_open, r->pids[i], 0);
+		if (r->pidfds[i] < 0 && errno == ESRCH)
+			r->n_alive--;
+	}
+	if (o->n_pids && !r->n_alive) {
+		pr_err("the processes given with -p have exited");
+		return CP_EXIT_NOPROC;
 	}
 	if (!o->command)
 		return CP_EXIT_OK;
@@ -419,6 +431,14 @@ static void handle_signal(struct record *r)
 	}
 }
 
+/* A -p process has exited (its pidfd is readable). */
+static void target_exited(struct record *r, int fd)
+{
+	epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (r->n_alive && --r->n_alive == 0)
+		r->stop = STOP_TARGETS;
+}
+
 static int event_loop(struct record *r)
 {
 	int rbfd = ring_buffer__epoll_fd(r->rb);
@@ -438,6 +458,9 @@ static int event_loop(struct record *r)
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
 			return r->progfd < 0 ? r->progfd : -errno;
 	}
+	for (size_t i = 0; i < r->o->n_pids; i++)
+		if (r->pidfds[i] >= 0 && add_fd(r->epfd, r->pidfds[i]))
+			return -errno;
 	/* the command may have ended before its SIGCHLD could be seen */
 	if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
 		r->wl_exited = true;
@@ -462,6 +485,8 @@ static int event_loop(struct record *r)
 			} else if (fd == r->progfd) {
 				if (read(fd, &ticks, sizeof(ticks)) > 0)
 					show_progress(r);
+			} else {
+				target_exited(r, fd);
 			}
 		}
 	}
@@ -470,107 +495,15 @@ static int event_loop(struct record *r)
 	return 0;
 }
 
-/* ---- drain and name ---------------------------------------------------------------------- */
-
-static const char *stack_error(int32_t id)
-{
-	switch (-id) {
-	case EEXIST:
-		return "hash collision";
-	case ENOMEM:
-		return "stack map full";
-	case EFAULT:
-		return "unreadable";
-	default:
-		return "error";
-	}
-}
-
-static int add_pseudo(struct record *r, const char *name, uint32_t *n)
-{
-	struct prof_frame f = {.name = name, .kind = FRAME_PSEUDO};
-
-	return profile__intern_frame(r->prof, &f, &r->frames[(*n)++]);
-}
-
-static int add_stack(struct record *r, const struct cp_count_key *k, bool kernel, uint32_t *n)
-{
-	int32_t id = kernel ? k->kstack_id : k->ustack_id;
-	struct prof_frame f;
-	struct sym_frame sf;
-	char pseudo[64];
-	size_t depth;
-	int err;
-
-	if (id == CP_STACK_NONE)
-		return 0;
-	if (id < 0 || bpf_session__stack(r->bpf, kernel, id, r->ips, &depth) || !depth) {
-		snprintf(pseudo, sizeof(pseudo), "[%s stack lost: %s]", kernel ? "kernel" : "user",
-			 stack_error(id < 0 ? id : -ENOENT));
-		return add_pseudo(r, pseudo, n);
-	}
-	/* the outermost callers are the ones lost: mark the root end */
-	if (depth == CP_MAX_STACK_DEPTH) {
-		err = add_pseudo(r, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
-				 n);
-		if (err)
-			return err;
-	}
-	/* the maps hold the leaf first; profiles are written root first */
-	for (size_t i = depth; i-- > 0;) {
-		bool leaf = i == 0;
-
-		err = kernel ? symbolizer__kernel(r->sym, r->ips[i], leaf, &sf)
-			     : symbolizer__user(r->sym, k->pid, k->gen, r->ips[i], leaf, &sf);
-		if (err)
-			return err;
-		f = (struct prof_frame){
-			.name = sf.name,
-			.module = sf.module,
-			.addr = r->ips[i],
-			.rel = sf.rel,
-			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
-		};
-		err = profile__intern_frame(r->prof, &f, &r->frames[(*n)++]);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
-{
-	struct record *r = ctx;
-	char comm[CP_COMM_LEN + 1] = {}, tcomm[CP_COMM_LEN + 1] = {};
-	uint32_t n = 0;
-	int err;
-
-	memcpy(comm, k->comm, CP_COMM_LEN);
-	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
-	/* the final word on --comm: the name the process had when it was sampled */
-	if (r->comm_re_set && !comm_matches(r, comm)) {
-		r->comm_filtered += count;
-		return 0;
-	}
-	err = add_stack(r, k, false, &n);
-	if (!err) {
-		/* a user stack ending early is marked between the two stacks */
-		err = add_stack(r, k, true, &n);
-	}
-	if (!err && n == 0) {
-		const char *what = r->o->kernel_only ? "[user space]"
-				   : r->o->no_kernel ? "[kernel]"
-						     : "[no stack]";
-
-		err = add_pseudo(r, what, &n);
-	}
-	if (!err)
-		err = profile__add(r->prof, k->pid, k->tid, comm, tcomm, r->frames, n, count);
-	return err;
-}
+/* ---- drain ------------------------------------------------------------------------------ */
 
 static int drain(struct record *r)
 {
+	struct aggregate_opts ao = {
+		.kernel_only = r->o->kernel_only,
+		.no_kernel = r->o->no_kernel,
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+	};
 	int err;
 
 	/* requests still queued: name what is still alive */
@@ -581,7 +514,7 @@ static int drain(struct record *r)
 	r->prof = profile__new();
 	if (!r->prof)
 		return -ENOMEM;
-	return bpf_session__for_each_count(r->bpf, on_count, r);
+	return aggregate_counts(r->bpf, r->sym, &ao, r->prof, &r->comm_filtered);
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
@@ -646,8 +579,8 @@ static void summary(struct record *r)
 			 len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed));
 	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
 		total == 1 ? "" : "s", nproc, plural(nproc), elapsed_s(r), output_name(r->o),
-		*left ? "; left out: " : "", left, *damaged ? "; with lost or unnamed frames: " : "",
-		damaged);
+		*left ? "; left out: " : "", left,
+		*damaged ? "; with lost or unnamed frames: " : "", damaged);
 }
 
 static int write_profile(struct record *r)
@@ -854,6 +787,9 @@ int record_run(const struct cp_options *opts)
 	workload__free(r.wl);
 	symbolizer__free(r.sym);
 	profile__free(r.prof);
+	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
+		close_fd(r.pidfds[i]);
+	free(r.pidfds);
 	free(r.pids);
 	if (r.comm_re_set)
 		regfree(&r.comm_re);

@@ -18,7 +18,7 @@
 struct object {
 	dev_t dev;
 	ino_t ino;
-	int fd;              /* kept open so the file can be read after its process exits */
+	int fd;		     /* kept open so the file can be read after its process exits */
 	const char *name;    /* base name (interned) */
 	struct elf_syms *es; /* built at the first lookup */
 	bool indexed;
@@ -47,9 +47,9 @@ struct snapshot {
 
 struct symbolizer {
 	char *procfs;
-	void *snaps;   /* tsearch tree of struct snapshot * */
-	void *objs;    /* tsearch tree of struct object * */
-	void *strs;    /* tsearch tree of interned char * */
+	void *snaps; /* tsearch tree of struct snapshot * */
+	void *objs;  /* tsearch tree of struct object * */
+	void *strs;  /* tsearch tree of interned char * */
 	unsigned int n_snaps, n_objs;
 	struct ksyms *ks;
 	struct elf_syms *vdso;

@@ -23,10 +23,11 @@
 struct symbolizer;
 
 struct sym_frame {
-	const char *name;   /* function name, or "module+0xOFFSET" when unnamed; never NULL */
-	const char *module; /* base name of the object ("libc.so.6", "[kernel.kallsyms]", "[ext4]") */
-	uint64_t rel;       /* address relative to the module: file vaddr, or kernel offset */
-	bool named;         /* name came from a symbol table */
+	const char *name; /* function name, or "module+0xOFFSET" when unnamed; never NULL */
+	const char
+		*module; /* base name of the object ("libc.so.6", "[kernel.kallsyms]", "[ext4]") */
+	uint64_t rel;	 /* address relative to the module: file vaddr, or kernel offset */
+	bool named;	 /* name came from a symbol table */
 };
 
 /* procfs is "/proc" except in tests. Returns NULL and sets errno. */

@@ -66,8 +66,8 @@ static int resolve(const char *name, char **out)
 	return err;
 }
 
-static void __attribute__((noreturn)) child_main(const char *path, char *const argv[], int go_rd,
-						 int err_wr)
+static void __attribute__((noreturn))
+child_main(const char *path, char *const argv[], int go_rd, int err_wr)
 {
 	sigset_t all;
 	char c;

@@ -53,11 +53,10 @@ static void test_write(void **state)
 	assert_int_equal(profile__add(p, 1, 0, "app", "", s3, 2, 1), 0);
 	assert_int_equal(profile__add(p, 3, 0, "my app", "", s1, 1, 3), 0);
 	text = render(p, false);
-	assert_string_equal(text,
-			    "app;[user stack lost: hash collision];entry_SYSCALL_64_[k] 1\n"
-			    "app;main;run;entry_SYSCALL_64_[k];vfs_read_[k] 7\n"
-			    "app;main;run;leaf 42\n"
-			    "my_app;main 3\n");
+	assert_string_equal(text, "app;[user stack lost: hash collision];entry_SYSCALL_64_[k] 1\n"
+				  "app;main;run;entry_SYSCALL_64_[k];vfs_read_[k] 7\n"
+				  "app;main;run;leaf 42\n"
+				  "my_app;main 3\n");
 	free(text);
 	profile__free(p);
 }

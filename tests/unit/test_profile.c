@@ -8,7 +8,8 @@
 
 static uint32_t frame(struct profile *p, const char *name, uint64_t addr, enum frame_kind kind)
 {
-	struct prof_frame f = {.name = name, .module = "mod", .addr = addr, .rel = addr, .kind = kind};
+	struct prof_frame f = {
+		.name = name, .module = "mod", .addr = addr, .rel = addr, .kind = kind};
 	uint32_t id = UINT32_MAX;
 
 	assert_int_equal(profile__intern_frame(p, &f, &id), 0);

@@ -89,8 +89,8 @@ static void test_fake_procfs(void **state)
 	if (!fix)
 		fix = "build/rel/fixtures";
 	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/42/root/opt && cp %s/fix_nopie %s/42/root/opt/app", dir,
-		 fix, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/42/root/opt && cp %s/fix_nopie %s/42/root/opt/app",
+		 dir, fix, dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/42/maps", dir);
 	m = fopen(path, "w");
@@ -108,7 +108,8 @@ static void test_fake_procfs(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s/42/root", dir);
 	assert_int_equal(system(cmd), 0);
 	/* find cp_fix_leaf's address with nm, independently of the code under test */
-	snprintf(cmd, sizeof(cmd), "nm %s/fix_nopie | awk '$3 == \"cp_fix_leaf\" { print $1 }'", fix);
+	snprintf(cmd, sizeof(cmd), "nm %s/fix_nopie | awk '$3 == \"cp_fix_leaf\" { print $1 }'",
+		 fix);
 	m = popen(cmd, "r");
 	assert_non_null(m);
 	unsigned long leaf = 0;

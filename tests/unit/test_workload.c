@@ -108,7 +108,11 @@ static void test_exec_failure(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "\x7f" "ELF garbage", 12), 12);
+	assert_int_equal(write(fd,
+			       "\x7f"
+			       "ELF garbage",
+			       12),
+			 12);
 	close(fd);
 	chmod(path, 0755);
 	assert_int_equal(workload__prepare(argv, &w), 0);
@@ -121,8 +125,8 @@ static void test_exec_failure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_codes), cmocka_unit_test(test_held),
-		cmocka_unit_test(test_cancel),     cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_exit_codes),   cmocka_unit_test(test_held),
+		cmocka_unit_test(test_cancel),	     cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_exec_failure),
 	};
 

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Drain the in-kernel aggregation into a struct profile: for each (process, stacks) count,
+ * name every frame (root first: user frames, then kernel frames) and mark what was lost with
+ * pseudo-frames, so the totals stay honest. Run after sampling has stopped.
+ */
+#ifndef CPUPROF_AGGREGATE_H
+#define CPUPROF_AGGREGATE_H
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "bpf_loader.h"
+#include "profile.h"
+#include "symbolize.h"
+
+struct aggregate_opts {
+	bool kernel_only;	/* a sample without frames was in user mode: "[user space]" */
+	bool no_kernel;		/* a sample without frames was a kernel thread: "[kernel]" */
+	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
+};
+
+/*
+ * Add every count of s to p. *comm_filtered receives the samples --comm left out.
+ * 0 or a negative errno.
+ */
+int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
+		     struct profile *p, uint64_t *comm_filtered);
+
+#endif

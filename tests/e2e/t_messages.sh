@@ -1,0 +1,36 @@
+#!/bin/bash
+# stderr carries one summary line (a progress line only on a terminal), -q silences it,
+# stdout carries nothing but the profile; version; -p ends when its target exits.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+"$CPUPROF" record -o "$TMP/a.folded" -- "$FIX/fix_tree" 1.2 >"$TMP/out" 2>"$TMP/err" || fail "record failed"
+[ -s "$TMP/out" ] && fail "stdout is not empty with -o: $(head -c 200 "$TMP/out")"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "stderr is not one line: $(cat "$TMP/err")"
+grep -qE '^cpuprof: [0-9]+ samples from 1 process in [0-9.]+ s written to .*a\.folded' "$TMP/err" ||
+	fail "summary line: $(cat "$TMP/err")"
+
+"$CPUPROF" record -q -o "$TMP/b.folded" -- "$FIX/fix_tree" 0.3 2>"$TMP/err" || fail "record -q failed"
+[ -s "$TMP/err" ] && fail "-q still printed: $(cat "$TMP/err")"
+
+# on a terminal (script(1) gives one) a progress line is redrawn every second
+if command -v script >/dev/null; then
+	script -qec "$CPUPROF record -o $TMP/c.folded -- $FIX/fix_tree 2.5" /dev/null >"$TMP/tty" ||
+		fail "record under script failed: $(cat "$TMP/tty")"
+	grep -q 'recording 2 s, [0-9]* samples' "$TMP/tty" || fail "no progress line on a terminal: $(od -c "$TMP/tty" | head)"
+fi
+
+"$CPUPROF" --version >"$TMP/v" || fail "--version failed"
+grep -qE '^cpuprof [0-9]' "$TMP/v" && grep -q '^libbpf ' "$TMP/v" && grep -q '^libdw ' "$TMP/v" &&
+	grep -q '^jansson ' "$TMP/v" || fail "--version: $(cat "$TMP/v")"
+"$CPUPROF" version | cmp -s - "$TMP/v" || fail "'version' and '--version' differ"
+
+# -p without -d stops when the target exits, and writes its profile
+bg "$FIX/fix_tree" 1.5
+start=$(date +%s%N)
+timeout 10 "$CPUPROF" record -q -p $! -o "$TMP/d.folded" || fail "record -p did not end with its target"
+ms=$((($(date +%s%N) - start) / 1000000))
+note "-p ended ${ms} ms after start, when its 1.5 s target exited"
+[ "$ms" -lt 5000 ] || fail "record -p took $ms ms for a 1.5 s target"
+check_folded_grammar "$TMP/d.folded"
+exit 0
