@@ -107,13 +107,13 @@ $(BIN): $(OBJS) $(MAIN_OBJ)
 # -O0: gcc drops the frame of leaf functions at -O1 and above even with -fno-omit-frame-pointer
 FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 	-fno-optimize-sibling-calls
-FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork demo)
+FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen demo)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared
 
 $(O)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lpthread
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lpthread -ldl
 
 $(O)/fixtures/libcpfix.so: tests/fixtures/libcpfix.c
 	$(call msg,FIXTURE,$@)

@@ -47,6 +47,22 @@ struct {
 	__uint(max_entries, CP_DEF_PROC_ENTRIES);
 } procs SEC(".maps");
 
+/* processes --comm rejected: tgid -> 1; inserted by user space, deleted here at exec */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, CP_REQ_ENTRIES);
+} excluded SEC(".maps");
+
+/* refresh requests not yet answered: tgid -> gen; deleted by user space before it reads */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, CP_REQ_ENTRIES);
+} refresh SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, CP_RINGBUF_BYTES);
@@ -68,29 +84,46 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
-/*
- * Ask user space to read the mappings of (pid, gen): the first time (CP_EV_NEW_PROC, flag
- * CP_PROC_REQUESTED), then whenever the process's executable mappings have grown or shrunk
- * since (CP_EV_MAPS_CHANGED, flag CP_PROC_REFRESH, cleared by user space before it reads).
- * A lost request is retried at the next sample. Duplicates are harmless.
- */
-static __always_inline void request_maps(__u32 pid, struct cp_proc *p, __u32 type, __u32 flag,
-					 __u64 exec_vm)
+/* Send one request of this type for (pid, gen) to user space. 0, or -1 when it was lost. */
+static __always_inline int send_event(__u32 type, __u32 pid, __u32 gen)
 {
-	struct cp_event *ev;
+	struct cp_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		stat_inc(type == CP_EV_NEW_PROC ? CP_STAT_EVENTS_LOST : CP_STAT_REFRESH_LOST);
-		return;
+		return -1;
 	}
-	p->flags |= flag;
-	p->exec_vm = exec_vm;
 	ev->type = type;
 	ev->pid = pid;
-	ev->gen = p->gen;
+	ev->gen = gen;
 	ev->pad = 0;
 	bpf_ringbuf_submit(ev, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/*
+ * Ask user space to read the mappings of (pid, gen) the first time (CP_PROC_REQUESTED), then
+ * whenever its executable mappings have grown or shrunk since, one request at a time (the
+ * refresh map holds the unanswered one). A lost request is retried at the next sample;
+ * duplicates are harmless.
+ */
+static __always_inline void request_maps(__u32 pid, struct cp_proc *p, __u64 exec_vm)
+{
+	if (!(p->flags & CP_PROC_REQUESTED)) {
+		if (send_event(CP_EV_NEW_PROC, pid, p->gen) == 0) {
+			p->flags |= CP_PROC_REQUESTED;
+			p->exec_vm = exec_vm;
+		}
+		return;
+	}
+	if (exec_vm == p->exec_vm)
+		return;
+	if (bpf_map_update_elem(&refresh, &pid, &p->gen, BPF_NOEXIST))
+		return; /* one is pending (or the map is full): ask again later */
+	if (send_event(CP_EV_MAPS_CHANGED, pid, p->gen) == 0)
+		p->exec_vm = exec_vm;
+	else
+		bpf_map_delete_elem(&refresh, &pid);
 }
 
 /*
@@ -119,17 +152,14 @@ static __always_inline int select_process(__u32 tgid, struct mm_struct *mm, __u3
 	}
 	if (cfg.filter_mode == CP_FILTER_PIDS && !(p->flags & CP_PROC_TRACED))
 		return -1;
-	if (p->flags & CP_PROC_EXCLUDED)
+	if (bpf_map_lookup_elem(&excluded, &tgid))
 		return -1;
 	*gen = p->gen;
 	if (!mm)
 		return 0;
 	/* pages of executable mappings: the dynamic loader and dlopen change it */
 	exec_vm = BPF_CORE_READ(mm, exec_vm);
-	if (!(p->flags & CP_PROC_REQUESTED))
-		request_maps(tgid, p, CP_EV_NEW_PROC, CP_PROC_REQUESTED, exec_vm);
-	else if (exec_vm != p->exec_vm && !(p->flags & CP_PROC_REFRESH))
-		request_maps(tgid, p, CP_EV_MAPS_CHANGED, CP_PROC_REFRESH, exec_vm);
+	request_maps(tgid, p, exec_vm);
 	return 0;
 }
 
@@ -143,8 +173,10 @@ static __always_inline __s32 user_stack(struct bpf_perf_event_data *ctx)
 		stat_inc(CP_STAT_USTACK_COLLISION);
 	else if (id == -CP_ENOMEM)
 		stat_inc(CP_STAT_USTACK_FULL);
-	else
+	else if (id == -CP_EFAULT)
 		stat_inc(CP_STAT_USTACK_FAULT);
+	else
+		stat_inc(CP_STAT_USTACK_ERROR);
 	return id;
 }
 
@@ -257,10 +289,12 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 tgid = p->tgid;
 	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid);
 
+	bpf_map_delete_elem(&excluded, &tgid);
+	bpf_map_delete_elem(&refresh, &tgid);
 	if (!cp)
 		return 0;
 	cp->gen += 1;
-	cp->flags &= ~(CP_PROC_REQUESTED | CP_PROC_EXCLUDED | CP_PROC_REFRESH);
+	cp->flags &= ~CP_PROC_REQUESTED;
 	return 0;
 }
 

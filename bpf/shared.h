@@ -19,6 +19,7 @@
 #define CP_DEF_KSTACK_ENTRIES 8192
 #define CP_DEF_COUNT_ENTRIES  65536
 #define CP_DEF_PROC_ENTRIES   32768
+#define CP_REQ_ENTRIES	      4096 /* excluded and refresh-pending processes */
 #define CP_RINGBUF_BYTES      (256 * 1024)
 #define CP_COMM_LEN	      16
 
@@ -43,10 +44,13 @@ _Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 
+/*
+ * At run time only BPF writes cp_proc; user space writes it before sampling starts. Requests
+ * that user space answers at run time live in maps of their own (excluded, refresh) that user
+ * space only inserts into or deletes from, so no read-modify-write races the BPF side.
+ */
 #define CP_PROC_TRACED	  (1u << 0) /* selected by --pid / COMMAND (or followed child) */
-#define CP_PROC_EXCLUDED  (1u << 1) /* rejected by --comm */
 #define CP_PROC_REQUESTED (1u << 2) /* user space was asked to snapshot this generation */
-#define CP_PROC_REFRESH	  (1u << 3) /* asked to re-read the mappings; user space clears it */
 
 struct cp_proc {
 	__u32 gen;     /* bumped on exec and on pid reuse: (tgid, gen) names one address space */
@@ -103,6 +107,7 @@ enum cp_stat {
 	CP_STAT_USTACK_COLLISION, /* user stack lost: STACK_TRACE bucket collision */
 	CP_STAT_USTACK_FULL,	  /* user stack lost: stack map full */
 	CP_STAT_USTACK_FAULT,	  /* user stack lost: unreadable (no frames) */
+	CP_STAT_USTACK_ERROR,	  /* user stack lost: other error */
 	CP_STAT_KSTACK_COLLISION, /* kernel stack lost: bucket collision */
 	CP_STAT_KSTACK_FULL,	  /* kernel stack lost: stack map full */
 	CP_STAT_KSTACK_FAULT,	  /* kernel stack lost: other error */

@@ -48,7 +48,7 @@ static const struct argp_option record_options[] = {
 	{NULL, 0, NULL, 0, "Sampling:", 2},
 	{"duration", 'd', "TIME", 0,
 	 "Stop after TIME (500ms, 30s, 2m, 1h; a bare number is seconds). Default: until "
-	 "Ctrl-C, or until COMMAND exits",
+	 "Ctrl-C, until COMMAND exits or until every -p process has exited",
 	 2},
 	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 99)", 2},
 	{"no-kernel", OPT_NO_KERNEL, NULL, 0, "Leave out kernel stacks", 2},

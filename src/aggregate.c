@@ -13,7 +13,7 @@ struct agg {
 	struct symbolizer *sy;
 	const struct aggregate_opts *o;
 	struct profile *prof;
-	uint64_t comm_filtered;
+	struct aggregate_stats st;
 	uint64_t ips[CP_MAX_STACK_DEPTH];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -27,6 +27,8 @@ static const char *stack_error(int32_t id)
 		return "stack map full";
 	case EFAULT:
 		return "unreadable";
+	case ENOENT:
+		return "missing";
 	default:
 		return "error";
 	}
@@ -39,7 +41,8 @@ static int add_pseudo(struct agg *a, const char *name, uint32_t *n)
 	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 }
 
-static int add_stack(struct agg *a, const struct cp_count_key *k, bool kernel, uint32_t *n)
+static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
+		     uint32_t *n)
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	struct prof_frame f;
@@ -50,13 +53,17 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, bool kernel, u
 
 	if (id == CP_STACK_NONE)
 		return 0;
-	if (id < 0 || bpf_session__stack(a->s, kernel, id, a->ips, &depth) || !depth) {
+	if (id >= 0 && (bpf_session__stack(a->s, kernel, id, a->ips, &depth) || !depth)) {
+		a->st.stacks_missing += count;
+		id = -ENOENT;
+	}
+	if (id < 0) {
 		snprintf(pseudo, sizeof(pseudo), "[%s stack lost: %s]", kernel ? "kernel" : "user",
-			 stack_error(id < 0 ? id : -ENOENT));
+			 stack_error(id));
 		return add_pseudo(a, pseudo, n);
 	}
 	/* the outermost callers are the ones lost: mark the root end */
-	if (depth == CP_MAX_STACK_DEPTH) {
+	if (depth >= a->o->max_depth) {
 		err = add_pseudo(a, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
 				 n);
 		if (err)
@@ -95,13 +102,13 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
 	/* the final word on --comm: the name the process had when it was sampled */
 	if (a->o->comm_re && regexec(a->o->comm_re, comm, 0, NULL, 0) != 0) {
-		a->comm_filtered += count;
+		a->st.comm_filtered += count;
 		return 0;
 	}
 	/* root first: the user stack, then the kernel stack the sample was taken in */
-	err = add_stack(a, k, false, &n);
+	err = add_stack(a, k, count, false, &n);
 	if (!err)
-		err = add_stack(a, k, true, &n);
+		err = add_stack(a, k, count, true, &n);
 	if (!err && n == 0) {
 		const char *what = a->o->kernel_only ? "[user space]"
 				   : a->o->no_kernel ? "[kernel]"
@@ -115,7 +122,7 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 }
 
 int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
-		     struct profile *p, uint64_t *comm_filtered)
+		     struct profile *p, struct aggregate_stats *st)
 {
 	struct agg *a = calloc(1, sizeof(*a));
 	int err;
@@ -127,7 +134,7 @@ int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct 
 	a->o = o;
 	a->prof = p;
 	err = bpf_session__for_each_count(s, on_count, a);
-	*comm_filtered = a->comm_filtered;
+	*st = a->st;
 	free(a);
 	return err;
 }

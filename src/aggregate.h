@@ -17,13 +17,16 @@ struct aggregate_opts {
 	bool kernel_only;	/* a sample without frames was in user mode: "[user space]" */
 	bool no_kernel;		/* a sample without frames was a kernel thread: "[kernel]" */
 	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
+	unsigned int max_depth; /* frames the kernel keeps per stack: more were possibly cut */
 };
 
-/*
- * Add every count of s to p. *comm_filtered receives the samples --comm left out.
- * 0 or a negative errno.
- */
+struct aggregate_stats {
+	uint64_t comm_filtered;	 /* samples --comm left out */
+	uint64_t stacks_missing; /* samples whose stack id could not be read back */
+};
+
+/* Add every count of s to p; fill *st. 0 or a negative errno. */
 int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
-		     struct profile *p, uint64_t *comm_filtered);
+		     struct profile *p, struct aggregate_stats *st);
 
 #endif

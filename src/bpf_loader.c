@@ -166,30 +166,28 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	return 0;
 }
 
-int bpf_session__set_proc(struct bpf_session *s, uint32_t pid, uint32_t flags)
+int bpf_session__trace_proc(struct bpf_session *s, uint32_t pid)
 {
 	int fd = bpf_map__fd(s->skel->maps.procs);
-	struct cp_proc p = {};
+	struct cp_proc p = {.flags = CP_PROC_TRACED};
 
-	if (bpf_map_lookup_elem(fd, &pid, &p) == 0)
-		p.flags = (p.flags & CP_PROC_REQUESTED) | flags;
-	else
-		p.flags = flags;
 	if (bpf_map_update_elem(fd, &pid, &p, BPF_ANY))
 		return -errno;
 	return 0;
 }
 
-int bpf_session__clear_proc_flags(struct bpf_session *s, uint32_t pid, uint32_t flags)
+int bpf_session__exclude_proc(struct bpf_session *s, uint32_t pid)
 {
-	int fd = bpf_map__fd(s->skel->maps.procs);
-	struct cp_proc p;
+	uint32_t one = 1;
 
-	if (bpf_map_lookup_elem(fd, &pid, &p))
-		return errno == ENOENT ? 0 : -errno;
-	p.flags &= ~flags;
-	/* BPF_EXIST: a process that left the table meanwhile is not put back */
-	if (bpf_map_update_elem(fd, &pid, &p, BPF_EXIST) && errno != ENOENT)
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.excluded), &pid, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__refresh_taken(struct bpf_session *s, uint32_t pid)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.refresh), &pid) && errno != ENOENT)
 		return -errno;
 	return 0;
 }

@@ -25,11 +25,17 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, boo
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
 
-/* Set the flags (CP_PROC_*) of process pid, keeping its generation and CP_PROC_REQUESTED. */
-int bpf_session__set_proc(struct bpf_session *s, uint32_t pid, uint32_t flags);
+/*
+ * Mark process pid as a target (CP_PROC_TRACED). Only before sampling starts: at run time the
+ * BPF side owns the process table.
+ */
+int bpf_session__trace_proc(struct bpf_session *s, uint32_t pid);
 
-/* Clear these flags of process pid if it is in the table. */
-int bpf_session__clear_proc_flags(struct bpf_session *s, uint32_t pid, uint32_t flags);
+/* Leave process pid out from now on (until it calls exec). Safe at run time. */
+int bpf_session__exclude_proc(struct bpf_session *s, uint32_t pid);
+
+/* The refresh request of pid is being answered: the next change may ask again. */
+int bpf_session__refresh_taken(struct bpf_session *s, uint32_t pid);
 
 /* Open a cpu-clock sampling event at freq Hz on every online CPU and attach the program. */
 int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include "ksyms.h"
+#include "textline.h"
 
 /* Names live in a few large blocks that never move, so pointers to them stay valid. */
 #define STR_BLOCK_SIZE (64 * 1024)
@@ -223,29 +224,13 @@ struct ksyms *ksyms__load(FILE *f)
 	size_t linecap = 0;
 	char *line = NULL;
 	struct kline kl;
-	ssize_t len;
+	size_t len;
 	int err = 0, rank;
 
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
-	for (;;) {
-		errno = 0;
-		len = getline(&line, &linecap, f);
-		if (len < 0) {
-			if (errno == ENOMEM)
-				err = -ENOMEM;
-			else if (ferror(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		/* a NUL inside the line would hide the rest of it from the string parser */
-		if (strlen(line) != (size_t)len) {
-			err = -EINVAL;
-			break;
-		}
+	while ((err = textline_read(f, &line, &linecap, &len)) > 0) {
 		err = parse_line(line, &kl);
 		if (err)
 			break;

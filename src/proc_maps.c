@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include "proc_maps.h"
+#include "textline.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -150,28 +151,12 @@ int proc_maps_parse(FILE *f, struct proc_maps *out)
 	size_t cap = 0, linecap = 0;
 	bool sorted = true;
 	char *line = NULL;
-	ssize_t len;
+	size_t len;
 	int err = 0;
 
 	out->v = NULL;
 	out->n = 0;
-	for (;;) {
-		errno = 0;
-		len = getline(&line, &linecap, f);
-		if (len < 0) {
-			if (errno == ENOMEM)
-				err = -ENOMEM;
-			else if (ferror(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		/* a NUL inside the line would hide the rest of it from the string parser */
-		if (strlen(line) != (size_t)len) {
-			err = -EINVAL;
-			break;
-		}
+	while ((err = textline_read(f, &line, &linecap, &len)) > 0) {
 		if (m.n == cap) {
 			cap = cap ? cap * 2 : 64;
 			v = reallocarray(m.v, cap, sizeof(*v));

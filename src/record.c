@@ -56,7 +56,10 @@ struct record {
 	struct timespec t0;
 	uint64_t stats[CP_STAT_MAX];
 	uint64_t snapshot_failed; /* processes gone before their mappings were read */
-	uint64_t comm_filtered;	  /* samples of processes whose name did not match --comm */
+	struct aggregate_stats agg;
+	uint64_t refresh_failed; /* mapping refreshes of processes already gone */
+	unsigned int max_depth;	 /* kernel.perf_event_max_stack, at most CP_MAX_STACK_DEPTH */
+	struct timespec t_stop;	 /* when sampling stopped */
 };
 
 /* ---- checks before anything is loaded --------------------------------------------------- */
@@ -93,31 +96,30 @@ static int read_sysctl(const char *path, long *val)
 	return err;
 }
 
-/* The process (thread group) that thread tid belongs to, from /proc/TID/status. */
-static int read_tgid(pid_t tid, long *tgid)
+/* The process (thread group) of thread tid and its state letter, from /proc/TID/status. */
+static int read_status(pid_t tid, long *tgid, char *state)
 {
 	char path[64], line[256];
-	int err = -ENOENT;
+	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %ld", tgid) == 1) {
-			err = 0;
-			break;
-		}
+	while (found < 2 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %ld", tgid) == 1 || sscanf(line, "State: %c", state) == 1)
+			found++;
+	}
 	fclose(f);
-	return err;
+	return found == 2 ? 0 : -ENOENT;
 }
 
 static int check_environment(struct record *r)
 {
 	const struct cp_options *o = r->o;
+	long max_rate, max_stack;
 	const char *btf;
-	long max_rate;
 
 	if (!has_caps()) {
 		pr_err("permission denied: recording needs root, or the CAP_BPF and CAP_PERFMON "
@@ -141,6 +143,11 @@ static int check_environment(struct record *r)
 	}
 	for (size_t i = 0; i < o->n_pids; i++)
 		r->pidfds[i] = -1;
+	/* the kernel cuts stacks at kernel.perf_event_max_stack frames */
+	r->max_depth = CP_MAX_STACK_DEPTH;
+	if (read_sysctl("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
+	    max_stack > 0 && max_stack < CP_MAX_STACK_DEPTH)
+		r->max_depth = (unsigned int)max_stack;
 	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
 	    (long)o->frequency > max_rate) {
 		pr_err("frequency %u Hz is above the kernel's limit of %ld Hz "
@@ -149,15 +156,23 @@ static int check_environment(struct record *r)
 		return CP_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < o->n_pids; i++) {
+		char state = '?';
 		long tgid;
 
 		if (kill(o->pids[i], 0) && errno == ESRCH) {
 			pr_err("no such process: %d (check the pid given to -p)", (int)o->pids[i]);
 			return CP_EXIT_NOPROC;
 		}
-		/* a thread id stands for its process: samples are selected by process */
 		r->pids[i] = o->pids[i];
-		if (read_tgid(o->pids[i], &tgid) == 0 && tgid != o->pids[i]) {
+		if (read_status(o->pids[i], &tgid, &state))
+			continue;
+		if (state == 'Z' || state == 'X') {
+			pr_err("process %d has exited (it is a zombie): nothing to profile",
+			       (int)o->pids[i]);
+			return CP_EXIT_NOPROC;
+		}
+		/* a thread id stands for its process: samples are selected by process */
+		if (tgid != o->pids[i]) {
 			pr_info("%d is a thread of process %ld: profiling the process",
 				(int)o->pids[i], tgid);
 			r->pids[i] = (pid_t)tgid;
@@ -274,9 +289,11 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (ev->type == CP_EV_MAPS_CHANGED) {
 		/* clear first: code mapped while we read asks again */
-		bpf_session__clear_proc_flags(r->bpf, ev->pid, CP_PROC_REFRESH);
+		bpf_session__refresh_taken(r->bpf, ev->pid);
 		err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
-		if (err && err != -ESRCH)
+		if (err == -ESRCH)
+			r->refresh_failed++;
+		else if (err)
 			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 		return 0;
 	}
@@ -285,10 +302,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (r->comm_re_set && read_comm(ev->pid, comm, sizeof(comm)) == 0 &&
 	    !comm_matches(r, comm)) {
 		/* not ours: stop sampling it; the next exec asks again */
-		bpf_session__set_proc(r->bpf, ev->pid, CP_PROC_EXCLUDED);
+		bpf_session__exclude_proc(r->bpf, ev->pid);
 		return 0;
 	}
-	err = symbolizer__snapshot(r->sym, ev->pid, ev->gen);
+	/* merge: a -p target was read at start, and may have mapped code since */
+	err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
 	if (err == -ESRCH)
 		r->snapshot_failed++;
 	else if (err)
@@ -304,9 +322,9 @@ static int prepare_targets(struct record *r)
 	int err;
 
 	/* the profiler does not profile itself */
-	err = bpf_session__set_proc(r->bpf, (uint32_t)getpid(), CP_PROC_EXCLUDED);
+	err = bpf_session__exclude_proc(r->bpf, (uint32_t)getpid());
 	for (size_t i = 0; !err && i < o->n_pids; i++) {
-		err = bpf_session__set_proc(r->bpf, (uint32_t)r->pids[i], CP_PROC_TRACED);
+		err = bpf_session__trace_proc(r->bpf, (uint32_t)r->pids[i]);
 		/* name what exists now; the first sample asks again if this fails */
 		if (!err)
 			symbolizer__snapshot(r->sym, (uint32_t)r->pids[i], 0);
@@ -319,8 +337,15 @@ static int prepare_targets(struct record *r)
 	r->n_alive = o->n_pids;
 	for (size_t i = 0; i < o->n_pids; i++) {
 		r->pidfds[i] = (int)syscall(SYS_pidfd_open, r->pids[i], 0);
-		if (r->pidfds[i] < 0 && errno == ESRCH)
+		if (r->pidfds[i] >= 0)
+			continue;
+		if (errno == ESRCH)
 			r->n_alive--;
+		else
+			pr_warn("cannot watch process %d for its exit (%s): recording goes on "
+				"until "
+				"-d or Ctrl-C",
+				(int)r->pids[i], strerror(errno));
 	}
 	if (o->n_pids && !r->n_alive) {
 		pr_err("the processes given with -p have exited");
@@ -341,7 +366,7 @@ static int prepare_targets(struct record *r)
 		pr_err("cannot start %s: %s", o->command[0], strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
-	err = bpf_session__set_proc(r->bpf, (uint32_t)workload__pid(r->wl), CP_PROC_TRACED);
+	err = bpf_session__trace_proc(r->bpf, (uint32_t)workload__pid(r->wl));
 	if (err) {
 		pr_err("cannot select the command's process: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
@@ -402,6 +427,12 @@ static double elapsed_s(const struct record *r)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (now.tv_sec - r->t0.tv_sec) + (now.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+/* Length of the recording: from the start of sampling to its stop. */
+static double recorded_s(const struct record *r)
+{
+	return (r->t_stop.tv_sec - r->t0.tv_sec) + (r->t_stop.tv_nsec - r->t0.tv_nsec) / 1e9;
 }
 
 static void show_progress(struct record *r)
@@ -503,6 +534,7 @@ static int drain(struct record *r)
 		.kernel_only = r->o->kernel_only,
 		.no_kernel = r->o->no_kernel,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.max_depth = r->max_depth,
 	};
 	int err;
 
@@ -514,7 +546,7 @@ static int drain(struct record *r)
 	r->prof = profile__new();
 	if (!r->prof)
 		return -ENOMEM;
-	return aggregate_counts(r->bpf, r->sym, &ao, r->prof, &r->comm_filtered);
+	return aggregate_counts(r->bpf, r->sym, &ao, r->prof, &r->agg);
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
@@ -536,6 +568,7 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_USTACK_COLLISION] = "user stack collision",
 	[CP_STAT_USTACK_FULL] = "user stack map full",
 	[CP_STAT_USTACK_FAULT] = "user stack unreadable",
+	[CP_STAT_USTACK_ERROR] = "user stack error",
 	[CP_STAT_KSTACK_COLLISION] = "kernel stack collision",
 	[CP_STAT_KSTACK_FULL] = "kernel stack map full",
 	[CP_STAT_KSTACK_FAULT] = "kernel stack error",
@@ -569,16 +602,25 @@ static void summary(struct record *r)
 	size_t nproc = profile__n_processes(r->prof), len;
 
 	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
-	if (r->comm_filtered && len < sizeof(left))
+	if (r->agg.comm_filtered && len < sizeof(left))
 		snprintf(left + len, sizeof(left) - len, "%s%" PRIu64 " name not matching",
-			 len ? ", " : "", r->comm_filtered);
+			 len ? ", " : "", r->agg.comm_filtered);
 	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
+	if (r->agg.stacks_missing && len < sizeof(damaged))
+		len += snprintf(damaged + len, sizeof(damaged) - len,
+				"%s%" PRIu64 " stacks missing", len ? ", " : "",
+				r->agg.stacks_missing);
 	if (r->snapshot_failed && len < sizeof(damaged))
+		len += snprintf(damaged + len, sizeof(damaged) - len,
+				"%s%" PRIu64 " process%s gone before %s mappings were read",
+				len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed),
+				r->snapshot_failed == 1 ? "its" : "their");
+	if (r->refresh_failed && len < sizeof(damaged))
 		snprintf(damaged + len, sizeof(damaged) - len,
-			 "%s%" PRIu64 " process%s gone before its mappings were read",
-			 len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed));
+			 "%s%" PRIu64 " mapping refresh%s too late (process gone)", len ? ", " : "",
+			 r->refresh_failed, plural(r->refresh_failed));
 	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
-		total == 1 ? "" : "s", nproc, plural(nproc), elapsed_s(r), output_name(r->o),
+		total == 1 ? "" : "s", nproc, plural(nproc), recorded_s(r), output_name(r->o),
 		*left ? "; left out: " : "", left,
 		*damaged ? "; with lost or unnamed frames: " : "", damaged);
 }
@@ -738,6 +780,7 @@ static int record_session(struct record *r)
 		return rc;
 	err = event_loop(r);
 	bpf_session__stop_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
 	if (err)
 		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
 	err = drain(r);

@@ -1,12 +1,12 @@
 # Each unit test links its module and that module's dependencies only.
 # Form: $(O)/tests/test_NAME: $(O)/src/module.o ...
 $(O)/tests/test_strnum: $(O)/src/strnum.o
-$(O)/tests/test_proc_maps: $(O)/src/proc_maps.o
+$(O)/tests/test_proc_maps: $(O)/src/proc_maps.o $(O)/src/textline.o
 $(O)/tests/test_elf_syms: $(O)/src/elf_syms.o
-$(O)/tests/test_ksyms: $(O)/src/ksyms.o
+$(O)/tests/test_ksyms: $(O)/src/ksyms.o $(O)/src/textline.o
 $(O)/tests/test_profile: $(O)/src/profile.o
 $(O)/tests/test_folded: $(O)/src/folded.o $(O)/src/profile.o
 $(O)/tests/test_output: $(O)/src/output.o
 $(O)/tests/test_workload: $(O)/src/workload.o
-$(O)/tests/test_symbolize: $(O)/src/symbolize.o $(O)/src/elf_syms.o $(O)/src/ksyms.o $(O)/src/proc_maps.o
+$(O)/tests/test_symbolize: $(O)/src/symbolize.o $(O)/src/elf_syms.o $(O)/src/ksyms.o $(O)/src/proc_maps.o $(O)/src/textline.o
 $(O)/tests/test_cpulist: $(O)/src/bpf_loader.o

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <cmocka.h>
+#include "cmocka_inc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,21 +14,6 @@
 /* Text symbols (t T w W) in tests/data/kallsyms_basic.txt; the other ten lines are data. */
 #define BASIC_TEXT_SYMS	     19
 #define RESTRICTED_TEXT_SYMS 7
-
-static FILE *open_data(const char *name)
-{
-	const char *dir = getenv("CPUPROF_TESTDATA");
-	char path[4096];
-	FILE *f;
-
-	if (!dir || !*dir)
-		dir = "tests/data";
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s: %s", path, strerror(errno));
-	return f;
-}
 
 static struct ksyms *load_file(const char *name)
 {

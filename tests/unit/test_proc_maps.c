@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <cmocka.h>
+#include "cmocka_inc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,21 +37,6 @@ enum {
 	VSYSCALL,
 	N_BASIC,
 };
-
-static FILE *open_data(const char *name)
-{
-	const char *dir = getenv("CPUPROF_TESTDATA");
-	char path[4096];
-	FILE *f;
-
-	if (!dir || !*dir)
-		dir = "tests/data";
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open %s: %s", path, strerror(errno));
-	return f;
-}
 
 static int parse_file(const char *name, struct proc_maps *m)
 {

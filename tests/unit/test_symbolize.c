@@ -133,16 +133,11 @@ static void test_fake_procfs(void **state)
 
 static void test_kernel(void **state)
 {
-	const char *data = getenv("CPUPROF_TESTDATA");
 	struct symbolizer *sy = symbolizer__new("/proc");
 	struct sym_frame f;
-	char path[512];
-	FILE *k;
+	FILE *k = open_data("kallsyms_basic.txt");
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/kallsyms_basic.txt", data ? data : "tests/data");
-	k = fopen(path, "r");
-	assert_non_null(k);
 	assert_int_equal(symbolizer__load_kallsyms(sy, k), 0);
 	fclose(k);
 	assert_false(symbolizer__kernel_restricted(sy));
