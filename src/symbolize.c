@@ -22,6 +22,7 @@ struct object {
 	const char *name;    /* base name (interned) */
 	struct elf_syms *es; /* built at the first lookup */
 	bool indexed;
+	const char *build_id; /* interned hex, "" when none; set with es */
 };
 
 enum map_kind {
@@ -36,7 +37,8 @@ struct snap_map {
 	uint64_t start, end, offset;
 	enum map_kind kind;
 	struct object *obj;
-	const char *label; /* interned */
+	const char *label; /* interned base name */
+	const char *path;  /* interned path as mapped */
 };
 
 struct snapshot {
@@ -257,6 +259,9 @@ static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry 
 	m->start = e->start;
 	m->end = e->end;
 	m->offset = e->offset;
+	m->path = intern(sy, e->path ? e->path : "[anon]");
+	if (!m->path)
+		return -ENOMEM;
 	if (!e->path) {
 		m->kind = MAP_ANON;
 		m->label = intern(sy, "[anon]");
@@ -436,11 +441,28 @@ static struct elf_syms *vdso_syms(struct symbolizer *sy)
 	return sy->vdso;
 }
 
-static struct elf_syms *object_syms(struct object *o)
+/* Lower-case hex of a build-id, interned; "" when there is none. */
+static const char *build_id_hex(struct symbolizer *sy, const struct elf_syms *es)
+{
+	char hex[2 * 64 + 1] = "";
+	size_t len = 0;
+	const uint8_t *id = es ? elf_syms__build_id(es, &len) : NULL;
+
+	if (!id)
+		len = 0;
+	if (len > 64)
+		len = 64;
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return intern(sy, hex);
+}
+
+static struct elf_syms *object_syms(struct symbolizer *sy, struct object *o)
 {
 	if (!o->indexed) {
 		o->indexed = true;
 		o->es = elf_syms__from_fd(o->fd);
+		o->build_id = build_id_hex(sy, o->es);
 	}
 	return o->es;
 }
@@ -458,18 +480,40 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	slot = tfind(&key, &sy->snaps, cmp_snap);
 	if (slot)
 		m = find_map(*slot, look);
+	out->build_id = intern(sy, "");
 	if (!m) {
 		out->module = intern(sy, "[unknown]");
+		out->map_path = out->module;
 		out->rel = addr;
 		out->name = internf(sy, "[unknown]+0x%" PRIx64, addr);
-		return out->name && out->module ? 0 : -ENOMEM;
+		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
 	}
 	out->module = m->label;
+	out->map_path = m->path;
+	out->map_start = m->start;
+	out->map_end = m->end;
+	out->map_offset = m->offset;
 	off = look - m->start + m->offset;
-	if (m->kind == MAP_FILE)
-		es = object_syms(m->obj);
-	else if (m->kind == MAP_VDSO)
+	switch (m->kind) {
+	case MAP_FILE:
+		es = object_syms(sy, m->obj);
+		out->build_id = m->obj->build_id ? m->obj->build_id : out->build_id;
+		out->map_kind = SYM_MAP_FILE;
+		break;
+	case MAP_NOFILE:
+		out->map_kind = SYM_MAP_FILE;
+		break;
+	case MAP_VDSO:
 		es = vdso_syms(sy);
+		out->map_kind = SYM_MAP_VDSO;
+		break;
+	case MAP_ANON:
+		out->map_kind = SYM_MAP_ANON;
+		break;
+	case MAP_SPECIAL:
+		out->map_kind = SYM_MAP_SPECIAL;
+		break;
+	}
 	if (m->kind == MAP_ANON || m->kind == MAP_SPECIAL)
 		vaddr = look;
 	else if (!es || elf_syms__offset_to_vaddr(es, off, &vaddr))
@@ -494,6 +538,14 @@ int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct s
 
 	memset(out, 0, sizeof(*out));
 	out->rel = addr;
+	/* one mapping for the kernel and its modules: the upper half of the address space */
+	out->map_kind = SYM_MAP_KERNEL;
+	out->map_start = 0xffff800000000000ull;
+	out->map_end = UINT64_MAX;
+	out->map_path = intern(sy, "[kernel.kallsyms]");
+	out->build_id = intern(sy, "");
+	if (!out->map_path || !out->build_id)
+		return -ENOMEM;
 	if (!k) {
 		out->module = intern(sy, "[kernel.kallsyms]");
 		out->name = internf(sy, "[kernel.kallsyms]+0x%" PRIx64, addr);

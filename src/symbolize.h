@@ -22,12 +22,32 @@
 
 struct symbolizer;
 
+/* The mapping a frame's address falls in, as the process saw it. */
+enum sym_map_kind {
+	SYM_MAP_NONE = 0, /* no mapping holds the address (or no snapshot of the process) */
+	SYM_MAP_FILE,	  /* a file-backed mapping */
+	SYM_MAP_ANON,	  /* anonymous executable memory (JIT code) */
+	SYM_MAP_VDSO,	  /* the vDSO */
+	SYM_MAP_SPECIAL,  /* [vsyscall] and other bracketed kernel mappings */
+	SYM_MAP_KERNEL,	  /* the kernel image and its modules */
+};
+
 struct sym_frame {
-	const char *name; /* function name, or "module+0xOFFSET" when unnamed; never NULL */
-	const char
-		*module; /* base name of the object ("libc.so.6", "[kernel.kallsyms]", "[ext4]") */
-	uint64_t rel;	 /* address relative to the module: file vaddr, or kernel offset */
-	bool named;	 /* name came from a symbol table */
+	/* function name, or "module+0xOFFSET" when unnamed; never NULL */
+	const char *name;
+	/* base name of the object ("libc.so.6", "[kernel.kallsyms]", "[ext4]") */
+	const char *module;
+	/* address relative to the module: file vaddr, or the kernel address */
+	uint64_t rel;
+	/* name came from a symbol table (or debug information) */
+	bool named;
+
+	/* the mapping: strings are owned by the symbolizer and live as long as it does */
+	enum sym_map_kind map_kind;
+	uint64_t map_start, map_end; /* runtime addresses; the kernel: its whole half */
+	uint64_t map_offset;	     /* file offset of map_start */
+	const char *map_path;	     /* path as mapped ("/usr/lib/x/libc.so.6", "[vdso]") */
+	const char *build_id;	     /* lower-case hex GNU build-id, "" when unknown */
 };
 
 /* procfs is "/proc" except in tests. Returns NULL and sets errno. */

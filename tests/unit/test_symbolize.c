@@ -43,6 +43,10 @@ static void test_own_process(void **state)
 	assert_string_equal(f.name, "cp_test_second");
 	assert_string_equal(f.module, "test_symbolize");
 	assert_true(f.named);
+	assert_int_equal(f.map_kind, SYM_MAP_FILE);
+	assert_true(f.map_start <= a && a < f.map_end);
+	assert_non_null(strstr(f.map_path, "/test_symbolize"));
+	assert_int_equal(strlen(f.build_id), 40); /* gcc's default SHA-1 build-id */
 	assert_int_equal(symbolizer__user(sy, getpid(), 0, a + 3, true, &f), 0);
 	assert_string_equal(f.name, "cp_test_second");
 	/* a return address is looked up at - 1: at a function's start it names the previous one */
@@ -60,6 +64,7 @@ static void test_own_process(void **state)
 	assert_int_equal(symbolizer__user(sy, getpid(), 1, 0x1234, true, &f), 0);
 	assert_string_equal(f.name, "[unknown]+0x1234");
 	assert_false(f.named);
+	assert_int_equal(f.map_kind, SYM_MAP_NONE);
 	/* an address outside every executable mapping of a known process */
 	assert_int_equal(symbolizer__user(sy, getpid(), 0, 16, true, &f), 0);
 	assert_string_equal(f.name, "[unknown]+0x10");
@@ -122,10 +127,14 @@ static void test_fake_procfs(void **state)
 	/* anonymous executable memory */
 	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000000010, true, &f), 0);
 	assert_string_equal(f.name, "[anon]+0x7f0000000010");
+	assert_int_equal(f.map_kind, SYM_MAP_ANON);
+	assert_int_equal(f.map_start, 0x7f0000000000);
 	/* a file that could not be opened: base name + file offset */
 	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000002010, true, &f), 0);
 	assert_string_equal(f.name, "missing.so+0x10");
 	assert_false(f.named);
+	assert_string_equal(f.map_path, "/opt/missing.so");
+	assert_string_equal(f.build_id, "");
 	symbolizer__free(sy);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
@@ -155,6 +164,8 @@ static void test_kernel(void **state)
 	assert_int_equal(symbolizer__kernel(sy, 0x1000, true, &f), 0);
 	assert_string_equal(f.name, "[kernel.kallsyms]+0x1000");
 	assert_false(f.named);
+	assert_int_equal(f.map_kind, SYM_MAP_KERNEL);
+	assert_string_equal(f.map_path, "[kernel.kallsyms]");
 	symbolizer__free(sy);
 }
 
