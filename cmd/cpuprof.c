@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
 #include <jansson.h>
@@ -16,8 +17,6 @@
 #include "output.h"
 #include "record.h"
 #include "strnum.h"
-
-#define CPUPROF_VERSION "0.1.0"
 
 static void print_versions(FILE *f, struct argp_state *state)
 {
@@ -58,7 +57,9 @@ static const struct argp_option record_options[] = {
 	{"per-thread", OPT_PER_THREAD, NULL, 0, "Keep threads apart (thread name and id)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
-	 "Write the profile to FILE, atomically (default and '-': stdout)", 3},
+	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
+	 "several formats of the same recording",
+	 3},
 	{"format", OPT_FORMAT, "FORMAT", 0,
 	 "folded, pprof or json (default: from the file name: .pb.gz/.pprof pprof, .json json, "
 	 "else folded)",
@@ -99,9 +100,34 @@ static int usage_value(struct argp_state *state, const char *what, const char *a
 	return EINVAL;
 }
 
+/* Cross-checks of -o and --format; argp_error() exits with status 64. */
+static void check_outputs(struct argp_state *state, const struct cp_options *o)
+{
+	size_t n = o->n_outputs ? o->n_outputs : 1, n_stdout = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *path = i < o->n_outputs ? o->outputs[i] : "-";
+		enum output_format f = options_output_format(o, i);
+
+		if (strcmp(path, "-"))
+			continue;
+		n_stdout++;
+		if (f == FORMAT_PPROF && isatty(STDOUT_FILENO))
+			argp_error(state, "refusing to write pprof (binary, gzipped) data to a "
+					  "terminal: give -o FILE.pb.gz or redirect stdout");
+	}
+	if (n_stdout > 1)
+		argp_error(state, "only one output can go to stdout");
+	for (size_t i = 0; i < n; i++)
+		if (options_output_format(o, i) == FORMAT_JSON)
+			argp_error(state, "the json format is not yet supported: use folded or "
+					  "pprof (an output name without .json)");
+}
+
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct cp_options *o = state->input;
+	const char **outs;
 	uint64_t v;
 	pid_t *pids;
 	size_t n;
@@ -152,7 +178,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		o->per_thread = true;
 		break;
 	case 'o':
-		o->output = arg;
+		outs = reallocarray(o->outputs, o->n_outputs + 1, sizeof(*o->outputs));
+		if (!outs)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->outputs = outs;
+		o->outputs[o->n_outputs++] = arg;
 		break;
 	case OPT_FORMAT:
 		if (strcmp(arg, "folded") == 0)
@@ -186,13 +216,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "give either COMMAND, -p or --comm, not several");
 		if (o->n_pids && o->comm_regex)
 			argp_error(state, "give either -p or --comm, not both");
-		if (o->format == FORMAT_AUTO)
-			o->format = format_from_name(o->output);
-		if (o->format != FORMAT_FOLDED)
-			argp_error(state,
-				   "the %s format is not yet supported: use --format folded "
-				   "(or an output name without .pb.gz, .pprof or .json)",
-				   o->format == FORMAT_PPROF ? "pprof" : "json");
+		check_outputs(state, o);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -217,6 +241,7 @@ static int cmd_record(int argc, char **argv)
 		return CP_EXIT_USAGE;
 	rc = record_run(&o);
 	free(o.pids);
+	free(o.outputs);
 	return rc;
 }
 

@@ -5,7 +5,8 @@
 set -eu
 
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
-zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format"
+zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
+golang-go"
 
 missing=""
 for p in $PKGS; do

@@ -41,12 +41,44 @@ static int add_pseudo(struct agg *a, const char *name, uint32_t *n)
 	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 }
 
+static const enum prof_map_kind map_kinds[] = {
+	[SYM_MAP_NONE] = PMAP_UNKNOWN,	  [SYM_MAP_FILE] = PMAP_FILE,
+	[SYM_MAP_ANON] = PMAP_ANON,	  [SYM_MAP_VDSO] = PMAP_VDSO,
+	[SYM_MAP_SPECIAL] = PMAP_SPECIAL, [SYM_MAP_KERNEL] = PMAP_KERNEL,
+};
+
+/* The profile's mapping for a frame (id + 1), 0 when no mapping holds its address. */
+static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf, uint32_t *out)
+{
+	struct prof_mapping m = {
+		/* one kernel mapping for every process */
+		.pid = sf->map_kind == SYM_MAP_KERNEL ? 0 : pid,
+		.kind = map_kinds[sf->map_kind],
+		.start = sf->map_start,
+		.limit = sf->map_end,
+		.offset = sf->map_offset,
+		.path = sf->map_path,
+		.build_id = sf->build_id,
+	};
+	uint32_t id;
+	int err;
+
+	*out = 0;
+	if (sf->map_kind == SYM_MAP_NONE)
+		return 0;
+	err = profile__intern_mapping(a->prof, &m, &id);
+	if (!err)
+		*out = id + 1;
+	return err;
+}
+
 static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
 		     uint32_t *n)
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	struct prof_frame f;
 	struct sym_frame sf;
+	uint32_t mapping;
 	char pseudo[64];
 	size_t depth;
 	int err;
@@ -75,6 +107,8 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 
 		err = kernel ? symbolizer__kernel(a->sy, a->ips[i], leaf, &sf)
 			     : symbolizer__user(a->sy, k->pid, k->gen, a->ips[i], leaf, &sf);
+		if (!err)
+			err = frame_mapping(a, k->pid, &sf, &mapping);
 		if (err)
 			return err;
 		f = (struct prof_frame){
@@ -83,6 +117,8 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 			.addr = a->ips[i],
 			.rel = sf.rel,
 			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+			.mapping = mapping,
+			.named = sf.named,
 		};
 		err = profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 		if (err)

@@ -29,14 +29,20 @@ struct cp_options {
 	bool include_idle;
 	bool per_thread;
 
-	/* output */
-	const char *output; /* NULL or "-": stdout */
-	enum output_format format;
+	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
+	const char **outputs;
+	size_t n_outputs;
+	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
 
 	/* the command line, for the profile's comment */
 	int argc;
 	char **argv;
 };
+
+/* The format of output i: --format, or inferred from its name. */
+enum output_format options_output_format(const struct cp_options *o, size_t i);
+
+#define CPUPROF_VERSION	     "0.1.0"
 
 #define CP_DEFAULT_FREQUENCY 99
 /* Refused above this; the kernel's own cap is kernel.perf_event_max_sample_rate. */

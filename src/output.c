@@ -32,6 +32,13 @@ enum output_format format_from_name(const char *path)
 	return FORMAT_FOLDED;
 }
 
+enum output_format options_output_format(const struct cp_options *o, size_t i)
+{
+	if (o->format != FORMAT_AUTO)
+		return o->format;
+	return format_from_name(i < o->n_outputs ? o->outputs[i] : NULL);
+}
+
 int out_file__open(const char *path, struct out_file **out)
 {
 	struct out_file *o = calloc(1, sizeof(*o));

@@ -17,7 +17,9 @@ struct index {
 
 struct profile {
 	void *strs; /* tsearch tree of interned strings */
-	struct index fidx, sidx;
+	struct index fidx, sidx, midx;
+	struct prof_mapping *maps;
+	size_t n_maps, cap_maps;
 	struct prof_frame *frames;
 	size_t n_frames, cap_frames;
 	struct prof_sample *samples;
@@ -50,14 +52,36 @@ static uint32_t frame_hash(const struct prof_frame *f)
 	h = hash_bytes(h, &f->kind, sizeof(f->kind));
 	h = hash_bytes(h, &f->addr, sizeof(f->addr));
 	h = hash_bytes(h, &f->rel, sizeof(f->rel));
+	h = hash_bytes(h, &f->mapping, sizeof(f->mapping));
+	h = hash_bytes(h, &f->line, sizeof(f->line));
 	h = hash_ptr(h, f->name);
+	h = hash_ptr(h, f->file);
 	return hash_ptr(h, f->module);
 }
 
 static bool frame_eq(const struct prof_frame *x, const struct prof_frame *y)
 {
 	return x->kind == y->kind && x->addr == y->addr && x->rel == y->rel && x->name == y->name &&
-	       x->module == y->module;
+	       x->module == y->module && x->mapping == y->mapping && x->named == y->named &&
+	       x->inlined == y->inlined && x->mangled == y->mangled && x->file == y->file &&
+	       x->line == y->line && x->column == y->column;
+}
+
+static uint32_t mapping_hash(const struct prof_mapping *m)
+{
+	uint32_t h = 2166136261u;
+
+	h = hash_bytes(h, &m->pid, sizeof(m->pid));
+	h = hash_bytes(h, &m->start, sizeof(m->start));
+	h = hash_bytes(h, &m->limit, sizeof(m->limit));
+	return hash_ptr(h, m->path);
+}
+
+static bool mapping_eq(const struct prof_mapping *x, const struct prof_mapping *y)
+{
+	return x->pid == y->pid && x->kind == y->kind && x->start == y->start &&
+	       x->limit == y->limit && x->offset == y->offset && x->path == y->path &&
+	       x->build_id == y->build_id;
 }
 
 static uint32_t sample_hash(const struct prof_sample *s)
@@ -79,8 +103,26 @@ static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
 }
 
 /* The slot for hash where id1 matches (per eq) or the empty slot to fill. */
+enum index_kind {
+	IX_FRAME,
+	IX_SAMPLE,
+	IX_MAPPING,
+};
+
+static bool item_eq(const struct profile *p, enum index_kind kind, uint32_t id, const void *item)
+{
+	switch (kind) {
+	case IX_FRAME:
+		return frame_eq(&p->frames[id], item);
+	case IX_SAMPLE:
+		return sample_eq(&p->samples[id], item);
+	default:
+		return mapping_eq(&p->maps[id], item);
+	}
+}
+
 static struct slot *index_probe(const struct profile *p, const struct index *ix, uint32_t hash,
-				const void *item, bool is_frame)
+				const void *item, enum index_kind kind)
 {
 	for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
 		struct slot *sl = &ix->v[i];
@@ -89,8 +131,7 @@ static struct slot *index_probe(const struct profile *p, const struct index *ix,
 			return sl;
 		if (sl->hash != hash)
 			continue;
-		if (is_frame ? frame_eq(&p->frames[sl->id1 - 1], item)
-			     : sample_eq(&p->samples[sl->id1 - 1], item))
+		if (item_eq(p, kind, sl->id1 - 1, item))
 			return sl;
 	}
 }
@@ -155,6 +196,8 @@ void profile__free(struct profile *p)
 		return;
 	free(p->fidx.v);
 	free(p->sidx.v);
+	free(p->midx.v);
+	free(p->maps);
 	for (size_t i = 0; i < p->n_samples; i++)
 		free((void *)p->samples[i].frames);
 	free(p->samples);
@@ -185,14 +228,19 @@ int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_
 	struct slot *sl;
 	uint32_t h;
 
+	if (f->mapping > p->n_maps)
+		return -EINVAL;
 	nf.name = intern(p, f->name);
 	nf.module = f->module ? intern(p, f->module) : NULL;
-	if (!nf.name || (f->module && !nf.module))
+	nf.mangled = f->mangled ? intern(p, f->mangled) : NULL;
+	nf.file = f->file ? intern(p, f->file) : NULL;
+	if (!nf.name || (f->module && !nf.module) || (f->mangled && !nf.mangled) ||
+	    (f->file && !nf.file))
 		return -ENOMEM;
 	if (index_reserve(&p->fidx))
 		return -ENOMEM;
 	h = frame_hash(&nf);
-	sl = index_probe(p, &p->fidx, h, &nf, true);
+	sl = index_probe(p, &p->fidx, h, &nf, IX_FRAME);
 	if (sl->id1) {
 		*id = sl->id1 - 1;
 		return 0;
@@ -231,7 +279,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	if (index_reserve(&p->sidx))
 		return -ENOMEM;
 	h = sample_hash(&ns);
-	sl = index_probe(p, &p->sidx, h, &ns, false);
+	sl = index_probe(p, &p->sidx, h, &ns, IX_SAMPLE);
 	if (sl->id1) {
 		p->samples[sl->id1 - 1].count += count;
 		p->total += count;
@@ -251,6 +299,42 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	p->n_samples++;
 	p->total += count;
 	return 0;
+}
+
+int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id)
+{
+	struct prof_mapping nm = *m;
+	struct slot *sl;
+	uint32_t h;
+
+	nm.path = intern(p, m->path);
+	nm.build_id = intern(p, m->build_id ? m->build_id : "");
+	if (!nm.path || !nm.build_id || index_reserve(&p->midx))
+		return -ENOMEM;
+	h = mapping_hash(&nm);
+	sl = index_probe(p, &p->midx, h, &nm, IX_MAPPING);
+	if (sl->id1) {
+		*id = sl->id1 - 1;
+		return 0;
+	}
+	if (grow((void **)&p->maps, &p->cap_maps, p->n_maps, sizeof(*p->maps)))
+		return -ENOMEM;
+	p->maps[p->n_maps] = nm;
+	sl->id1 = (uint32_t)p->n_maps + 1;
+	sl->hash = h;
+	p->midx.n++;
+	*id = (uint32_t)p->n_maps++;
+	return 0;
+}
+
+size_t profile__n_mappings(const struct profile *p)
+{
+	return p->n_maps;
+}
+
+const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id)
+{
+	return id < p->n_maps ? &p->maps[id] : NULL;
 }
 
 size_t profile__n_samples(const struct profile *p)

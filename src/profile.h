@@ -16,12 +16,56 @@ enum frame_kind {
 	FRAME_PSEUDO = 2, /* "[user stack lost: ...]" and similar markers */
 };
 
+enum prof_map_kind {
+	PMAP_FILE = 0,
+	PMAP_ANON = 1, /* anonymous executable memory (JIT) */
+	PMAP_VDSO = 2,
+	PMAP_SPECIAL = 3, /* [vsyscall] and the like */
+	PMAP_KERNEL = 4,  /* the kernel and its modules */
+	PMAP_UNKNOWN = 5, /* no mapping was known for the address */
+};
+
+/* One mapped object of one process (the kernel: pid 0). */
+struct prof_mapping {
+	uint32_t pid;
+	enum prof_map_kind kind;
+	uint64_t start, limit; /* runtime addresses, limit exclusive */
+	uint64_t offset;       /* file offset of start */
+	const char *path;      /* never NULL: a path, or "[vdso]", "[kernel.kallsyms]"... */
+	const char *build_id;  /* lower-case hex, "" when unknown */
+};
+
 struct prof_frame {
 	const char *name;   /* never NULL */
 	const char *module; /* may be NULL for pseudo frames */
 	uint64_t addr;	    /* runtime address (0 for pseudo frames) */
 	uint64_t rel;	    /* address relative to the module */
 	enum frame_kind kind;
+	uint32_t mapping;    /* mapping id + 1; 0 when there is none */
+	bool named;	     /* name from a symbol table or debug information */
+	bool inlined;	     /* inlined into the frame before it (root-ward), same address */
+	const char *mangled; /* linkage name when it differs from name, else NULL */
+	const char *file;    /* source file, NULL when unknown */
+	uint32_t line, column;
+};
+
+/* Facts about the recording that the writers put in their headers. */
+struct prof_counter {
+	const char *name; /* "idle", "user stack collision"... */
+	uint64_t value;
+};
+
+struct profile_meta {
+	const char *version;		     /* cpuprof's */
+	const char *command_line;	     /* how cpuprof was run, one string */
+	const char *event;		     /* "cpu-clock" */
+	unsigned int frequency;		     /* Hz */
+	uint64_t period_ns;		     /* time one sample stands for */
+	uint64_t start_unix_ns;		     /* start of sampling, wall clock */
+	uint64_t duration_ns;		     /* length of the recording */
+	bool per_thread;		     /* samples carry tid and thread name */
+	const struct prof_counter *counters; /* drops and damage by reason, zeros included */
+	size_t n_counters;
 };
 
 struct prof_sample {
@@ -40,7 +84,15 @@ struct profile;
 struct profile *profile__new(void);
 void profile__free(struct profile *p); /* NULL-safe */
 
-/* Intern a frame (strings are copied); its id in *id. 0 or -ENOMEM. */
+/* Intern a mapping (strings are copied); its id in *id. 0 or -ENOMEM. */
+int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id);
+size_t profile__n_mappings(const struct profile *p);
+const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id);
+
+/*
+ * Intern a frame (strings are copied); its id in *id. f->mapping must be 0 or an interned
+ * mapping's id + 1. 0, -EINVAL or -ENOMEM.
+ */
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id);
 
 /*

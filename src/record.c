@@ -20,6 +20,7 @@
 #include "folded.h"
 #include "log.h"
 #include "output.h"
+#include "pprof.h"
 #include "profile.h"
 #include "record.h"
 #include "symbolize.h"
@@ -43,7 +44,9 @@ struct record {
 	struct ring_buffer *rb;
 	struct symbolizer *sym;
 	struct workload *wl;
-	struct out_file *out;
+	struct out_file **outs; /* one per -o (at least one: stdout) */
+	size_t n_outs;
+	uint64_t start_unix_ns; /* wall clock when sampling started */
 	struct profile *prof;
 	regex_t comm_re;
 	bool comm_re_set;
@@ -193,15 +196,37 @@ static int check_environment(struct record *r)
 	return CP_EXIT_OK;
 }
 
-static int open_output(struct record *r)
+/* Path of output i as given ("-" for stdout). */
+static const char *output_path(const struct cp_options *o, size_t i)
 {
-	const char *path = r->o->output;
-	int err = out_file__open(path, &r->out);
+	return i < o->n_outputs ? o->outputs[i] : "-";
+}
 
-	if (err) {
-		pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
-		       strerror(-err));
-		return CP_EXIT_CANTCREAT;
+static const char *output_name(const struct cp_options *o, size_t i)
+{
+	const char *p = output_path(o, i);
+
+	return strcmp(p, "-") ? p : "stdout";
+}
+
+/* Create every output now: a path that cannot be written fails before any sampling. */
+static int open_outputs(struct record *r)
+{
+	r->n_outs = r->o->n_outputs ? r->o->n_outputs : 1;
+	r->outs = calloc(r->n_outs, sizeof(*r->outs));
+	if (!r->outs) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < r->n_outs; i++) {
+		const char *path = output_path(r->o, i);
+		int err = out_file__open(path, &r->outs[i]);
+
+		if (err) {
+			pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
+			       strerror(-err));
+			return CP_EXIT_CANTCREAT;
+		}
 	}
 	return CP_EXIT_OK;
 }
@@ -551,11 +576,6 @@ static int drain(struct record *r)
 
 /* ---- output and summary ------------------------------------------------------------------ */
 
-static const char *output_name(const struct cp_options *o)
-{
-	return o->output && strcmp(o->output, "-") ? o->output : "stdout";
-}
-
 /* Samples the profile does not hold, by reason. */
 static const char *const left_out_names[CP_STAT_MAX] = {
 	[CP_STAT_IDLE] = "idle",
@@ -597,7 +617,7 @@ static const char *plural(uint64_t n)
 
 static void summary(struct record *r)
 {
-	char left[512] = "", damaged[512] = "";
+	char left[512] = "", damaged[512] = "", dests[1024];
 	uint64_t total = profile__total(r->prof);
 	size_t nproc = profile__n_processes(r->prof), len;
 
@@ -619,23 +639,125 @@ static void summary(struct record *r)
 		snprintf(damaged + len, sizeof(damaged) - len,
 			 "%s%" PRIu64 " mapping refresh%s too late (process gone)", len ? ", " : "",
 			 r->refresh_failed, plural(r->refresh_failed));
+	dests[0] = '\0';
+	for (size_t i = 0, dl = 0; i < r->n_outs && dl < sizeof(dests); i++)
+		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",
+			       output_name(r->o, i));
 	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
-		total == 1 ? "" : "s", nproc, plural(nproc), recorded_s(r), output_name(r->o),
+		total == 1 ? "" : "s", nproc, plural(nproc), recorded_s(r), dests,
 		*left ? "; left out: " : "", left,
 		*damaged ? "; with lost or unnamed frames: " : "", damaged);
 }
 
+/* The command line as one string, arguments with spaces or quotes single-quoted. */
+static char *command_line(const struct cp_options *o)
+{
+	size_t len = 0, cap = 256;
+	char *b = malloc(cap);
+
+	if (!b)
+		return NULL;
+	b[0] = '\0';
+	for (int i = 0; i < o->argc; i++) {
+		const char *a = i == 0 ? "cpuprof record" : o->argv[i];
+		bool quote = i && (!*a || strpbrk(a, " \t\n'\"\\$;&|<>*?()") != NULL);
+		size_t need = strlen(a) * 4 + 4;
+
+		if (len + need + 1 > cap) {
+			char *nb;
+
+			cap = (len + need + 1) * 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return NULL;
+			}
+			b = nb;
+		}
+		if (i)
+			b[len++] = ' ';
+		if (quote)
+			b[len++] = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(b + len, "'\\''", 4);
+				len += 4;
+			} else {
+				b[len++] = *a;
+			}
+		}
+		if (quote)
+			b[len++] = '\'';
+		b[len] = '\0';
+	}
+	return b;
+}
+
+static int write_one(struct record *r, size_t i, const struct profile_meta *meta)
+{
+	FILE *f = out_file__stream(r->outs[i]);
+	struct folded_opts fo = {.per_thread = r->o->per_thread};
+	int err;
+
+	switch (options_output_format(r->o, i)) {
+	case FORMAT_PPROF:
+		err = pprof_write(r->prof, meta, f);
+		break;
+	default:
+		err = folded_write(r->prof, &fo, f);
+		break;
+	}
+	return err;
+}
+
 static int write_profile(struct record *r)
 {
-	struct folded_opts fo = {.per_thread = r->o->per_thread};
-	int err = folded_write(r->prof, &fo, out_file__stream(r->out));
+	struct prof_counter counters[CP_STAT_MAX + 4];
+	struct profile_meta meta = {
+		.version = CPUPROF_VERSION,
+		.event = "cpu-clock",
+		.frequency = r->o->frequency,
+		.period_ns = (1000000000ull + r->o->frequency / 2) / r->o->frequency,
+		.start_unix_ns = r->start_unix_ns,
+		.duration_ns = (uint64_t)(recorded_s(r) * 1e9),
+		.per_thread = r->o->per_thread,
+		.counters = counters,
+	};
+	char *cmdline = command_line(r->o);
+	size_t nc = 0;
+	int err = 0;
 
-	if (!err) {
-		err = out_file__commit(r->out);
-		r->out = NULL;
+	if (!cmdline)
+		return -ENOMEM;
+	meta.command_line = cmdline;
+	for (int i = 0; i < CP_STAT_MAX; i++) {
+		const char *name = left_out_names[i] ? left_out_names[i] : damaged_names[i];
+
+		if (name)
+			counters[nc++] = (struct prof_counter){name, r->stats[i]};
 	}
-	if (err)
-		pr_err("cannot write the profile to %s: %s", output_name(r->o), strerror(-err));
+	counters[nc++] = (struct prof_counter){"name not matching", r->agg.comm_filtered};
+	counters[nc++] = (struct prof_counter){"stacks missing", r->agg.stacks_missing};
+	counters[nc++] = (struct prof_counter){"processes gone before their mappings were read",
+					       r->snapshot_failed};
+	counters[nc++] = (struct prof_counter){"mapping refreshes too late", r->refresh_failed};
+	meta.n_counters = nc;
+
+	for (size_t i = 0; i < r->n_outs && !err; i++) {
+		err = write_one(r, i, &meta);
+		if (err)
+			pr_err("cannot write the profile to %s: %s", output_name(r->o, i),
+			       strerror(-err));
+	}
+	/* all or nothing: the files appear only once every one is complete */
+	for (size_t i = 0; i < r->n_outs && !err; i++) {
+		err = out_file__commit(r->outs[i]);
+		r->outs[i] = NULL;
+		if (err)
+			pr_err("cannot write the profile to %s: %s", output_name(r->o, i),
+			       strerror(-err));
+	}
+	free(cmdline);
 	return err;
 }
 
@@ -742,12 +864,13 @@ static int finish_command(struct record *r)
 
 static int record_session(struct record *r)
 {
+	struct timespec now;
 	int rc, err;
 
 	rc = check_environment(r);
 	if (rc)
 		return rc;
-	rc = open_output(r);
+	rc = open_outputs(r);
 	if (rc)
 		return rc;
 	raise_fd_limit();
@@ -772,9 +895,12 @@ static int record_session(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	r->start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	rc = start_sampling(r);
 	if (rc)
 		return rc;
+	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->o->frequency);
 	rc = start_command(r);
 	if (rc)
 		return rc;
@@ -824,7 +950,9 @@ int record_run(const struct cp_options *opts)
 		/* a held child dies of SIGTERM as soon as it unblocks signals */
 		end_command(r.wl, &r.wl_status);
 	}
-	out_file__abort(r.out);
+	for (size_t i = 0; i < r.n_outs; i++)
+		out_file__abort(r.outs[i]);
+	free(r.outs);
 	ring_buffer__free(r.rb);
 	bpf_session__free(r.bpf);
 	workload__free(r.wl);

@@ -76,6 +76,19 @@ expect_status() {
 	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want; stderr: $(cat "$TMP/err")"
 }
 
+# Start a recording in the background (its pid in REC) and wait until it samples: with -v it
+# says "sampling N CPUs" on stderr (file $TMP/rec.err).
+start_recording() {
+	"$CPUPROF" record -v "$@" 2>"$TMP/rec.err" &
+	REC=$!
+	for _ in $(seq 200); do
+		grep -q 'sampling [0-9]* CPUs' "$TMP/rec.err" && return 0
+		kill -0 "$REC" 2>/dev/null || fail "record $* exited early: $(cat "$TMP/rec.err")"
+		sleep 0.05
+	done
+	fail "record $* did not start sampling in 10 s: $(cat "$TMP/rec.err")"
+}
+
 note() {
 	echo "  $*"
 }

@@ -4,11 +4,9 @@
 require_bpf
 
 bg "$FIX/fix_syscall" 5
-"$CPUPROF" record --comm '^fix_tree$' -d 3s -o "$TMP/comm.folded" 2>"$TMP/err" &
-rec=$!
-sleep 0.5
-"$FIX/fix_tree" 1.5
-wait "$rec" || fail "record --comm failed: $(cat "$TMP/err")"
+start_recording --comm '^fix_tree$' -d 3s -o "$TMP/comm.folded"
+"$FIX/fix_tree" 1.5 2>/dev/null
+wait "$REC" || fail "record --comm failed: $(cat "$TMP/rec.err")"
 check_folded_grammar "$TMP/comm.folded"
 n=$(count "$TMP/comm.folded" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf')
 others=$(grep -vc '^fix_tree;' "$TMP/comm.folded")

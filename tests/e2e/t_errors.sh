@@ -24,9 +24,8 @@ expect 64 'invalid duration' record -d 10abc -o "$o" -- true
 expect 64 'invalid duration' record -d 0s -o "$o" -- true
 expect 64 'invalid pid list' record -p 12,x -o "$o"
 expect 64 'unknown format' record --format xml -o "$o" -- true
-expect 64 'pprof format is not yet supported' record --format pprof -o "$o" -- true
 expect 64 'json format is not yet supported' record -o "$TMP/outdir/p.json" -- true
-expect 64 'pprof format is not yet supported' record -o "$TMP/outdir/p.pb.gz" -- true
+expect 64 'only one output can go to stdout' record -o - -o - -- true
 expect 64 'exclude each other' record --no-kernel --kernel-only -o "$o" -- true
 expect 64 'either COMMAND, -p or --comm' record -p 1 -o "$o" -- true
 expect 64 'invalid --comm regular expression' record --comm '(' -o "$o" -d 1s

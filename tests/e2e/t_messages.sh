@@ -4,13 +4,13 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
-"$CPUPROF" record -o "$TMP/a.folded" -- "$FIX/fix_tree" 1.2 >"$TMP/out" 2>"$TMP/err" || fail "record failed"
+"$CPUPROF" record -o "$TMP/a.folded" -- "$FIX/fix_shared" 1.2 >"$TMP/out" 2>"$TMP/err" || fail "record failed"
 [ -s "$TMP/out" ] && fail "stdout is not empty with -o: $(head -c 200 "$TMP/out")"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "stderr is not one line: $(cat "$TMP/err")"
 grep -qE '^cpuprof: [0-9]+ samples from 1 process in [0-9.]+ s written to .*a\.folded' "$TMP/err" ||
 	fail "summary line: $(cat "$TMP/err")"
 
-"$CPUPROF" record -q -o "$TMP/b.folded" -- "$FIX/fix_tree" 0.3 2>"$TMP/err" || fail "record -q failed"
+"$CPUPROF" record -q -o "$TMP/b.folded" -- "$FIX/fix_shared" 0.3 2>"$TMP/err" || fail "record -q failed"
 [ -s "$TMP/err" ] && fail "-q still printed: $(cat "$TMP/err")"
 
 # on a terminal (script(1) gives one) a progress line is redrawn every second

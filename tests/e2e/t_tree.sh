@@ -14,8 +14,13 @@ fixture=$(count "$out" '^fix_tree;')
 pct=$(share "$heavy" "$light")
 note "samples $all, fix_tree $fixture, heavy $heavy, light $light, heavy share ${pct}% (expected 75%)"
 
-# 3 s at 499 Hz is ~1500 samples; a quarter of them gone would mean lost samples
-[ "$fixture" -ge 1100 ] || fail "only $fixture fix_tree samples in 3 s at 499 Hz"
+# every 1/499 s of CPU time the fixture got is one sample (it prints its CPU time)
+cpu=$(sed -n 's/^fix_tree: cpu \([0-9.]*\) s$/\1/p' "$TMP/err")
+[ -n "$cpu" ] || fail "the fixture did not report its CPU time: $(cat "$TMP/err")"
+want=$(awk -v c="$cpu" 'BEGIN { printf "%d", c * 499 }')
+note "fixture CPU time ${cpu} s: $want samples expected at 499 Hz, $fixture recorded"
+[ $((100 * fixture)) -ge $((90 * want)) ] && [ $((100 * fixture)) -le $((110 * want)) ] ||
+	fail "$fixture fix_tree samples for $cpu s of CPU at 499 Hz (expected $want +-10%)"
 # nearly all samples are in the loop: at least 95% carry the full chain
 [ $((100 * (heavy + light))) -ge $((95 * fixture)) ] ||
 	fail "only $((heavy + light)) of $fixture samples have main;cp_fix_run;cp_fix_*;cp_fix_leaf"
