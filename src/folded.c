@@ -83,6 +83,8 @@ static char *sample_line(const struct profile *p, const struct prof_sample *s,
 		folded_frame_name(f->name, false, name, sizeof(name) - 4);
 		if (f->kind == FRAME_KERNEL)
 			strcat(name, "_[k]");
+		else if (f->inlined)
+			strcat(name, "_[i]");
 		err = append(&b, &len, &cap, ";");
 		err = err ?: append(&b, &len, &cap, name);
 	}

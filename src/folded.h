@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Folded stacks, the input of flamegraph.pl, inferno and speedscope: one line per distinct
- * stack, "comm;root;...;leaf COUNT", kernel frames suffixed "_[k]" (stackcollapse-perf.pl's
- * convention), lines sorted bytewise, identical lines merged, counts in samples.
+ * stack, "comm;root;...;leaf COUNT", kernel frames suffixed "_[k]" and inlined ones "_[i]"
+ * (stackcollapse-perf.pl's convention), lines sorted bytewise, identical lines merged, counts in
+ * samples.
  */
 #ifndef CPUPROF_FOLDED_H
 #define CPUPROF_FOLDED_H

@@ -77,6 +77,26 @@ static void test_per_thread(void **state)
 	profile__free(p);
 }
 
+/* An inlined function is its own frame under its caller, suffixed _[i]. */
+static void test_inlined(void **state)
+{
+	struct profile *p = profile__new();
+	struct prof_frame run = {.name = "run", .addr = 0x10, .kind = FRAME_USER};
+	struct prof_frame helper = {
+		.name = "helper", .addr = 0x10, .kind = FRAME_USER, .inlined = true};
+	uint32_t s[2];
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__intern_frame(p, &run, &s[0]), 0);
+	assert_int_equal(profile__intern_frame(p, &helper, &s[1]), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s, 2, 3), 0);
+	text = render(p, false);
+	assert_string_equal(text, "app;run;helper_[i] 3\n");
+	free(text);
+	profile__free(p);
+}
+
 static void test_empty(void **state)
 {
 	struct profile *p = profile__new();
@@ -120,9 +140,8 @@ static void test_frame_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write),
-		cmocka_unit_test(test_per_thread),
-		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_write),	    cmocka_unit_test(test_per_thread),
+		cmocka_unit_test(test_inlined),	    cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_frame_names),
 	};
 
