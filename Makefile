@@ -154,7 +154,7 @@ cpuprof-built: $(BIN)
 man-check: $(BIN)
 	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
 
-check: deps $(BIN) format-check unit e2e man-check
+check: deps $(BIN) format-check unit json-check e2e man-check
 	@echo "make check: all tests passed"
 
 # ---- demo --------------------------------------------------------------------------------
@@ -186,3 +186,13 @@ clean:
 	rm -rf build cpuprof
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- JSON output: validation against speedscope's schema and ours (node packages in build/node)
+# node-deps: pinned speedscope + ajv via npm (quiet when present); json-check: the JSON unit
+# test's documents through scripts/validate-json.js. tests/e2e/t_json.sh needs node-deps too.
+.PHONY: node-deps json-check
+node-deps:
+	$(Q)scripts/install-node-deps.sh
+
+json-check: node-deps $(O)/tests/test_json_out
+	$(Q)tests/json/run.sh $(O)/tests/test_json_out

@@ -118,10 +118,6 @@ static void check_outputs(struct argp_state *state, const struct cp_options *o)
 	}
 	if (n_stdout > 1)
 		argp_error(state, "only one output can go to stdout");
-	for (size_t i = 0; i < n; i++)
-		if (options_output_format(o, i) == FORMAT_JSON)
-			argp_error(state, "the json format is not yet supported: use folded or "
-					  "pprof (an output name without .json)");
 }
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)

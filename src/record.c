@@ -20,6 +20,7 @@
 #include "folded.h"
 #include "log.h"
 #include "output.h"
+#include "json_out.h"
 #include "pprof.h"
 #include "profile.h"
 #include "record.h"
@@ -702,6 +703,9 @@ static int write_one(struct record *r, size_t i, const struct profile_meta *meta
 	switch (options_output_format(r->o, i)) {
 	case FORMAT_PPROF:
 		err = pprof_write(r->prof, meta, f);
+		break;
+	case FORMAT_JSON:
+		err = json_write(r->prof, meta, f);
 		break;
 	default:
 		err = folded_write(r->prof, &fo, f);

@@ -24,7 +24,6 @@ expect 64 'invalid duration' record -d 10abc -o "$o" -- true
 expect 64 'invalid duration' record -d 0s -o "$o" -- true
 expect 64 'invalid pid list' record -p 12,x -o "$o"
 expect 64 'unknown format' record --format xml -o "$o" -- true
-expect 64 'json format is not yet supported' record -o "$TMP/outdir/p.json" -- true
 expect 64 'only one output can go to stdout' record -o - -o - -- true
 expect 64 'exclude each other' record --no-kernel --kernel-only -o "$o" -- true
 expect 64 'either COMMAND, -p or --comm' record -p 1 -o "$o" -- true
