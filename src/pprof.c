@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "idtable.h"
 #include "pprof.h"
 
 enum {
@@ -53,54 +54,16 @@ enum {
 	FUNCTION_FILENAME = 4,
 };
 
-/* ---- a small string -> index hash table (also used for functions and locations) ---------- */
+/* ---- hashing ----------------------------------------------------------------------------- */
 
-struct table {
-	struct entry {
-		uint64_t hash;
-		uint32_t id1; /* index + 1; 0 = empty */
-	} * slots;
-	size_t cap, n;
-};
-
-static uint64_t hash_mix(uint64_t h, uint64_t v)
+static uint32_t hash_str(uint32_t h, const char *s)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
+	return idtable_hash(h, s, strlen(s) + 1);
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
+static uint32_t hash_u32(uint32_t h, uint32_t v)
 {
-	while (*s)
-		h = hash_mix(h, (unsigned char)*s++);
-	return hash_mix(h, 0xff);
-}
-
-/* Grow at half load. */
-static int table_reserve(struct table *t)
-{
-	struct entry *ns;
-	size_t ncap;
-
-	if ((t->n + 1) * 2 <= t->cap)
-		return 0;
-	ncap = t->cap ? t->cap * 2 : 1024;
-	ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slots[i].id1)
-			continue;
-		for (j = t->slots[i].hash & (ncap - 1); ns[j].id1; j = (j + 1) & (ncap - 1))
-			;
-		ns[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = ncap;
-	return 0;
+	return idtable_hash(h, &v, sizeof(v));
 }
 
 /* ---- the encoder's state ---------------------------------------------------------------- */
@@ -121,7 +84,7 @@ struct func {
 struct enc {
 	const struct profile *p;
 	const struct profile_meta *m;
-	struct table strs, funcs, locs;
+	struct idtable strs, funcs, locs;
 	const char **str_v;
 	size_t n_str, cap_str;
 	struct func *func_v;
@@ -151,26 +114,36 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+static bool str_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return strcmp(((const struct enc *)ctx)->str_v[id], key) == 0;
+}
+
 /* Index of s in the string table, added at its first use. Negative errno on failure. */
 static int64_t str_index(struct enc *e, const char *s)
 {
-	uint64_t h = hash_str(1, s);
-	size_t i;
+	uint32_t h = hash_str(IDTABLE_SEED, s);
+	struct idslot *sl;
+	bool found;
 
-	if (table_reserve(&e->strs))
+	if (idtable_reserve(&e->strs))
 		return -ENOMEM;
-	for (i = h & (e->strs.cap - 1); e->strs.slots[i].id1; i = (i + 1) & (e->strs.cap - 1)) {
-		const struct entry *en = &e->strs.slots[i];
-
-		if (en->hash == h && strcmp(e->str_v[en->id1 - 1], s) == 0)
-			return en->id1 - 1;
-	}
+	sl = idtable_probe(&e->strs, h, str_eq, e, s, &found);
+	if (found)
+		return sl->id1 - 1;
 	if (grow((void **)&e->str_v, &e->cap_str, e->n_str, sizeof(*e->str_v)))
 		return -ENOMEM;
 	e->str_v[e->n_str] = s;
-	e->strs.slots[i] = (struct entry){.hash = h, .id1 = (uint32_t)++e->n_str};
-	e->strs.n++;
-	return (int64_t)e->n_str - 1;
+	idtable_fill(&e->strs, sl, h, (uint32_t)e->n_str);
+	return (int64_t)e->n_str++;
+}
+
+static bool func_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct func *a = &((const struct enc *)ctx)->func_v[id], *b = key;
+
+	return !strcmp(a->name, b->name) && !strcmp(a->system_name, b->system_name) &&
+	       !strcmp(a->file, b->file);
 }
 
 /* Function id (1-based) for a frame, added at its first use. 0 on failure. */
@@ -182,25 +155,20 @@ static uint64_t func_id(struct enc *e, const struct prof_frame *f)
 		.system_name = f->mangled ? f->mangled : f->name,
 		.file = f->file ? f->file : "",
 	};
-	uint64_t h = hash_str(hash_str(hash_str(2, fn.name), fn.system_name), fn.file);
-	size_t i;
+	uint32_t h = hash_str(hash_str(hash_str(IDTABLE_SEED, fn.name), fn.system_name), fn.file);
+	struct idslot *sl;
+	bool found;
 
-	if (table_reserve(&e->funcs))
+	if (idtable_reserve(&e->funcs))
 		return 0;
-	for (i = h & (e->funcs.cap - 1); e->funcs.slots[i].id1; i = (i + 1) & (e->funcs.cap - 1)) {
-		const struct entry *en = &e->funcs.slots[i];
-		const struct func *o = &e->func_v[en->id1 - 1];
-
-		if (en->hash == h && !strcmp(o->name, fn.name) &&
-		    !strcmp(o->system_name, fn.system_name) && !strcmp(o->file, fn.file))
-			return en->id1;
-	}
+	sl = idtable_probe(&e->funcs, h, func_eq, e, &fn, &found);
+	if (found)
+		return sl->id1;
 	if (grow((void **)&e->func_v, &e->cap_func, e->n_func, sizeof(*e->func_v)))
 		return 0;
 	e->func_v[e->n_func] = fn;
-	e->funcs.slots[i] = (struct entry){.hash = h, .id1 = (uint32_t)++e->n_func};
-	e->funcs.n++;
-	return e->n_func;
+	idtable_fill(&e->funcs, sl, h, (uint32_t)e->n_func);
+	return ++e->n_func;
 }
 
 /* The j-th frame (0 = innermost) of a location. */
@@ -219,28 +187,30 @@ static bool loc_eq(const struct loc *a, const struct loc *b)
 	return true;
 }
 
+static bool loc_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return loc_eq(&((const struct enc *)ctx)->loc_v[id], key);
+}
+
 /* Location id (1-based) for a run of frames, added at its first use. 0 on failure. */
 static uint64_t loc_id(struct enc *e, const struct loc *l)
 {
-	uint64_t h = hash_mix(3, l->leaf);
-	size_t i;
+	uint32_t h = hash_u32(IDTABLE_SEED, l->leaf);
+	struct idslot *sl;
+	bool found;
 
 	for (uint32_t j = 0; j < l->n; j++)
-		h = hash_mix(h, *(l->frames - j));
-	if (table_reserve(&e->locs))
+		h = hash_u32(h, *(l->frames - j));
+	if (idtable_reserve(&e->locs))
 		return 0;
-	for (i = h & (e->locs.cap - 1); e->locs.slots[i].id1; i = (i + 1) & (e->locs.cap - 1)) {
-		const struct entry *en = &e->locs.slots[i];
-
-		if (en->hash == h && loc_eq(&e->loc_v[en->id1 - 1], l))
-			return en->id1;
-	}
+	sl = idtable_probe(&e->locs, h, loc_id_eq, e, l, &found);
+	if (found)
+		return sl->id1;
 	if (grow((void **)&e->loc_v, &e->cap_loc, e->n_loc, sizeof(*e->loc_v)))
 		return 0;
 	e->loc_v[e->n_loc] = *l;
-	e->locs.slots[i] = (struct entry){.hash = h, .id1 = (uint32_t)++e->n_loc};
-	e->locs.n++;
-	return e->n_loc;
+	idtable_fill(&e->locs, sl, h, (uint32_t)e->n_loc);
+	return ++e->n_loc;
 }
 
 /* ---- deterministic sample order ---------------------------------------------------------- */
@@ -535,9 +505,9 @@ int pprof_encode(const struct profile *p, const struct profile_meta *m, struct p
 	struct enc e = {.p = p, .m = m};
 	int err = encode(&e, out);
 
-	free(e.strs.slots);
-	free(e.funcs.slots);
-	free(e.locs.slots);
+	idtable_free(&e.strs);
+	idtable_free(&e.funcs);
+	idtable_free(&e.locs);
 	free(e.str_v);
 	free(e.func_v);
 	free(e.loc_v);

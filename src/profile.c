@@ -3,21 +3,12 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include "idtable.h"
 #include "profile.h"
-
-/* Open-addressing hash index of ids; a slot holds id + 1 (0 = empty) and the id's hash. */
-struct index {
-	struct slot {
-		uint32_t id1;
-		uint32_t hash;
-	} * v;
-	size_t cap; /* power of two */
-	size_t n;
-};
 
 struct profile {
 	void *strs; /* tsearch tree of interned strings */
-	struct index fidx, sidx, midx;
+	struct idtable fidx, sidx, midx;
 	struct prof_mapping *maps;
 	size_t n_maps, cap_maps;
 	struct prof_frame *frames;
@@ -27,33 +18,23 @@ struct profile {
 	uint64_t total;
 };
 
-/* FNV-1a over bytes, folded to 32 bits. */
-static uint32_t hash_bytes(uint32_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
 {
 	uintptr_t v = (uintptr_t)ptr;
 
-	return hash_bytes(h, &v, sizeof(v));
+	return idtable_hash(h, &v, sizeof(v));
 }
 
 /* Strings are interned, so their pointers stand for their contents. */
 static uint32_t frame_hash(const struct prof_frame *f)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = IDTABLE_SEED;
 
-	h = hash_bytes(h, &f->kind, sizeof(f->kind));
-	h = hash_bytes(h, &f->addr, sizeof(f->addr));
-	h = hash_bytes(h, &f->rel, sizeof(f->rel));
-	h = hash_bytes(h, &f->mapping, sizeof(f->mapping));
-	h = hash_bytes(h, &f->line, sizeof(f->line));
+	h = idtable_hash(h, &f->kind, sizeof(f->kind));
+	h = idtable_hash(h, &f->addr, sizeof(f->addr));
+	h = idtable_hash(h, &f->rel, sizeof(f->rel));
+	h = idtable_hash(h, &f->mapping, sizeof(f->mapping));
+	h = idtable_hash(h, &f->line, sizeof(f->line));
 	h = hash_ptr(h, f->name);
 	h = hash_ptr(h, f->file);
 	return hash_ptr(h, f->module);
@@ -69,11 +50,11 @@ static bool frame_eq(const struct prof_frame *x, const struct prof_frame *y)
 
 static uint32_t mapping_hash(const struct prof_mapping *m)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = IDTABLE_SEED;
 
-	h = hash_bytes(h, &m->pid, sizeof(m->pid));
-	h = hash_bytes(h, &m->start, sizeof(m->start));
-	h = hash_bytes(h, &m->limit, sizeof(m->limit));
+	h = idtable_hash(h, &m->pid, sizeof(m->pid));
+	h = idtable_hash(h, &m->start, sizeof(m->start));
+	h = idtable_hash(h, &m->limit, sizeof(m->limit));
 	return hash_ptr(h, m->path);
 }
 
@@ -86,13 +67,13 @@ static bool mapping_eq(const struct prof_mapping *x, const struct prof_mapping *
 
 static uint32_t sample_hash(const struct prof_sample *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = IDTABLE_SEED;
 
-	h = hash_bytes(h, &s->pid, sizeof(s->pid));
-	h = hash_bytes(h, &s->tid, sizeof(s->tid));
+	h = idtable_hash(h, &s->pid, sizeof(s->pid));
+	h = idtable_hash(h, &s->tid, sizeof(s->tid));
 	h = hash_ptr(h, s->comm);
 	h = hash_ptr(h, s->thread);
-	return hash_bytes(h, s->frames, s->nframes * sizeof(*s->frames));
+	return idtable_hash(h, s->frames, s->nframes * sizeof(*s->frames));
 }
 
 static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
@@ -102,65 +83,19 @@ static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
 	       memcmp(x->frames, y->frames, x->nframes * sizeof(*x->frames)) == 0;
 }
 
-/* The slot for hash where id1 matches (per eq) or the empty slot to fill. */
-enum index_kind {
-	IX_FRAME,
-	IX_SAMPLE,
-	IX_MAPPING,
-};
-
-static bool item_eq(const struct profile *p, enum index_kind kind, uint32_t id, const void *item)
+static bool frame_id_eq(const void *ctx, uint32_t id, const void *key)
 {
-	switch (kind) {
-	case IX_FRAME:
-		return frame_eq(&p->frames[id], item);
-	case IX_SAMPLE:
-		return sample_eq(&p->samples[id], item);
-	default:
-		return mapping_eq(&p->maps[id], item);
-	}
+	return frame_eq(&((const struct profile *)ctx)->frames[id], key);
 }
 
-static struct slot *index_probe(const struct profile *p, const struct index *ix, uint32_t hash,
-				const void *item, enum index_kind kind)
+static bool sample_id_eq(const void *ctx, uint32_t id, const void *key)
 {
-	for (size_t i = hash & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-		struct slot *sl = &ix->v[i];
-
-		if (!sl->id1)
-			return sl;
-		if (sl->hash != hash)
-			continue;
-		if (item_eq(p, kind, sl->id1 - 1, item))
-			return sl;
-	}
+	return sample_eq(&((const struct profile *)ctx)->samples[id], key);
 }
 
-/* Keep the load factor under 1/2. */
-static int index_reserve(struct index *ix)
+static bool mapping_id_eq(const void *ctx, uint32_t id, const void *key)
 {
-	struct slot *nv;
-	size_t ncap;
-
-	if ((ix->n + 1) * 2 <= ix->cap)
-		return 0;
-	ncap = ix->cap ? ix->cap * 2 : 256;
-	nv = calloc(ncap, sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	for (size_t i = 0; i < ix->cap; i++) {
-		size_t j;
-
-		if (!ix->v[i].id1)
-			continue;
-		for (j = ix->v[i].hash & (ncap - 1); nv[j].id1; j = (j + 1) & (ncap - 1))
-			;
-		nv[j] = ix->v[i];
-	}
-	free(ix->v);
-	ix->v = nv;
-	ix->cap = ncap;
-	return 0;
+	return mapping_eq(&((const struct profile *)ctx)->maps[id], key);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -194,9 +129,9 @@ void profile__free(struct profile *p)
 {
 	if (!p)
 		return;
-	free(p->fidx.v);
-	free(p->sidx.v);
-	free(p->midx.v);
+	idtable_free(&p->fidx);
+	idtable_free(&p->sidx);
+	idtable_free(&p->midx);
 	free(p->maps);
 	for (size_t i = 0; i < p->n_samples; i++)
 		free((void *)p->samples[i].frames);
@@ -225,7 +160,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
 	struct prof_frame nf = *f;
-	struct slot *sl;
+	struct idslot *sl;
+	bool found;
 	uint32_t h;
 
 	if (f->mapping > p->n_maps)
@@ -237,20 +173,18 @@ int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_
 	if (!nf.name || (f->module && !nf.module) || (f->mangled && !nf.mangled) ||
 	    (f->file && !nf.file))
 		return -ENOMEM;
-	if (index_reserve(&p->fidx))
+	if (idtable_reserve(&p->fidx))
 		return -ENOMEM;
 	h = frame_hash(&nf);
-	sl = index_probe(p, &p->fidx, h, &nf, IX_FRAME);
-	if (sl->id1) {
+	sl = idtable_probe(&p->fidx, h, frame_id_eq, p, &nf, &found);
+	if (found) {
 		*id = sl->id1 - 1;
 		return 0;
 	}
 	if (grow((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof(*p->frames)))
 		return -ENOMEM;
 	p->frames[p->n_frames] = nf;
-	sl->id1 = (uint32_t)p->n_frames + 1;
-	sl->hash = h;
-	p->fidx.n++;
+	idtable_fill(&p->fidx, sl, h, (uint32_t)p->n_frames);
 	*id = (uint32_t)p->n_frames++;
 	return 0;
 }
@@ -267,7 +201,8 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 		.nframes = nframes,
 		.count = count,
 	};
-	struct slot *sl;
+	struct idslot *sl;
+	bool found;
 	uint32_t *copy;
 	uint32_t h;
 
@@ -276,11 +211,11 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	for (uint32_t i = 0; i < nframes; i++)
 		if (frames[i] >= p->n_frames)
 			return -EINVAL;
-	if (index_reserve(&p->sidx))
+	if (idtable_reserve(&p->sidx))
 		return -ENOMEM;
 	h = sample_hash(&ns);
-	sl = index_probe(p, &p->sidx, h, &ns, IX_SAMPLE);
-	if (sl->id1) {
+	sl = idtable_probe(&p->sidx, h, sample_id_eq, p, &ns, &found);
+	if (found) {
 		p->samples[sl->id1 - 1].count += count;
 		p->total += count;
 		return 0;
@@ -293,9 +228,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	memcpy(copy, frames, nframes * sizeof(*copy));
 	ns.frames = copy;
 	p->samples[p->n_samples] = ns;
-	sl->id1 = (uint32_t)p->n_samples + 1;
-	sl->hash = h;
-	p->sidx.n++;
+	idtable_fill(&p->sidx, sl, h, (uint32_t)p->n_samples);
 	p->n_samples++;
 	p->total += count;
 	return 0;
@@ -304,25 +237,24 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id)
 {
 	struct prof_mapping nm = *m;
-	struct slot *sl;
+	struct idslot *sl;
+	bool found;
 	uint32_t h;
 
 	nm.path = intern(p, m->path);
 	nm.build_id = intern(p, m->build_id ? m->build_id : "");
-	if (!nm.path || !nm.build_id || index_reserve(&p->midx))
+	if (!nm.path || !nm.build_id || idtable_reserve(&p->midx))
 		return -ENOMEM;
 	h = mapping_hash(&nm);
-	sl = index_probe(p, &p->midx, h, &nm, IX_MAPPING);
-	if (sl->id1) {
+	sl = idtable_probe(&p->midx, h, mapping_id_eq, p, &nm, &found);
+	if (found) {
 		*id = sl->id1 - 1;
 		return 0;
 	}
 	if (grow((void **)&p->maps, &p->cap_maps, p->n_maps, sizeof(*p->maps)))
 		return -ENOMEM;
 	p->maps[p->n_maps] = nm;
-	sl->id1 = (uint32_t)p->n_maps + 1;
-	sl->hash = h;
-	p->midx.n++;
+	idtable_fill(&p->midx, sl, h, (uint32_t)p->n_maps);
 	*id = (uint32_t)p->n_maps++;
 	return 0;
 }

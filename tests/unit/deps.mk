@@ -4,12 +4,12 @@ $(O)/tests/test_strnum: $(O)/src/strnum.o
 $(O)/tests/test_proc_maps: $(O)/src/proc_maps.o $(O)/src/textline.o
 $(O)/tests/test_elf_syms: $(O)/src/elf_syms.o
 $(O)/tests/test_ksyms: $(O)/src/ksyms.o $(O)/src/textline.o
-$(O)/tests/test_profile: $(O)/src/profile.o
-$(O)/tests/test_folded: $(O)/src/folded.o $(O)/src/profile.o
+$(O)/tests/test_profile: $(O)/src/profile.o $(O)/src/idtable.o
+$(O)/tests/test_folded: $(O)/src/folded.o $(O)/src/profile.o $(O)/src/idtable.o
 $(O)/tests/test_output: $(O)/src/output.o
 $(O)/tests/test_workload: $(O)/src/workload.o
 $(O)/tests/test_symbolize: $(O)/src/symbolize.o $(O)/src/elf_syms.o $(O)/src/ksyms.o $(O)/src/proc_maps.o $(O)/src/textline.o
 $(O)/tests/test_cpulist: $(O)/src/bpf_loader.o
 $(O)/tests/test_pb: $(O)/src/pb.o
-$(O)/tests/test_pprof: $(O)/src/pprof.o $(O)/src/pb.o $(O)/src/profile.o
-$(O)/tests/test_json_out: $(O)/src/json_out.o $(O)/src/profile.o
+$(O)/tests/test_pprof: $(O)/src/pprof.o $(O)/src/pb.o $(O)/src/profile.o $(O)/src/idtable.o
+$(O)/tests/test_json_out: $(O)/src/json_out.o $(O)/src/profile.o $(O)/src/idtable.o
