@@ -48,6 +48,8 @@ OPT := $(if $(DEBUG),-O0 -g3,-O2 -g)
 CFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARNINGS) $(SANFLAGS) -Isrc -Ibpf -I$(GEN) -MMD -MP
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lbpf -ldw -lelf -ljansson -lz
+# symbolization: libiberty's demangler, liblzma for MiniDebugInfo
+LIBS += -liberty -llzma
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) -Ibpf \
 	-MMD -MP
@@ -56,6 +58,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) 
 SRCS := $(wildcard src/*.c)
 OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS))
 MAIN_OBJ := $(O)/cmd/cpuprof.o
+CMD_OBJS := $(O)/cmd/symbolize.o
 BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:
@@ -99,7 +102,7 @@ $(O)/%.o: %.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BIN): $(OBJS) $(MAIN_OBJ)
+$(BIN): $(OBJS) $(MAIN_OBJ) $(CMD_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
@@ -130,6 +133,65 @@ $(O)/fixtures/fix_shared: tests/fixtures/fix_shared_main.c $(O)/fixtures/libcpfi
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -L$(O)/fixtures -lcpfix -Wl,-rpath,'$$ORIGIN'
 
 fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
+
+# ---- symbolization: DWARF fixtures (test_dwarf_index) and the benchmark --------------------
+# inl_fix: -O2 -g with known inlining; .debug/.stripped: a separate debug file found through
+# .gnu_debuglink (checked by build-id); .nolink: stripped, found only by build-id (the test
+# builds the .build-id tree in a temporary root); .nobid*: no build-id, debuglink checked by
+# CRC; .mini: stripped with MiniDebugInfo; .zlib/.zstd: compressed debug sections.
+DWARF_FIX := $(O)/fixtures/inl_fix
+DWARF_FIXTURES := $(DWARF_FIX) $(DWARF_FIX).debug $(DWARF_FIX).stripped $(DWARF_FIX).nolink \
+	$(DWARF_FIX).nobid $(DWARF_FIX).nobid.stripped $(DWARF_FIX).mini $(DWARF_FIX).zlib \
+	$(DWARF_FIX).zstd $(O)/fixtures/inl_fix_cxx
+
+$(DWARF_FIX): tests/fixtures/inl_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -o $@ $<
+
+$(DWARF_FIX).nobid: tests/fixtures/inl_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -Wl,--build-id=none -o $@ $<
+
+$(O)/fixtures/inl_fix_cxx: tests/fixtures/inl_fix_cxx.cpp
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -g -o $@ $<
+
+$(O)/fixtures/%.debug: $(O)/fixtures/%
+	$(Q)objcopy --only-keep-debug $< $@
+
+# debuglink names the debug file by its base name: it is looked for next to the object
+$(O)/fixtures/%.stripped: $(O)/fixtures/% $(O)/fixtures/%.debug
+	$(call msg,FIXTURE,$@)
+	$(Q)cd $(@D) && objcopy --strip-all --add-gnu-debuglink=$*.debug $* $*.stripped
+
+$(DWARF_FIX).nolink: $(DWARF_FIX)
+	$(Q)objcopy --strip-all $< $@
+
+# MiniDebugInfo as Fedora makes it: the symbol table alone, xz-compressed into .gnu_debugdata
+$(DWARF_FIX).mini: $(DWARF_FIX)
+	$(call msg,FIXTURE,$@)
+	$(Q)objcopy --only-keep-debug --strip-debug -R .comment $< $@.syms
+	$(Q)rm -f $@.syms.xz && xz -q $@.syms
+	$(Q)objcopy --strip-all --add-section .gnu_debugdata=$@.syms.xz $< $@
+	$(Q)rm -f $@.syms.xz
+
+$(DWARF_FIX).zlib: $(DWARF_FIX)
+	$(Q)objcopy --compress-debug-sections=zlib $< $@
+
+$(DWARF_FIX).zstd: $(DWARF_FIX)
+	$(Q)objcopy --compress-debug-sections=zstd $< $@
+
+fixtures: $(DWARF_FIXTURES)
+
+# Cold runs of cpuprof symbolize, addr2line and llvm-symbolizer on generated C and C++
+# programs and on libc with its libc6-dbg debug file; corpora go to build/bench.
+bench-symbolize: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/symbolize.sh $(BIN) build/bench
+.PHONY: bench-symbolize
 
 # ---- unit tests (cmocka); each links its module and that module's dependencies --------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/test_*.c))

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
 #include <jansson.h>
+#include "commands.h"
 #include "log.h"
 #include "options.h"
 #include "output.h"
@@ -259,6 +260,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{"record", cmd_record, "sample stacks and write a profile"},
+	{"symbolize", cmd_symbolize, "print function, file and line of addresses of an ELF file"},
 	{"version", cmd_version, "print the versions of cpuprof and its libraries"},
 	{"help", cmd_help, "show this help"},
 	{NULL, NULL, NULL},

@@ -6,7 +6,8 @@ set -eu
 
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
-golang-go"
+golang-go
+libiberty-dev liblzma-dev xz-utils g++"
 
 missing=""
 for p in $PKGS; do

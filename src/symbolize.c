@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include "dwarf_index.h"
 #include "elf_syms.h"
 #include "ksyms.h"
 #include "proc_maps.h"
@@ -22,7 +23,17 @@ struct object {
 	const char *name;    /* base name (interned) */
 	struct elf_syms *es; /* built at the first lookup */
 	bool indexed;
-	const char *build_id; /* interned hex, "" when none; set with es */
+	const char *build_id;	/* interned hex, "" when none; set with es */
+	const char *path;	/* interned path as the first process that mapped it saw it */
+	uint32_t pid;		/* that process: debug files are looked for in its root too */
+	struct dwarf_index *di; /* shared through symbolizer.indexes; NULL when it failed */
+	bool di_tried;
+};
+
+/* One DWARF index per build-id (or per object when it has none). */
+struct index_entry {
+	const char *build_id; /* interned; "" never enters the tree */
+	struct dwarf_index *di;
 };
 
 enum map_kind {
@@ -56,6 +67,9 @@ struct symbolizer {
 	struct ksyms *ks;
 	struct elf_syms *vdso;
 	bool vdso_tried;
+	void *indexes;		 /* tsearch tree of struct index_entry * */
+	char **debug_dirs;	 /* NULL-terminated, or NULL: the default */
+	const char *zstd_object; /* first object with zstd-compressed debug sections */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -148,7 +162,25 @@ static void free_obj(void *p)
 	if (o->fd >= 0)
 		close(o->fd);
 	elf_syms__free(o->es);
+	/* an index shared by build-id belongs to sy->indexes; an unshared one to o */
+	if (o->di && (!o->build_id || !*o->build_id))
+		dwarf_index__free(o->di);
 	free(o);
+}
+
+static void free_index(void *p)
+{
+	struct index_entry *e = p;
+
+	dwarf_index__free(e->di);
+	free(e);
+}
+
+static void free_dirs(char **dirs)
+{
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		free(dirs[i]);
+	free(dirs);
 }
 
 void symbolizer__free(struct symbolizer *sy)
@@ -157,6 +189,8 @@ void symbolizer__free(struct symbolizer *sy)
 		return;
 	tdestroy(sy->snaps, free_snap);
 	tdestroy(sy->objs, free_obj);
+	tdestroy(sy->indexes, free_index);
+	free_dirs(sy->debug_dirs);
 	tdestroy(sy->strs, free);
 	ksyms__free(sy->ks);
 	elf_syms__free(sy->vdso);
@@ -219,7 +253,7 @@ static int open_mapped_file(const struct symbolizer *sy, uint32_t pid, const str
 }
 
 /* The shared object for the file open on fd; takes ownership of fd. NULL on ENOMEM. */
-static struct object *get_object(struct symbolizer *sy, int fd, const char *path)
+static struct object *get_object(struct symbolizer *sy, int fd, const char *path, uint32_t pid)
 {
 	struct object key = {}, *o, **slot;
 	struct stat st;
@@ -242,8 +276,10 @@ static struct object *get_object(struct symbolizer *sy, int fd, const char *path
 	}
 	*o = key;
 	o->fd = fd;
+	o->pid = pid;
 	o->name = intern(sy, base_name(path));
-	if (!o->name || !tsearch(o, &sy->objs, cmp_obj)) {
+	o->path = intern(sy, path);
+	if (!o->name || !o->path || !tsearch(o, &sy->objs, cmp_obj)) {
 		free_obj(o);
 		return NULL;
 	}
@@ -272,7 +308,7 @@ static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry 
 		m->label = intern(sy, base_name(e->path));
 		fd = open_mapped_file(sy, pid, e);
 		if (fd >= 0) {
-			m->obj = get_object(sy, fd, e->path);
+			m->obj = get_object(sy, fd, e->path, pid);
 			if (!m->obj)
 				return -ENOMEM;
 			m->kind = MAP_FILE;
@@ -529,6 +565,143 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		out->name = internf(sy, "%s+0x%" PRIx64, m->label, out->rel);
 	}
 	return out->name ? 0 : -ENOMEM;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct index_entry *x = a, *y = b;
+
+	/* build-ids are interned: one pointer per id */
+	return x->build_id < y->build_id ? -1 : x->build_id > y->build_id;
+}
+
+/*
+ * The DWARF index of o, built at the first call and shared by build-id. Debug files are looked
+ * for under the root of the process that mapped o first (it may be in another mount namespace),
+ * then on the host. An opt-in debuginfod lookup would go here, after the local search failed.
+ */
+static struct dwarf_index *object_index(struct symbolizer *sy, struct object *o)
+{
+	struct index_entry key = {.build_id = o->build_id}, *e, **slot;
+	char root[4096];
+	const char *roots[] = {root, "", NULL};
+	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs};
+	bool shared = o->build_id && *o->build_id;
+
+	if (o->di_tried)
+		return o->di;
+	o->di_tried = true;
+	if (shared && (slot = tfind(&key, &sy->indexes, cmp_index))) {
+		o->di = (*slot)->di;
+		return o->di;
+	}
+	snprintf(root, sizeof(root), "%s/%u/root", sy->procfs, o->pid);
+	o->di = dwarf_index__open(o->fd, o->path, &dp);
+	if (!o->di)
+		return NULL;
+	if (!sy->zstd_object && (dwarf_index__flags(o->di) & DI_ZSTD))
+		sy->zstd_object = o->name;
+	if (!shared)
+		return o->di;
+	e = calloc(1, sizeof(*e));
+	if (!e || !tsearch(e, &sy->indexes, cmp_index)) {
+		/* not shared then: o owns it */
+		free(e);
+		o->build_id = intern(sy, "");
+		return o->di;
+	}
+	*e = key;
+	e->di = o->di;
+	return o->di;
+}
+
+int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
+			   bool leaf, struct sym_frame *out, size_t max, size_t *n)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+	struct di_frame df[64];
+	const struct snap_map *m = NULL;
+	struct dwarf_index *di;
+	uint64_t look;
+	size_t k = 0;
+	int err;
+
+	*n = 0;
+	if (!max)
+		return -EINVAL;
+	err = symbolizer__user(sy, pid, gen, addr, leaf, &out[0]);
+	if (err)
+		return err;
+	*n = 1;
+	slot = tfind(&key, &sy->snaps, cmp_snap);
+	if (slot)
+		m = find_map(*slot, leaf ? addr : addr - 1);
+	/* DWARF only for files whose address we could translate (rel is then a file vaddr) */
+	if (!m || m->kind != MAP_FILE || !m->obj->es)
+		return 0;
+	di = object_index(sy, m->obj);
+	if (!di)
+		return 0;
+	/* the return address - 1 of a caller, as symbolizer__user looked it up */
+	look = leaf ? out[0].rel : out[0].rel - 1;
+	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	/* nothing from DWARF or the object's symbols: the debug file's symbols may know */
+	if (!k) {
+		const char *name = out[0].named ? NULL : dwarf_index__debug_symbol(di, look);
+
+		if (name) {
+			out[0].name = name;
+			out[0].named = true;
+		}
+		return 0;
+	}
+	if (!df[k - 1].name)
+		df[k - 1].name = dwarf_index__debug_symbol(di, look);
+	for (size_t i = k; i-- > 0;) {
+		struct sym_frame *f = &out[i];
+
+		*f = out[0];
+		if (df[i].name) {
+			f->name = df[i].name;
+			f->named = true;
+		}
+		f->mangled = df[i].mangled;
+		f->file = df[i].file;
+		f->line = df[i].line;
+		f->column = df[i].column;
+		f->inlined = df[i].inlined;
+	}
+	*n = k;
+	return 0;
+}
+
+int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs)
+{
+	size_t n = 0;
+	char **v;
+
+	while (dirs && dirs[n])
+		n++;
+	v = dirs ? calloc(n + 1, sizeof(*v)) : NULL;
+	if (dirs && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = strdup(dirs[i]);
+		if (!v[i]) {
+			free_dirs(v);
+			return -ENOMEM;
+		}
+	}
+	free_dirs(sy->debug_dirs);
+	sy->debug_dirs = v;
+	return 0;
+}
+
+const char *symbolizer__zstd_object(const struct symbolizer *sy)
+{
+	return sy->zstd_object;
 }
 
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out)

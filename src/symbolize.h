@@ -11,12 +11,14 @@
  * Address convention: the leaf frame is looked up at its exact PC, every caller at its return
  * address - 1, so a call at the very end of a function is not named after the next function.
  *
- * The module grows into DWARF (lines, inlined frames, debug files): a lookup answers with a
- * struct sym_frame, whose fields only ever get added.
+ * DWARF (lines, inlined frames, debug files) comes from dwarf_index, per build-id; a lookup
+ * answers with struct sym_frame, whose fields only ever get added. No debuginfod: a hook for
+ * an opt-in lookup belongs in object_index() in symbolize.c.
  */
 #ifndef CPUPROF_SYMBOLIZE_H
 #define CPUPROF_SYMBOLIZE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,6 +50,12 @@ struct sym_frame {
 	uint64_t map_offset;	     /* file offset of map_start */
 	const char *map_path;	     /* path as mapped ("/usr/lib/x/libc.so.6", "[vdso]") */
 	const char *build_id;	     /* lower-case hex GNU build-id, "" when unknown */
+
+	/* source position (symbolizer__user_chain; symbolizer__user leaves them empty) */
+	const char *file;      /* source file, NULL when unknown */
+	uint32_t line, column; /* 0 when unknown */
+	bool inlined;	       /* an inlined instance: the next frame of the chain is its caller */
+	const char *mangled;   /* linkage name when it differs from name, else NULL */
 };
 
 /* procfs is "/proc" except in tests. Returns NULL and sets errno. */
@@ -80,9 +88,41 @@ int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen);
 unsigned int symbolizer__n_snapshots(const struct symbolizer *sy);
 unsigned int symbolizer__n_objects(const struct symbolizer *sy);
 
-/* Name a user address of (pid, gen). leaf: addr is the sampled PC, not a return address. */
+/*
+ * Name a user address of (pid, gen). leaf: addr is the sampled PC, not a return address.
+ * One frame, named from the ELF symbol tables only (no DWARF, no inlined frames): the cheap
+ * answer; symbolizer__user_chain gives the source-level one.
+ */
 int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
 		     struct sym_frame *out);
+
+/*
+ * The source-level frames of a user address of (pid, gen), innermost first, into
+ * out[0..*n), *n <= max: the inlined functions at the address, then the function that holds
+ * them, each with file, line and column from DWARF (the object's own, or a separate debug file
+ * found by build-id or .gnu_debuglink under /proc/PID/root and on the host). Every frame carries
+ * the map_* fields and build_id of symbolizer__user. The outermost frame is named from the
+ * symbol table when a symbol covers the address (as llvm-symbolizer does), from DWARF
+ * otherwise. Without debug information: one frame, the same as symbolizer__user. Debug
+ * information is indexed once per build-id and shared by every process and file with that id.
+ * Returns 0 (at least one frame) or a negative errno (-EINVAL when max is 0, -ENOMEM).
+ */
+int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
+			   bool leaf, struct sym_frame *out, size_t max, size_t *n);
+
+/*
+ * Global debug directories for separate debug files, looked for under /proc/PID/root and on
+ * the host (NULL-terminated, copied; NULL: /usr/lib/debug). Tests point this at a temporary
+ * tree. Affects objects indexed afterwards. 0 or -ENOMEM.
+ */
+int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs);
+
+/*
+ * The base name of the first object indexed so far whose debug sections are zstd-compressed
+ * (elfutils 0.188 cannot read them: its lines and inlined frames are missing), or NULL. For
+ * the caller to warn once.
+ */
+const char *symbolizer__zstd_object(const struct symbolizer *sy);
 
 /* Name a kernel address. */
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out);

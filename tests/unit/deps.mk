@@ -13,3 +13,6 @@ $(O)/tests/test_cpulist: $(O)/src/bpf_loader.o
 $(O)/tests/test_pb: $(O)/src/pb.o
 $(O)/tests/test_pprof: $(O)/src/pprof.o $(O)/src/pb.o $(O)/src/profile.o $(O)/src/idtable.o
 $(O)/tests/test_json_out: $(O)/src/json_out.o $(O)/src/profile.o $(O)/src/idtable.o
+$(O)/tests/test_demangle: $(O)/src/demangle.o
+$(O)/tests/test_dwarf_index: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o
+$(O)/tests/test_symbolize: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o

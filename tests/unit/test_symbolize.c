@@ -71,6 +71,88 @@ static void test_own_process(void **state)
 	symbolizer__free(sy);
 }
 
+volatile int cp_test_volatile = 5;
+int cp_test_outer(int x);
+
+/* the line of cp_test_inl's statement */
+static const unsigned int cp_test_inl_line = __LINE__ + 3;
+static inline __attribute__((always_inline)) int cp_test_inl(int x)
+{
+	return x * cp_test_volatile + 11;
+}
+
+__attribute__((noinline, used)) int cp_test_outer(int x)
+{
+	return cp_test_inl(x) - cp_test_volatile;
+}
+
+/* Source-level chains from this test's own DWARF (it is built -O2 -g). */
+static void test_own_chain(void **state)
+{
+	struct symbolizer *sy = symbolizer__new("/proc");
+	uint64_t a = (uint64_t)(uintptr_t)&cp_test_second;
+	uint64_t o = (uint64_t)(uintptr_t)&cp_test_outer;
+	struct sym_frame f[8];
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(sy);
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].name, "cp_test_second");
+	assert_non_null(f[0].file);
+	assert_non_null(strstr(f[0].file, "/tests/unit/test_symbolize.c"));
+	assert_true(f[0].line > 0);
+	assert_false(f[0].inlined);
+	assert_null(f[0].mangled);
+	assert_int_equal(f[0].map_kind, SYM_MAP_FILE);
+	assert_int_equal(strlen(f[0].build_id), 40);
+	assert_string_equal(f[0].module, "test_symbolize");
+	/* a return address at a function's start belongs to the call before it */
+	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, false, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_not_equal(f[0].name, "cp_test_second");
+	/* the inlined function as its own frame, under its caller */
+	for (uint64_t x = o; x < o + 256; x++) {
+		assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, x, true, f, 8, &n), 0);
+		if (n == 2)
+			break;
+	}
+	assert_int_equal(n, 2);
+	assert_string_equal(f[0].name, "cp_test_inl");
+	assert_true(f[0].inlined);
+	assert_int_equal(f[0].line, cp_test_inl_line);
+	assert_string_equal(f[1].name, "cp_test_outer");
+	assert_false(f[1].inlined);
+	assert_int_equal(f[1].line, cp_test_inl_line + 5);
+	assert_int_equal(f[0].map_start, f[1].map_start);
+	assert_ptr_equal(f[0].build_id, f[1].build_id);
+	/* no snapshot: the one fallback frame */
+	assert_int_equal(symbolizer__user_chain(sy, getpid(), 9, 0x1234, true, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].name, "[unknown]+0x1234");
+	assert_null(f[0].file);
+	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 0, &n), -EINVAL);
+	assert_null(symbolizer__zstd_object(sy));
+	symbolizer__free(sy);
+}
+
+/* Debug directories are settable (tests) and copied. */
+static void test_debug_dirs(void **state)
+{
+	struct symbolizer *sy = symbolizer__new("/proc");
+	char dir[] = "/tmp/x";
+	const char *dirs[] = {dir, "/usr/lib/debug", NULL};
+
+	(void)state;
+	assert_int_equal(symbolizer__set_debug_dirs(sy, dirs), 0);
+	dir[1] = 'y';
+	assert_int_equal(symbolizer__set_debug_dirs(sy, dirs), 0);
+	assert_int_equal(symbolizer__set_debug_dirs(sy, NULL), 0);
+	symbolizer__free(sy);
+}
+
 static void test_no_such_process(void **state)
 {
 	struct symbolizer *sy = symbolizer__new("/proc");
@@ -172,10 +254,9 @@ static void test_kernel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_process),
-		cmocka_unit_test(test_no_such_process),
-		cmocka_unit_test(test_fake_procfs),
-		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_own_process), cmocka_unit_test(test_own_chain),
+		cmocka_unit_test(test_debug_dirs),  cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_fake_procfs), cmocka_unit_test(test_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
