@@ -111,7 +111,8 @@ $(BIN): $(OBJS) $(MAIN_OBJ) $(CMD_OBJS)
 FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 	-fno-optimize-sibling-calls
 FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen demo)
-FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared
+FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
+	$(O)/fixtures/fix_inline
 
 $(O)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)
@@ -131,6 +132,14 @@ $(O)/fixtures/fix_nopie: tests/fixtures/fix_tree.c
 $(O)/fixtures/fix_shared: tests/fixtures/fix_shared_main.c $(O)/fixtures/libcpfix.so
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -L$(O)/fixtures -lcpfix -Wl,-rpath,'$$ORIGIN'
+
+# optimised, so that the compiler inlines; frame pointers set up on entry (no sibling calls,
+# no shrink-wrapping), so that frame-pointer stacks are whole
+$(O)/fixtures/fix_inline: tests/fixtures/fix_inline.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -fno-shrink-wrap -o $@ $<
 
 fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
 

@@ -36,6 +36,7 @@ enum {
 	OPT_INCLUDE_IDLE,
 	OPT_PER_THREAD,
 	OPT_FORMAT,
+	OPT_LINES,
 };
 
 static const struct argp_option record_options[] = {
@@ -65,6 +66,8 @@ static const struct argp_option record_options[] = {
 	 "folded, pprof or json (default: from the file name: .pb.gz/.pprof pprof, .json json, "
 	 "else folded)",
 	 3},
+	{"lines", OPT_LINES, NULL, 0,
+	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
 	{NULL, 0, NULL, 0, "Messages:", 4},
 	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", 5},
 	{"quiet", 'q', NULL, 0, "Print nothing but errors", 4},
@@ -193,6 +196,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case OPT_LINES:
+		o->lines = true;
 		break;
 	case 'q':
 		log_set_level(LOG_ERROR);

@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
+#include "idtable.h"
 
-/* Frames of one sample: two stacks plus pseudo-frames. */
-#define MAX_FRAMES (2 * CP_MAX_STACK_DEPTH + 4)
+/* Inlined frames kept per address at most (the outermost ones when a chain is longer). */
+#define MAX_CHAIN 16
+/* Frames of one sample: two stacks, their inlined frames, pseudo-frames. */
+#define MAX_FRAMES (2 * CP_MAX_STACK_DEPTH * MAX_CHAIN + 4)
+/* Cache key pid of kernel addresses: no process has it. */
+#define KERNEL_PID UINT32_MAX
+
+/* The frames an address was named with, cached: many stacks share their addresses. */
+struct named_addr {
+	uint32_t pid, gen;
+	uint64_t addr;
+	bool leaf;
+	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
+};
 
 struct agg {
 	struct bpf_session *s;
@@ -14,7 +28,13 @@ struct agg {
 	const struct aggregate_opts *o;
 	struct profile *prof;
 	struct aggregate_stats st;
+	struct idtable cache;
+	struct named_addr *named;
+	size_t n_named, cap_named;
+	uint32_t *pool;
+	size_t n_pool, cap_pool;
 	uint64_t ips[CP_MAX_STACK_DEPTH];
+	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
 
@@ -72,13 +92,117 @@ static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf
 	return err;
 }
 
+static bool named_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct named_addr *x = &((const struct agg *)ctx)->named[id], *y = key;
+
+	return x->addr == y->addr && x->pid == y->pid && x->gen == y->gen && x->leaf == y->leaf;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Name one address: the frame chain, interned, root first, into a->pool. */
+static int name_address(struct agg *a, struct named_addr *na, bool kernel)
+{
+	size_t n = 1;
+	int err;
+
+	if (kernel)
+		err = symbolizer__kernel(a->sy, na->addr, na->leaf, &a->chain[0]);
+	else
+		err = symbolizer__user_chain(a->sy, na->pid, na->gen, na->addr, na->leaf, a->chain,
+					     MAX_CHAIN, &n);
+	if (err)
+		return err;
+	if (grow((void **)&a->pool, &a->cap_pool, a->n_pool + n, sizeof(*a->pool)))
+		return -ENOMEM;
+	na->first = (uint32_t)a->n_pool;
+	na->n = (uint32_t)n;
+	/* the chain is innermost first; the profile wants the real function first */
+	for (size_t j = n; j-- > 0;) {
+		const struct sym_frame *sf = &a->chain[j];
+		struct prof_frame f = {
+			.name = sf->name,
+			.module = sf->module,
+			.addr = na->addr,
+			.rel = sf->rel,
+			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+			.named = sf->named,
+			.inlined = sf->inlined,
+			.mangled = sf->mangled,
+			.file = sf->file,
+			.line = sf->line,
+			.column = sf->column,
+		};
+
+		err = frame_mapping(a, kernel ? 0 : na->pid, sf, &f.mapping);
+		if (!err)
+			err = profile__intern_frame(a->prof, &f, &a->pool[a->n_pool]);
+		if (err)
+			return err;
+		a->n_pool++;
+	}
+	return 0;
+}
+
+/* Append the frames of one address (root first) to the sample being built. */
+static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		       bool kernel, uint32_t *n)
+{
+	struct named_addr key, *na;
+	uint32_t h;
+	struct idslot *sl;
+	bool found;
+	int err;
+
+	/* hashed as bytes: no stray padding */
+	memset(&key, 0, sizeof(key));
+	key.pid = kernel ? KERNEL_PID : pid;
+	key.gen = kernel ? 0 : gen;
+	key.addr = addr;
+	key.leaf = leaf;
+	h = idtable_hash(IDTABLE_SEED, &key, offsetof(struct named_addr, first));
+	if (idtable_reserve(&a->cache))
+		return -ENOMEM;
+	sl = idtable_probe(&a->cache, h, named_eq, a, &key, &found);
+	if (found) {
+		na = &a->named[sl->id1 - 1];
+	} else {
+		if (grow((void **)&a->named, &a->cap_named, a->n_named + 1, sizeof(*a->named)))
+			return -ENOMEM;
+		na = &a->named[a->n_named];
+		*na = key;
+		err = name_address(a, na, kernel);
+		if (err)
+			return err;
+		idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named++);
+	}
+	if (*n + na->n > MAX_FRAMES)
+		return -E2BIG;
+	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
+	*n += na->n;
+	return 0;
+}
+
 static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
 		     uint32_t *n)
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
-	struct prof_frame f;
-	struct sym_frame sf;
-	uint32_t mapping;
 	char pseudo[64];
 	size_t depth;
 	int err;
@@ -103,24 +227,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	}
 	/* the maps hold the leaf first; profiles are written root first */
 	for (size_t i = depth; i-- > 0;) {
-		bool leaf = i == 0;
-
-		err = kernel ? symbolizer__kernel(a->sy, a->ips[i], leaf, &sf)
-			     : symbolizer__user(a->sy, k->pid, k->gen, a->ips[i], leaf, &sf);
-		if (!err)
-			err = frame_mapping(a, k->pid, &sf, &mapping);
-		if (err)
-			return err;
-		f = (struct prof_frame){
-			.name = sf.name,
-			.module = sf.module,
-			.addr = a->ips[i],
-			.rel = sf.rel,
-			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
-			.mapping = mapping,
-			.named = sf.named,
-		};
-		err = profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
+		err = add_address(a, k->pid, k->gen, a->ips[i], i == 0, kernel, n);
 		if (err)
 			return err;
 	}
@@ -171,6 +278,9 @@ int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct 
 	a->prof = p;
 	err = bpf_session__for_each_count(s, on_count, a);
 	*st = a->st;
+	idtable_free(&a->cache);
+	free(a->named);
+	free(a->pool);
 	free(a);
 	return err;
 }

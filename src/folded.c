@@ -80,7 +80,16 @@ static char *sample_line(const struct profile *p, const struct prof_sample *s,
 	for (uint32_t i = 0; !err && i < s->nframes; i++) {
 		const struct prof_frame *f = profile__frame(p, s->frames[i]);
 
-		folded_frame_name(f->name, false, name, sizeof(name) - 4);
+		if (opts->lines && f->file && f->line) {
+			const char *base = strrchr(f->file, '/');
+			char full[1024];
+
+			snprintf(full, sizeof(full), "%s (%s:%u)", f->name,
+				 base ? base + 1 : f->file, f->line);
+			folded_frame_name(full, false, name, sizeof(name) - 4);
+		} else {
+			folded_frame_name(f->name, false, name, sizeof(name) - 4);
+		}
 		if (f->kind == FRAME_KERNEL)
 			strcat(name, "_[k]");
 		else if (f->inlined)

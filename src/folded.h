@@ -14,6 +14,7 @@
 
 struct folded_opts {
 	bool per_thread; /* a second frame "THREAD-TID" under the process name */
+	bool lines;	 /* "function (file.c:42)": the base name of the source file and the line */
 };
 
 /* Write p to out. 0, -ENOMEM, or -EIO when a write fails. */

@@ -33,6 +33,7 @@ struct cp_options {
 	const char **outputs;
 	size_t n_outputs;
 	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
+	bool lines;		   /* --lines: folded frames carry their file:line */
 
 	/* the command line, for the profile's comment */
 	int argc;

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
 #include "aggregate.h"
 #include "bpf_loader.h"
 #include "folded.h"
@@ -697,7 +698,7 @@ static char *command_line(const struct cp_options *o)
 static int write_one(struct record *r, size_t i, const struct profile_meta *meta)
 {
 	FILE *f = out_file__stream(r->outs[i]);
-	struct folded_opts fo = {.per_thread = r->o->per_thread};
+	struct folded_opts fo = {.per_thread = r->o->per_thread, .lines = r->o->lines};
 	int err;
 
 	switch (options_output_format(r->o, i)) {
@@ -918,6 +919,11 @@ static int record_session(struct record *r)
 		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	if (symbolizer__zstd_object(r->sym))
+		pr_warn("%s has zstd-compressed debug sections, which libdw %s cannot read: its "
+			"frames have no source lines or inlined functions (recompress them with "
+			"objcopy --compress-debug-sections=zlib)",
+			symbolizer__zstd_object(r->sym), dwfl_version(NULL));
 	if (write_profile(r))
 		return CP_EXIT_FAILURE;
 	summary(r);
