@@ -12,6 +12,7 @@
 #include "dwarf_index.h"
 #include "elf_syms.h"
 #include "ksyms.h"
+#include "perfmap.h"
 #include "proc_maps.h"
 #include "symbolize.h"
 
@@ -56,6 +57,13 @@ struct snapshot {
 	uint64_t key; /* pid << 32 | gen */
 	struct snap_map *v;
 	size_t n;
+	uint32_t nspid; /* the pid inside the process's own pid namespace */
+};
+
+/* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
+struct pm_cache {
+	uint32_t pid;
+	struct perfmap *pm;
 };
 
 struct symbolizer {
@@ -68,6 +76,7 @@ struct symbolizer {
 	struct elf_syms *vdso;
 	bool vdso_tried;
 	void *indexes;		 /* tsearch tree of struct index_entry * */
+	void *perfmaps;		 /* tsearch tree of struct pm_cache * */
 	char **debug_dirs;	 /* NULL-terminated, or NULL: the default */
 	const char *zstd_object; /* first object with zstd-compressed debug sections */
 };
@@ -183,6 +192,14 @@ static void free_dirs(char **dirs)
 	free(dirs);
 }
 
+static void free_pm_cache(void *p)
+{
+	struct pm_cache *c = p;
+
+	perfmap__free(c->pm);
+	free(c);
+}
+
 void symbolizer__free(struct symbolizer *sy)
 {
 	if (!sy)
@@ -190,6 +207,7 @@ void symbolizer__free(struct symbolizer *sy)
 	tdestroy(sy->snaps, free_snap);
 	tdestroy(sy->objs, free_obj);
 	tdestroy(sy->indexes, free_index);
+	tdestroy(sy->perfmaps, free_pm_cache);
 	free_dirs(sy->debug_dirs);
 	tdestroy(sy->strs, free);
 	ksyms__free(sy->ks);
@@ -321,6 +339,76 @@ static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry 
 }
 
 /* Read the executable mappings of pid now into a new snapshot. */
+/* The innermost pid namespace's pid of pid (last field of NSpid), or pid itself. */
+static uint32_t read_nspid(const struct symbolizer *sy, uint32_t pid)
+{
+	char path[4096], line[256];
+	uint32_t ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u/status", sy->procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = line + 6;; p = end) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			ns = (uint32_t)v;
+		}
+		break;
+	}
+	fclose(f);
+	return ns;
+}
+
+static int cmp_pm(const void *a, const void *b)
+{
+	const struct pm_cache *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * The perf map of pid: /tmp/perf-NSPID.map inside the process's root (a container's /tmp), else
+ * the host's /tmp/perf-PID.map (the process may have exited). NULL when there is none.
+ */
+static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint32_t nspid)
+{
+	struct pm_cache key = {.pid = pid}, *c, **slot;
+	char path[4096];
+	FILE *f;
+
+	slot = tfind(&key, &sy->perfmaps, cmp_pm);
+	if (slot)
+		return (*slot)->pm;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->pid = pid;
+	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", sy->procfs, pid, nspid);
+	f = fopen(path, "re");
+	if (!f && nspid == pid) {
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+		f = fopen(path, "re");
+	}
+	if (f) {
+		c->pm = perfmap__load(f);
+		fclose(f);
+	}
+	if (!tsearch(c, &sy->perfmaps, cmp_pm)) {
+		free_pm_cache(c);
+		return NULL;
+	}
+	return c->pm;
+}
+
 static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, struct snapshot **out)
 {
 	struct proc_maps pm = {};
@@ -349,6 +437,7 @@ static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, stru
 		goto out;
 	}
 	s->key = (uint64_t)pid << 32 | gen;
+	s->nspid = read_nspid(sy, pid);
 	for (size_t i = 0; i < pm.n; i++) {
 		/* frame addresses only ever point into executable memory */
 		if (!pm.v[i].executable)
@@ -517,6 +606,21 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	if (slot)
 		m = find_map(*slot, look);
 	out->build_id = intern(sy, "");
+	/* JIT code: anonymous memory, or made executable after the mappings were read */
+	if (!m || m->kind == MAP_ANON) {
+		const struct perfmap *pm = perf_map(sy, pid, slot ? (*slot)->nspid : pid);
+
+		name = pm ? perfmap__lookup(pm, look, &soff) : NULL;
+	}
+	if (!m && name) {
+		out->module = intern(sy, "[jit]");
+		out->map_path = out->module;
+		out->map_kind = SYM_MAP_ANON;
+		out->rel = addr;
+		out->name = intern(sy, name);
+		out->named = true;
+		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
+	}
 	if (!m) {
 		out->module = intern(sy, "[unknown]");
 		out->map_path = out->module;
