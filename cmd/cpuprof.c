@@ -37,6 +37,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_FORMAT,
 	OPT_LINES,
+	OPT_DEBUGINFOD,
 };
 
 static const struct argp_option record_options[] = {
@@ -68,6 +69,8 @@ static const struct argp_option record_options[] = {
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
+	{"debuginfod", OPT_DEBUGINFOD, NULL, 0,
+	 "Fetch debug files missing locally from the debuginfod servers in DEBUGINFOD_URLS", 3},
 	{NULL, 0, NULL, 0, "Messages:", 4},
 	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list", 5},
 	{"quiet", 'q', NULL, 0, "Print nothing but errors", 4},
@@ -199,6 +202,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINES:
 		o->lines = true;
+		break;
+	case OPT_DEBUGINFOD:
+		o->debuginfod = true;
 		break;
 	case 'q':
 		log_set_level(LOG_ERROR);

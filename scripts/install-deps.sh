@@ -7,7 +7,7 @@ set -eu
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
 golang-go
-libiberty-dev liblzma-dev xz-utils g++"
+libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl"
 
 missing=""
 for p in $PKGS; do

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <lzma.h>
 #include <zlib.h>
+#include <elfutils/debuginfod.h>
 #include "debug_find.h"
 
 /* ELF gABI: ch_type of a zstd-compressed section (not in elfutils 0.188's elf.h) */
@@ -197,12 +198,33 @@ static int by_debuglink(Elf *elf, const char *objpath, const struct debug_paths 
 	return -ENOENT;
 }
 
+/* The debug file of build-id id from a debuginfod server ($DEBUGINFOD_URLS; client cache). */
+static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t found_size)
+{
+	debuginfod_client *c = debuginfod_begin();
+	char *path = NULL;
+	int fd;
+
+	if (!c)
+		return -ENOENT;
+	fd = debuginfod_find_debuginfo(c, id, (int)len, &path);
+	debuginfod_end(c);
+	if (fd < 0) {
+		free(path);
+		return -ENOENT;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	snprintf(found, found_size, "%s", path ? path : "");
+	free(path);
+	return fd;
+}
+
 int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, char *found,
 		    size_t found_size)
 {
-	struct debug_paths d = {host_root, default_dirs};
-	const uint8_t *id;
-	size_t len;
+	struct debug_paths d = {host_root, default_dirs, false};
+	const uint8_t *id = NULL;
+	size_t len = 0;
 	int fd;
 
 	if (dp && dp->roots)
@@ -213,8 +235,14 @@ int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, ch
 		fd = by_build_id(id, len, &d, found, found_size);
 		if (fd >= 0)
 			return fd;
+	} else {
+		id = NULL;
 	}
-	return by_debuglink(elf, path, &d, found, found_size);
+	fd = by_debuglink(elf, path, &d, found, found_size);
+	/* the network last, and only when asked for */
+	if (fd < 0 && id && dp && dp->debuginfod)
+		fd = by_debuginfod(id, len, found, found_size);
+	return fd;
 }
 
 int debug_minidebuginfo(Elf *elf, void **image, size_t *size)

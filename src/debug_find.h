@@ -25,6 +25,9 @@ struct debug_paths {
 	const char *const *roots;
 	/* global debug directories, each under every root; NULL: DEBUG_FIND_DEFAULT_DIR */
 	const char *const *debug_dirs;
+	/* when nothing local is found, ask the debuginfod servers of $DEBUGINFOD_URLS by build-id
+	 */
+	bool debuginfod;
 };
 
 /* The GNU build-id note of elf: 0 and the bytes (owned by elf), or -ENOENT. */

@@ -34,6 +34,7 @@ struct cp_options {
 	size_t n_outputs;
 	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
 	bool lines;		   /* --lines: folded frames carry their file:line */
+	bool debuginfod;	   /* --debuginfod: fetch missing debug files ($DEBUGINFOD_URLS) */
 
 	/* the command line, for the profile's comment */
 	int argc;

@@ -884,6 +884,14 @@ static int record_session(struct record *r)
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
+	if (r->o->debuginfod) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+
+		if (!urls || !*urls)
+			pr_warn("--debuginfod: DEBUGINFOD_URLS is not set, so there is no server "
+				"to ask");
+		symbolizer__set_debuginfod(r->sym, true);
+	}
 	err = load_kernel_symbols(r);
 	if (err)
 		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",

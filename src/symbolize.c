@@ -77,6 +77,7 @@ struct symbolizer {
 	bool vdso_tried;
 	void *indexes;		 /* tsearch tree of struct index_entry * */
 	void *perfmaps;		 /* tsearch tree of struct pm_cache * */
+	bool debuginfod;	 /* ask debuginfod servers for missing debug files */
 	char **debug_dirs;	 /* NULL-terminated, or NULL: the default */
 	const char *zstd_object; /* first object with zstd-compressed debug sections */
 };
@@ -689,7 +690,7 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct object *o)
 	struct index_entry key = {.build_id = o->build_id}, *e, **slot;
 	char root[4096];
 	const char *roots[] = {root, "", NULL};
-	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs};
+	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod};
 	bool shared = o->build_id && *o->build_id;
 
 	if (o->di_tried)
@@ -801,6 +802,11 @@ int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs)
 	free_dirs(sy->debug_dirs);
 	sy->debug_dirs = v;
 	return 0;
+}
+
+void symbolizer__set_debuginfod(struct symbolizer *sy, bool on)
+{
+	sy->debuginfod = on;
 }
 
 const char *symbolizer__zstd_object(const struct symbolizer *sy)

@@ -118,6 +118,12 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs);
 
 /*
+ * Whether to ask the debuginfod servers of $DEBUGINFOD_URLS for a debug file by build-id when
+ * none is found locally (off by default: the network only on request).
+ */
+void symbolizer__set_debuginfod(struct symbolizer *sy, bool on);
+
+/*
  * The base name of the first object indexed so far whose debug sections are zstd-compressed
  * (elfutils 0.188 cannot read them: its lines and inlined frames are missing), or NULL. For
  * the caller to warn once.

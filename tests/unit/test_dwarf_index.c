@@ -155,7 +155,7 @@ static void test_build_id_tree(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", debugdir[256], hex[128] = "";
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none};
+	struct debug_paths dp = {NULL, none, false};
 	struct dwarf_index *di;
 	FILE *p;
 
@@ -188,7 +188,7 @@ static void test_build_id_tree(void **state)
 	snprintf(debugdir, sizeof(debugdir), "%s/usr/lib/debug", dir);
 	{
 		const char *dirs[] = {debugdir, NULL};
-		struct debug_paths d2 = {NULL, dirs};
+		struct debug_paths d2 = {NULL, dirs, false};
 
 		di = open_fix("inl_fix.nolink", &d2);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -198,7 +198,7 @@ static void test_build_id_tree(void **state)
 	/* the default directory under a root, as for /proc/PID/root */
 	{
 		const char *roots[] = {"/nonexistent-root", dir, NULL};
-		struct debug_paths d3 = {roots, NULL};
+		struct debug_paths d3 = {roots, NULL, false};
 
 		di = open_fix("inl_fix.nolink", &d3);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -214,7 +214,7 @@ static void test_debuglink_crc(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", path[512];
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none};
+	struct debug_paths dp = {NULL, none, false};
 	struct dwarf_index *di;
 	int fd;
 
@@ -244,7 +244,7 @@ static void test_debuglink_crc(void **state)
 static void test_minidebuginfo(void **state)
 {
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none};
+	struct debug_paths dp = {NULL, none, false};
 	struct dwarf_index *di = open_fix("inl_fix.mini", &dp);
 	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL);
 	struct di_frame f[4];
