@@ -58,7 +58,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) 
 SRCS := $(wildcard src/*.c)
 OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS))
 MAIN_OBJ := $(O)/cmd/cpuprof.o
-CMD_OBJS := $(O)/cmd/symbolize.o
+CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o
 BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:
@@ -142,6 +142,37 @@ $(O)/fixtures/fix_inline: tests/fixtures/fix_inline.c tests/fixtures/fixture.h
 		-fno-optimize-sibling-calls -fno-shrink-wrap -o $@ $<
 
 fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
+
+# ---- unwind tables: fixtures of test_unwind_table ------------------------------------------
+# unw_nofp: -O2 -fomit-frame-pointer (CFA on rsp, a >32 KiB frame); unw_fp: the same with frame
+# pointers (CFA on rbp); unw_ibt: IBT PLT (the second PLT expression); unw_dbgframe: CFI only in
+# .debug_frame (.eh_frame and its header removed; never run).
+UNW_FIXTURES := $(addprefix $(O)/fixtures/,unw_nofp unw_fp unw_ibt unw_dbgframe)
+
+$(O)/fixtures/unw_nofp: tests/fixtures/unw_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+
+$(O)/fixtures/unw_fp: tests/fixtures/unw_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $<
+
+$(O)/fixtures/unw_ibt: tests/fixtures/unw_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -fcf-protection=full -Wl,-z,ibtplt -o $@ $<
+
+$(O)/fixtures/unw_dbgframe: tests/fixtures/unw_fix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-o $@.tmp $<
+	$(Q)objcopy -R .eh_frame -R .eh_frame_hdr $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+fixtures: $(UNW_FIXTURES)
 
 # ---- symbolization: DWARF fixtures (test_dwarf_index) and the benchmark --------------------
 # inl_fix: -O2 -g with known inlining; .debug/.stripped: a separate debug file found through

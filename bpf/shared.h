@@ -119,4 +119,83 @@ enum cp_stat {
 };
 _Static_assert(CP_STAT_MAX <= 32, "cp_stat fits the stats map");
 
+/* ---- unwind tables (user space builds them from .eh_frame / .debug_frame) -------------- */
+
+/*
+ * One row per PC where the x86-64 unwind rule of an object changes; a row holds from its pc
+ * up to the next row's pc, so a lookup is "the last row with pc <= x" (x = the leaf's PC, or
+ * a return address - 1 for callers). Rows of one object are sorted by pc, pcs are unique,
+ * two consecutive rows never carry the same rule, and every function ends with a
+ * CP_CFA_END_FUNC row unless the next function starts right there.
+ *
+ * pc is a 32-bit offset from the table's base: the lowest PT_LOAD p_vaddr of the object (0 for
+ * PIE and shared objects, e.g. 0x400000 for a non-PIE executable). So the BPF side computes
+ * row_pc = runtime_pc - load_bias - base with the same load bias as symbolization. Objects
+ * whose executable code spans 4 GiB or more get no table (builder: -EFBIG).
+ *
+ * 16 bytes: the two offsets must be 32-bit (CFA offsets beyond +-32 KiB exist: a 40000-byte
+ * local array, large C++/Rust frames; Parca's s16 wraps there), which with a 32-bit pc leaves
+ * no room for the type bytes in 12. 16 keeps every field naturally aligned and a row index a
+ * shift; a 4 MiB map value holds 262144 rows. The return address is not stored: it is at
+ * CFA - 8 in every supported row (anything else is CP_UNW_RA).
+ */
+enum cp_cfa_type {
+	CP_CFA_UNSUPPORTED = 0, /* rule not representable, see reason; counted, never guessed */
+	CP_CFA_RSP = 1,		/* CFA = rsp + cfa_off */
+	CP_CFA_RBP = 2,		/* CFA = rbp + cfa_off */
+	/*
+	 * The two CFA expressions binutils emits for a lazy .plt (elf64-x86-64.c), 16-byte
+	 * entries that push once: CFA = rsp + 8, plus 8 once (rip & 15) >= cfa_off, the entry
+	 * offset after the push. PLT1: the classic PLT, cfa_off 11. PLT2: the IBT PLT
+	 * (endbr64 first), cfa_off 10 in older binutils, 9 in 2.40's x32-style layout.
+	 */
+	CP_CFA_PLT1 = 3,
+	CP_CFA_PLT2 = 4,
+	CP_CFA_END_FUNC = 5,  /* no CFI from here on: gap between functions or end of the table */
+	CP_CFA_END_STACK = 6, /* return address undefined (_start, thread start): outermost frame */
+	/*
+	 * glibc's __restore_rt (CIE augmentation "S"): rsp points at the kernel's ucontext; the
+	 * interrupted rsp is at [rsp + cfa_off], rbp at [rsp + rbp_off] and rip at
+	 * [rsp + CP_SIGFRAME_RIP_OFF], and that rip is an exact PC (no - 1 for its lookup).
+	 */
+	CP_CFA_SIGNAL = 7,
+};
+
+enum cp_rbp_type {
+	CP_RBP_UNCHANGED = 0,	/* the caller's rbp is the current rbp (unset or same value) */
+	CP_RBP_CFA_OFF = 1,	/* the caller's rbp is saved at CFA + rbp_off */
+	CP_RBP_UNSUPPORTED = 2, /* in a register, an expression, undefined: reason CP_UNW_RBP */
+};
+
+/* Why a row is CP_CFA_UNSUPPORTED (or its rbp CP_RBP_UNSUPPORTED). */
+enum cp_unwind_reason {
+	CP_UNW_OK = 0,
+	CP_UNW_CFA_REG = 1,  /* CFA based on a register other than rsp/rbp */
+	CP_UNW_CFA_EXPR = 2, /* a CFA expression other than the PLT ones */
+	CP_UNW_RA = 3,	     /* return address not saved at CFA - 8 */
+	CP_UNW_RBP = 4,	     /* rbp rule other than unchanged / CFA + off (row still usable) */
+	CP_UNW_SIGNAL = 5,   /* signal frame whose expressions are not glibc's */
+	CP_UNW_RANGE = 6,    /* offset outside __s32 */
+	CP_UNW_BAD_CFI = 7,  /* malformed or unknown CFA instructions in this function */
+	CP_UNW_MAX,
+};
+
+/* __restore_rt: rip in the ucontext at rsp (uc_mcontext at +40, rip at +0x80 in it) */
+#define CP_SIGFRAME_RIP_OFF 168
+
+struct cp_unwind_row {
+	__u32 pc;      /* start, as offset from the object's base vaddr (see above) */
+	__s32 cfa_off; /* CP_CFA_RSP/RBP: added to the register; PLT, SIGNAL: see there */
+	__s32 rbp_off; /* CP_RBP_CFA_OFF: from the CFA; CP_CFA_SIGNAL: see there */
+	__u8 cfa_type; /* enum cp_cfa_type */
+	__u8 rbp_type; /* enum cp_rbp_type */
+	__u8 reason;   /* enum cp_unwind_reason */
+	__u8 pad;
+};
+_Static_assert(sizeof(struct cp_unwind_row) == 16, "cp_unwind_row layout");
+_Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_off) == 4, "cp_unwind_row.cfa_off");
+_Static_assert(__builtin_offsetof(struct cp_unwind_row, rbp_off) == 8, "cp_unwind_row.rbp_off");
+_Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_type) == 12, "cp_unwind_row.cfa_type");
+_Static_assert(CP_UNW_MAX <= 255, "cp_unwind_reason fits a __u8");
+
 #endif /* CPUPROF_SHARED_H */

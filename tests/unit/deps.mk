@@ -17,3 +17,4 @@ $(O)/tests/test_demangle: $(O)/src/demangle.o
 $(O)/tests/test_dwarf_index: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o
 $(O)/tests/test_symbolize: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o
 $(O)/tests/test_perfmap: $(O)/src/perfmap.o $(O)/src/textline.o
+$(O)/tests/test_unwind_table: $(O)/src/unwind_table.o

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuprof unwind-table FILE: a developer aid that prints the unwind rows cpuprof builds for an
+ * ELF object, one per line, in file virtual addresses so they can be set beside
+ * `readelf --debug-dump=frames-interp`:
+ *   VADDR CFA-RULE RBP-RULE [REASON]
+ * then one summary line starting with '#'.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "commands.h"
+#include "log.h"
+#include "options.h"
+#include "unwind_table.h"
+
+struct ut_options {
+	const char *obj;
+};
+
+static const struct argp_option ut_options[] = {
+	{NULL, 0, NULL, 0, NULL, 0},
+};
+
+static const char ut_doc[] =
+	"Print the x86-64 unwind rows cpuprof builds from FILE's .eh_frame (or .debug_frame), "
+	"then a summary line.\v"
+	"Each row: the file virtual address where it starts; the CFA rule (rsp+N, rbp+N, plt1(..), "
+	"plt2, end-func, end-stack, signal(rsp=[rsp+N]), unsupported); the rbp rule (rbp=same, "
+	"rbp=[cfa-N], rbp=[rsp+N] in a signal frame, rbp=?); why a rule is unsupported.\n\n"
+	"Exit status:\n"
+	"  0    the table was printed\n"
+	"  1    runtime failure\n"
+	"  64   bad usage\n"
+	"  66   FILE cannot be read, is not an x86-64 ELF object or has no CFI";
+
+static error_t ut_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ut_options *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (o->obj)
+			argp_error(state, "give one FILE");
+		o->obj = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->obj)
+			argp_error(state, "give the object: cpuprof unwind-table FILE");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void print_row(const struct cp_unwind_row *r, uint64_t base, FILE *out)
+{
+	fprintf(out, "%016" PRIx64 " ", base + r->pc);
+	switch (r->cfa_type) {
+	case CP_CFA_RSP:
+	case CP_CFA_RBP:
+		fprintf(out, "%s%+" PRId32, unwind_table_cfa_name(r->cfa_type), r->cfa_off);
+		break;
+	case CP_CFA_PLT1:
+	case CP_CFA_PLT2:
+		fprintf(out, "%s(rsp+8,+8@%" PRId32 ")", unwind_table_cfa_name(r->cfa_type),
+			r->cfa_off);
+		break;
+	case CP_CFA_SIGNAL:
+		fprintf(out, "signal(rsp=[rsp%+" PRId32 "]) rbp=[rsp%+" PRId32 "]\n", r->cfa_off,
+			r->rbp_off);
+		return;
+	default:
+		fputs(unwind_table_cfa_name(r->cfa_type), out);
+		break;
+	}
+	if (r->cfa_type == CP_CFA_RSP || r->cfa_type == CP_CFA_RBP || r->cfa_type == CP_CFA_PLT1 ||
+	    r->cfa_type == CP_CFA_PLT2) {
+		if (r->rbp_type == CP_RBP_CFA_OFF)
+			fprintf(out, " rbp=[cfa%+" PRId32 "]", r->rbp_off);
+		else if (r->rbp_type == CP_RBP_UNCHANGED)
+			fputs(" rbp=same", out);
+		else
+			fputs(" rbp=?", out);
+	}
+	if (r->reason)
+		fprintf(out, " %s", unwind_table_reason_name(r->reason));
+	putc('\n', out);
+}
+
+static void print_summary(const struct unwind_table_stats *st, FILE *out)
+{
+	fprintf(out,
+		"# %s: %zu rows, %zu bytes, %zu functions (%zu skipped), %zu end-func, "
+		"%zu end-stack, %zu plt, %zu signal; unsupported:",
+		st->debug_frame ? ".debug_frame" : ".eh_frame", st->rows,
+		st->rows * sizeof(struct cp_unwind_row), st->fdes, st->fdes_skipped, st->end_func,
+		st->end_stack, st->plt, st->signal);
+	for (unsigned int i = CP_UNW_OK + 1; i < CP_UNW_MAX; i++)
+		fprintf(out, " %s %zu", unwind_table_reason_name(i), st->unsupported[i]);
+	fprintf(out, "; %zu rows before compaction; built in %.3f ms\n", st->raw_rows,
+		st->build_ns / 1e6);
+}
+
+int cmd_unwind_table(int argc, char **argv)
+{
+	const struct argp argp = {ut_options, ut_parse, "FILE", ut_doc, NULL, NULL, NULL};
+	struct ut_options o = {};
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *rows;
+	struct unwind_table *ut;
+	size_t n;
+	int fd, rc = CP_EXIT_OK;
+
+	argv[0] = (char *)"cpuprof unwind-table";
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
+		return CP_EXIT_USAGE;
+	fd = open(o.obj, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_err("unwind-table: cannot open %s: %m", o.obj);
+		return CP_EXIT_NOPROC; /* 66, EX_NOINPUT */
+	}
+	ut = unwind_table__from_fd(fd);
+	close(fd);
+	if (!ut) {
+		pr_err("unwind-table: %s: %s", o.obj,
+		       errno == ENOEXEC	  ? "not an x86-64 ELF executable or shared object"
+		       : errno == ENODATA ? "no .eh_frame or .debug_frame"
+					  : strerror(errno));
+		return errno == ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_NOPROC;
+	}
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rows = unwind_table__rows(ut, &n);
+	for (size_t i = 0; i < n; i++)
+		print_row(&rows[i], unwind_table__base(ut), stdout);
+	unwind_table__stats(ut, &st);
+	print_summary(&st, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("unwind-table: writing the output: %s", strerror(errno));
+		rc = CP_EXIT_FAILURE;
+	}
+	unwind_table__free(ut);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86-64 unwind table of one ELF object: the rows of bpf/shared.h (struct cp_unwind_row) built
+ * from .eh_frame, or from .debug_frame when the object has no .eh_frame. CIEs and FDEs are
+ * split by libdw's dwarf_next_cfi; the CFA instructions are interpreted here (one pass per
+ * FDE; libdw's dwarf_cfi_addrframe re-runs an FDE's program for every address).
+ *
+ * A table depends only on the file's contents: callers that see one object in several
+ * processes share the table by build-id (or dev, inode, mtime); this module keeps no cache.
+ */
+#ifndef CPUPROF_UNWIND_TABLE_H
+#define CPUPROF_UNWIND_TABLE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "shared.h"
+
+struct unwind_table;
+
+struct unwind_table_stats {
+	size_t rows;	     /* rows in the table (after dropping redundant ones) */
+	size_t raw_rows;     /* rows the CFA programs produced, before compaction */
+	size_t fdes;	     /* FDEs turned into rows */
+	size_t fdes_skipped; /* empty, overlapping an earlier one, or outside executable code */
+	size_t end_func;     /* CP_CFA_END_FUNC rows */
+	size_t end_stack;    /* CP_CFA_END_STACK rows */
+	size_t plt;	     /* CP_CFA_PLT1/2 rows */
+	size_t signal;	     /* CP_CFA_SIGNAL rows */
+	size_t unsupported[CP_UNW_MAX]; /* rows by reason; [CP_UNW_OK] stays 0 */
+	uint64_t build_ns;		/* time to build the table (monotonic clock) */
+	int debug_frame;		/* the rows come from .debug_frame, not .eh_frame */
+};
+
+/*
+ * Build the table of the x86-64 ELF object open on fd (not kept, not closed). Returns NULL and
+ * sets errno: ENOEXEC not an x86-64 ELF executable or shared object; ENODATA neither .eh_frame
+ * nor .debug_frame; EFBIG executable code spans 4 GiB or more; EINVAL malformed section;
+ * ENOMEM. Malformed or unsupported FDEs do not fail the build: their rows are marked.
+ */
+struct unwind_table *unwind_table__from_fd(int fd);
+
+/* NULL-safe. */
+void unwind_table__free(struct unwind_table *ut);
+
+/* The rows, sorted by pc; *n gets their number. Owned by ut. */
+const struct cp_unwind_row *unwind_table__rows(const struct unwind_table *ut, size_t *n);
+
+/* The vaddr that row pcs are relative to (lowest PT_LOAD p_vaddr). */
+uint64_t unwind_table__base(const struct unwind_table *ut);
+
+/*
+ * The row in force at file virtual address vaddr: the last row with base + pc <= vaddr. NULL
+ * before the first row or outside [base, base + 4 GiB); past the last function the result is
+ * the final CP_CFA_END_FUNC row.
+ */
+const struct cp_unwind_row *unwind_table__lookup(const struct unwind_table *ut, uint64_t vaddr);
+
+/* Counters of the build. */
+void unwind_table__stats(const struct unwind_table *ut, struct unwind_table_stats *st);
+
+/* Short names for messages: "rsp", "plt1", "end-func"...; "?" when out of range. */
+const char *unwind_table_cfa_name(unsigned int cfa_type);
+const char *unwind_table_reason_name(unsigned int reason);
+
+#endif
