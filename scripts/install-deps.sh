@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Install every Debian package that building and testing cpuprof needs.
+# Install every Debian package that building and testing cpuprof needs, or, given arguments,
+# those packages (scripts/install-bench-deps.sh uses that).
 # Idempotent: prints nothing and touches nothing when all packages are present.
 set -eu
 
@@ -8,6 +9,8 @@ PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
 golang-go
 libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl"
+
+[ $# -gt 0 ] && PKGS="$*"
 
 missing=""
 for p in $PKGS; do

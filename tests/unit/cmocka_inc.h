@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* cmocka, and fixture files from $CPUPROF_TESTDATA (default tests/data). */
+/* cmocka, and what the unit tests share: fixture files, fixture binaries, running tools. */
 #ifndef CPUPROF_CMOCKA_INC_H
 #define CPUPROF_CMOCKA_INC_H
 #include <setjmp.h>
@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Open tests/data/NAME for reading; fails the test when it is missing. */
 static inline FILE *open_data(const char *name)
@@ -26,5 +28,40 @@ static inline FILE *open_data(const char *name)
 	if (!f)
 		fail_msg("cannot open %s: %s", path, strerror(errno));
 	return f;
+}
+
+/* Path of fixture NAME in $CPUPROF_FIXTURES (default build/rel/fixtures); a missing fixture
+ * fails the test: the Makefile builds them. */
+static inline void fixture(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("CPUPROF_FIXTURES");
+
+	if (!dir || !*dir)
+		dir = "build/rel/fixtures";
+	assert_true((size_t)snprintf(buf, len, "%s/%s", dir, name) < len);
+	assert_int_equal(access(buf, R_OK), 0);
+}
+
+/* Run a shell command and read its output (an independent tool: nm, readelf...). */
+__attribute__((format(printf, 1, 2))) static inline FILE *tool_output(const char *fmt, ...)
+{
+	char cmd[PATH_MAX + 256];
+	va_list ap;
+	FILE *f;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(cmd));
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	return f;
+}
+
+/* The command of tool_output() must have succeeded. */
+static inline void tool_done(FILE *f)
+{
+	assert_int_equal(pclose(f), 0);
 }
 #endif

@@ -23,23 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <cmocka.h>
+#include "cmocka_inc.h"
 #include "elf_syms.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static void fixture(char *buf, size_t len, const char *name)
-{
-	const char *dir = getenv("CPUPROF_FIXTURES");
-
-	if (!dir || !*dir)
-		dir = "build/rel/fixtures";
-	assert_true((size_t)snprintf(buf, len, "%s/%s", dir, name) < len);
-	/* a missing fixture is a failure, not a skip: the Makefile builds them */
-	assert_int_equal(access(buf, R_OK), 0);
-}
 
 static struct elf_syms *open_syms(const char *path)
 {
@@ -53,27 +42,6 @@ static struct elf_syms *open_syms(const char *path)
 	assert_int_not_equal(fcntl(fd, F_GETFD), -1);
 	close(fd);
 	return es;
-}
-
-__attribute__((format(printf, 1, 2))) static FILE *run(const char *fmt, ...)
-{
-	char cmd[PATH_MAX + 256];
-	va_list ap;
-	FILE *f;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_true(n > 0 && (size_t)n < sizeof(cmd));
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	return f;
-}
-
-static void run_done(FILE *f)
-{
-	assert_int_equal(pclose(f), 0);
 }
 
 struct nm_ent {
@@ -92,8 +60,8 @@ static size_t nm_list(const char *path, bool dynamic, struct nm_ent **out)
 	char line[512];
 	FILE *f;
 
-	f = run("nm %s --defined-only -S '%s'", dynamic ? "-D --without-symbol-versions" : "",
-		path);
+	f = tool_output("nm %s --defined-only -S '%s'",
+			dynamic ? "-D --without-symbol-versions" : "", path);
 	while (fgets(line, sizeof(line), f)) {
 		memset(&e, 0, sizeof(e));
 		if (sscanf(line, "%llx %llx %c %127s", &a, &s, &e.type, e.name) == 4) {
@@ -111,7 +79,7 @@ static size_t nm_list(const char *path, bool dynamic, struct nm_ent **out)
 		}
 		ents[n++] = e;
 	}
-	run_done(f);
+	tool_done(f);
 	*out = ents;
 	return n;
 }
@@ -140,7 +108,7 @@ static size_t readelf_loads(const char *path, struct load *loads, size_t max)
 	size_t n = 0;
 	FILE *f;
 
-	f = run("readelf -lW '%s'", path);
+	f = tool_output("readelf -lW '%s'", path);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx %15[RWE ]", &off, &va,
 			   &pa, &fs, &ms, flags) != 6)
@@ -148,7 +116,7 @@ static size_t readelf_loads(const char *path, struct load *loads, size_t max)
 		assert_true(n < max);
 		loads[n++] = (struct load){off, va, fs, strchr(flags, 'E') != NULL};
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(n > 0);
 	return n;
 }
@@ -160,13 +128,13 @@ static void readelf_build_id(const char *path, char hex[128])
 	FILE *f;
 
 	hex[0] = '\0';
-	f = run("readelf -n '%s'", path);
+	f = tool_output("readelf -n '%s'", path);
 	while (fgets(line, sizeof(line), f)) {
 		p = strstr(line, "Build ID: ");
 		if (p && !hex[0])
 			assert_int_equal(sscanf(p + 10, "%127s", hex), 1);
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(hex[0] != '\0');
 }
 
@@ -204,7 +172,7 @@ static size_t readelf_func_addrs(const char *path)
 	unsigned long long val;
 	FILE *f;
 
-	f = run("readelf -sW '%s'", path);
+	f = tool_output("readelf -sW '%s'", path);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*u: %llx %63s %15s %15s %15s %15s %511s", &val, size, type, bind,
 			   vis, ndx, name) != 7)
@@ -218,7 +186,7 @@ static size_t readelf_func_addrs(const char *path)
 		}
 		addrs[n++] = val;
 	}
-	run_done(f);
+	tool_done(f);
 	qsort(addrs, n, sizeof(*addrs), cmp_u64);
 	for (i = 0; i < n; i++)
 		if (!i || addrs[i] != addrs[i - 1])

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "cmocka_inc.h"
 #include "unwind_table.h"
 
 #define LIBC_PATH   "/lib/x86_64-linux-gnu/libc.so.6"
@@ -29,38 +29,6 @@
 #define PYTHON_PATH "/usr/bin/python3.11"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static void fixture(char *buf, size_t len, const char *name)
-{
-	const char *dir = getenv("CPUPROF_FIXTURES");
-
-	if (!dir || !*dir)
-		dir = "build/rel/fixtures";
-	assert_true((size_t)snprintf(buf, len, "%s/%s", dir, name) < len);
-	/* a missing fixture is a failure, not a skip: the Makefile builds them */
-	assert_int_equal(access(buf, R_OK), 0);
-}
-
-__attribute__((format(printf, 1, 2))) static FILE *run(const char *fmt, ...)
-{
-	char cmd[PATH_MAX + 256];
-	va_list ap;
-	FILE *f;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_true(n > 0 && (size_t)n < sizeof(cmd));
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	return f;
-}
-
-static void run_done(FILE *f)
-{
-	assert_int_equal(pclose(f), 0);
-}
 
 static struct unwind_table *open_table(const char *path)
 {
@@ -83,7 +51,7 @@ static uint64_t nm_addr(const char *path, const char *name)
 	unsigned long long a;
 	char line[512], sym[256], type;
 	uint64_t addr = 0;
-	FILE *f = run("nm '%s' 2>/dev/null", path);
+	FILE *f = tool_output("nm '%s' 2>/dev/null", path);
 
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name))
@@ -98,7 +66,7 @@ static uint64_t section_addr(const char *path, const char *name)
 	unsigned long long a;
 	char line[512], sec[64], type[64];
 	uint64_t addr = 0;
-	FILE *f = run("readelf -SW '%s'", path);
+	FILE *f = tool_output("readelf -SW '%s'", path);
 
 	while (fgets(line, sizeof(line), f)) {
 		char *p = strchr(line, ']');
@@ -106,7 +74,7 @@ static uint64_t section_addr(const char *path, const char *name)
 		if (p && sscanf(p + 1, " %63s %63s %llx", sec, type, &a) == 3 && !strcmp(sec, name))
 			addr = a;
 	}
-	run_done(f);
+	tool_done(f);
 	return addr;
 }
 
@@ -120,7 +88,7 @@ static size_t exec_segments(const char *path, struct seg *segs, size_t max)
 	unsigned long long off, va, pa, fs, ms;
 	char line[512], flags[16];
 	size_t n = 0;
-	FILE *f = run("readelf -lW '%s'", path);
+	FILE *f = tool_output("readelf -lW '%s'", path);
 
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx %15[RWE ]", &off, &va,
@@ -130,7 +98,7 @@ static size_t exec_segments(const char *path, struct seg *segs, size_t max)
 		assert_true(n < max);
 		segs[n++] = (struct seg){va, va + ms};
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(n > 0);
 	return n;
 }
@@ -212,7 +180,8 @@ static void readelf_cfi(const char *path, const char *section, struct re_cfi *c)
 	FILE *f;
 
 	memset(c, 0, sizeof(*c));
-	f = run("readelf --debug-dump=no-follow-links --debug-dump=frames-interp '%s'", path);
+	f = tool_output("readelf --debug-dump=no-follow-links --debug-dump=frames-interp '%s'",
+			path);
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "Contents of the ", 16)) {
 			in = !strncmp(line + 16, section, strlen(section)) &&
@@ -286,7 +255,7 @@ static void readelf_cfi(const char *path, const char *section, struct re_cfi *c)
 			c->fdes[c->nr_fdes - 1].n++;
 		}
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(c->nr_fdes > 0);
 
 	/* FDEs of nops: the CIE's row (appended: rows of an FDE stay contiguous) */
@@ -532,12 +501,12 @@ static void check_plt(const struct unwind_table *ut, const char *path, int type)
 	FILE *f;
 
 	assert_true(plt != 0);
-	f = run("readelf --debug-dump=no-follow-links --debug-dump=frames '%s'", path);
+	f = tool_output("readelf --debug-dump=no-follow-links --debug-dump=frames '%s'", path);
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "DW_CFA_def_cfa_expression") && strstr(line, "DW_OP_breg16") &&
 		    (p = strstr(line, "DW_OP_and; DW_OP_lit")))
 			lit = atoi(p + strlen("DW_OP_and; DW_OP_lit"));
-	run_done(f);
+	tool_done(f);
 	assert_true(lit > 0);
 	r = unwind_table__lookup(ut, plt);
 	assert_int_equal(r->cfa_type, CP_CFA_RSP);
@@ -693,7 +662,7 @@ static void test_libc(void **state)
 	}
 	assert_non_null(sig);
 	/* its expressions, as readelf decodes them */
-	f = run("readelf --debug-dump=no-follow-links --debug-dump=frames '" LIBC_PATH "'");
+	f = tool_output("readelf --debug-dump=no-follow-links --debug-dump=frames '" LIBC_PATH "'");
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
 		char *p;
@@ -710,7 +679,7 @@ static void test_libc(void **state)
 		if (strstr(line, "DW_CFA_expression: r6 (rbp) (DW_OP_breg7 (rsp): "))
 			rbp = atol(strstr(line, "(rsp): ") + 7);
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(cfa > 0 && rbp > 0);
 	/* the FDE starts one byte early: a return-address lookup (pc - 1) still lands in it */
 	for (uint64_t pc = sig->lo; pc < sig->hi; pc++) {
@@ -720,13 +689,13 @@ static void test_libc(void **state)
 		assert_int_equal(r->rbp_off, rbp);
 	}
 	/* and it is the rt_sigreturn trampoline: mov $15, %rax; syscall */
-	f = run("objdump -d --start-address=%#llx --stop-address=%#llx '" LIBC_PATH "'",
-		(unsigned long long)sig->lo + 1, (unsigned long long)sig->hi);
+	f = tool_output("objdump -d --start-address=%#llx --stop-address=%#llx '" LIBC_PATH "'",
+			(unsigned long long)sig->lo + 1, (unsigned long long)sig->hi);
 	while (fgets(line, sizeof(line), f)) {
 		mov |= strstr(line, "mov    $0xf,%rax") != NULL;
 		sys |= strstr(line, "syscall") != NULL;
 	}
-	run_done(f);
+	tool_done(f);
 	assert_true(mov && sys);
 
 	unwind_table__stats(ut, &st);
@@ -789,7 +758,8 @@ static void test_errors(void **state)
 	fd = mkstemp(tmp);
 	assert_true(fd >= 0);
 	close(fd);
-	run_done(run("objcopy -R .eh_frame -R .eh_frame_hdr -R .debug_frame '%s' '%s'", path, tmp));
+	tool_done(tool_output("objcopy -R .eh_frame -R .eh_frame_hdr -R .debug_frame '%s' '%s'",
+			      path, tmp));
 	expect_error(tmp, ENODATA);
 	unlink(tmp);
 	unwind_table__free(NULL);
