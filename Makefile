@@ -143,6 +143,21 @@ $(O)/fixtures/fix_inline: tests/fixtures/fix_inline.c tests/fixtures/fixture.h
 
 fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
 
+# --unwind dwarf: the known call tree and a 200-deep recursion without frame pointers; no
+# sibling calls, so that every function of the tree keeps its frame on the stack
+NOFP_FIXTURES := $(O)/fixtures/fix_tree_nofp $(O)/fixtures/fix_deep_nofp
+$(O)/fixtures/fix_tree_nofp: tests/fixtures/fix_tree.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+$(O)/fixtures/fix_deep_nofp: tests/fixtures/fix_deep.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+fixtures: $(NOFP_FIXTURES)
+
 # ---- unwind tables: fixtures of test_unwind_table ------------------------------------------
 # unw_nofp: -O2 -fomit-frame-pointer (CFA on rsp, a >32 KiB frame); unw_fp: the same with frame
 # pointers (CFA on rbp); unw_ibt: IBT PLT (the second PLT expression); unw_dbgframe: CFI only in

@@ -75,6 +75,56 @@ struct {
 	__uint(max_entries, CP_STAT_MAX);
 } stats SEC(".maps");
 
+/* ---- --unwind dwarf ---------------------------------------------------------------------- */
+
+/* rows of every object's table, sized and filled (through mmap) by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_row);
+	__uint(max_entries, 1);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_proc);
+	__uint(max_entries, CP_DEF_UPROC_ENTRIES);
+} uprocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct cp_dstack);
+	__uint(max_entries, CP_DEF_DSTACK_ENTRIES);
+} dstacks SEC(".maps");
+
+/* slot 0: cp_unwind, set by user space after load */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} unwind_progs SEC(".maps");
+
+/* The walk in progress on this CPU, carried across tail calls (too big for the BPF stack). */
+struct cp_ustate {
+	__u64 pc, sp, bp; /* registers of the frame about to be pushed */
+	__u64 h1, h2;	  /* two hashes of the frames pushed so far */
+	__u32 exact;	  /* pc is not a return address: look it up as is */
+	__u32 pad;
+	struct cp_count_key key;
+	struct cp_dstack st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_ustate);
+	__uint(max_entries, 1);
+} ustate SEC(".maps");
+
 static __always_inline void stat_inc(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
@@ -221,6 +271,50 @@ static __always_inline void count_sample(struct cp_count_key *key)
 	stat_inc(CP_STAT_RECORDED);
 }
 
+/*
+ * --unwind dwarf: set up the walk of the user stack from the user registers and tail-call the
+ * walker, which counts the sample. Returns -1 when the sample is to be counted here with a
+ * frame-pointer stack instead (tables not loaded yet, tail call failed).
+ */
+static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct cp_count_key *key)
+{
+	struct cp_unwind_proc *up;
+	struct cp_ustate *s;
+	struct pt_regs *regs;
+	__u32 zero = 0;
+
+	up = bpf_map_lookup_elem(&uprocs, &key->pid);
+	if (!up || up->gen != key->gen) {
+		stat_inc(CP_STAT_DWARF_NO_TABLE);
+		return -1;
+	}
+	s = bpf_map_lookup_elem(&ustate, &zero);
+	if (!s)
+		return -1;
+	/* user addresses are in the lower half */
+	if (!(ctx->regs.ip >> 63)) {
+		s->pc = ctx->regs.ip;
+		s->sp = ctx->regs.sp;
+		s->bp = ctx->regs.bp;
+	} else {
+		/* sampled in the kernel: the registers saved at its entry from user mode */
+		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		/* helper reads: clang must not merge them with the ctx loads above */
+		s->pc = BPF_CORE_READ(regs, ip);
+		s->sp = BPF_CORE_READ(regs, sp);
+		s->bp = BPF_CORE_READ(regs, bp);
+	}
+	s->h1 = 0xcbf29ce484222325ull;
+	s->h2 = 0x9e3779b97f4a7c15ull;
+	s->exact = 1;
+	s->st.len = 0;
+	s->st.end = CP_DEND_OK;
+	s->key = *key;
+	bpf_tail_call(ctx, &unwind_progs, 0);
+	stat_inc(CP_STAT_DWARF_TAILCALL);
+	return -1;
+}
+
 SEC("perf_event")
 int cp_sample(struct bpf_perf_event_data *ctx)
 {
@@ -254,9 +348,246 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	if (cfg.kernel_stacks)
 		key.kstack_id = kernel_stack(ctx);
 	/* kernel threads have no user address space */
-	if (cfg.user_stacks && mm)
+	if (cfg.user_stacks && mm) {
+		if (cfg.unwind_dwarf && tgid && dwarf_start(ctx, &key) == 0)
+			return 0;
 		key.ustack_id = user_stack(ctx);
+	}
 	count_sample(&key);
+	return 0;
+}
+
+/* Index of the mapping of up that holds pc, or -1. Global: verified once, not per frame. */
+__noinline int cp_find_map(const struct cp_unwind_proc *up, __u64 pc)
+{
+	__u32 lo = 0, hi, mid;
+
+	if (!up)
+		return -1;
+	hi = up->n_maps;
+	if (hi > CP_MAX_UNWIND_MAPS)
+		hi = CP_MAX_UNWIND_MAPS;
+	for (int i = 0; i < CP_UNWIND_MAP_STEPS && lo < hi; i++) {
+		const struct cp_unwind_map *m;
+
+		mid = lo + (hi - lo) / 2;
+		m = &up->maps[mid & (CP_MAX_UNWIND_MAPS - 1)];
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else
+			return (int)mid;
+	}
+	return -1;
+}
+
+/*
+ * Index of the row of rows[first, first + n) in force at row pc x (the last with pc <= x),
+ * or -1 when x is before the first row.
+ */
+__noinline int cp_find_row(__u32 first, __u32 n, __u32 x)
+{
+	__u32 lo = first, hi = first + n, mid;
+	struct cp_unwind_row *r;
+
+	if (!n || n > CP_MAX_UNWIND_ROWS)
+		return -1;
+	r = bpf_map_lookup_elem(&unwind_rows, &lo);
+	if (!r || r->pc > x)
+		return -1;
+	for (int i = 0; i < CP_UNWIND_ROW_STEPS + 1 && hi - lo > 1; i++) {
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!r)
+			return -1;
+		if (r->pc <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int)lo;
+}
+
+/* Result of one step of the walk: go on, or the stack ended (s->st.end says how). */
+#define STEP_MORE 0
+#define STEP_END  1
+
+static __always_inline int step_end(struct cp_ustate *s, __u32 why)
+{
+	s->st.end = why;
+	return STEP_END;
+}
+
+/* The caller of a frame that has no table: the x86-64 frame-pointer layout. */
+static __always_inline int fp_step(struct cp_ustate *s)
+{
+	__u64 frame[2];
+
+	/* the psABI marks the outermost frame with rbp 0 */
+	if (!s->bp)
+		return step_end(s, CP_DEND_OK);
+	if (s->bp < s->sp)
+		return step_end(s, CP_DEND_LOOP);
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)s->bp))
+		return step_end(s, CP_DEND_READ);
+	if (!frame[1])
+		return step_end(s, CP_DEND_OK);
+	s->sp = s->bp + 16;
+	s->bp = frame[0];
+	s->pc = frame[1];
+	s->exact = 0;
+	return STEP_MORE;
+}
+
+/*
+ * Push the current frame, then find its caller's pc, sp and bp from the row in force at its
+ * pc (the exact pc for the leaf and after a signal frame, else the return address - 1, which
+ * lies in the call instruction). Global, so that the verifier checks it once.
+ */
+__noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up)
+{
+	const struct cp_unwind_map *m;
+	const struct cp_unwind_row *r;
+	__u64 look, cfa, ra, bp, rel;
+	__u64 sig[3];
+	__u32 len, idx;
+	int mi, ri;
+
+	if (!s || !up)
+		return STEP_END;
+	len = s->st.len;
+	if (len >= CP_MAX_USTACK_DEPTH)
+		return step_end(s, CP_DEND_TRUNCATED);
+	s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = s->pc;
+	s->st.len = len + 1;
+	s->h1 = (s->h1 ^ s->pc) * 0x100000001b3ull;
+	s->h2 = ((s->h2 + s->pc) << 29 | (s->h2 + s->pc) >> 35) * 0x9e3779b97f4a7c15ull;
+
+	look = s->exact ? s->pc : s->pc - 1;
+	mi = cp_find_map(up, look);
+	if (mi < 0)
+		return step_end(s, CP_DEND_NO_MAPPING);
+	m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
+	/* no table (vDSO, JIT code, no CFI): frame pointers */
+	if (!m->n_rows)
+		return fp_step(s);
+	rel = look - m->bias;
+	if (rel > 0xffffffffull)
+		return step_end(s, CP_DEND_NOT_COVERED);
+	ri = cp_find_row(m->first_row, m->n_rows, (__u32)rel);
+	if (ri < 0)
+		return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
+	idx = (__u32)ri;
+	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	if (!r)
+		return step_end(s, CP_DEND_NOT_COVERED);
+
+	switch (r->cfa_type) {
+	case CP_CFA_RSP:
+		cfa = s->sp + (__s64)r->cfa_off;
+		break;
+	case CP_CFA_RBP:
+		cfa = s->bp + (__s64)r->cfa_off;
+		break;
+	case CP_CFA_PLT1:
+	case CP_CFA_PLT2:
+		/* the entry's push has happened once the pc is at or past cfa_off in it */
+		cfa = s->sp + 8 + ((s->pc & 15) >= (__u64)r->cfa_off ? 8 : 0);
+		break;
+	case CP_CFA_END_STACK:
+		return step_end(s, CP_DEND_OK);
+	case CP_CFA_END_FUNC:
+		return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
+	case CP_CFA_SIGNAL:
+		/* the kernel's ucontext at rsp: the interrupted rsp, rbp and (exact) rip */
+		if (bpf_probe_read_user(&sig[0], 8, (void *)(s->sp + (__s64)r->cfa_off)) ||
+		    bpf_probe_read_user(&sig[1], 8, (void *)(s->sp + (__s64)r->rbp_off)) ||
+		    bpf_probe_read_user(&sig[2], 8, (void *)(s->sp + CP_SIGFRAME_RIP_OFF)))
+			return step_end(s, CP_DEND_READ);
+		if (!sig[2])
+			return step_end(s, CP_DEND_OK);
+		s->sp = sig[0];
+		s->bp = sig[1];
+		s->pc = sig[2];
+		s->exact = 1;
+		return STEP_MORE;
+	default:
+		return step_end(s, CP_DEND_UNSUPPORTED);
+	}
+	/* the caller's frame is above this one: anything else would walk in circles */
+	if (cfa <= s->sp)
+		return step_end(s, CP_DEND_LOOP);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return step_end(s, CP_DEND_READ);
+	bp = s->bp;
+	if (r->rbp_type == CP_RBP_CFA_OFF &&
+	    bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)r->rbp_off)))
+		return step_end(s, CP_DEND_READ);
+	if (!ra)
+		return step_end(s, CP_DEND_OK);
+	s->pc = ra;
+	s->sp = cfa;
+	s->bp = bp;
+	s->exact = 0;
+	return STEP_MORE;
+}
+
+/* Store the walked stack in dstacks and count the sample under it. */
+static __always_inline void dwarf_finish(struct cp_ustate *s)
+{
+	struct cp_dstack *old;
+	__u32 end = s->st.end;
+	long err;
+
+	if (end >= CP_DEND_MAX)
+		end = CP_DEND_MAX - 1;
+	stat_inc(CP_STAT_DWARF_OK + end);
+	/* the end reason is part of the stack: a truncated stack is not a complete one */
+	s->st.check = (s->h2 ^ end) * 0x9e3779b97f4a7c15ull;
+	s->key.ustack_id = CP_STACK_DWARF;
+	s->key.dstack = (s->h1 ^ ((__u64)end << 56)) * 0x100000001b3ull;
+	err = bpf_map_update_elem(&dstacks, &s->key.dstack, &s->st, BPF_NOEXIST);
+	if (err == -CP_EEXIST) {
+		old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
+		if (old && old->check != s->st.check) {
+			stat_inc(CP_STAT_DWARF_COLLISION);
+			s->key.ustack_id = -CP_EEXIST;
+		}
+	} else if (err) {
+		stat_inc(CP_STAT_DWARF_FULL);
+		s->key.ustack_id = -CP_ENOMEM;
+	}
+	if (s->key.ustack_id != CP_STACK_DWARF)
+		s->key.dstack = 0;
+	count_sample(&s->key);
+}
+
+/* The walker: CP_UNWIND_FRAMES_PER_PROG frames per run, then a tail call to itself. */
+SEC("perf_event")
+int cp_unwind(struct bpf_perf_event_data *ctx)
+{
+	struct cp_unwind_proc *up;
+	struct cp_ustate *s;
+	__u32 zero = 0;
+
+	s = bpf_map_lookup_elem(&ustate, &zero);
+	if (!s)
+		return 0;
+	up = bpf_map_lookup_elem(&uprocs, &s->key.pid);
+	if (!up) {
+		s->st.end = CP_DEND_NO_MAPPING;
+		goto done;
+	}
+	for (int i = 0; i < CP_UNWIND_FRAMES_PER_PROG; i++) {
+		if (cp_unwind_step(s, up) != STEP_MORE)
+			goto done;
+	}
+	bpf_tail_call(ctx, &unwind_progs, 0);
+	/* the chain is exhausted (or the call failed): keep what was walked */
+	s->st.end = CP_DEND_TRUNCATED;
+done:
+	dwarf_finish(s);
 	return 0;
 }
 

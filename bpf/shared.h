@@ -14,6 +14,21 @@
 
 /* Frames kept per stack in the STACK_TRACE maps (the kernel's perf_event_max_stack default). */
 #define CP_MAX_STACK_DEPTH 127
+/*
+ * --unwind dwarf: user frames per stack walked in BPF. The walker does CP_UNWIND_FRAMES_PER_PROG
+ * frames per program run and chains at most CP_UNWIND_TAIL_CALLS tail calls (the kernel allows
+ * 33 in a chain; the first run is the sampling program's own tail call).
+ */
+#define CP_MAX_USTACK_DEPTH	  256
+#define CP_UNWIND_FRAMES_PER_PROG 16
+#define CP_UNWIND_TAIL_CALLS	  (CP_MAX_USTACK_DEPTH / CP_UNWIND_FRAMES_PER_PROG)
+_Static_assert(CP_UNWIND_FRAMES_PER_PROG *CP_UNWIND_TAIL_CALLS >= CP_MAX_USTACK_DEPTH,
+	       "the tail-call chain walks a whole stack");
+_Static_assert(CP_UNWIND_TAIL_CALLS <= 32, "within the kernel's tail-call limit");
+_Static_assert((CP_MAX_USTACK_DEPTH & (CP_MAX_USTACK_DEPTH - 1)) == 0, "a mask bounds the index");
+/* Rows in the unwind_rows array at most: the BPF row search takes CP_UNWIND_ROW_STEPS steps. */
+#define CP_UNWIND_ROW_STEPS 24
+#define CP_MAX_UNWIND_ROWS  (1u << CP_UNWIND_ROW_STEPS)
 /* Default sizes of the maps; user space may resize them between open and load. */
 #define CP_DEF_USTACK_ENTRIES 32768
 #define CP_DEF_KSTACK_ENTRIES 8192
@@ -22,6 +37,9 @@
 #define CP_REQ_ENTRIES	      4096 /* excluded and refresh-pending processes */
 #define CP_RINGBUF_BYTES      (256 * 1024)
 #define CP_COMM_LEN	      16
+/* --unwind dwarf: distinct DWARF-walked user stacks; processes with tables */
+#define CP_DEF_DSTACK_ENTRIES 16384
+#define CP_DEF_UPROC_ENTRIES  1024
 
 /* ---- configuration (const volatile rodata, set between open and load) ------------------ */
 
@@ -38,7 +56,8 @@ struct cp_config {
 	__u8 include_idle;    /* keep samples of the idle task (pid 0) */
 	__u8 per_thread;      /* keep tid and thread name in the count key */
 	__u8 follow_children; /* processes forked by a traced process are traced too */
-	__u8 pad[3];
+	__u8 unwind_dwarf;    /* user stacks from unwind tables (--unwind dwarf) */
+	__u8 pad[2];
 };
 _Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
 
@@ -68,6 +87,8 @@ _Static_assert(sizeof(struct cp_proc) == 16, "cp_proc layout");
  * unreadable), which user space renders as a pseudo-frame so totals stay honest.
  */
 #define CP_STACK_NONE (-1000)
+/* ustack_id when the user stack is in the dstacks map under cp_count_key.dstack */
+#define CP_STACK_DWARF (-1001)
 
 struct cp_count_key {
 	__u32 pid; /* tgid; 0 for the idle task */
@@ -78,9 +99,58 @@ struct cp_count_key {
 	__u32 pad;
 	char comm[CP_COMM_LEN];	 /* process name (thread group leader's comm) */
 	char tcomm[CP_COMM_LEN]; /* thread name; empty unless per_thread */
+	__u64 dstack;		 /* ustack_id CP_STACK_DWARF: key of the stack in dstacks */
 };
-_Static_assert(sizeof(struct cp_count_key) == 56, "cp_count_key layout");
+_Static_assert(sizeof(struct cp_count_key) == 64, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
+
+/* ---- --unwind dwarf: stacks walked with the unwind tables ------------------------------ */
+
+/* How a DWARF-walked user stack ended (cp_dstack.end). */
+enum cp_dstack_end {
+	CP_DEND_OK = 0,		 /* an outermost frame: return address undefined, rbp 0 or RA 0 */
+	CP_DEND_TRUNCATED = 1,	 /* CP_MAX_USTACK_DEPTH frames and more */
+	CP_DEND_NO_MAPPING = 2,	 /* a pc in no mapping of the process's table */
+	CP_DEND_NOT_COVERED = 3, /* a pc between functions (CP_CFA_END_FUNC) with rbp != 0 */
+	CP_DEND_UNSUPPORTED = 4, /* a CP_CFA_UNSUPPORTED row */
+	CP_DEND_READ = 5,	 /* the return address or saved rbp could not be read */
+	CP_DEND_LOOP = 6,	 /* the stack pointer did not grow: the walk would loop */
+	CP_DEND_MAX,
+};
+
+/* dstacks: key (64-bit hash of the frames) -> the frames. */
+struct cp_dstack {
+	__u32 len;			/* frames in ips */
+	__u32 end;			/* enum cp_dstack_end */
+	__u64 check;			/* a second hash of the frames: collision check */
+	__u64 ips[CP_MAX_USTACK_DEPTH]; /* leaf (exact pc) first, then return addresses */
+};
+_Static_assert(sizeof(struct cp_dstack) == 16 + 8 * CP_MAX_USTACK_DEPTH, "cp_dstack layout");
+
+/*
+ * uprocs: tgid -> the executable mappings of one address space with the rows of their
+ * objects, written by user space whenever it has read the mappings. A mapping without a table
+ * (n_rows 0: vDSO, JIT code, objects without CFI) is walked with frame pointers.
+ */
+#define CP_MAX_UNWIND_MAPS  128
+#define CP_UNWIND_MAP_STEPS 8 /* binary search steps over CP_MAX_UNWIND_MAPS */
+_Static_assert((1 << CP_UNWIND_MAP_STEPS) >= CP_MAX_UNWIND_MAPS + 1, "map search bound");
+_Static_assert((CP_MAX_UNWIND_MAPS & (CP_MAX_UNWIND_MAPS - 1)) == 0, "a mask bounds the index");
+
+struct cp_unwind_map {
+	__u64 start, end; /* runtime addresses [start, end) */
+	__u64 bias;	  /* runtime pc - bias = row pc (load bias + the table's base) */
+	__u32 first_row;  /* the object's rows: unwind_rows[first_row, first_row + n_rows) */
+	__u32 n_rows;
+};
+_Static_assert(sizeof(struct cp_unwind_map) == 32, "cp_unwind_map layout");
+
+struct cp_unwind_proc {
+	__u32 gen;    /* cp_proc.gen these mappings belong to */
+	__u32 n_maps; /* sorted by start, disjoint */
+	struct cp_unwind_map maps[CP_MAX_UNWIND_MAPS];
+};
+_Static_assert(sizeof(struct cp_unwind_proc) == 8 + 32 * CP_MAX_UNWIND_MAPS, "cp_unwind_proc");
 
 /* ---- ring buffer: requests from BPF to user space -------------------------------------- */
 
@@ -115,8 +185,23 @@ enum cp_stat {
 	CP_STAT_PROCS_FULL,	  /* process not tracked (procs map full): mappings not saved */
 	CP_STAT_EVENTS_LOST,	  /* snapshot request lost: ring buffer full */
 	CP_STAT_REFRESH_LOST,	  /* mapping refresh request lost: ring buffer full */
+	/* --unwind dwarf */
+	CP_STAT_DWARF_OK,	   /* user stack walked to an outermost frame; then one per
+				      enum cp_dstack_end, in its order */
+	CP_STAT_DWARF_TRUNCATED,   /* ended at CP_MAX_USTACK_DEPTH */
+	CP_STAT_DWARF_NO_MAPPING,  /* ended: pc outside the known mappings */
+	CP_STAT_DWARF_NOT_COVERED, /* ended: pc without CFI */
+	CP_STAT_DWARF_UNSUPPORTED, /* ended: unsupported unwind rule */
+	CP_STAT_DWARF_READ,	   /* ended: stack memory unreadable */
+	CP_STAT_DWARF_LOOP,	   /* ended: stack pointer went backwards */
+	CP_STAT_DWARF_NO_TABLE,	   /* tables not loaded yet: frame pointers instead */
+	CP_STAT_DWARF_COLLISION,   /* user stack lost: two stacks with one hash */
+	CP_STAT_DWARF_FULL,	   /* user stack lost: dstacks map full */
+	CP_STAT_DWARF_TAILCALL,	   /* walk not started: tail call failed (frame pointers) */
 	CP_STAT_MAX,
 };
+_Static_assert(CP_STAT_DWARF_LOOP - CP_STAT_DWARF_OK == CP_DEND_LOOP,
+	       "end reasons and their counters in step");
 _Static_assert(CP_STAT_MAX <= 32, "cp_stat fits the stats map");
 
 /* ---- unwind tables (user space builds them from .eh_frame / .debug_frame) -------------- */

@@ -38,6 +38,8 @@ enum {
 	OPT_FORMAT,
 	OPT_LINES,
 	OPT_DEBUGINFOD,
+	OPT_UNWIND,
+	OPT_MAX_UNWIND_MEMORY,
 };
 
 static const struct argp_option record_options[] = {
@@ -58,6 +60,12 @@ static const struct argp_option record_options[] = {
 	{"include-idle", OPT_INCLUDE_IDLE, NULL, 0,
 	 "Keep samples of idle CPUs (left out by default)", 2},
 	{"per-thread", OPT_PER_THREAD, NULL, 0, "Keep threads apart (thread name and id)", 2},
+	{"unwind", OPT_UNWIND, "fp|dwarf", 0,
+	 "How user stacks are walked: fp, frame pointers (default); dwarf, the objects' "
+	 ".eh_frame unwind tables, in BPF",
+	 2},
+	{"max-unwind-memory", OPT_MAX_UNWIND_MEMORY, "MIB", 0,
+	 "With --unwind dwarf: memory for unwind tables in MiB, 1 to 256 (default 64)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -180,6 +188,21 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_PER_THREAD:
 		o->per_thread = true;
 		break;
+	case OPT_UNWIND:
+		if (strcmp(arg, "fp") == 0)
+			o->unwind_dwarf = false;
+		else if (strcmp(arg, "dwarf") == 0)
+			o->unwind_dwarf = true;
+		else
+			argp_error(state, "unknown unwinder '%s': use fp or dwarf", arg);
+		break;
+	case OPT_MAX_UNWIND_MEMORY:
+		err = parse_u64(arg, 1, 256, &v);
+		if (err)
+			return usage_value(state, "unwind memory", arg, err,
+					   " (a number of MiB from 1 to 256)");
+		o->max_unwind_mib = v;
+		break;
 	case 'o':
 		outs = reallocarray(o->outputs, o->n_outputs + 1, sizeof(*o->outputs));
 		if (!outs)
@@ -240,6 +263,7 @@ static int cmd_record(int argc, char **argv)
 		NULL,		NULL};
 	struct cp_options o = {
 		.frequency = CP_DEFAULT_FREQUENCY,
+		.max_unwind_mib = CP_DEFAULT_UNWIND_MIB,
 		.argc = argc,
 		.argv = argv,
 	};

@@ -10,7 +10,7 @@
 /* Inlined frames kept per address at most (the outermost ones when a chain is longer). */
 #define MAX_CHAIN 16
 /* Frames of one sample: two stacks, their inlined frames, pseudo-frames. */
-#define MAX_FRAMES (2 * CP_MAX_STACK_DEPTH * MAX_CHAIN + 4)
+#define MAX_FRAMES ((CP_MAX_USTACK_DEPTH + CP_MAX_STACK_DEPTH) * MAX_CHAIN + 4)
 /* Cache key pid of kernel addresses: no process has it. */
 #define KERNEL_PID UINT32_MAX
 
@@ -33,7 +33,8 @@ struct agg {
 	size_t n_named, cap_named;
 	uint32_t *pool;
 	size_t n_pool, cap_pool;
-	uint64_t ips[CP_MAX_STACK_DEPTH];
+	uint64_t ips[CP_MAX_USTACK_DEPTH];
+	struct cp_dstack ds;
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -199,6 +200,53 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 	return 0;
 }
 
+/* Pseudo-frame at the root of a DWARF-walked stack that ended early, NULL if it did not. */
+static const char *dwarf_end_name(uint32_t end)
+{
+	switch (end) {
+	case CP_DEND_OK:
+		return NULL;
+	case CP_DEND_TRUNCATED:
+		return "[truncated]";
+	case CP_DEND_NO_MAPPING:
+		return "[unwind-failed: no mapping]";
+	case CP_DEND_NOT_COVERED:
+		return "[unwind-failed: no unwind info]";
+	case CP_DEND_UNSUPPORTED:
+		return "[unwind-failed: unsupported rule]";
+	case CP_DEND_READ:
+		return "[unwind-failed: stack unreadable]";
+	case CP_DEND_LOOP:
+		return "[unwind-failed: loop]";
+	default:
+		return "[unwind-failed: unknown]";
+	}
+}
+
+/* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
+static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
+{
+	const char *end;
+	int err;
+
+	if (bpf_session__dwarf_stack(a->s, k->dstack, &a->ds) || !a->ds.len) {
+		a->st.stacks_missing += count;
+		return add_pseudo(a, "[user stack lost: missing]", n);
+	}
+	end = dwarf_end_name(a->ds.end);
+	if (end) {
+		err = add_pseudo(a, end, n);
+		if (err)
+			return err;
+	}
+	for (size_t i = a->ds.len; i-- > 0;) {
+		err = add_address(a, k->pid, k->gen, a->ds.ips[i], i == 0, false, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
 		     uint32_t *n)
 {
@@ -209,6 +257,8 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 
 	if (id == CP_STACK_NONE)
 		return 0;
+	if (!kernel && id == CP_STACK_DWARF)
+		return add_dwarf_stack(a, k, count, n);
 	if (id >= 0 && (bpf_session__stack(a->s, kernel, id, a->ips, &depth) || !depth)) {
 		a->st.stacks_missing += count;
 		id = -ENOENT;

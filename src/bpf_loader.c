@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -19,6 +20,9 @@ struct bpf_session {
 	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
+	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
+	uint32_t rows_cap;
+	size_t rows_len; /* bytes mapped */
 };
 
 static int read_file_str(const char *path, char *buf, size_t size)
@@ -99,8 +103,49 @@ out:
 	return 0;
 }
 
-int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, bool verifier_log,
-		      const char **failed_step)
+/* Maps and programs of --unwind dwarf: sized for use, or as small as possible and not loaded. */
+static int setup_unwind(struct bpf_session *s, bool dwarf, uint32_t rows)
+{
+	struct cpuprof_profile *k = s->skel;
+	int err;
+
+	if (dwarf) {
+		if (!rows || rows > CP_MAX_UNWIND_ROWS)
+			return -EINVAL;
+		return bpf_map__set_max_entries(k->maps.unwind_rows, rows);
+	}
+	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.dstacks, 1);
+	return err;
+}
+
+static int start_unwind(struct bpf_session *s)
+{
+	struct cpuprof_profile *k = s->skel;
+	uint32_t zero = 0;
+	int fd = bpf_program__fd(k->progs.cp_unwind);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (bpf_map_update_elem(bpf_map__fd(k->maps.unwind_progs), &zero, &fd, BPF_ANY))
+		return -errno;
+	s->rows_cap = bpf_map__max_entries(k->maps.unwind_rows);
+	s->rows_len = ((size_t)s->rows_cap * sizeof(struct cp_unwind_row) + page - 1) & ~(page - 1);
+	p = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(k->maps.unwind_rows), 0);
+	if (p == MAP_FAILED) {
+		s->rows_len = 0;
+		return -errno;
+	}
+	s->rows = p;
+	return 0;
+}
+
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, uint32_t unwind_rows,
+		      bool verifier_log, const char **failed_step)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = verifier_log ? 1 : 0);
 	struct bpf_session *s;
@@ -134,11 +179,21 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, boo
 		goto fail;
 	}
 	s->skel->rodata->cfg = *cfg;
+	s->step = "size the unwind table maps";
+	err = setup_unwind(s, cfg->unwind_dwarf, unwind_rows);
+	if (err)
+		goto fail;
 
 	s->step = "load the BPF programs";
 	err = cpuprof_profile__load(s->skel);
 	if (err)
 		goto fail;
+	if (cfg->unwind_dwarf) {
+		s->step = "set up the DWARF unwinder";
+		err = start_unwind(s);
+		if (err)
+			goto fail;
+	}
 	s->step = "";
 	*failed_step = "";
 	*out = s;
@@ -326,6 +381,31 @@ int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t 
 	return 0;
 }
 
+struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap)
+{
+	*cap = s->rows ? s->rows_cap : 0;
+	return s->rows;
+}
+
+int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
+				 const struct cp_unwind_proc *up)
+{
+	if (!s->rows)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.uprocs), &pid, up, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__dwarf_stack(struct bpf_session *s, uint64_t key, struct cp_dstack *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dstacks), &key, out))
+		return -errno;
+	if (out->len > CP_MAX_USTACK_DEPTH)
+		return -EINVAL;
+	return 0;
+}
+
 const char *bpf_session__step(const struct bpf_session *s)
 {
 	return s ? s->step : "";
@@ -336,6 +416,8 @@ void bpf_session__free(struct bpf_session *s)
 	if (!s)
 		return;
 	bpf_session__stop_sampling(s);
+	if (s->rows)
+		munmap(s->rows, s->rows_len);
 	cpuprof_profile__destroy(s->skel);
 	free(s->plinks);
 	free(s->pfds);

@@ -17,10 +17,26 @@ struct bpf_session;
 
 /*
  * Open and load the programs with this configuration; verifier_log (-vv) asks the kernel for
- * the verifier's log. On failure *failed_step names the step ("load the BPF programs"...).
+ * the verifier's log. With cfg->unwind_dwarf, unwind_rows is the capacity of the unwind row
+ * array (at most CP_MAX_UNWIND_ROWS); without, the DWARF walker is not loaded at all. On
+ * failure *failed_step names the step ("load the BPF programs"...).
  */
-int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, bool verifier_log,
-		      const char **failed_step);
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, uint32_t unwind_rows,
+		      bool verifier_log, const char **failed_step);
+
+/*
+ * --unwind dwarf: the unwind row array, mapped writable; *cap gets its capacity. Rows written
+ * here are visible to the walker at once; publish them with bpf_session__set_unwind_proc.
+ * NULL without --unwind dwarf.
+ */
+struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap);
+
+/* Publish the mappings (and row ranges) of process pid for the walker. Safe at run time. */
+int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
+				 const struct cp_unwind_proc *up);
+
+/* The DWARF-walked user stack stored under key (cp_count_key.dstack). -ENOENT if unknown. */
+int bpf_session__dwarf_stack(struct bpf_session *s, uint64_t key, struct cp_dstack *out);
 
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);

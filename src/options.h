@@ -28,6 +28,8 @@ struct cp_options {
 	bool kernel_only;
 	bool include_idle;
 	bool per_thread;
+	bool unwind_dwarf;	 /* --unwind dwarf: user stacks from .eh_frame tables */
+	uint64_t max_unwind_mib; /* --max-unwind-memory: unwind rows, MiB */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;
@@ -47,6 +49,8 @@ enum output_format options_output_format(const struct cp_options *o, size_t i);
 #define CPUPROF_VERSION	     "0.1.0"
 
 #define CP_DEFAULT_FREQUENCY 99
+/* --max-unwind-memory default: the row array of --unwind dwarf, allocated at load */
+#define CP_DEFAULT_UNWIND_MIB 64
 /* Refused above this; the kernel's own cap is kernel.perf_event_max_sample_rate. */
 #define CP_MAX_FREQUENCY 100000
 

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "record.h"
 #include "symbolize.h"
+#include "unwind_maps.h"
 #include "workload.h"
 
 enum stop_reason {
@@ -45,6 +46,7 @@ struct record {
 	struct bpf_session *bpf;
 	struct ring_buffer *rb;
 	struct symbolizer *sym;
+	struct unwind_maps *um; /* --unwind dwarf */
 	struct workload *wl;
 	struct out_file **outs; /* one per -o (at least one: stdout) */
 	size_t n_outs;
@@ -258,9 +260,13 @@ static int load_bpf(struct record *r)
 	r->cfg.include_idle = o->include_idle;
 	r->cfg.per_thread = o->per_thread;
 	r->cfg.follow_children = o->command != NULL;
+	r->cfg.unwind_dwarf = o->unwind_dwarf && !o->kernel_only;
 
 	libbpf_set_print(libbpf_print);
-	err = bpf_session__open(&r->bpf, &r->cfg, log_get_level() >= LOG_DEBUG, &step);
+	err = bpf_session__open(
+		&r->bpf, &r->cfg,
+		(uint32_t)(o->max_unwind_mib * (1u << 20) / sizeof(struct cp_unwind_row)),
+		log_get_level() >= LOG_DEBUG, &step);
 	if (err == -EPERM || err == -EACCES) {
 		pr_err("the kernel refused to %s: %s; run as root or with CAP_BPF and CAP_PERFMON "
 		       "(unprivileged BPF may be disabled: kernel.unprivileged_bpf_disabled)",
@@ -278,7 +284,26 @@ static int load_bpf(struct record *r)
 		       strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	if (r->cfg.unwind_dwarf) {
+		r->um = unwind_maps__new(r->bpf);
+		if (!r->um) {
+			pr_err("cannot set up the unwind tables: %s", strerror(errno));
+			return CP_EXIT_FAILURE;
+		}
+	}
 	return CP_EXIT_OK;
+}
+
+/* --unwind dwarf: tables for the mappings of (pid, gen) just read; until then, frame pointers. */
+static void load_unwind(struct record *r, uint32_t pid, uint32_t gen)
+{
+	int err;
+
+	if (!r->um)
+		return;
+	err = unwind_maps__load_proc(r->um, r->sym, pid, gen);
+	if (err)
+		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 }
 
 static bool comm_matches(struct record *r, const char *comm)
@@ -322,6 +347,8 @@ static int on_event(void *ctx, void *data, size_t size)
 			r->refresh_failed++;
 		else if (err)
 			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+		else
+			load_unwind(r, ev->pid, ev->gen);
 		return 0;
 	}
 	if (ev->type != CP_EV_NEW_PROC)
@@ -338,6 +365,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		r->snapshot_failed++;
 	else if (err)
 		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+	else
+		load_unwind(r, ev->pid, ev->gen);
 	return 0;
 }
 
@@ -353,8 +382,9 @@ static int prepare_targets(struct record *r)
 	for (size_t i = 0; !err && i < o->n_pids; i++) {
 		err = bpf_session__trace_proc(r->bpf, (uint32_t)r->pids[i]);
 		/* name what exists now; the first sample asks again if this fails */
-		if (!err)
-			symbolizer__snapshot(r->sym, (uint32_t)r->pids[i], 0);
+		/* tables before sampling starts: the first samples are exact already */
+		if (!err && symbolizer__snapshot(r->sym, (uint32_t)r->pids[i], 0) == 0)
+			load_unwind(r, (uint32_t)r->pids[i], 0);
 	}
 	if (err) {
 		pr_err("cannot select the target processes: %s", strerror(-err));
@@ -597,6 +627,16 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_PROCS_FULL] = "process table full",
 	[CP_STAT_EVENTS_LOST] = "mapping requests lost",
 	[CP_STAT_REFRESH_LOST] = "mapping refreshes lost",
+	[CP_STAT_DWARF_TRUNCATED] = "user stack truncated",
+	[CP_STAT_DWARF_NO_MAPPING] = "unwind failed: no mapping",
+	[CP_STAT_DWARF_NOT_COVERED] = "unwind failed: no unwind info",
+	[CP_STAT_DWARF_UNSUPPORTED] = "unwind failed: unsupported rule",
+	[CP_STAT_DWARF_READ] = "unwind failed: stack unreadable",
+	[CP_STAT_DWARF_LOOP] = "unwind failed: loop",
+	[CP_STAT_DWARF_NO_TABLE] = "user stack from frame pointers (no unwind table yet)",
+	[CP_STAT_DWARF_COLLISION] = "unwound stack collision",
+	[CP_STAT_DWARF_FULL] = "unwound stack map full",
+	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
 };
 
 /* Append "N name" items to buf for the nonzero counters that have a name. */
@@ -645,6 +685,17 @@ static void summary(struct record *r)
 	for (size_t i = 0, dl = 0; i < r->n_outs && dl < sizeof(dests); i++)
 		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",
 			       output_name(r->o, i));
+	if (r->um) {
+		struct unwind_maps_stats us;
+
+		unwind_maps__stats(r->um, &us);
+		pr_info("unwind tables: %zu objects, %zu rows (%zu KiB of %zu), %zu objects "
+			"without (no CFI), %zu left out (--max-unwind-memory), built in %.1f ms; "
+			"%" PRIu64 " user stacks walked to their outermost frame",
+			us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
+			us.rows_cap * sizeof(struct cp_unwind_row) >> 10, us.objects_failed,
+			us.objects_full, us.build_ns / 1e6, r->stats[CP_STAT_DWARF_OK]);
+	}
 	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
 		total == 1 ? "" : "s", nproc, plural(nproc), recorded_s(r), dests,
 		*left ? "; left out: " : "", left,
@@ -972,6 +1023,7 @@ int record_run(const struct cp_options *opts)
 		out_file__abort(r.outs[i]);
 	free(r.outs);
 	ring_buffer__free(r.rb);
+	unwind_maps__free(r.um);
 	bpf_session__free(r.bpf);
 	workload__free(r.wl);
 	symbolizer__free(r.sym);

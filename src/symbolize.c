@@ -672,6 +672,35 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	return out->name ? 0 : -ENOMEM;
 }
 
+int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, sym_map_fn fn,
+			     void *ctx)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+	int err;
+
+	slot = tfind(&key, &sy->snaps, cmp_snap);
+	if (!slot)
+		return -ENOENT;
+	for (size_t i = 0; i < (*slot)->n; i++) {
+		const struct snap_map *m = &(*slot)->v[i];
+		struct sym_map_info mi = {.start = m->start, .end = m->end, .fd = -1};
+		struct elf_syms *es;
+
+		if (m->kind == MAP_FILE) {
+			es = object_syms(sy, m->obj);
+			if (es && !elf_syms__offset_to_vaddr(es, m->offset, &mi.vaddr)) {
+				mi.fd = m->obj->fd;
+				mi.dev = m->obj->dev;
+				mi.ino = m->obj->ino;
+			}
+		}
+		err = fn(&mi, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int cmp_index(const void *a, const void *b)
 {
 	const struct index_entry *x = a, *y = b;

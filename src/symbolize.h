@@ -84,6 +84,24 @@ int symbolizer__snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen);
  */
 int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen);
 
+/* One executable mapping of a snapshot, for building unwind tables. */
+struct sym_map_info {
+	uint64_t start, end; /* runtime addresses */
+	int fd;		     /* the object's file (owned by the symbolizer), -1 if not a file */
+	uint64_t dev, ino;   /* the object's identity: one table per file */
+	uint64_t vaddr;	     /* file vaddr mapped at start; valid when fd >= 0 */
+};
+
+typedef int (*sym_map_fn)(const struct sym_map_info *mi, void *ctx);
+
+/*
+ * Call fn for each executable mapping of (pid, gen), in address order; stops at and returns
+ * fn's first nonzero result. -ENOENT when there is no snapshot. A file whose program headers
+ * cannot be read is passed with fd -1.
+ */
+int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, sym_map_fn fn,
+			     void *ctx);
+
 /* Number of snapshots and of distinct objects opened. */
 unsigned int symbolizer__n_snapshots(const struct symbolizer *sy);
 unsigned int symbolizer__n_objects(const struct symbolizer *sy);

@@ -21,7 +21,9 @@ go tool pprof -symbolize=none -traces -lines "$TMP/i.pb.gz" >"$TMP/traces" 2>"$T
 grep -A1 -E "cp_inl_hot .*fix_inline\.c:$hot \(inline\)$" "$TMP/traces" | grep -qE "^ +cp_inl_work .*fix_inline\.c:$call$" ||
 	fail "pprof inline frame: $(grep -A2 cp_inl_hot "$TMP/traces" | head -4)"
 go tool pprof -symbolize=none -raw "$TMP/i.pb.gz" >"$TMP/raw" 2>"$TMP/perr" || fail "pprof -raw: $(cat "$TMP/perr")"
-grep -qE '/fix_inline [0-9a-f]{40} \[FN\]\[FL\]\[LN\]\[IN\]$' "$TMP/raw" ||
+# [FL][LN][IN] only when every location of it has a line: a start-up sample in _start (no
+# DWARF in crt1.o) rightly clears them
+grep -qE '/fix_inline [0-9a-f]{40} \[FN\](\[FL\]\[LN\]\[IN\])?$' "$TMP/raw" ||
 	fail "fix_inline mapping flags: $(grep fix_inline "$TMP/raw" | tail -1)"
 
 # JSON: the same frame, marked inlined, with its line

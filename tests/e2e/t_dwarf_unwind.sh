@@ -1,0 +1,69 @@
+#!/bin/bash
+# --unwind dwarf on code without frame pointers: the known call tree from _start to the leaf,
+# and a 200-deep recursion; --unwind fp on the same binary must not get the chain (so the
+# check discriminates). The >= 99 % figures are for processes that exist when recording
+# starts (-p: their tables are loaded before sampling); a -- COMMAND's first milliseconds are
+# walked by frame pointers until its tables are loaded, so that case has a lower bar.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+start='_start;__libc_start_main;__libc_start_call_main;main'
+tree="^fix_tree_nofp;$start;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)"
+
+# a running process: tables built before sampling starts
+bg "$FIX/fix_tree_nofp" 5
+target=$!
+sleep 0.3
+out=$TMP/dwarf.folded
+expect_status 0 "$CPUPROF" record -v --unwind dwarf -F 499 -d 3s -o "$out" -p "$target"
+kill "$target"
+check_folded_grammar "$out"
+exact=$(count "$out" "$tree")
+heavy=$(count "$out" "^fix_tree_nofp;$start;cp_fix_run;cp_fix_heavy;cp_fix_leaf( |;)")
+fixture=$(count "$out" '^fix_tree_nofp;')
+note "dwarf: $exact of $fixture samples exact from _start to the leaf ($(share "$exact" $((fixture - exact)))%)"
+[ "$fixture" -ge 500 ] || fail "only $fixture samples of fix_tree_nofp: $(cat "$TMP/err")"
+[ $((100 * exact)) -ge $((99 * fixture)) ] ||
+	fail "dwarf: only $exact of $fixture samples have the exact chain; others: $(grep '^fix_tree_nofp;' "$out" | grep -vE "$tree" | head -3)"
+pct=$(share "$heavy" $((exact - heavy)))
+[ "$pct" -ge 68 ] && [ "$pct" -le 82 ] || fail "heavy branch has ${pct}%, expected 75% (68..82)"
+grep -q 'unwind tables: [1-9][0-9]* objects' "$TMP/err" ||
+	fail "no unwind table summary: $(cat "$TMP/err")"
+
+# -- COMMAND: tables come with its first samples
+out=$TMP/cmd.folded
+expect_status 0 "$CPUPROF" record --unwind dwarf -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 2
+exact=$(count "$out" "$tree")
+fixture=$(count "$out" '^fix_tree_nofp;')
+note "dwarf, -- COMMAND: $exact of $fixture samples exact ($(share "$exact" $((fixture - exact)))%)"
+[ "$fixture" -ge 300 ] && [ $((100 * exact)) -ge $((95 * fixture)) ] ||
+	fail "-- COMMAND: only $exact of $fixture samples have the exact chain"
+
+out=$TMP/fp.folded
+expect_status 0 "$CPUPROF" record --unwind fp -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 1
+fpexact=$(count "$out" "$tree")
+fpall=$(count "$out" '^fix_tree_nofp;')
+note "fp: $fpexact of $fpall samples exact"
+[ "$fpall" -ge 100 ] || fail "only $fpall samples of fix_tree_nofp with --unwind fp"
+[ $((100 * fpexact)) -lt $((50 * fpall)) ] ||
+	fail "frame pointers found the chain in $fpexact of $fpall samples: the fixture has frame pointers?"
+
+# 200 frames of recursion: complete to _start, and exactly 200 deep at the leaf
+bg "$FIX/fix_deep_nofp" 5
+target=$!
+sleep 0.3
+out=$TMP/deep.folded
+expect_status 0 "$CPUPROF" record --unwind dwarf -F 499 -d 3s -o "$out" -p "$target"
+kill "$target"
+rec=$(printf 'cp_deep_rec;%.0s' $(seq 200))
+whole=$(count "$out" "^fix_deep_nofp;$start;cp_deep_run;cp_deep_rec;")
+leaf=$(count "$out" "^fix_deep_nofp;$start;cp_deep_run;${rec}cp_deep_leaf( |;)")
+all=$(count "$out" '^fix_deep_nofp;')
+note "deep: $whole of $all samples complete to _start, $leaf exactly 200 deep at the leaf"
+[ "$all" -ge 500 ] || fail "only $all samples of fix_deep_nofp"
+[ $((100 * whole)) -ge $((99 * all)) ] ||
+	fail "deep: only $whole of $all samples reach _start; others: $(grep '^fix_deep_nofp;' "$out" | grep -vE "^fix_deep_nofp;$start;" | cut -c1-200 | head -3)"
+[ $((100 * leaf)) -ge $((95 * all)) ] || fail "deep: only $leaf of $all samples 200 deep at the leaf"
+grep -q '\[truncated\]\|unwind-failed' "$out" &&
+	fail "a stack ended early: $(grep '\[truncated\]\|unwind-failed' "$out" | cut -c1-200 | head -1)"
+exit 0
