@@ -46,6 +46,10 @@ struct cp_options {
 /* The format of output i: --format, or inferred from its name. */
 enum output_format options_output_format(const struct cp_options *o, size_t i);
 
+/* The path of output i as given ("-": stdout), and the name to show for it. */
+const char *options_output_path(const struct cp_options *o, size_t i);
+const char *options_output_name(const struct cp_options *o, size_t i);
+
 #define CPUPROF_VERSION	     "0.1.0"
 
 #define CP_DEFAULT_FREQUENCY 99

@@ -39,6 +39,18 @@ enum output_format options_output_format(const struct cp_options *o, size_t i)
 	return format_from_name(i < o->n_outputs ? o->outputs[i] : NULL);
 }
 
+const char *options_output_path(const struct cp_options *o, size_t i)
+{
+	return i < o->n_outputs ? o->outputs[i] : "-";
+}
+
+const char *options_output_name(const struct cp_options *o, size_t i)
+{
+	const char *p = options_output_path(o, i);
+
+	return strcmp(p, "-") ? p : "stdout";
+}
+
 int out_file__open(const char *path, struct out_file **out)
 {
 	struct out_file *o = calloc(1, sizeof(*o));
