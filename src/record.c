@@ -21,6 +21,7 @@
 #include "log.h"
 #include "output.h"
 #include "profile.h"
+#include "proc_status.h"
 #include "record.h"
 #include "report.h"
 #include "symbolize.h"
@@ -101,25 +102,6 @@ static int read_sysctl(const char *path, long *val)
 	return err;
 }
 
-/* The process (thread group) of thread tid and its state letter, from /proc/TID/status. */
-static int read_status(pid_t tid, long *tgid, char *state)
-{
-	char path[64], line[256];
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (found < 2 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %ld", tgid) == 1 || sscanf(line, "State: %c", state) == 1)
-			found++;
-	}
-	fclose(f);
-	return found == 2 ? 0 : -ENOENT;
-}
-
 static int check_environment(struct record *r)
 {
 	const struct cp_options *o = r->o;
@@ -161,26 +143,25 @@ static int check_environment(struct record *r)
 		return CP_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < o->n_pids; i++) {
-		char state = '?';
-		long tgid;
+		struct proc_status ps;
 
 		if (kill(o->pids[i], 0) && errno == ESRCH) {
 			pr_err("no such process: %d (check the pid given to -p)", (int)o->pids[i]);
 			return CP_EXIT_NOPROC;
 		}
 		r->pids[i] = o->pids[i];
-		if (read_status(o->pids[i], &tgid, &state))
+		if (proc_status_read("/proc", (uint32_t)o->pids[i], &ps))
 			continue;
-		if (state == 'Z' || state == 'X') {
+		if (ps.state == 'Z' || ps.state == 'X') {
 			pr_err("process %d has exited (it is a zombie): nothing to profile",
 			       (int)o->pids[i]);
 			return CP_EXIT_NOPROC;
 		}
 		/* a thread id stands for its process: samples are selected by process */
-		if (tgid != o->pids[i]) {
-			pr_info("%d is a thread of process %ld: profiling the process",
-				(int)o->pids[i], tgid);
-			r->pids[i] = (pid_t)tgid;
+		if (ps.tgid != (uint32_t)o->pids[i]) {
+			pr_info("%d is a thread of process %u: profiling the process",
+				(int)o->pids[i], ps.tgid);
+			r->pids[i] = (pid_t)ps.tgid;
 		}
 	}
 	if (o->comm_regex) {

@@ -14,6 +14,7 @@
 #include "ksyms.h"
 #include "perfmap.h"
 #include "proc_maps.h"
+#include "proc_status.h"
 #include "symbolize.h"
 
 /* One file, shared by every mapping of it in every process. */
@@ -340,35 +341,6 @@ static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry 
 }
 
 /* Read the executable mappings of pid now into a new snapshot. */
-/* The innermost pid namespace's pid of pid (last field of NSpid), or pid itself. */
-static uint32_t read_nspid(const struct symbolizer *sy, uint32_t pid)
-{
-	char path[4096], line[256];
-	uint32_t ns = pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%u/status", sy->procfs, pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (p = line + 6;; p = end) {
-			unsigned long v = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			ns = (uint32_t)v;
-		}
-		break;
-	}
-	fclose(f);
-	return ns;
-}
-
 static int cmp_pm(const void *a, const void *b)
 {
 	const struct pm_cache *x = a, *y = b;
@@ -414,6 +386,7 @@ static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, stru
 {
 	struct proc_maps pm = {};
 	struct snapshot *s = NULL;
+	struct proc_status ps;
 	char path[4096];
 	FILE *f;
 	int err;
@@ -438,7 +411,8 @@ static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, stru
 		goto out;
 	}
 	s->key = (uint64_t)pid << 32 | gen;
-	s->nspid = read_nspid(sy, pid);
+	/* the name of its perf map file, for JIT code */
+	s->nspid = proc_status_read(sy->procfs, pid, &ps) == 0 ? ps.nspid : pid;
 	for (size_t i = 0; i < pm.n; i++) {
 		/* frame addresses only ever point into executable memory */
 		if (!pm.v[i].executable)

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fields cpuprof needs from /proc/PID/status: the process (thread group) of a thread, its
+ * state letter, and its pid inside its own pid namespace. procfs is "/proc" except in tests.
+ */
+#ifndef CPUPROF_PROC_STATUS_H
+#define CPUPROF_PROC_STATUS_H
+#include <stdint.h>
+
+struct proc_status {
+	uint32_t tgid;	/* Tgid: */
+	char state;	/* State: 'R', 'S', 'Z'... */
+	uint32_t nspid; /* last field of NSpid: (the innermost namespace); the pid without it */
+};
+
+/* 0, -ENOENT/-errno when the file cannot be read, -EINVAL when Tgid or State is missing. */
+int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st);
+
+#endif

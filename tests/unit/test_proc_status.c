@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc/PID/status fields from fake procfs trees: Tgid, State, NSpid (innermost). */
+#include "cmocka_inc.h"
+#include <sys/stat.h>
+#include "proc_status.h"
+
+static char root[] = "/tmp/cpuprof-status.XXXXXX";
+
+static void write_status(uint32_t pid, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", root, pid);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%u/status", root, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(root))
+		return -1;
+	write_status(10, "Name:\tapp\nState:\tS (sleeping)\nTgid:\t10\nNgid:\t0\nPid:\t10\n"
+			 "NSpid:\t10\n");
+	/* a thread of process 10, in a container where it is pid 7 */
+	write_status(11, "Name:\tworker\nState:\tR (running)\nTgid:\t10\nPid:\t11\n"
+			 "NSpid:\t11\t5\t7\n");
+	write_status(12, "Name:\tgone\nState:\tZ (zombie)\nTgid:\t12\n");
+	write_status(13, "Name:\tbroken\nPid:\t13\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_fields(void **state)
+{
+	struct proc_status st;
+
+	(void)state;
+	assert_int_equal(proc_status_read(root, 10, &st), 0);
+	assert_int_equal(st.tgid, 10);
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.nspid, 10);
+	assert_int_equal(proc_status_read(root, 11, &st), 0);
+	assert_int_equal(st.tgid, 10);
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.nspid, 7);
+	/* no NSpid line (old kernels): the pid itself */
+	assert_int_equal(proc_status_read(root, 12, &st), 0);
+	assert_int_equal(st.state, 'Z');
+	assert_int_equal(st.nspid, 12);
+}
+
+static void test_errors(void **state)
+{
+	struct proc_status st;
+
+	(void)state;
+	assert_int_equal(proc_status_read(root, 13, &st), -EINVAL);
+	assert_int_equal(proc_status_read(root, 99, &st), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
