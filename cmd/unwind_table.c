@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpuprof unwind-table FILE: a developer aid that prints the unwind rows cpuprof builds for an
- * ELF object, one per line, in file virtual addresses so they can be set beside
- * `readelf --debug-dump=frames-interp`:
+ * cpuprof unwind-table FILE | --vdso: a developer aid that prints the unwind rows cpuprof builds
+ * for an ELF object (or for the running kernel's vDSO, from cpuprof's own copy), one per line,
+ * in file virtual addresses so they can be set beside `readelf --debug-dump=frames-interp`:
  *   VADDR CFA-RULE RBP-RULE [REASON]
  * then one summary line starting with '#'.
  */
@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,18 +18,26 @@
 #include "log.h"
 #include "options.h"
 #include "unwind_table.h"
+#include "vdso.h"
 
 struct ut_options {
 	const char *obj;
+	bool vdso;
 };
 
+enum { OPT_VDSO = 0x100 };
+
 static const struct argp_option ut_options[] = {
+	{"vdso", OPT_VDSO, NULL, 0,
+	 "The rows of the running kernel's vDSO (the same image in every process) instead of "
+	 "FILE's",
+	 0},
 	{NULL, 0, NULL, 0, NULL, 0},
 };
 
 static const char ut_doc[] =
 	"Print the x86-64 unwind rows cpuprof builds from FILE's .eh_frame (or .debug_frame), "
-	"then a summary line.\v"
+	"or from the vDSO's with --vdso, then a summary line.\v"
 	"Each row: the file virtual address where it starts; the CFA rule (rsp+N, rbp+N, plt1(..), "
 	"plt2, end-func, end-stack, signal(rsp=[rsp+N]), unsupported); the rbp rule (rbp=same, "
 	"rbp=[cfa-N], rbp=[rsp+N] in a signal frame, rbp=?); why a rule is unsupported.\n\n"
@@ -36,21 +45,26 @@ static const char ut_doc[] =
 	"  0    the table was printed\n"
 	"  1    runtime failure\n"
 	"  64   bad usage\n"
-	"  66   FILE cannot be read, is not an x86-64 ELF object or has no CFI";
+	"  66   FILE cannot be read, is not an x86-64 ELF object or has no CFI; no vDSO";
 
 static error_t ut_parse(int key, char *arg, struct argp_state *state)
 {
 	struct ut_options *o = state->input;
 
 	switch (key) {
+	case OPT_VDSO:
+		o->vdso = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (o->obj)
 			argp_error(state, "give one FILE");
 		o->obj = arg;
 		break;
 	case ARGP_KEY_END:
-		if (!o->obj)
-			argp_error(state, "give the object: cpuprof unwind-table FILE");
+		if (o->obj && o->vdso)
+			argp_error(state, "give FILE or --vdso, not both");
+		if (!o->obj && !o->vdso)
+			argp_error(state, "give the object: cpuprof unwind-table FILE | --vdso");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -107,33 +121,64 @@ static void print_summary(const struct unwind_table_stats *st, FILE *out)
 		st->build_ns / 1e6);
 }
 
+/* The table of o's object, or NULL after saying why; *rc gets the exit status then. */
+static struct unwind_table *open_table(const struct ut_options *o, int *rc)
+{
+	struct unwind_table *ut;
+	const char *name;
+	const void *image;
+	size_t size;
+	int fd, err;
+
+	*rc = CP_EXIT_NOPROC; /* 66, EX_NOINPUT */
+	if (o->vdso) {
+		name = "[vdso]";
+		err = vdso_image(&image, &size);
+		if (err) {
+			pr_err("unwind-table: %s", err == -ENOENT
+							   ? "the kernel maps no vDSO"
+							   : "the vDSO is not a 64-bit ELF image");
+			return NULL;
+		}
+		ut = unwind_table__from_mem(image, size);
+	} else {
+		name = o->obj;
+		fd = open(o->obj, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			pr_err("unwind-table: cannot open %s: %m", o->obj);
+			return NULL;
+		}
+		ut = unwind_table__from_fd(fd);
+		close(fd);
+	}
+	if (!ut) {
+		err = errno;
+		pr_err("unwind-table: %s: %s", name,
+		       err == ENOEXEC	? "not an x86-64 ELF executable or shared object"
+		       : err == ENODATA ? "no .eh_frame or .debug_frame"
+					: strerror(err));
+		if (err == ENOMEM)
+			*rc = CP_EXIT_FAILURE;
+	}
+	return ut;
+}
+
 int cmd_unwind_table(int argc, char **argv)
 {
-	const struct argp argp = {ut_options, ut_parse, "FILE", ut_doc, NULL, NULL, NULL};
+	const struct argp argp = {ut_options, ut_parse, "FILE\n--vdso", ut_doc, NULL, NULL, NULL};
 	struct ut_options o = {};
 	struct unwind_table_stats st;
 	const struct cp_unwind_row *rows;
 	struct unwind_table *ut;
 	size_t n;
-	int fd, rc = CP_EXIT_OK;
+	int rc = CP_EXIT_OK;
 
 	argv[0] = (char *)"cpuprof unwind-table";
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return CP_EXIT_USAGE;
-	fd = open(o.obj, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		pr_err("unwind-table: cannot open %s: %m", o.obj);
-		return CP_EXIT_NOPROC; /* 66, EX_NOINPUT */
-	}
-	ut = unwind_table__from_fd(fd);
-	close(fd);
-	if (!ut) {
-		pr_err("unwind-table: %s: %s", o.obj,
-		       errno == ENOEXEC	  ? "not an x86-64 ELF executable or shared object"
-		       : errno == ENODATA ? "no .eh_frame or .debug_frame"
-					  : strerror(errno));
-		return errno == ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_NOPROC;
-	}
+	ut = open_table(&o, &rc);
+	if (!ut)
+		return rc;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rows = unwind_table__rows(ut, &n);
 	for (size_t i = 0; i < n; i++)

@@ -2,11 +2,11 @@
 /*
  * .eh_frame / .debug_frame -> struct cp_unwind_row, x86-64 only.
  *
- * dwarf_next_cfi splits the section into CIEs and FDEs; everything after that is done here:
- * the augmentation and pointer encodings, and one pass of each FDE's CFA program that emits a
- * row at every location change. Only the CFA, rbp (DWARF register 6) and the return address
- * (column 16) are tracked, which is all a frame step on x86-64 needs. Sections are read as
- * little-endian, as x86-64 is.
+ * dwarf_next_cfi splits the section into CIEs and FDEs; the rest of the reading is here: the
+ * augmentation and the pointer encodings of FDE ranges, which FDEs describe loaded code. Each
+ * FDE's program is run once by cfi_eval, its rules made rows by unwind_row; rows are compacted
+ * as they come (a later row at the same pc wins, an unchanged rule is dropped) and an end row
+ * marks where no function follows. Sections are read as little-endian, as x86-64 is.
  */
 #include <dwarf.h>
 #include <elf.h>
@@ -18,43 +18,11 @@
 #include <string.h>
 #include <time.h>
 #include <elfutils/libdw.h>
+#include "cfi_eval.h"
+#include "unwind_row.h"
 #include "unwind_table.h"
 
-/* DWARF register numbers of the System V x86-64 psABI ("DWARF Register Number Mapping") */
-#define REG_RBP	    6
-#define REG_RSP	    7
-#define REG_RA	    16
-
-#define STATE_STACK 16 /* DW_CFA_remember_state depth; gcc nests one or two */
-#define MAX_SEGS    16
-
-enum rule_kind {
-	RULE_UNSET = 0, /* not mentioned: rbp is callee-saved, so "same value" */
-	RULE_UNDEF,
-	RULE_SAME,
-	RULE_OFFSET, /* saved at CFA + off */
-	RULE_VAL_OFFSET,
-	RULE_REG,
-	RULE_EXPR, /* saved at the address an expression computes */
-	RULE_VAL_EXPR,
-};
-
-struct rule {
-	int kind;
-	int64_t off;
-	const uint8_t *expr;
-	size_t expr_len;
-};
-
-struct cfa_state {
-	bool cfa_expr;
-	uint64_t cfa_reg;
-	int64_t cfa_off;
-	const uint8_t *expr;
-	size_t expr_len;
-	struct rule rbp;
-	struct rule ra;
-};
+#define MAX_SEGS 16
 
 struct cie {
 	Dwarf_Off off;
@@ -66,7 +34,7 @@ struct cie {
 	bool bad;      /* augmentation not understood: its FDEs cannot even be located */
 	bool bad_init; /* initial instructions not understood: one CP_UNW_BAD_CFI row per FDE */
 	bool ra16;     /* return address column is 16 */
-	struct cfa_state init;
+	struct cfi_state init;
 };
 
 struct fde {
@@ -91,9 +59,8 @@ struct unwind_table {
 
 /* Scratch state of one construction. */
 struct builder {
-	const uint8_t *sec;
+	struct cfi_section sec; /* data, and sh_addr: pcrel pointers are relative to it */
 	size_t sec_size;
-	uint64_t sec_addr; /* sh_addr: pcrel pointers are relative to it */
 	bool eh;
 	struct cie *cies;
 	size_t nr_cies, cap_cies;
@@ -107,133 +74,13 @@ struct builder {
 	struct unwind_table_stats *st;
 };
 
-struct cursor {
-	const uint8_t *p;
-	const uint8_t *end;
-	bool err;
-};
-
-/* ---- byte readers -------------------------------------------------------------------------- */
-
-static uint64_t rd_fixed(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->err = true;
-		c->p = c->end;
-		return 0;
-	}
-	memcpy(&v, c->p, n); /* little-endian host and data */
-	c->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->err = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b = 0;
-
-	while (c->p < c->end) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ULL << shift;
-			return (int64_t)v;
-		}
-	}
-	c->err = true;
-	return 0;
-}
-
-/*
- * A pointer in encoding enc (DW_EH_PE_*). Only absolute and pc-relative values occur in the
- * CFI of x86-64 objects; other applications and indirection fail the entry.
- */
-static int rd_encoded(const struct builder *b, struct cursor *c, uint8_t enc, bool apply,
-		      uint64_t *val)
-{
-	const uint8_t *at = c->p;
-	uint64_t v;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		v = rd_fixed(c, 8);
-		break;
-	case DW_EH_PE_uleb128:
-		v = rd_uleb(c);
-		break;
-	case DW_EH_PE_udata2:
-		v = rd_fixed(c, 2);
-		break;
-	case DW_EH_PE_udata4:
-		v = rd_fixed(c, 4);
-		break;
-	case DW_EH_PE_sleb128:
-		v = (uint64_t)rd_sleb(c);
-		break;
-	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)rd_fixed(c, 2);
-		break;
-	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)rd_fixed(c, 4);
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (c->err)
-		return -EINVAL;
-	if (apply) {
-		if (enc & DW_EH_PE_indirect)
-			return -EOPNOTSUPP;
-		switch (enc & 0x70) {
-		case DW_EH_PE_absptr:
-			break;
-		case DW_EH_PE_pcrel:
-			v += b->sec_addr + (uint64_t)(at - b->sec);
-			break;
-		default:
-			return -EOPNOTSUPP;
-		}
-	}
-	*val = v;
-	return 0;
-}
-
 /* ---- CIEs -------------------------------------------------------------------------------- */
-
-static int run_program(struct builder *b, const struct cie *cie, struct cfa_state *s,
-		       const uint8_t *p, const uint8_t *end, uint64_t pc, uint64_t hi, bool emit);
 
 /* The augmentation string and data of an .eh_frame CIE: 'R', and the letters before it. */
 static void parse_augmentation(const struct builder *b, struct cie *cie, const Dwarf_CIE *e)
 {
-	struct cursor c = {e->augmentation_data, e->augmentation_data + e->augmentation_data_size,
-			   false};
+	struct cfi_cursor c = {e->augmentation_data,
+			       e->augmentation_data + e->augmentation_data_size, false};
 	const char *a = e->augmentation;
 	uint64_t dummy;
 
@@ -248,14 +95,14 @@ static void parse_augmentation(const struct builder *b, struct cie *cie, const D
 	for (a++; *a && !c.err; a++) {
 		switch (*a) {
 		case 'R':
-			cie->enc = (uint8_t)rd_fixed(&c, 1);
+			cie->enc = (uint8_t)cfi_read_fixed(&c, 1);
 			break;
 		case 'P': /* personality routine: an encoded pointer, skipped */
-			if (rd_encoded(b, &c, (uint8_t)rd_fixed(&c, 1), false, &dummy))
+			if (cfi_read_pointer(&c, (uint8_t)cfi_read_fixed(&c, 1), NULL, &dummy))
 				cie->bad = true;
 			break;
 		case 'L': /* LSDA encoding byte */
-			rd_fixed(&c, 1);
+			cfi_read_fixed(&c, 1);
 			break;
 		case 'S':
 			cie->signal = true;
@@ -273,8 +120,16 @@ static void parse_augmentation(const struct builder *b, struct cie *cie, const D
 		cie->bad = true;
 }
 
+/* What the CFA programs of cie's FDEs (init: the CIE's rules) or its own (NULL) run with. */
+static struct cfi_frame cie_frame(const struct builder *b, const struct cie *cie,
+				  const struct cfi_state *init)
+{
+	return (struct cfi_frame){cie->caf, cie->daf, cie->enc, &b->sec, init};
+}
+
 static int add_cie(struct builder *b, Dwarf_Off off, const Dwarf_CIE *e)
 {
+	struct cfi_frame f;
 	struct cie *cie;
 
 	if (b->nr_cies == b->cap_cies) {
@@ -291,10 +146,13 @@ static int add_cie(struct builder *b, Dwarf_Off off, const Dwarf_CIE *e)
 	cie->off = off;
 	cie->caf = e->code_alignment_factor;
 	cie->daf = e->data_alignment_factor;
-	cie->ra16 = e->return_address_register == REG_RA;
+	cie->ra16 = e->return_address_register == CFI_REG_RA;
 	parse_augmentation(b, cie, e);
-	if (!cie->bad && run_program(b, cie, &cie->init, e->initial_instructions,
-				     e->initial_instructions_end, 0, 0, false))
+	if (cie->bad)
+		return 0;
+	f = cie_frame(b, cie, NULL);
+	if (cfi_eval(&f, e->initial_instructions, e->initial_instructions_end, &cie->init, 0, 0,
+		     NULL, NULL))
 		cie->bad_init = true;
 	return 0;
 }
@@ -330,7 +188,7 @@ static bool in_exec_segment(const struct builder *b, uint64_t lo)
 
 static int add_fde(struct builder *b, const Dwarf_FDE *e)
 {
-	struct cursor c = {e->start, e->end, false};
+	struct cfi_cursor c = {e->start, e->end, false};
 	const struct cie *cie;
 	uint64_t lo, len, aug;
 	size_t ci;
@@ -340,12 +198,13 @@ static int add_fde(struct builder *b, const Dwarf_FDE *e)
 		b->st->fdes_skipped++;
 		return 0;
 	}
-	if (rd_encoded(b, &c, cie->enc, true, &lo) || rd_encoded(b, &c, cie->enc, false, &len)) {
+	if (cfi_read_pointer(&c, cie->enc, &b->sec, &lo) ||
+	    cfi_read_pointer(&c, cie->enc, NULL, &len)) {
 		b->st->fdes_skipped++;
 		return 0;
 	}
 	if (cie->z) {
-		aug = rd_uleb(&c);
+		aug = cfi_read_uleb(&c);
 		if (aug > (uint64_t)(c.end - c.p))
 			c.err = true;
 		else
@@ -411,326 +270,37 @@ static int push_row(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
 	return 0;
 }
 
-static struct cp_unwind_row unsupported(unsigned int reason)
-{
-	return (struct cp_unwind_row){.cfa_type = CP_CFA_UNSUPPORTED, .reason = (__u8)reason};
-}
-
-static bool fits_s32(int64_t v)
-{
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-/* The expression is exactly DW_OP_breg7 (rsp) N [then DW_OP_deref when deref]. */
-static bool rsp_plus(const uint8_t *p, size_t len, bool deref, int64_t *n)
-{
-	struct cursor c = {p, p + len, false};
-
-	if (!len || rd_fixed(&c, 1) != DW_OP_breg7)
-		return false;
-	*n = rd_sleb(&c);
-	if (deref && (c.p == c.end || *c.p++ != DW_OP_deref))
-		return false;
-	return !c.err && c.p == c.end && fits_s32(*n);
-}
-
-/*
- * The CFA expressions of binutils' lazy .plt FDEs (elf64-x86-64.c), DW_OP_nop padding removed:
- * breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl; plus -- N is the entry offset after the
- * push: 11 in the classic PLT, 10 or 9 (binutils 2.40) in the IBT one. *n gets N.
- */
-static int plt_kind(const uint8_t *p, size_t len, int32_t *n)
-{
-	static const uint8_t plt[] = {DW_OP_breg7, 8,	      DW_OP_breg16, 0,
-				      DW_OP_lit15, DW_OP_and, DW_OP_lit0,   DW_OP_ge,
-				      DW_OP_lit3,  DW_OP_shl, DW_OP_plus};
-	uint8_t buf[sizeof(plt)];
-	size_t k = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (p[i] == DW_OP_nop)
-			continue;
-		if (k == sizeof(buf))
-			return 0;
-		buf[k++] = p[i];
-	}
-	if (k != sizeof(plt) || memcmp(buf, plt, 6) || memcmp(buf + 7, plt + 7, sizeof(plt) - 7))
-		return 0;
-	*n = buf[6] - DW_OP_lit0;
-	if (*n == 11)
-		return CP_CFA_PLT1;
-	if (*n == 10 || *n == 9)
-		return CP_CFA_PLT2;
-	return 0;
-}
-
-/* glibc's __restore_rt: CFA = *(rsp + a), rbp at rsp + b, rip at rsp + CP_SIGFRAME_RIP_OFF. */
-static struct cp_unwind_row signal_row(const struct cfa_state *s)
-{
-	struct cp_unwind_row r = {.cfa_type = CP_CFA_SIGNAL};
-	int64_t cfa, rbp, rip;
-
-	if (!s->cfa_expr || !rsp_plus(s->expr, s->expr_len, true, &cfa) ||
-	    s->rbp.kind != RULE_EXPR || !rsp_plus(s->rbp.expr, s->rbp.expr_len, false, &rbp) ||
-	    s->ra.kind != RULE_EXPR || !rsp_plus(s->ra.expr, s->ra.expr_len, false, &rip) ||
-	    rip != CP_SIGFRAME_RIP_OFF)
-		return unsupported(CP_UNW_SIGNAL);
-	r.cfa_off = (__s32)cfa;
-	r.rbp_off = (__s32)rbp;
-	return r;
-}
-
-static struct cp_unwind_row to_row(const struct cie *cie, const struct cfa_state *s)
-{
-	struct cp_unwind_row r = {};
-
-	if (s->ra.kind == RULE_UNDEF)
-		return (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK};
-	if (cie->signal)
-		return signal_row(s);
-	if (s->cfa_expr) {
-		r.cfa_type = (__u8)plt_kind(s->expr, s->expr_len, &r.cfa_off);
-		if (!r.cfa_type)
-			return unsupported(CP_UNW_CFA_EXPR);
-	} else if (s->cfa_reg == REG_RSP || s->cfa_reg == REG_RBP) {
-		if (!fits_s32(s->cfa_off))
-			return unsupported(CP_UNW_RANGE);
-		r.cfa_type = s->cfa_reg == REG_RSP ? CP_CFA_RSP : CP_CFA_RBP;
-		r.cfa_off = (__s32)s->cfa_off;
-	} else {
-		return unsupported(CP_UNW_CFA_REG);
-	}
-	if (!cie->ra16 || s->ra.kind != RULE_OFFSET || s->ra.off != -8)
-		return unsupported(CP_UNW_RA);
-	switch (s->rbp.kind) {
-	case RULE_UNSET:
-	case RULE_SAME:
-		break;
-	case RULE_OFFSET:
-		if (fits_s32(s->rbp.off)) {
-			r.rbp_type = CP_RBP_CFA_OFF;
-			r.rbp_off = (__s32)s->rbp.off;
-		} else {
-			r.rbp_type = CP_RBP_UNSUPPORTED;
-			r.reason = CP_UNW_RANGE;
-		}
-		break;
-	default: /* undefined, register, expressions, val_offset: not a caller rbp we can read */
-		r.rbp_type = CP_RBP_UNSUPPORTED;
-		r.reason = CP_UNW_RBP;
-		break;
-	}
-	return r;
-}
-
-/* ---- the CFA program --------------------------------------------------------------------- */
-
-struct interp {
+struct fde_rows {
 	struct builder *b;
 	const struct cie *cie;
-	struct cfa_state *s;
-	uint64_t pc;
-	uint64_t hi;
-	bool emit;
-	int err;
 };
 
-static struct rule *reg_rule(struct cfa_state *s, uint64_t reg)
+/* cfi_row_fn: the rules in force from pc, as a row */
+static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
 {
-	if (reg == REG_RBP)
-		return &s->rbp;
-	if (reg == REG_RA)
-		return &s->ra;
-	return NULL; /* not tracked */
+	const struct fde_rows *fr = arg;
+
+	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
 }
 
-/* DW_CFA_restore: back to the CIE's rule */
-static void restore_rule(struct cfa_state *s, const struct cfa_state *init, uint64_t reg)
-{
-	struct rule *r = reg_rule(s, reg);
-
-	if (r)
-		*r = reg == REG_RBP ? init->rbp : init->ra;
-}
-
-static void set_rule(struct cfa_state *s, uint64_t reg, int kind, int64_t off, const uint8_t *e,
-		     size_t len)
-{
-	struct rule *r = reg_rule(s, reg);
-
-	if (r)
-		*r = (struct rule){kind, off, e, len};
-}
-
-/* Emit the row in force at the current pc, then move to pc + delta. */
-static void advance_to(struct interp *in, uint64_t to)
-{
-	if (in->emit && in->pc < in->hi && !in->err)
-		in->err = push_row(in->b, in->pc, to_row(in->cie, in->s));
-	/* a CIE has no location; its advances are ignored rather than trusted */
-	if (in->emit)
-		in->pc = to;
-}
-
-static int run_program(struct builder *b, const struct cie *cie, struct cfa_state *s,
-		       const uint8_t *p, const uint8_t *end, uint64_t pc, uint64_t hi, bool emit)
-{
-	struct cfa_state stack[STATE_STACK];
-	struct interp in = {b, cie, s, pc, hi, emit, 0};
-	struct cursor c = {p, end, false};
-	/* in the CIE's own program a restore has nothing to go back to */
-	struct cfa_state none = {};
-	const struct cfa_state *init = emit ? &cie->init : &none;
-	size_t depth = 0;
-	uint64_t reg, v;
-	int64_t off;
-
-	while (c.p < c.end && !c.err && !in.err) {
-		uint8_t op = *c.p++;
-
-		switch (op & 0xc0) {
-		case DW_CFA_advance_loc:
-			advance_to(&in, in.pc + (op & 0x3f) * cie->caf);
-			continue;
-		case DW_CFA_offset:
-			off = (int64_t)rd_uleb(&c) * cie->daf;
-			set_rule(s, op & 0x3f, RULE_OFFSET, off, NULL, 0);
-			continue;
-		case DW_CFA_restore:
-			restore_rule(s, init, op & 0x3f);
-			continue;
-		}
-		switch (op) {
-		case DW_CFA_nop:
-			break;
-		case DW_CFA_GNU_args_size: /* stack adjustment for landing pads: not a rule */
-			rd_uleb(&c);
-			break;
-		case DW_CFA_set_loc:
-			if (rd_encoded(b, &c, cie->enc, true, &v))
-				return -EINVAL;
-			advance_to(&in, v);
-			break;
-		case DW_CFA_advance_loc1:
-			advance_to(&in, in.pc + rd_fixed(&c, 1) * cie->caf);
-			break;
-		case DW_CFA_advance_loc2:
-			advance_to(&in, in.pc + rd_fixed(&c, 2) * cie->caf);
-			break;
-		case DW_CFA_advance_loc4:
-			advance_to(&in, in.pc + rd_fixed(&c, 4) * cie->caf);
-			break;
-		case DW_CFA_offset_extended:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_OFFSET, (int64_t)rd_uleb(&c) * cie->daf, NULL, 0);
-			break;
-		case DW_CFA_offset_extended_sf:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_OFFSET, rd_sleb(&c) * cie->daf, NULL, 0);
-			break;
-		case DW_CFA_GNU_negative_offset_extended:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_OFFSET, -(int64_t)rd_uleb(&c) * cie->daf, NULL, 0);
-			break;
-		case DW_CFA_val_offset:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_VAL_OFFSET, (int64_t)rd_uleb(&c) * cie->daf, NULL, 0);
-			break;
-		case DW_CFA_val_offset_sf:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_VAL_OFFSET, rd_sleb(&c) * cie->daf, NULL, 0);
-			break;
-		case DW_CFA_restore_extended:
-			restore_rule(s, init, rd_uleb(&c));
-			break;
-		case DW_CFA_undefined:
-			set_rule(s, rd_uleb(&c), RULE_UNDEF, 0, NULL, 0);
-			break;
-		case DW_CFA_same_value:
-			set_rule(s, rd_uleb(&c), RULE_SAME, 0, NULL, 0);
-			break;
-		case DW_CFA_register:
-			reg = rd_uleb(&c);
-			set_rule(s, reg, RULE_REG, (int64_t)rd_uleb(&c), NULL, 0);
-			break;
-		case DW_CFA_expression:
-		case DW_CFA_val_expression:
-			reg = rd_uleb(&c);
-			v = rd_uleb(&c);
-			if (c.err || v > (uint64_t)(c.end - c.p))
-				return -EINVAL;
-			set_rule(s, reg, op == DW_CFA_expression ? RULE_EXPR : RULE_VAL_EXPR, 0,
-				 c.p, v);
-			c.p += v;
-			break;
-		case DW_CFA_remember_state:
-			/* the whole row, CFA included, as gcc's epilogues expect */
-			if (depth == STATE_STACK)
-				return -EINVAL;
-			stack[depth++] = *s;
-			break;
-		case DW_CFA_restore_state:
-			if (!depth)
-				return -EINVAL;
-			*s = stack[--depth];
-			break;
-		case DW_CFA_def_cfa:
-			s->cfa_reg = rd_uleb(&c);
-			s->cfa_off = (int64_t)rd_uleb(&c);
-			s->cfa_expr = false;
-			break;
-		case DW_CFA_def_cfa_sf:
-			s->cfa_reg = rd_uleb(&c);
-			s->cfa_off = rd_sleb(&c) * cie->daf;
-			s->cfa_expr = false;
-			break;
-		case DW_CFA_def_cfa_register:
-			s->cfa_reg = rd_uleb(&c);
-			s->cfa_expr = false;
-			break;
-		case DW_CFA_def_cfa_offset:
-			s->cfa_off = (int64_t)rd_uleb(&c);
-			break;
-		case DW_CFA_def_cfa_offset_sf:
-			s->cfa_off = rd_sleb(&c) * cie->daf;
-			break;
-		case DW_CFA_def_cfa_expression:
-			v = rd_uleb(&c);
-			if (c.err || v > (uint64_t)(c.end - c.p))
-				return -EINVAL;
-			s->cfa_expr = true;
-			s->expr = c.p;
-			s->expr_len = v;
-			c.p += v;
-			break;
-		default: /* DW_CFA_GNU_window_save and anything unknown: not x86-64 CFI */
-			return -EINVAL;
-		}
-	}
-	if (c.err)
-		return -EINVAL;
-	if (in.err)
-		return in.err;
-	advance_to(&in, in.hi); /* the last row runs to the end of the function */
-	return in.err;
-}
-
-/* Rows of one FDE, then an end row where the next function does not start right away. */
+/* Rows of one FDE; one CP_UNW_BAD_CFI row for the whole function when its CFI is malformed. */
 static int build_fde(struct builder *b, const struct fde *f)
 {
 	const struct cie *cie = &b->cies[f->cie];
+	struct fde_rows fr = {b, cie};
+	struct cfi_frame fr_cie = cie_frame(b, cie, &cie->init);
 	size_t mark = b->nr_rows;
-	struct cfa_state s = cie->init;
+	struct cfi_state s = cie->init;
 	int err = -EINVAL;
 
 	if (!cie->bad_init)
-		err = run_program(b, cie, &s, f->insn, f->end, f->lo, f->hi, true);
+		err = cfi_eval(&fr_cie, f->insn, f->end, &s, f->lo, f->hi, fde_row, &fr);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
 		/* rows before mark have pcs below f->lo: push_row left them alone */
 		b->nr_rows = mark;
-		err = push_row(b, f->lo, unsupported(CP_UNW_BAD_CFI));
+		err = push_row(b, f->lo, unwind_row_unsupported(CP_UNW_BAD_CFI));
 	}
 	return err;
 }
@@ -821,12 +391,12 @@ static Elf_Data *find_cfi(Elf *elf, struct builder *b)
 	}
 	if (eh) {
 		b->eh = true;
-		b->sec_addr = eh_sh.sh_addr;
+		b->sec.addr = eh_sh.sh_addr;
 		scn = eh;
 	} else if (dbg) {
 		if ((dbg_sh.sh_flags & SHF_COMPRESSED) && elf_compress(dbg, 0, 0) < 0)
 			return NULL;
-		b->sec_addr = 0;
+		b->sec.addr = 0;
 		scn = dbg;
 	} else {
 		return NULL;
@@ -834,7 +404,7 @@ static Elf_Data *find_cfi(Elf *elf, struct builder *b)
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || !d->d_size)
 		return NULL;
-	b->sec = d->d_buf;
+	b->sec.data = d->d_buf;
 	b->sec_size = d->d_size;
 	return d;
 }
@@ -901,21 +471,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct unwind_table *unwind_table__from_fd(int fd)
+/* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
+static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 {
-	uint64_t t0 = now_ns();
 	struct unwind_table *ut = calloc(1, sizeof(*ut));
 	struct builder b = {};
 	GElf_Ehdr eh;
 	Elf_Data *d;
-	Elf *elf = NULL;
 	int err;
 
 	if (!ut)
-		return NULL;
+		return -ENOMEM;
 	b.st = &ut->st;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
 	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
@@ -949,16 +516,66 @@ struct unwind_table *unwind_table__from_fd(int fd)
 	}
 	count_rows(ut);
 	ut->st.build_ns = now_ns() - t0;
+	*out = ut;
+	ut = NULL;
 out:
-	elf_end(elf);
 	free(b.cies);
 	free(b.fdes);
 	free(b.rows);
-	if (err) {
-		free(ut);
+	free(ut);
+	return err;
+}
+
+struct unwind_table *unwind_table__from_fd(int fd)
+{
+	uint64_t t0 = now_ns();
+	struct unwind_table *ut = NULL;
+	Elf *elf;
+	int err;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = build(elf, t0, &ut);
+	elf_end(elf);
+	if (err)
 		errno = -err;
-		return NULL;
+	return ut;
+}
+
+struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
+{
+	uint64_t t0 = now_ns();
+	struct unwind_table *ut = NULL;
+	void *copy = NULL;
+	Elf *elf = NULL;
+	int err;
+
+	if (!image) {
+		err = -EINVAL;
+		goto out;
 	}
+	if (size < SELFMAG || memcmp(image, ELFMAG, SELFMAG)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	/*
+	 * elf_memory takes a mutable image that libelf reads lazily and may write to: a private
+	 * copy keeps the caller's image (e.g. the live, read-only vDSO) out of libelf's hands.
+	 */
+	copy = malloc(size);
+	if (!copy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, image, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	err = build(elf, t0, &ut);
+out:
+	elf_end(elf);
+	free(copy);
+	if (err)
+		errno = -err;
 	return ut;
 }
 

@@ -2,8 +2,9 @@
 /*
  * x86-64 unwind table of one ELF object: the rows of bpf/shared.h (struct cp_unwind_row) built
  * from .eh_frame, or from .debug_frame when the object has no .eh_frame. CIEs and FDEs are
- * split by libdw's dwarf_next_cfi; the CFA instructions are interpreted here (one pass per
- * FDE; libdw's dwarf_cfi_addrframe re-runs an FDE's program for every address).
+ * split by libdw's dwarf_next_cfi and read here; their CFA programs are run by cfi_eval (one
+ * pass per FDE) and the rules made rows by unwind_row. The object is a file or an image in
+ * memory (the vDSO).
  *
  * A table depends only on the file's contents: callers that see one object in several
  * processes share the table by build-id (or dev, inode, mtime); this module keeps no cache.
@@ -38,6 +39,12 @@ struct unwind_table_stats {
  * ENOMEM. Malformed or unsupported FDEs do not fail the build: their rows are marked.
  */
 struct unwind_table *unwind_table__from_fd(int fd);
+
+/*
+ * The same from an ELF image of size bytes in memory (the vDSO, which has no file). The image
+ * is copied, never written; it need not outlive the call. errno as above; EINVAL image NULL.
+ */
+struct unwind_table *unwind_table__from_mem(const void *image, size_t size);
 
 /* NULL-safe. */
 void unwind_table__free(struct unwind_table *ut);

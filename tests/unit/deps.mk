@@ -17,5 +17,7 @@ $(O)/tests/test_demangle: $(O)/src/demangle.o
 $(O)/tests/test_dwarf_index: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o
 $(O)/tests/test_symbolize: $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o
 $(O)/tests/test_perfmap: $(O)/src/perfmap.o $(O)/src/textline.o
-$(O)/tests/test_unwind_table: $(O)/src/unwind_table.o
+$(O)/tests/test_unwind_table: $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o
 $(O)/tests/test_proc_status: $(O)/src/proc_status.o
+$(O)/tests/test_unwind_mem: $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o
+$(O)/tests/test_vdso: $(O)/src/vdso.o $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o
