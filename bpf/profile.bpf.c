@@ -75,6 +75,20 @@ struct {
 	__uint(max_entries, CP_STAT_MAX);
 } stats SEC(".maps");
 
+/* requests sent in the current window, per CPU */
+struct cp_ratelimit {
+	__u64 window; /* start, ns */
+	__u32 sent;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_ratelimit);
+	__uint(max_entries, 1);
+} ratelimit SEC(".maps");
+
 /* ---- --unwind dwarf ---------------------------------------------------------------------- */
 
 /* rows of every object's table, sized and filled (through mmap) by user space */
@@ -134,11 +148,35 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* True when this CPU may send one more request now (CP_REQ_PER_WINDOW per window). */
+static __always_inline bool request_allowed(void)
+{
+	__u32 zero = 0;
+	struct cp_ratelimit *rl = bpf_map_lookup_elem(&ratelimit, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!rl)
+		return true;
+	if (now - rl->window >= CP_REQ_WINDOW_NS) {
+		rl->window = now;
+		rl->sent = 0;
+	}
+	if (rl->sent >= CP_REQ_PER_WINDOW) {
+		stat_inc(CP_STAT_REQ_THROTTLED);
+		return false;
+	}
+	rl->sent++;
+	return true;
+}
+
 /* Send one request of this type for (pid, gen) to user space. 0, or -1 when it was lost. */
 static __always_inline int send_event(__u32 type, __u32 pid, __u32 gen)
 {
-	struct cp_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	struct cp_event *ev;
 
+	if (!request_allowed())
+		return -1;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		stat_inc(type == CP_EV_NEW_PROC ? CP_STAT_EVENTS_LOST : CP_STAT_REFRESH_LOST);
 		return -1;
@@ -449,7 +487,7 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 {
 	const struct cp_unwind_map *m;
 	const struct cp_unwind_row *r;
-	__u64 look, cfa, ra, bp, rel;
+	__u64 look, cfa, ra, bp, rel, ip;
 	__u64 sig[3];
 	__u32 len, idx;
 	int mi, ri;
@@ -459,10 +497,12 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	len = s->st.len;
 	if (len >= CP_MAX_USTACK_DEPTH)
 		return step_end(s, CP_DEND_TRUNCATED);
-	s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = s->pc;
+	/* a pc after a signal is named as it is; the leaf always is */
+	ip = s->pc | (s->exact && len ? CP_IP_EXACT : 0);
+	s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = ip;
 	s->st.len = len + 1;
-	s->h1 = (s->h1 ^ s->pc) * 0x100000001b3ull;
-	s->h2 = ((s->h2 + s->pc) << 29 | (s->h2 + s->pc) >> 35) * 0x9e3779b97f4a7c15ull;
+	s->h1 = (s->h1 ^ ip) * 0x100000001b3ull;
+	s->h2 = ((s->h2 + ip) << 29 | (s->h2 + ip) >> 35) * 0x9e3779b97f4a7c15ull;
 
 	look = s->exact ? s->pc : s->pc - 1;
 	mi = cp_find_map(up, look);
@@ -507,6 +547,9 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 			return step_end(s, CP_DEND_READ);
 		if (!sig[2])
 			return step_end(s, CP_DEND_OK);
+		/* the trampoline: a return address that does not follow a call */
+		s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = s->pc | (len ? CP_IP_EXACT : 0);
+		s->h1 = (s->h1 ^ CP_IP_EXACT) * 0x100000001b3ull;
 		s->sp = sig[0];
 		s->bp = sig[1];
 		s->pc = sig[2];
@@ -626,6 +669,21 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	cp->gen += 1;
 	cp->flags &= ~CP_PROC_REQUESTED;
+	return 0;
+}
+
+/*
+ * The last thread of a process has exited: drop its mapping table, so that the table map
+ * holds live processes only (pids are reused with a new generation anyway).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(cp_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	bpf_map_delete_elem(&uprocs, &tgid);
 	return 0;
 }
 

@@ -125,6 +125,12 @@ struct cp_dstack {
 	__u64 check;			/* a second hash of the frames: collision check */
 	__u64 ips[CP_MAX_USTACK_DEPTH]; /* leaf (exact pc) first, then return addresses */
 };
+/*
+ * Set in an ips entry (user addresses are below 2^47) that is to be named as it is, not as a
+ * return address (minus one): the pc a signal interrupted, and the signal trampoline the
+ * handler returns to (glibc's __restore_rt, whose first byte is not after a call).
+ */
+#define CP_IP_EXACT (1ull << 63)
 _Static_assert(sizeof(struct cp_dstack) == 16 + 8 * CP_MAX_USTACK_DEPTH, "cp_dstack layout");
 
 /*
@@ -167,6 +173,15 @@ struct cp_event {
 };
 _Static_assert(sizeof(struct cp_event) == 16, "cp_event layout");
 
+/*
+ * Requests to user space (new process, mappings changed) are rate-limited per CPU: each one
+ * costs user space a read of /proc/PID/maps and possibly building tables, and a burst of
+ * short-lived processes must not flood it. A request over the limit is asked again at a later
+ * sample of that process.
+ */
+#define CP_REQ_WINDOW_NS  100000000ull /* 100 ms */
+#define CP_REQ_PER_WINDOW 20
+
 /* ---- counters (per-CPU array indexed by enum cp_stat) ---------------------------------- */
 
 enum cp_stat {
@@ -198,6 +213,7 @@ enum cp_stat {
 	CP_STAT_DWARF_COLLISION,   /* user stack lost: two stacks with one hash */
 	CP_STAT_DWARF_FULL,	   /* user stack lost: dstacks map full */
 	CP_STAT_DWARF_TAILCALL,	   /* walk not started: tail call failed (frame pointers) */
+	CP_STAT_REQ_THROTTLED,	   /* mapping request put off: over the rate limit */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_LOOP - CP_STAT_DWARF_OK == CP_DEND_LOOP,

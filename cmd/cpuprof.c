@@ -60,12 +60,13 @@ static const struct argp_option record_options[] = {
 	{"include-idle", OPT_INCLUDE_IDLE, NULL, 0,
 	 "Keep samples of idle CPUs (left out by default)", 2},
 	{"per-thread", OPT_PER_THREAD, NULL, 0, "Keep threads apart (thread name and id)", 2},
-	{"unwind", OPT_UNWIND, "fp|dwarf", 0,
-	 "How user stacks are walked: fp, frame pointers (default); dwarf, the objects' "
-	 ".eh_frame unwind tables, in BPF",
+	{"unwind", OPT_UNWIND, "auto|dwarf|fp", 0,
+	 "How user stacks are walked: dwarf, with the objects' .eh_frame unwind tables in BPF "
+	 "(frame pointers where an object has none); fp, frame pointers only; auto (default), "
+	 "dwarf, or fp when the DWARF unwinder cannot be set up",
 	 2},
 	{"max-unwind-memory", OPT_MAX_UNWIND_MEMORY, "MIB", 0,
-	 "With --unwind dwarf: memory for unwind tables in MiB, 1 to 256 (default 64)", 2},
+	 "Most memory the unwind tables may take, in MiB, 1 to 256 (default 64)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -190,11 +191,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)
-			o->unwind_dwarf = false;
+			o->unwind = UNWIND_FP;
 		else if (strcmp(arg, "dwarf") == 0)
-			o->unwind_dwarf = true;
+			o->unwind = UNWIND_DWARF;
+		else if (strcmp(arg, "auto") == 0)
+			o->unwind = UNWIND_AUTO;
 		else
-			argp_error(state, "unknown unwinder '%s': use fp or dwarf", arg);
+			argp_error(state, "unknown unwinder '%s': use auto, dwarf or fp", arg);
 		break;
 	case OPT_MAX_UNWIND_MEMORY:
 		err = parse_u64(arg, 1, 256, &v);

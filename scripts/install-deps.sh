@@ -5,10 +5,13 @@
 # Idempotent: prints nothing and touches nothing when all packages are present.
 set -eu
 
+# libc6-dbg: libc's local symbols (__libc_start_call_main, __restore_rt) that the stacks of the
+# end-to-end tests are checked against; python3.11-minimal: Debian's static python3.11 test.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
 golang-go
-libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl"
+libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl
+python3.11-minimal libc6-dbg"
 
 [ $# -gt 0 ] && PKGS="$*"
 

@@ -19,6 +19,7 @@ struct named_addr {
 	uint32_t pid, gen;
 	uint64_t addr;
 	bool leaf;
+	bool entry;	   /* the function is where a process's or thread's stack begins */
 	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
 };
 
@@ -117,6 +118,32 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/*
+ * Functions a complete user stack starts with: the program's entry point, glibc's start of
+ * main (when _start has no symbol), a thread's start and the clone that began it.
+ */
+static bool is_entry_point(const char *name)
+{
+	static const char *const entries[] = {
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone3",
+		"clone",
+		"__clone",
+		"__clone3",
+		"_dl_start_user",
+	};
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(name, entries[i]))
+			return true;
+	return false;
+}
+
 /* Name one address: the frame chain, interned, root first, into a->pool. */
 static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 {
@@ -134,6 +161,7 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 		return -ENOMEM;
 	na->first = (uint32_t)a->n_pool;
 	na->n = (uint32_t)n;
+	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
 	/* the chain is innermost first; the profile wants the real function first */
 	for (size_t j = n; j-- > 0;) {
 		const struct sym_frame *sf = &a->chain[j];
@@ -163,7 +191,7 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 
 /* Append the frames of one address (root first) to the sample being built. */
 static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		       bool kernel, uint32_t *n)
+		       bool kernel, uint32_t *n, bool *entry)
 {
 	struct named_addr key, *na;
 	uint32_t h;
@@ -193,6 +221,8 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 			return err;
 		idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named++);
 	}
+	if (entry)
+		*entry = na->entry;
 	if (*n + na->n > MAX_FRAMES)
 		return -E2BIG;
 	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
@@ -231,6 +261,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 
 	if (bpf_session__dwarf_stack(a->s, k->dstack, &a->ds) || !a->ds.len) {
 		a->st.stacks_missing += count;
+		a->st.ustacks += count;
 		return add_pseudo(a, "[user stack lost: missing]", n);
 	}
 	end = dwarf_end_name(a->ds.end);
@@ -239,10 +270,20 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		if (err)
 			return err;
 	}
+	a->st.ustacks += count;
 	for (size_t i = a->ds.len; i-- > 0;) {
-		err = add_address(a, k->pid, k->gen, a->ds.ips[i], i == 0, false, n);
+		uint64_t ip = a->ds.ips[i];
+		bool entry = false;
+
+		/* the leaf and CP_IP_EXACT addresses are named as they are, not as return addresses
+		 */
+		err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
+				  i == 0 || (ip & CP_IP_EXACT), false, n,
+				  i == a->ds.len - 1 && !end ? &entry : NULL);
 		if (err)
 			return err;
+		if (entry)
+			a->st.ustacks_entry += count;
 	}
 	return 0;
 }
@@ -252,6 +293,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	char pseudo[64];
+	bool truncated;
 	size_t depth;
 	int err;
 
@@ -264,22 +306,32 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 		id = -ENOENT;
 	}
 	if (id < 0) {
+		if (!kernel)
+			a->st.ustacks += count;
 		snprintf(pseudo, sizeof(pseudo), "[%s stack lost: %s]", kernel ? "kernel" : "user",
 			 stack_error(id));
 		return add_pseudo(a, pseudo, n);
 	}
 	/* the outermost callers are the ones lost: mark the root end */
-	if (depth >= a->o->max_depth) {
+	truncated = depth >= a->o->max_depth;
+	if (truncated) {
 		err = add_pseudo(a, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
 				 n);
 		if (err)
 			return err;
 	}
+	if (!kernel)
+		a->st.ustacks += count;
 	/* the maps hold the leaf first; profiles are written root first */
 	for (size_t i = depth; i-- > 0;) {
-		err = add_address(a, k->pid, k->gen, a->ips[i], i == 0, kernel, n);
+		bool entry = false;
+
+		err = add_address(a, k->pid, k->gen, a->ips[i], i == 0, kernel, n,
+				  !kernel && i == depth - 1 && !truncated ? &entry : NULL);
 		if (err)
 			return err;
+		if (entry)
+			a->st.ustacks_entry += count;
 	}
 	return 0;
 }

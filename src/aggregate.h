@@ -23,6 +23,9 @@ struct aggregate_opts {
 struct aggregate_stats {
 	uint64_t comm_filtered;	 /* samples --comm left out */
 	uint64_t stacks_missing; /* samples whose stack id could not be read back */
+	uint64_t ustacks;	 /* samples with a user stack */
+	uint64_t ustacks_entry;	 /* of which the outermost frame is an entry point (_start,
+				    __libc_start_main, start_thread, clone3...): complete */
 };
 
 /* Add every count of s to p; fill *st. 0 or a negative errno. */

@@ -104,15 +104,21 @@ out:
 }
 
 /* Maps and programs of --unwind dwarf: sized for use, or as small as possible and not loaded. */
-static int setup_unwind(struct bpf_session *s, bool dwarf, uint32_t rows)
+static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwind_sizes *uw)
 {
 	struct cpuprof_profile *k = s->skel;
 	int err;
 
 	if (dwarf) {
-		if (!rows || rows > CP_MAX_UNWIND_ROWS)
+		if (!uw || !uw->rows || uw->rows > CP_MAX_UNWIND_ROWS)
 			return -EINVAL;
-		return bpf_map__set_max_entries(k->maps.unwind_rows, rows);
+		err = bpf_map__set_max_entries(k->maps.unwind_rows, uw->rows);
+		if (!err && uw->procs)
+			err = bpf_map__set_max_entries(k->maps.uprocs, uw->procs);
+		/* frame-pointer stacks are the fallback only (no table yet): 4 MiB, not 32 */
+		if (!err)
+			err = bpf_map__set_max_entries(k->maps.ustacks, CP_DEF_USTACK_ENTRIES / 8);
+		return err;
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
@@ -144,8 +150,9 @@ static int start_unwind(struct bpf_session *s)
 	return 0;
 }
 
-int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, uint32_t unwind_rows,
-		      bool verifier_log, const char **failed_step)
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
+		      const struct bpf_unwind_sizes *uw, bool verifier_log,
+		      const char **failed_step)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = verifier_log ? 1 : 0);
 	struct bpf_session *s;
@@ -180,7 +187,7 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, uin
 	}
 	s->skel->rodata->cfg = *cfg;
 	s->step = "size the unwind table maps";
-	err = setup_unwind(s, cfg->unwind_dwarf, unwind_rows);
+	err = setup_unwind(s, cfg->unwind_dwarf, uw);
 	if (err)
 		goto fail;
 
@@ -216,6 +223,10 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	k->links.cp_exec = bpf_program__attach(k->progs.cp_exec);
 	if (!k->links.cp_exec)
 		return -errno;
+	s->step = "attach the exit tracepoint";
+	k->links.cp_exit = bpf_program__attach(k->progs.cp_exit);
+	if (!k->links.cp_exit)
+		return -errno;
 
 	s->step = "";
 	return 0;
@@ -227,6 +238,16 @@ int bpf_session__trace_proc(struct bpf_session *s, uint32_t pid)
 	struct cp_proc p = {.flags = CP_PROC_TRACED};
 
 	if (bpf_map_update_elem(fd, &pid, &p, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__know_proc(struct bpf_session *s, uint32_t pid)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs);
+	struct cp_proc p = {0};
+
+	if (bpf_map_update_elem(fd, &pid, &p, BPF_NOEXIST) && errno != EEXIST)
 		return -errno;
 	return 0;
 }

@@ -15,14 +15,21 @@
 
 struct bpf_session;
 
+/* Sizes of the DWARF unwinder's maps. */
+struct bpf_unwind_sizes {
+	uint32_t rows;	/* capacity of the unwind row array, 1 to CP_MAX_UNWIND_ROWS */
+	uint32_t procs; /* process mapping tables (0: CP_DEF_UPROC_ENTRIES) */
+};
+
 /*
  * Open and load the programs with this configuration; verifier_log (-vv) asks the kernel for
- * the verifier's log. With cfg->unwind_dwarf, unwind_rows is the capacity of the unwind row
- * array (at most CP_MAX_UNWIND_ROWS); without, the DWARF walker is not loaded at all. On
- * failure *failed_step names the step ("load the BPF programs"...).
+ * the verifier's log. With cfg->unwind_dwarf, uw sizes the unwinder's maps; without, the DWARF
+ * walker is not loaded at all (uw may be NULL). On failure *failed_step names the step ("load
+ * the BPF programs"...).
  */
-int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg, uint32_t unwind_rows,
-		      bool verifier_log, const char **failed_step);
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
+		      const struct bpf_unwind_sizes *uw, bool verifier_log,
+		      const char **failed_step);
 
 /*
  * --unwind dwarf: the unwind row array, mapped writable; *cap gets its capacity. Rows written
@@ -46,6 +53,13 @@ int bpf_session__attach_tracking(struct bpf_session *s);
  * BPF side owns the process table.
  */
 int bpf_session__trace_proc(struct bpf_session *s, uint32_t pid);
+
+/*
+ * Enter process pid, whose mappings were read before sampling started, in the process table
+ * as generation 0, so that an exec before its first sample starts a new generation. Only
+ * before sampling starts.
+ */
+int bpf_session__know_proc(struct bpf_session *s, uint32_t pid);
 
 /* Leave process pid out from now on (until it calls exec). Safe at run time. */
 int bpf_session__exclude_proc(struct bpf_session *s, uint32_t pid);

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <gelf.h>
+#include <elfutils/libdw.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -71,6 +72,8 @@ struct sec_span {
 /* Scratch state of one construction; none of it survives. */
 struct builder {
 	Elf *elf;
+	bool interp; /* has a PT_INTERP: a PIE program, or a library that runs (libc.so.6) */
+	bool pie;    /* DT_FLAGS_1 has DF_1_PIE */
 	struct elf_syms *es;
 	const void *build_id;
 	size_t build_id_len;
@@ -124,6 +127,44 @@ static bool note_build_id(struct builder *b, Elf_Data *data)
 }
 
 /* PT_LOAD segments, and the build-id from PT_NOTE (what stays mapped at run time). */
+/* DF_1_PIE from the dynamic segment; a broken one only loses that flag. */
+static void read_dynamic(struct builder *b, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(b->elf, ph->p_offset, ph->p_filesz, ELF_T_DYN);
+	size_t entsz = gelf_fsize(b->elf, ELF_T_DYN, 1, EV_CURRENT);
+	GElf_Dyn dyn;
+
+	if (!data || !entsz)
+		return;
+	for (size_t i = 0; i < data->d_size / entsz && gelf_getdyn(data, (int)i, &dyn); i++) {
+		if (dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+			b->pie = true;
+	}
+}
+
+/*
+ * The extent of the function at the entry point, from its call frame information (the FDE
+ * covering it); 0 when there is none.
+ */
+static uint64_t entry_size(Elf *elf, uint64_t entry)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr start, end;
+	uint64_t size = 0;
+
+	if (!cfi)
+		return 0;
+	if (dwarf_cfi_addrframe(cfi, entry, &frame) == 0 &&
+	    dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start == entry && end > start)
+		size = end - start;
+	free(frame);
+	dwarf_cfi_end(cfi);
+	return size;
+}
+
 static int read_phdrs(struct builder *b)
 {
 	struct elf_syms *es = b->es;
@@ -147,6 +188,10 @@ static int read_phdrs(struct builder *b)
 			err = -ENOEXEC;
 			goto out;
 		}
+		if (ph.p_type == PT_INTERP)
+			b->interp = true;
+		else if (ph.p_type == PT_DYNAMIC)
+			read_dynamic(b, &ph);
 		if (ph.p_type == PT_LOAD) {
 			es->segs[es->nr_segs++] = (struct load_seg){
 				.off = ph.p_offset,
@@ -308,6 +353,22 @@ static int read_sections(struct builder *b)
 	}
 out:
 	return err;
+}
+
+/*
+ * A stripped program still has its entry point: name it _start (glibc's name for it), below
+ * every real symbol, so that any symbol at the same address wins. Only for programs (ET_EXEC,
+ * or PIE: PT_INTERP and DF_1_PIE), not libc.so.6, which runs too (it prints its version) but
+ * is not where stacks start; and only with the function's extent known from its FDE (ld.so's
+ * _start has none, so it stays unnamed when stripped).
+ */
+static int add_entry(struct builder *b, uint64_t entry)
+{
+	struct cand c = {.addr = entry, .name = "_start", .len = 6, .rank = 3};
+
+	/* without its extent it would swallow every function after it */
+	c.size = entry_size(b->elf, entry);
+	return c.size ? add_cand(b, &c) : 0;
 }
 
 /* Address, then the alias order of the header: binding, name length, bytes. */
@@ -486,6 +547,8 @@ static int build(Elf *elf, struct elf_syms **out)
 	if (err)
 		goto out;
 	err = read_sections(&b);
+	if (!err && ehdr.e_entry && (ehdr.e_type == ET_EXEC || (b.interp && b.pie)))
+		err = add_entry(&b, ehdr.e_entry);
 	if (err)
 		goto out;
 	err = reduce(&b);

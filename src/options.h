@@ -14,6 +14,14 @@ enum output_format {
 	FORMAT_JSON,
 };
 
+/* --unwind: how user stacks are walked */
+enum unwind_mode {
+	UNWIND_AUTO = 0, /* unwind tables where an object has them, frame pointers elsewhere; frame
+			    pointers only when the DWARF unwinder cannot be set up */
+	UNWIND_FP,	 /* frame pointers (the kernel's walk) */
+	UNWIND_DWARF,	 /* as auto, but failing to set up the unwinder is an error */
+};
+
 struct cp_options {
 	/* targets */
 	pid_t *pids; /* -p: owned */
@@ -28,7 +36,7 @@ struct cp_options {
 	bool kernel_only;
 	bool include_idle;
 	bool per_thread;
-	bool unwind_dwarf;	 /* --unwind dwarf: user stacks from .eh_frame tables */
+	enum unwind_mode unwind; /* --unwind */
 	uint64_t max_unwind_mib; /* --max-unwind-memory: unwind rows, MiB */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
@@ -53,7 +61,7 @@ const char *options_output_name(const struct cp_options *o, size_t i);
 #define CPUPROF_VERSION	     "0.1.0"
 
 #define CP_DEFAULT_FREQUENCY 99
-/* --max-unwind-memory default: the row array of --unwind dwarf, allocated at load */
+/* --max-unwind-memory default: the most the unwind tables may take */
 #define CP_DEFAULT_UNWIND_MIB 64
 /* Refused above this; the kernel's own cap is kernel.perf_event_max_sample_rate. */
 #define CP_MAX_FREQUENCY 100000

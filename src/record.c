@@ -21,12 +21,16 @@
 #include "log.h"
 #include "output.h"
 #include "profile.h"
+#include "prebuild.h"
 #include "proc_status.h"
 #include "record.h"
 #include "report.h"
 #include "symbolize.h"
 #include "unwind_maps.h"
 #include "workload.h"
+
+/* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
+#define CP_UNWIND_ROOM_ROWS (1u << 20)
 
 enum stop_reason {
 	STOP_NONE = 0,
@@ -45,7 +49,10 @@ struct record {
 	struct bpf_session *bpf;
 	struct ring_buffer *rb;
 	struct symbolizer *sym;
-	struct unwind_maps *um; /* --unwind dwarf */
+	struct unwind_maps *um; /* NULL with --unwind fp, or when the unwinder failed (auto) */
+	uint32_t max_rows;	/* --max-unwind-memory in rows */
+	uint32_t rows_asked;	/* capacity of the row array */
+	struct prebuild_result pre;
 	struct workload *wl;
 	struct out_file **outs; /* one per -o (at least one: stdout) */
 	size_t n_outs;
@@ -212,6 +219,71 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/*
+ * Rows for the unwind row array: what was built before sampling and room for what processes
+ * map later (exec, dlopen, new processes), within --max-unwind-memory.
+ */
+static uint32_t plan_rows(const struct record *r)
+{
+	uint64_t built = unwind_maps__rows(r->um), room = built / 2, rows;
+
+	if (room < CP_UNWIND_ROOM_ROWS)
+		room = CP_UNWIND_ROOM_ROWS;
+	rows = built + room;
+	return rows < r->max_rows ? (uint32_t)rows : r->max_rows;
+}
+
+static int publish_proc(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
+{
+	return bpf_session__set_unwind_proc(ctx, pid, up);
+}
+
+/* Move the tables built so far into the BPF maps; warn once about what did not fit. */
+static int attach_tables(struct record *r)
+{
+	struct unwind_maps_stats st;
+	struct unwind_sink sink = {.publish = publish_proc, .ctx = r->bpf};
+	int err;
+
+	sink.rows = bpf_session__unwind_rows(r->bpf, &sink.cap);
+	err = unwind_maps__attach(r->um, &sink);
+	unwind_maps__stats(r->um, &st);
+	if (st.objects_dropped)
+		pr_warn("out of memory for the unwind tables: %u MiB allocated, so the %zu "
+			"largest tables (%zu rows) are left out and their code is walked with "
+			"frame "
+			"pointers",
+			(unsigned int)(((uint64_t)sink.cap * sizeof(struct cp_unwind_row)) >> 20),
+			st.objects_dropped, st.rows_dropped);
+	if (err)
+		pr_debug("cannot publish the unwind tables: %s", strerror(-err));
+	return 0;
+}
+
+static int open_bpf(struct record *r, const char **step)
+{
+	struct bpf_unwind_sizes uw = {0};
+	int err;
+
+	if (!r->cfg.unwind_dwarf)
+		return bpf_session__open(&r->bpf, &r->cfg, NULL, log_get_level() >= LOG_DEBUG,
+					 step);
+	uw.rows = plan_rows(r);
+	/* a process mapping table per process known now, with room for as many again */
+	uw.procs = CP_DEF_UPROC_ENTRIES;
+	while (uw.procs < 2 * r->pre.procs)
+		uw.procs *= 2;
+	for (;;) {
+		r->rows_asked = uw.rows;
+		err = bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
+		/* the row array is allocated at once: ask for less, leaving out the largest */
+		if (err != -ENOMEM || uw.rows <= CP_UNWIND_ROOM_ROWS / 16)
+			return err;
+		uw.rows /= 2;
+		pr_debug("cannot allocate %u unwind rows; trying %u", r->rows_asked, uw.rows);
+	}
+}
+
 static int load_bpf(struct record *r)
 {
 	const struct cp_options *o = r->o;
@@ -226,13 +298,21 @@ static int load_bpf(struct record *r)
 	r->cfg.include_idle = o->include_idle;
 	r->cfg.per_thread = o->per_thread;
 	r->cfg.follow_children = o->command != NULL;
-	r->cfg.unwind_dwarf = o->unwind_dwarf && !o->kernel_only;
+	r->cfg.unwind_dwarf = r->um != NULL;
 
 	libbpf_set_print(libbpf_print);
-	err = bpf_session__open(
-		&r->bpf, &r->cfg,
-		(uint32_t)(o->max_unwind_mib * (1u << 20) / sizeof(struct cp_unwind_row)),
-		log_get_level() >= LOG_DEBUG, &step);
+	err = open_bpf(r, &step);
+	if (err && r->um && o->unwind == UNWIND_AUTO && err != -EPERM && err != -EACCES) {
+		/* the frame-pointer profiler may still work on this kernel */
+		pr_warn("cannot set up the DWARF unwinder (failed to %s: %s): user stacks are "
+			"walked with frame pointers (-vv shows the verifier's log; --unwind fp "
+			"does not try)",
+			step, strerror(-err));
+		unwind_maps__free(r->um);
+		r->um = NULL;
+		r->cfg.unwind_dwarf = 0;
+		err = open_bpf(r, &step);
+	}
 	if (err == -EPERM || err == -EACCES) {
 		pr_err("the kernel refused to %s: %s; run as root or with CAP_BPF and CAP_PERFMON "
 		       "(unprivileged BPF may be disabled: kernel.unprivileged_bpf_disabled)",
@@ -250,24 +330,19 @@ static int load_bpf(struct record *r)
 		       strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
-	if (r->cfg.unwind_dwarf) {
-		r->um = unwind_maps__new(r->bpf);
-		if (!r->um) {
-			pr_err("cannot set up the unwind tables: %s", strerror(errno));
-			return CP_EXIT_FAILURE;
-		}
-	}
+	if (r->um)
+		attach_tables(r);
 	return CP_EXIT_OK;
 }
 
-/* --unwind dwarf: tables for the mappings of (pid, gen) just read; until then, frame pointers. */
+/* Tables for the mappings of (pid, gen) just read; until then, frame pointers. */
 static void load_unwind(struct record *r, uint32_t pid, uint32_t gen)
 {
 	int err;
 
 	if (!r->um)
 		return;
-	err = unwind_maps__load_proc(r->um, r->sym, pid, gen);
+	err = unwind_maps__add_proc(r->um, r->sym, pid, gen);
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 }
@@ -345,13 +420,11 @@ static int prepare_targets(struct record *r)
 
 	/* the profiler does not profile itself */
 	err = bpf_session__exclude_proc(r->bpf, (uint32_t)getpid());
-	for (size_t i = 0; !err && i < o->n_pids; i++) {
+	for (size_t i = 0; !err && i < o->n_pids; i++)
 		err = bpf_session__trace_proc(r->bpf, (uint32_t)r->pids[i]);
-		/* name what exists now; the first sample asks again if this fails */
-		/* tables before sampling starts: the first samples are exact already */
-		if (!err && symbolizer__snapshot(r->sym, (uint32_t)r->pids[i], 0) == 0)
-			load_unwind(r, (uint32_t)r->pids[i], 0);
-	}
+	/* whole system: what was read before sampling is generation 0 */
+	for (size_t i = 0; !err && !o->n_pids && i < r->pre.procs; i++)
+		err = bpf_session__know_proc(r->bpf, (uint32_t)r->pre.pids[i]);
 	if (err) {
 		pr_err("cannot select the target processes: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
@@ -374,26 +447,72 @@ static int prepare_targets(struct record *r)
 		pr_err("the processes given with -p have exited");
 		return CP_EXIT_NOPROC;
 	}
-	if (!o->command)
+	if (!r->wl)
 		return CP_EXIT_OK;
-	err = workload__prepare(o->command, &r->wl);
-	if (err == -ENOENT) {
-		pr_err("command not found: %s", o->command[0]);
-		return CP_EXIT_NOTFOUND;
-	}
-	if (err == -EACCES) {
-		pr_err("cannot execute %s: permission denied", o->command[0]);
-		return CP_EXIT_NOEXEC;
-	}
-	if (err) {
-		pr_err("cannot start %s: %s", o->command[0], strerror(-err));
-		return CP_EXIT_FAILURE;
-	}
 	err = bpf_session__trace_proc(r->bpf, (uint32_t)workload__pid(r->wl));
 	if (err) {
 		pr_err("cannot select the command's process: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	return CP_EXIT_OK;
+}
+
+/* Fork the command, held until sampling runs: a command that cannot run fails before BPF. */
+static int prepare_command(struct record *r)
+{
+	int err;
+
+	if (!r->o->command)
+		return CP_EXIT_OK;
+	err = workload__prepare(r->o->command, &r->wl);
+	if (err == -ENOENT) {
+		pr_err("command not found: %s", r->o->command[0]);
+		return CP_EXIT_NOTFOUND;
+	}
+	if (err == -EACCES) {
+		pr_err("cannot execute %s: permission denied", r->o->command[0]);
+		return CP_EXIT_NOEXEC;
+	}
+	if (err) {
+		pr_err("cannot start %s: %s", r->o->command[0], strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return CP_EXIT_OK;
+}
+
+/*
+ * Before BPF is loaded: read the mappings of the processes that exist now and build their
+ * unwind tables, so that the row array is sized from them and the first samples are exact.
+ */
+static int prepare_tables(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	struct prebuild_opts po = {
+		.procfs = "/proc",
+		.pids = r->pids,
+		.n_pids = o->n_pids,
+		.all = !o->command,
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.self = getpid(),
+		.exe = r->wl ? workload__path(r->wl) : NULL,
+	};
+	int err;
+
+	r->max_rows = (uint32_t)(o->max_unwind_mib * (1u << 20) / sizeof(struct cp_unwind_row));
+	if (o->unwind != UNWIND_FP && !o->kernel_only) {
+		r->um = unwind_maps__new(r->max_rows);
+		if (!r->um) {
+			pr_err("out of memory");
+			return CP_EXIT_FAILURE;
+		}
+	}
+	err = prebuild(r->sym, r->um, &po, &r->pre);
+	if (err) {
+		pr_err("cannot read the processes' mappings: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	pr_debug("read the mappings of %zu processes (%zu gone) in %.1f ms", r->pre.procs,
+		 r->pre.procs_failed, (double)r->pre.ns / 1e6);
 	return CP_EXIT_OK;
 }
 
@@ -720,7 +839,11 @@ static int record_session(struct record *r)
 	if (err)
 		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",
 			strerror(-err));
-	rc = load_bpf(r);
+	rc = prepare_command(r);
+	if (!rc)
+		rc = prepare_tables(r);
+	if (!rc)
+		rc = load_bpf(r);
 	if (rc)
 		return rc;
 	rc = prepare_targets(r);
@@ -798,6 +921,7 @@ int record_run(const struct cp_options *opts)
 	free(r.outs);
 	ring_buffer__free(r.rb);
 	unwind_maps__free(r.um);
+	prebuild_result_free(&r.pre);
 	bpf_session__free(r.bpf);
 	workload__free(r.wl);
 	symbolizer__free(r.sym);

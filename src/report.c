@@ -41,6 +41,7 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_DWARF_COLLISION] = "unwound stack collision",
 	[CP_STAT_DWARF_FULL] = "unwound stack map full",
 	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
+	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
 };
 
 /* Append "N name" items to buf for the nonzero counters that have a name. */
@@ -61,9 +62,26 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "es";
 }
 
+/* -v: what the unwind tables hold and cost, and how many stacks used them to the end. */
+static void unwind_summary(const struct report *r)
+{
+	struct unwind_maps_stats us;
+
+	unwind_maps__stats(r->um, &us);
+	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row array %zu KiB), built in %.1f "
+		"ms; %zu objects without (no CFI), %zu left out (--max-unwind-memory), %zu left "
+		"out "
+		"(out of memory); %" PRIu64 " user stacks walked to their outermost frame, %" PRIu64
+		" of %" PRIu64 " reached an entry point",
+		us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
+		us.rows_cap * sizeof(struct cp_unwind_row) >> 10, (double)us.build_ns / 1e6,
+		us.objects_failed, us.objects_full, us.objects_dropped, r->stats[CP_STAT_DWARF_OK],
+		r->agg.ustacks_entry, r->agg.ustacks);
+}
+
 void report_summary(const struct report *r, size_t n_outs)
 {
-	char left[512] = "", damaged[512] = "", dests[1024];
+	char left[512] = "", damaged[512] = "", dests[1024], complete[64] = "";
 	uint64_t total = profile__total(r->prof);
 	size_t nproc = profile__n_processes(r->prof), len;
 
@@ -89,19 +107,13 @@ void report_summary(const struct report *r, size_t n_outs)
 	for (size_t i = 0, dl = 0; i < n_outs && dl < sizeof(dests); i++)
 		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",
 			       options_output_name(r->o, i));
-	if (r->um) {
-		struct unwind_maps_stats us;
-
-		unwind_maps__stats(r->um, &us);
-		pr_info("unwind tables: %zu objects, %zu rows (%zu KiB of %zu), %zu objects "
-			"without (no CFI), %zu left out (--max-unwind-memory), built in %.1f ms; "
-			"%" PRIu64 " user stacks walked to their outermost frame",
-			us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
-			us.rows_cap * sizeof(struct cp_unwind_row) >> 10, us.objects_failed,
-			us.objects_full, us.build_ns / 1e6, r->stats[CP_STAT_DWARF_OK]);
-	}
-	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s", total,
-		total == 1 ? "" : "s", nproc, plural(nproc), r->recorded_s, dests,
+	if (r->um)
+		unwind_summary(r);
+	if (r->agg.ustacks)
+		snprintf(complete, sizeof(complete), "; %.1f%% of user stacks complete",
+			 100.0 * (double)r->agg.ustacks_entry / (double)r->agg.ustacks);
+	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s%s", total,
+		total == 1 ? "" : "s", nproc, plural(nproc), r->recorded_s, dests, complete,
 		*left ? "; left out: " : "", left,
 		*damaged ? "; with lost or unnamed frames: " : "", damaged);
 }
@@ -171,7 +183,7 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 
 int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 {
-	struct prof_counter counters[CP_STAT_MAX + 4];
+	struct prof_counter counters[CP_STAT_MAX + 10];
 	struct profile_meta meta = {
 		.version = CPUPROF_VERSION,
 		.event = "cpu-clock",
@@ -200,6 +212,22 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 	counters[nc++] = (struct prof_counter){"processes gone before their mappings were read",
 					       r->snapshot_failed};
 	counters[nc++] = (struct prof_counter){"mapping refreshes too late", r->refresh_failed};
+	counters[nc++] = (struct prof_counter){"user stacks", r->agg.ustacks};
+	counters[nc++] =
+		(struct prof_counter){"user stacks reaching an entry point", r->agg.ustacks_entry};
+	counters[nc++] = (struct prof_counter){"user stacks walked to an outermost frame",
+					       r->stats[CP_STAT_DWARF_OK]};
+	if (r->um) {
+		struct unwind_maps_stats us;
+
+		unwind_maps__stats(r->um, &us);
+		counters[nc++] = (struct prof_counter){"unwind table rows", us.rows};
+		counters[nc++] = (struct prof_counter){"unwind table bytes",
+						       us.rows * sizeof(struct cp_unwind_row)};
+		counters[nc++] = (struct prof_counter){
+			"objects walked with frame pointers (no table, or left out)",
+			us.objects_failed + us.objects_full + us.objects_dropped};
+	}
 	meta.n_counters = nc;
 
 	for (size_t i = 0; i < n_outs && !err; i++) {

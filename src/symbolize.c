@@ -657,7 +657,12 @@ int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, 
 		return -ENOENT;
 	for (size_t i = 0; i < (*slot)->n; i++) {
 		const struct snap_map *m = &(*slot)->v[i];
-		struct sym_map_info mi = {.start = m->start, .end = m->end, .fd = -1};
+		struct sym_map_info mi = {
+			.start = m->start,
+			.end = m->end,
+			.fd = -1,
+			.vdso = m->kind == MAP_VDSO,
+		};
 		struct elf_syms *es;
 
 		if (m->kind == MAP_FILE) {

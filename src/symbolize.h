@@ -90,6 +90,7 @@ struct sym_map_info {
 	int fd;		     /* the object's file (owned by the symbolizer), -1 if not a file */
 	uint64_t dev, ino;   /* the object's identity: one table per file */
 	uint64_t vaddr;	     /* file vaddr mapped at start; valid when fd >= 0 */
+	bool vdso;	     /* the kernel's vDSO (fd -1): the image mapped at start */
 };
 
 typedef int (*sym_map_fn)(const struct sym_map_info *mi, void *ctx);

@@ -3,29 +3,51 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <elf.h>
 #include "unwind_maps.h"
 #include "unwind_table.h"
+#include "vdso.h"
 
-/* The table of one file in the row array; n 0 when it has none. */
+/* The table of one file; n 0 when it has none. */
 struct uw_obj {
 	uint64_t dev, ino;
-	uint32_t first, n;
+	struct cp_unwind_row *rows; /* the built rows until attach() places them */
+	uint32_t n;
+	uint32_t first; /* in the sink's row array, when placed */
+	bool placed;
 	uint64_t base; /* vaddr the row pcs are relative to */
 };
 
-struct unwind_maps {
-	struct bpf_session *s;
-	struct cp_unwind_row *rows;
-	uint32_t cap, used;
-	void *objs; /* tsearch tree of struct uw_obj * */
-	struct cp_unwind_proc up;
-	struct unwind_maps_stats st;
+/* One executable mapping of a process, before its table is published. */
+struct uw_pmap {
+	uint64_t start, end, vaddr;
+	struct uw_obj *o; /* NULL: no table (anonymous, JIT, no CFI) */
 };
 
-struct load_ctx {
-	struct unwind_maps *um;
-	int err;
+struct uw_proc {
+	uint32_t pid, gen, n;
+	struct uw_pmap m[CP_MAX_UNWIND_MAPS];
+};
+
+struct unwind_maps {
+	struct unwind_sink sink;
+	bool attached;
+	uint32_t max_rows;
+	uint64_t built; /* rows of all tables built (placed or not) */
+	uint32_t used;	/* rows in use in the sink */
+	void *objs;	/* tsearch tree of struct uw_obj *, by (dev, ino) */
+	struct uw_obj **list;
+	size_t n_list, cap_list;
+	struct uw_proc *pending; /* added before attach */
+	size_t n_pending, cap_pending;
+	struct uw_obj vdso;  /* the kernel's vDSO, built from cpuprof's own copy */
+	uint64_t vdso_vaddr; /* vaddr of the image's first byte */
+	bool vdso_tried;
+	struct uw_proc scratch;
+	struct cp_unwind_proc up;
+	struct unwind_maps_stats st;
 };
 
 static int cmp_obj(const void *a, const void *b)
@@ -37,28 +59,49 @@ static int cmp_obj(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-struct unwind_maps *unwind_maps__new(struct bpf_session *s)
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+struct unwind_maps *unwind_maps__new(uint32_t max_rows)
 {
 	struct unwind_maps *um = calloc(1, sizeof(*um));
 
 	if (!um)
 		return NULL;
-	um->s = s;
-	um->rows = bpf_session__unwind_rows(s, &um->cap);
-	if (!um->rows) {
-		free(um);
-		errno = EINVAL;
-		return NULL;
-	}
-	um->st.rows_cap = um->cap;
+	um->max_rows = max_rows;
 	return um;
+}
+
+static void free_obj(void *p)
+{
+	struct uw_obj *o = p;
+
+	free(o->rows);
+	free(o);
 }
 
 void unwind_maps__free(struct unwind_maps *um)
 {
 	if (!um)
 		return;
-	tdestroy(um->objs, free);
+	tdestroy(um->objs, free_obj);
+	free(um->vdso.rows);
+	free(um->list);
+	free(um->pending);
 	free(um);
 }
 
@@ -70,92 +113,276 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Build the table of the file open on fd into the row array, once per file. */
-static struct uw_obj *get_table(struct unwind_maps *um, const struct sym_map_info *mi)
+/* Keep the n rows of o: in the sink once attached, in memory before. */
+static void store_rows(struct unwind_maps *um, struct uw_obj *o, const struct cp_unwind_row *rows,
+		       size_t n)
 {
-	struct uw_obj key = {.dev = mi->dev, .ino = mi->ino}, *o, **slot;
+	if (n > um->max_rows - um->built || (um->attached && n > (size_t)um->sink.cap - um->used)) {
+		um->st.objects_full++;
+		return;
+	}
+	if (um->attached) {
+		memcpy(&um->sink.rows[um->used], rows, n * sizeof(*rows));
+		o->first = um->used;
+		o->placed = true;
+		um->used += (uint32_t)n;
+	} else {
+		o->rows = malloc(n * sizeof(*rows));
+		if (!o->rows) {
+			um->st.objects_full++;
+			return;
+		}
+		memcpy(o->rows, rows, n * sizeof(*rows));
+	}
+	o->n = (uint32_t)n;
+	um->built += n;
+	um->st.objects++;
+	um->st.rows = um->attached ? um->used : um->built;
+}
+
+/* vaddr of the first byte of an ELF image: that of the PT_LOAD at file offset 0. */
+static uint64_t image_vaddr(const void *image, size_t size)
+{
+	const Elf64_Ehdr *eh = image;
+
+	if (size < sizeof(*eh) || eh->e_phoff > size ||
+	    (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
+		return 0;
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)image + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD && ph->p_offset == 0)
+			return ph->p_vaddr;
+	}
+	return 0;
+}
+
+/*
+ * The vDSO's table: the kernel maps one image into every process, so cpuprof's own copy
+ * serves them all. NULL when there is none.
+ */
+static struct uw_obj *vdso_table(struct unwind_maps *um)
+{
+	struct uw_obj *o = &um->vdso;
 	const struct cp_unwind_row *rows;
 	struct unwind_table *ut;
-	uint64_t t0;
+	const void *image;
+	size_t size, n;
+
+	if (um->vdso_tried)
+		return o->n ? o : NULL;
+	um->vdso_tried = true;
+	if (vdso_image(&image, &size) ||
+	    grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list)))
+		return NULL;
+	ut = unwind_table__from_mem(image, size);
+	if (!ut) {
+		um->st.objects_failed++;
+		return NULL;
+	}
+	rows = unwind_table__rows(ut, &n);
+	o->base = unwind_table__base(ut);
+	um->vdso_vaddr = image_vaddr(image, size);
+	if (n)
+		store_rows(um, o, rows, n);
+	unwind_table__free(ut);
+	/* laid out by attach() with the others */
+	um->list[um->n_list++] = o;
+	return o->n ? o : NULL;
+}
+
+/* The table of file (dev, ino) open on fd, built at the first call. NULL when out of memory. */
+static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t ino, int fd)
+{
+	struct uw_obj key = {.dev = dev, .ino = ino}, *o, **slot;
+	const struct cp_unwind_row *rows;
+	struct unwind_table *ut;
+	uint64_t t0, dt;
 	size_t n;
 
 	slot = tfind(&key, &um->objs, cmp_obj);
 	if (slot)
 		return *slot;
 	o = calloc(1, sizeof(*o));
-	if (!o)
+	if (!o || grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
+		free(o);
 		return NULL;
+	}
 	*o = key;
 	if (!tsearch(o, &um->objs, cmp_obj)) {
 		free(o);
 		return NULL;
 	}
+	um->list[um->n_list++] = o;
 	t0 = now_ns();
-	ut = unwind_table__from_fd(mi->fd);
-	um->st.build_ns += now_ns() - t0;
+	ut = unwind_table__from_fd(fd);
+	dt = now_ns() - t0;
+	um->st.build_ns += dt;
 	if (!ut) {
 		um->st.objects_failed++;
 		return o;
 	}
 	rows = unwind_table__rows(ut, &n);
-	if (n > um->cap - um->used) {
-		um->st.objects_full++;
-	} else if (n) {
-		memcpy(&um->rows[um->used], rows, n * sizeof(*rows));
-		o->first = um->used;
-		o->n = (uint32_t)n;
-		o->base = unwind_table__base(ut);
-		um->used += (uint32_t)n;
-		um->st.objects++;
-		um->st.rows = um->used;
+	if (n > um->st.largest_rows) {
+		um->st.largest_rows = n;
+		um->st.largest_ns = dt;
 	}
+	o->base = unwind_table__base(ut);
+	if (n)
+		store_rows(um, o, rows, n);
 	unwind_table__free(ut);
 	return o;
 }
 
+int unwind_maps__add_file(struct unwind_maps *um, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return get_table(um, st.st_dev, st.st_ino, fd) ? 0 : -ENOMEM;
+}
+
 static int add_map(const struct sym_map_info *mi, void *arg)
 {
-	struct load_ctx *c = arg;
-	struct unwind_maps *um = c->um;
-	struct cp_unwind_map *m;
-	struct uw_obj *o;
+	struct unwind_maps *um = arg;
+	struct uw_proc *p = &um->scratch;
+	struct uw_pmap *m;
 
-	if (um->up.n_maps == CP_MAX_UNWIND_MAPS) {
+	if (p->n == CP_MAX_UNWIND_MAPS) {
 		um->st.maps_dropped++;
 		return 0;
 	}
-	m = &um->up.maps[um->up.n_maps++];
+	m = &p->m[p->n++];
 	memset(m, 0, sizeof(*m));
 	m->start = mi->start;
 	m->end = mi->end;
+	m->vaddr = mi->vaddr;
+	if (mi->vdso) {
+		m->o = vdso_table(um);
+		m->vaddr = um->vdso_vaddr;
+		return 0;
+	}
 	if (mi->fd < 0)
 		return 0;
-	o = get_table(um, mi);
-	if (!o)
-		return -ENOMEM;
-	if (o->n) {
+	m->o = get_table(um, mi->dev, mi->ino, mi->fd);
+	return m->o ? 0 : -ENOMEM;
+}
+
+/* The BPF form of p's mapping table: only placed tables have rows. */
+static int publish(struct unwind_maps *um, const struct uw_proc *p)
+{
+	struct cp_unwind_proc *up = &um->up;
+	int err;
+
+	memset(up, 0, sizeof(*up));
+	up->gen = p->gen;
+	up->n_maps = p->n;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct uw_pmap *m = &p->m[i];
+		struct cp_unwind_map *bm = &up->maps[i];
+
+		bm->start = m->start;
+		bm->end = m->end;
+		if (!m->o || !m->o->placed)
+			continue;
 		/* runtime pc - (start - vaddr at start) is the file vaddr; rows count from base */
-		m->bias = mi->start - mi->vaddr + o->base;
-		m->first_row = o->first;
-		m->n_rows = o->n;
+		bm->bias = m->start - m->vaddr + m->o->base;
+		bm->first_row = m->o->first;
+		bm->n_rows = m->o->n;
 	}
+	err = um->sink.publish(um->sink.ctx, p->pid, up);
+	if (!err)
+		um->st.procs++;
+	return err;
+}
+
+/* Before attach: remember p, replacing an older table of the same process. */
+static int keep_pending(struct unwind_maps *um, const struct uw_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < um->n_pending; i++)
+		if (um->pending[i].pid == p->pid)
+			break;
+	if (i == um->n_pending) {
+		if (grow((void **)&um->pending, &um->cap_pending, i + 1, sizeof(*um->pending)))
+			return -ENOMEM;
+		um->n_pending++;
+	}
+	memcpy(&um->pending[i], p, offsetof(struct uw_proc, m) + p->n * sizeof(p->m[0]));
 	return 0;
 }
 
-int unwind_maps__load_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_t pid,
-			   uint32_t gen)
+int unwind_maps__add_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_t pid, uint32_t gen)
 {
-	struct load_ctx c = {.um = um};
+	struct uw_proc *p = &um->scratch;
 	int err;
 
-	memset(&um->up, 0, sizeof(um->up));
-	um->up.gen = gen;
-	err = symbolizer__for_each_map(sy, pid, gen, add_map, &c);
+	p->pid = pid;
+	p->gen = gen;
+	p->n = 0;
+	err = symbolizer__for_each_map(sy, pid, gen, add_map, um);
 	if (err)
 		return err;
-	err = bpf_session__set_unwind_proc(um->s, pid, &um->up);
-	if (!err)
-		um->st.procs++;
+	return um->attached ? publish(um, p) : keep_pending(um, p);
+}
+
+uint32_t unwind_maps__rows(const struct unwind_maps *um)
+{
+	return (uint32_t)um->built;
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+	const struct uw_obj *x = *(struct uw_obj *const *)a, *y = *(struct uw_obj *const *)b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
+{
+	uint64_t total = um->built;
+	size_t i;
+	int err = 0;
+
+	um->sink = *sink;
+	um->attached = true;
+	um->st.rows_cap = sink->cap;
+	/* the largest tables are the ones left to frame pointers when they do not all fit */
+	if (um->n_list)
+		qsort(um->list, um->n_list, sizeof(*um->list), cmp_size_desc);
+	for (i = 0; i < um->n_list; i++) {
+		struct uw_obj *o = um->list[i];
+
+		if (!o->rows)
+			continue;
+		if (total > sink->cap) {
+			total -= o->n;
+			um->built -= o->n;
+			um->st.objects_dropped++;
+			um->st.objects--;
+			um->st.rows_dropped += o->n;
+			o->n = 0;
+		} else {
+			memcpy(&sink->rows[um->used], o->rows, o->n * sizeof(*o->rows));
+			o->first = um->used;
+			o->placed = true;
+			um->used += o->n;
+		}
+		free(o->rows);
+		o->rows = NULL;
+	}
+	um->st.rows = um->used;
+	for (i = 0; i < um->n_pending; i++) {
+		int e = publish(um, &um->pending[i]);
+
+		if (e && !err)
+			err = e;
+	}
+	free(um->pending);
+	um->pending = NULL;
+	um->n_pending = um->cap_pending = 0;
 	return err;
 }
 

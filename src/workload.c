@@ -12,6 +12,7 @@
 
 struct workload {
 	pid_t pid;
+	char *path; /* argv[0] resolved */
 	int go_fd;  /* write end: one byte lets the child exec */
 	int err_fd; /* read end: the exec errno, or EOF when exec succeeded */
 	bool started, reaped;
@@ -119,7 +120,7 @@ int workload__prepare(char *const argv[], struct workload **out)
 	close(ep[1]);
 	w->go_fd = go[1];
 	w->err_fd = ep[0];
-	free(path);
+	w->path = path;
 	*out = w;
 	return 0;
 fail:
@@ -137,6 +138,11 @@ fail:
 pid_t workload__pid(const struct workload *w)
 {
 	return w->pid;
+}
+
+const char *workload__path(const struct workload *w)
+{
+	return w->path;
 }
 
 int workload__start(struct workload *w)
@@ -198,5 +204,6 @@ void workload__free(struct workload *w)
 		close(w->go_fd);
 	if (w->err_fd >= 0)
 		close(w->err_fd);
+	free(w->path);
 	free(w);
 }

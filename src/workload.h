@@ -20,6 +20,9 @@ int workload__prepare(char *const argv[], struct workload **out);
 
 pid_t workload__pid(const struct workload *w);
 
+/* The file the child will execute (argv[0] after the PATH search). */
+const char *workload__path(const struct workload *w);
+
 /* Let the child exec. Returns 0, or the exec's negative errno (the child has then exited). */
 int workload__start(struct workload *w);
 

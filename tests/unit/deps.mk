@@ -21,3 +21,4 @@ $(O)/tests/test_unwind_table: $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/s
 $(O)/tests/test_proc_status: $(O)/src/proc_status.o
 $(O)/tests/test_unwind_mem: $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o
 $(O)/tests/test_vdso: $(O)/src/vdso.o $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o
+$(O)/tests/test_unwind_maps: $(O)/src/unwind_maps.o $(O)/src/vdso.o $(O)/src/unwind_table.o $(O)/src/cfi_eval.o $(O)/src/unwind_row.o $(O)/src/symbolize.o $(O)/src/elf_syms.o $(O)/src/ksyms.o $(O)/src/proc_maps.o $(O)/src/textline.o $(O)/src/perfmap.o $(O)/src/proc_status.o $(O)/src/dwarf_index.o $(O)/src/debug_find.o $(O)/src/demangle.o

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unwind_maps on this test's own process: tables built before attach, laid out in a sink, the
+ * largest left out when the sink is too small, the budget of --max-unwind-memory, and the
+ * mapping table a process gets (bias and row range that find this code's own rows).
+ */
+#include "cmocka_inc.h"
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include "symbolize.h"
+#include "unwind_maps.h"
+#include "unwind_table.h"
+
+#define MAX_PUB 8
+
+struct sink_state {
+	struct cp_unwind_row *rows;
+	uint32_t cap;
+	size_t n_pub;
+	uint32_t pids[MAX_PUB];
+	struct cp_unwind_proc procs[MAX_PUB];
+	int fail; /* publish returns this */
+};
+
+static int publish(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
+{
+	struct sink_state *s = ctx;
+
+	if (s->fail)
+		return s->fail;
+	assert_true(s->n_pub < MAX_PUB);
+	s->pids[s->n_pub] = pid;
+	s->procs[s->n_pub++] = *up;
+	return 0;
+}
+
+static struct unwind_sink make_sink(struct sink_state *s, uint32_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->rows = calloc(cap ? cap : 1, sizeof(*s->rows));
+	assert_non_null(s->rows);
+	s->cap = cap;
+	return (struct unwind_sink){.rows = s->rows, .cap = cap, .publish = publish, .ctx = s};
+}
+
+static struct symbolizer *self_snapshot(void)
+{
+	struct symbolizer *sy = symbolizer__new("/proc");
+
+	assert_non_null(sy);
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
+	return sy;
+}
+
+/* The mapping of p that holds addr; fails when none does. */
+static const struct cp_unwind_map *find_map(const struct cp_unwind_proc *p, uint64_t addr)
+{
+	for (uint32_t i = 0; i < p->n_maps; i++)
+		if (addr >= p->maps[i].start && addr < p->maps[i].end)
+			return &p->maps[i];
+	fail_msg("no mapping holds 0x%llx", (unsigned long long)addr);
+	abort();
+}
+
+/* The table rows of the file of this test program, built directly. */
+static struct unwind_table *own_table(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	struct unwind_table *ut;
+
+	assert_true(fd >= 0);
+	ut = unwind_table__from_fd(fd);
+	close(fd);
+	assert_non_null(ut);
+	return ut;
+}
+
+static void test_attach_and_lookup(void **state)
+{
+	struct symbolizer *sy = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats st;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	const struct cp_unwind_map *m;
+	const struct cp_unwind_row *want, *rows;
+	struct unwind_table *ut = own_table();
+	uint64_t pc = (uint64_t)(uintptr_t)&test_attach_and_lookup + 4, rel;
+	uint32_t lo, hi;
+	size_t n;
+
+	(void)state;
+	assert_non_null(um);
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	/* a second snapshot before attach replaces the first: one table per process */
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, &st);
+	/* this program, libc, ld.so and the libraries it links at least */
+	assert_true(st.objects >= 3);
+	assert_int_equal(st.rows, unwind_maps__rows(um));
+	assert_int_equal(st.rows_cap, 0);
+
+	sink = make_sink(&ss, unwind_maps__rows(um) + 100);
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	assert_int_equal(ss.n_pub, 1);
+	assert_int_equal(ss.pids[0], (uint32_t)getpid());
+	assert_int_equal(ss.procs[0].gen, 0);
+	for (uint32_t i = 1; i < ss.procs[0].n_maps; i++)
+		assert_true(ss.procs[0].maps[i].start >= ss.procs[0].maps[i - 1].end);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.rows_cap, sink.cap);
+	assert_int_equal(st.objects_dropped, 0);
+	assert_int_equal(st.procs, 1);
+
+	/* the vDSO has no file, and a table all the same (built from cpuprof's own copy) */
+	m = find_map(&ss.procs[0], getauxval(AT_SYSINFO_EHDR));
+	assert_true(m->n_rows > 0);
+	assert_int_equal(m->bias, getauxval(AT_SYSINFO_EHDR) - m->start + m->bias);
+
+	/* the row the BPF walker would find for this function is the table's own */
+	m = find_map(&ss.procs[0], pc);
+	assert_true(m->n_rows > 0);
+	assert_true(m->first_row + m->n_rows <= unwind_maps__rows(um));
+	rows = unwind_table__rows(ut, &n);
+	assert_int_equal(m->n_rows, n);
+	assert_memory_equal(&ss.rows[m->first_row], rows, n * sizeof(*rows));
+	rel = pc - m->bias;
+	lo = m->first_row;
+	hi = m->first_row + m->n_rows;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ss.rows[mid].pc <= rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	want = unwind_table__lookup(ut, rel + unwind_table__base(ut));
+	assert_non_null(want);
+	assert_memory_equal(&ss.rows[lo], want, sizeof(*want));
+
+	unwind_table__free(ut);
+	free(ss.rows);
+	unwind_maps__free(um);
+	symbolizer__free(sy);
+}
+
+static void test_too_small_drops_largest(void **state)
+{
+	struct symbolizer *sy = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats before, st;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	size_t with_rows = 0;
+	uint32_t built;
+
+	(void)state;
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, &before);
+	built = unwind_maps__rows(um);
+	/* room for all but the largest table */
+	sink = make_sink(&ss, built - (uint32_t)before.largest_rows);
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_dropped, 1);
+	assert_int_equal(st.rows_dropped, before.largest_rows);
+	assert_int_equal(st.objects, before.objects - 1);
+	assert_int_equal(st.rows, built - before.largest_rows);
+	/* the dropped object's mapping has no rows (frame pointers); the others keep theirs */
+	assert_int_equal(ss.n_pub, 1);
+	for (uint32_t i = 0; i < ss.procs[0].n_maps; i++) {
+		const struct cp_unwind_map *m = &ss.procs[0].maps[i];
+
+		assert_true(m->n_rows != before.largest_rows);
+		assert_true(m->first_row + m->n_rows <= st.rows);
+		with_rows += m->n_rows > 0;
+	}
+	assert_true(with_rows >= 2);
+	free(ss.rows);
+	unwind_maps__free(um);
+	symbolizer__free(sy);
+}
+
+static void test_budget(void **state)
+{
+	struct symbolizer *sy = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(10);
+	struct unwind_maps_stats st;
+
+	(void)state;
+	/* every table is larger than 10 rows: all left out, and said so */
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(unwind_maps__rows(um), 0);
+	assert_true(st.objects_full >= 3);
+	unwind_maps__free(um);
+	symbolizer__free(sy);
+}
+
+static void test_after_attach(void **state)
+{
+	struct symbolizer *sy = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats st;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	struct unwind_table *ut = own_table();
+	size_t n;
+	int fd;
+
+	(void)state;
+	unwind_table__rows(ut, &n);
+	sink = make_sink(&ss, 1u << 21);
+	/* nothing built yet: attach publishes nothing */
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	assert_int_equal(ss.n_pub, 0);
+	/* a file added after attach goes straight into the sink, once */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	close(fd);
+	assert_int_equal(unwind_maps__rows(um), n);
+	assert_memory_equal(ss.rows, unwind_table__rows(ut, &n), n * sizeof(*ss.rows));
+	/* a process added after attach is published at once, reusing that table */
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(ss.n_pub, 1);
+	assert_int_equal(find_map(&ss.procs[0], (uint64_t)(uintptr_t)&test_after_attach)->first_row,
+			 0);
+	/* a publisher error comes back */
+	ss.fail = -E2BIG;
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), -E2BIG);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.procs, 1);
+	/* no snapshot of that process */
+	assert_int_equal(unwind_maps__add_proc(um, sy, 1, 7), -ENOENT);
+	unwind_table__free(ut);
+	free(ss.rows);
+	unwind_maps__free(um);
+	symbolizer__free(sy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attach_and_lookup),
+		cmocka_unit_test(test_too_small_drops_largest),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_after_attach),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
