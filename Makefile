@@ -156,6 +156,33 @@ $(O)/fixtures/fix_deep_nofp: tests/fixtures/fix_deep.c tests/fixtures/fixture.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
+# fix_tree_lfp: frame pointers everywhere but in leaf functions (gcc's -momit-leaf-frame-pointer),
+# so that frame pointers lose the leaf's caller; fix_dlopen_nofp dlopen()s libcpfix_nofp.so,
+# both without frame pointers; fix_signal: a long signal handler, without frame pointers
+NOFP_FIXTURES += $(O)/fixtures/fix_tree_lfp $(O)/fixtures/fix_dlopen_nofp \
+	$(O)/fixtures/libcpfix_nofp.so $(O)/fixtures/fix_signal
+$(O)/fixtures/fix_tree_lfp: tests/fixtures/fix_tree.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -o $@ $<
+
+$(O)/fixtures/fix_dlopen_nofp: tests/fixtures/fix_dlopen.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-DCP_FIX_LIB='"libcpfix_nofp.so"' -o $@ $< -ldl
+
+$(O)/fixtures/libcpfix_nofp.so: tests/fixtures/libcpfix.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fPIC -shared -o $@ $<
+
+$(O)/fixtures/fix_signal: tests/fixtures/fix_signal.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
 fixtures: $(NOFP_FIXTURES)
 
 # ---- unwind tables: fixtures of test_unwind_table ------------------------------------------
