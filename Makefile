@@ -178,6 +178,13 @@ $(O)/fixtures/libcpfix_nofp.so: tests/fixtures/libcpfix.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fPIC -shared -o $@ $<
 
+# fix_vdso: most samples in the vDSO (clock_gettime), without frame pointers
+NOFP_FIXTURES += $(O)/fixtures/fix_vdso
+$(O)/fixtures/fix_vdso: tests/fixtures/fix_vdso.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
 $(O)/fixtures/fix_signal: tests/fixtures/fix_signal.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(@D)
