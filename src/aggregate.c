@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate.h"
+#include "grow.h"
 #include "idtable.h"
 
 /* Inlined frames kept per address at most (the outermost ones when a chain is longer). */
@@ -101,23 +102,6 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 	return x->addr == y->addr && x->pid == y->pid && x->gen == y->gen && x->leaf == y->leaf;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 256;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /*
  * Functions a complete user stack starts with: the program's entry point, glibc's start of
  * main (when _start has no symbol), a thread's start and the clone that began it.
@@ -157,7 +141,7 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 					     MAX_CHAIN, &n);
 	if (err)
 		return err;
-	if (grow((void **)&a->pool, &a->cap_pool, a->n_pool + n, sizeof(*a->pool)))
+	if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + n, sizeof(*a->pool)))
 		return -ENOMEM;
 	na->first = (uint32_t)a->n_pool;
 	na->n = (uint32_t)n;
@@ -212,7 +196,8 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 	if (found) {
 		na = &a->named[sl->id1 - 1];
 	} else {
-		if (grow((void **)&a->named, &a->cap_named, a->n_named + 1, sizeof(*a->named)))
+		if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1,
+			       sizeof(*a->named)))
 			return -ENOMEM;
 		na = &a->named[a->n_named];
 		*na = key;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf_image.h"
 #include "elf_syms.h"
 
 /*
@@ -608,30 +609,10 @@ struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
 	Elf *elf = NULL;
 	int err;
 
-	if (!image) {
-		err = -EINVAL;
-		goto out;
-	}
-	if (size < SELFMAG || memcmp(image, ELFMAG, SELFMAG)) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	/*
-	 * elf_memory takes a mutable image that it reads lazily; a private copy keeps the
-	 * caller's memory (e.g. the live vDSO) out of libelf's hands.
-	 */
-	copy = malloc(size);
-	if (!copy) {
-		err = -ENOMEM;
-		goto out;
-	}
-	memcpy(copy, image, size);
 	pthread_once(&libelf_once, libelf_init);
-	elf = elf_memory(copy, size);
-	if (!elf) {
-		err = -ENOEXEC;
+	err = elf_image_open(image, size, &elf, &copy);
+	if (err)
 		goto out;
-	}
 	err = build(elf, &es);
 out:
 	elf_end(elf);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "idtable.h"
+#include "grow.h"
 #include "pprof.h"
 
 enum {
@@ -98,22 +99,6 @@ struct enc {
 	uint64_t *ids;
 };
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
 {
 	return strcmp(((const struct enc *)ctx)->str_v[id], key) == 0;
@@ -131,7 +116,7 @@ static int64_t str_index(struct enc *e, const char *s)
 	sl = idtable_probe(&e->strs, h, str_eq, e, s, &found);
 	if (found)
 		return sl->id1 - 1;
-	if (grow((void **)&e->str_v, &e->cap_str, e->n_str, sizeof(*e->str_v)))
+	if (array_grow((void **)&e->str_v, &e->cap_str, e->n_str + 1, sizeof(*e->str_v)))
 		return -ENOMEM;
 	e->str_v[e->n_str] = s;
 	idtable_fill(&e->strs, sl, h, (uint32_t)e->n_str);
@@ -164,7 +149,7 @@ static uint64_t func_id(struct enc *e, const struct prof_frame *f)
 	sl = idtable_probe(&e->funcs, h, func_eq, e, &fn, &found);
 	if (found)
 		return sl->id1;
-	if (grow((void **)&e->func_v, &e->cap_func, e->n_func, sizeof(*e->func_v)))
+	if (array_grow((void **)&e->func_v, &e->cap_func, e->n_func + 1, sizeof(*e->func_v)))
 		return 0;
 	e->func_v[e->n_func] = fn;
 	idtable_fill(&e->funcs, sl, h, (uint32_t)e->n_func);
@@ -206,7 +191,7 @@ static uint64_t loc_id(struct enc *e, const struct loc *l)
 	sl = idtable_probe(&e->locs, h, loc_id_eq, e, l, &found);
 	if (found)
 		return sl->id1;
-	if (grow((void **)&e->loc_v, &e->cap_loc, e->n_loc, sizeof(*e->loc_v)))
+	if (array_grow((void **)&e->loc_v, &e->cap_loc, e->n_loc + 1, sizeof(*e->loc_v)))
 		return 0;
 	e->loc_v[e->n_loc] = *l;
 	idtable_fill(&e->locs, sl, h, (uint32_t)e->n_loc);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "prebuild.h"
 #include "proc_maps.h"
+#include "proc_status.h"
 #include "strnum.h"
 
 static uint64_t now_ns(void)
@@ -71,20 +72,10 @@ static int add_runtime(struct unwind_maps *um, const char *procfs)
 
 static bool comm_matches(const char *procfs, pid_t pid, const regex_t *re)
 {
-	char path[64], comm[32];
-	size_t n;
-	FILE *f;
+	char comm[32];
 
-	snprintf(path, sizeof(path), "%s/%d/comm", procfs, (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(comm, 1, sizeof(comm) - 1, f);
-	fclose(f);
-	comm[n] = '\0';
-	if (n && comm[n - 1] == '\n')
-		comm[n - 1] = '\0';
-	return regexec(re, comm, 0, NULL, 0) == 0;
+	return proc_comm_read(procfs, (uint32_t)pid, comm, sizeof(comm)) == 0 &&
+	       regexec(re, comm, 0, NULL, 0) == 0;
 }
 
 /* Kernel threads have no executable: nothing to unwind there. */

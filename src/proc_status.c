@@ -46,3 +46,23 @@ int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
 	fclose(f);
 	return have_tgid && have_state ? 0 : -EINVAL;
 }
+
+int proc_comm_read(const char *procfs, uint32_t pid, char *buf, size_t size)
+{
+	char path[4096];
+	size_t n;
+	FILE *f;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%u/comm", procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The fields cpuprof needs from /proc/PID/status: the process (thread group) of a thread, its
- * state letter, and its pid inside its own pid namespace. procfs is "/proc" except in tests.
+ * state letter, and its pid inside its own pid namespace; and its name from /proc/PID/comm.
+ * procfs is "/proc" except in tests.
  */
 #ifndef CPUPROF_PROC_STATUS_H
 #define CPUPROF_PROC_STATUS_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct proc_status {
@@ -15,5 +17,8 @@ struct proc_status {
 
 /* 0, -ENOENT/-errno when the file cannot be read, -EINVAL when Tgid or State is missing. */
 int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st);
+
+/* The name of process pid (/proc/PID/comm, without its newline) into buf. 0 or -errno. */
+int proc_comm_read(const char *procfs, uint32_t pid, char *buf, size_t size);
 
 #endif

@@ -352,24 +352,6 @@ static bool comm_matches(struct record *r, const char *comm)
 	return regexec(&r->comm_re, comm, 0, NULL, 0) == 0;
 }
 
-static int read_comm(uint32_t pid, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
 /* A request from BPF: the first sample of (pid, gen). */
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -394,7 +376,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	}
 	if (ev->type != CP_EV_NEW_PROC)
 		return 0;
-	if (r->comm_re_set && read_comm(ev->pid, comm, sizeof(comm)) == 0 &&
+	if (r->comm_re_set && proc_comm_read("/proc", ev->pid, comm, sizeof(comm)) == 0 &&
 	    !comm_matches(r, comm)) {
 		/* not ours: stop sampling it; the next exec asks again */
 		bpf_session__exclude_proc(r->bpf, ev->pid);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <elf.h>
+#include "grow.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
 #include "vdso.h"
@@ -57,23 +58,6 @@ static int cmp_obj(const void *a, const void *b)
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 struct unwind_maps *unwind_maps__new(uint32_t max_rows)
@@ -173,7 +157,7 @@ static struct uw_obj *vdso_table(struct unwind_maps *um)
 		return o->n ? o : NULL;
 	um->vdso_tried = true;
 	if (vdso_image(&image, &size) ||
-	    grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list)))
+	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list)))
 		return NULL;
 	ut = unwind_table__from_mem(image, size);
 	if (!ut) {
@@ -204,7 +188,8 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 	if (slot)
 		return *slot;
 	o = calloc(1, sizeof(*o));
-	if (!o || grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
+	if (!o ||
+	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
 		free(o);
 		return NULL;
 	}
@@ -306,7 +291,8 @@ static int keep_pending(struct unwind_maps *um, const struct uw_proc *p)
 		if (um->pending[i].pid == p->pid)
 			break;
 	if (i == um->n_pending) {
-		if (grow((void **)&um->pending, &um->cap_pending, i + 1, sizeof(*um->pending)))
+		if (array_grow((void **)&um->pending, &um->cap_pending, i + 1,
+			       sizeof(*um->pending)))
 			return -ENOMEM;
 		um->n_pending++;
 	}

@@ -20,6 +20,7 @@
 #include <elfutils/libdw.h>
 #include "cfi_eval.h"
 #include "unwind_row.h"
+#include "elf_image.h"
 #include "unwind_table.h"
 
 #define MAX_SEGS 16
@@ -546,32 +547,13 @@ struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
 {
 	uint64_t t0 = now_ns();
 	struct unwind_table *ut = NULL;
-	void *copy = NULL;
-	Elf *elf = NULL;
+	void *copy;
+	Elf *elf;
 	int err;
 
-	if (!image) {
-		err = -EINVAL;
-		goto out;
-	}
-	if (size < SELFMAG || memcmp(image, ELFMAG, SELFMAG)) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	/*
-	 * elf_memory takes a mutable image that libelf reads lazily and may write to: a private
-	 * copy keeps the caller's image (e.g. the live, read-only vDSO) out of libelf's hands.
-	 */
-	copy = malloc(size);
-	if (!copy) {
-		err = -ENOMEM;
-		goto out;
-	}
-	memcpy(copy, image, size);
-	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, size);
-	err = build(elf, t0, &ut);
-out:
+	err = elf_image_open(image, size, &elf, &copy);
+	if (!err)
+		err = build(elf, t0, &ut);
 	elf_end(elf);
 	free(copy);
 	if (err)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/PID/status fields from fake procfs trees: Tgid, State, NSpid (innermost). */
+/* /proc/PID/status fields from fake procfs trees: Tgid, State, NSpid (innermost); comm. */
 #include "cmocka_inc.h"
 #include <sys/stat.h>
 #include "proc_status.h"
@@ -20,6 +20,18 @@ static void write_status(uint32_t pid, const char *text)
 	fclose(f);
 }
 
+static void write_file(uint32_t pid, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u/%s", root, pid, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -32,6 +44,8 @@ static int setup(void **state)
 			 "NSpid:\t11\t5\t7\n");
 	write_status(12, "Name:\tgone\nState:\tZ (zombie)\nTgid:\t12\n");
 	write_status(13, "Name:\tbroken\nPid:\t13\n");
+	write_file(10, "comm", "app\n");
+	write_file(11, "comm", "a name of 15 ch\n");
 	return 0;
 }
 
@@ -72,11 +86,29 @@ static void test_errors(void **state)
 	assert_int_equal(proc_status_read(root, 99, &st), -ENOENT);
 }
 
+static void test_comm(void **state)
+{
+	char buf[16], small[4];
+
+	(void)state;
+	assert_int_equal(proc_comm_read(root, 10, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "app");
+	/* the longest name the kernel keeps: 15 bytes, newline dropped */
+	assert_int_equal(proc_comm_read(root, 11, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "a name of 15 ch");
+	/* cut to the buffer, always terminated */
+	assert_int_equal(proc_comm_read(root, 11, small, sizeof(small)), 0);
+	assert_string_equal(small, "a n");
+	assert_int_equal(proc_comm_read(root, 99, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(proc_comm_read(root, 10, buf, 0), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_comm),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
