@@ -107,6 +107,22 @@ static int cmp_sym(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/*
+ * A local untyped label in code: what hand-written entry code is (ld.so's _start and
+ * _dl_start_user), named like elf_syms.c names it.
+ */
+static bool code_label(Elf *elf, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || GELF_ST_BIND(sym->st_info) != STB_LOCAL ||
+	    sym->st_size || sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static int add_table(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -126,8 +142,8 @@ static int add_table(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Shdr 
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (type == STT_FILE)
 			file = name && *name ? name : NULL;
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value || !name || !*name)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !code_label(elf, &sym)) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !name || !*name)
 			continue;
 		if (st->n == st->cap) {
 			size_t nc = st->cap ? 2 * st->cap : 1024;

@@ -68,6 +68,7 @@ struct fn {
 struct sec_span {
 	uint64_t start;
 	uint64_t end;
+	bool exec; /* SHF_EXECINSTR */
 };
 
 /* Scratch state of one construction; none of it survives. */
@@ -273,6 +274,7 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 	n = syms->d_size / entsz;
 	for (i = 1; i < n; i++) {
 		unsigned char type;
+		bool notype;
 		const char *name;
 		const char *nul;
 		struct cand c;
@@ -280,8 +282,17 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 		if (!gelf_getsym(syms, i, &sym))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value || !sym.st_name || sym.st_name >= strs->d_size)
+		/*
+		 * Functions; and local untyped labels in code, which is what hand-written entry
+		 * code is (ld.so's _start and _dl_start_user), below any function at the same
+		 * address.
+		 */
+		notype = type == STT_NOTYPE && sym.st_shndx < b->nr_secs &&
+			 b->secs[sym.st_shndx].exec && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
+			 !sym.st_size;
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !notype) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !sym.st_name ||
+		    sym.st_name >= strs->d_size)
 			continue;
 		name = (const char *)strs->d_buf + sym.st_name;
 		nul = memchr(name, '\0', strs->d_size - sym.st_name);
@@ -292,7 +303,7 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 			.size = sym.st_size,
 			.name = name,
 			.len = (size_t)(nul - name),
-			.rank = bind_rank(GELF_ST_BIND(sym.st_info)),
+			.rank = notype ? 3 : bind_rank(GELF_ST_BIND(sym.st_info)),
 		};
 		if (sym.st_shndx < b->nr_secs && sym.st_value >= b->secs[sym.st_shndx].start &&
 		    sym.st_value < b->secs[sym.st_shndx].end)
@@ -334,7 +345,8 @@ static int read_sections(struct builder *b)
 		if (!gelf_getshdr(scn, &shdr) || idx >= shnum)
 			continue;
 		if ((shdr.sh_flags & SHF_ALLOC) && shdr.sh_type != SHT_NOBITS)
-			b->secs[idx] = (struct sec_span){shdr.sh_addr, shdr.sh_addr + shdr.sh_size};
+			b->secs[idx] = (struct sec_span){shdr.sh_addr, shdr.sh_addr + shdr.sh_size,
+							 (shdr.sh_flags & SHF_EXECINSTR) != 0};
 	}
 	scn = NULL;
 	while ((scn = elf_nextscn(b->elf, scn))) {

@@ -722,6 +722,8 @@ static const struct tsym t_symtab[] = {
 	SYM("und", 0x401300, 0x10, GLOBAL, FUNC, SHN_UNDEF),
 	SYM("nt", 0x401310, 0x10, GLOBAL, NOTYPE, S_TEXT),
 	FN(NULL, 0x401320, 0x10, GLOBAL),
+	SYM("lbl", 0x401400, 0, LOCAL, NOTYPE, S_TEXT),
+	SYM("lbl_at_outer", 0x401100, 0, LOCAL, NOTYPE, S_TEXT),
 	FN("zero", 0, 0x10, GLOBAL),
 	FN("tail0", 0x401f00, 0, LOCAL),
 };
@@ -759,7 +761,7 @@ static const struct {
 	{0x4010a0, "ifn", 0},
 	{0x4010a7, "ifn", 7},
 	{0x4010a8, NULL, 0},
-	{0x401100, "outer", 0},
+	{0x401100, "outer", 0}, /* a function over a code label at its address */
 	{0x40113f, "outer", 0x3f},
 	{0x401140, "inner", 0}, /* nested: the inner one wins inside */
 	{0x40115f, "inner", 0x1f},
@@ -768,9 +770,11 @@ static const struct {
 	{0x401200, "dyn_only", 0},
 	{0x40120f, "dyn_only", 0xf},
 	{0x401210, NULL, 0},
-	{0x401300, NULL, 0}, /* undefined */
-	{0x401310, NULL, 0}, /* NOTYPE */
-	{0x401320, NULL, 0}, /* unnamed */
+	{0x401300, NULL, 0},	 /* undefined */
+	{0x401310, NULL, 0},	 /* NOTYPE, global and sized: data, not code */
+	{0x401320, NULL, 0},	 /* unnamed */
+	{0x401400, "lbl", 0},	 /* a local code label (hand-written entry code) */
+	{0x401480, "lbl", 0x80}, /* up to the next function */
 	{0, NULL, 0},
 	{5, NULL, 0}, /* value 0 */
 	{0x401f00, "tail0", 0},
@@ -779,7 +783,7 @@ static const struct {
 	{UINT64_MAX, NULL, 0},
 };
 
-#define T_COUNT 10
+#define T_COUNT 11
 
 static const uint8_t t_build_id[] = {0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03, 0x04};
 
