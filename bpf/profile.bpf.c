@@ -590,16 +590,20 @@ static __always_inline void dwarf_finish(struct cp_ustate *s)
 	s->st.check = (s->h2 ^ end) * 0x9e3779b97f4a7c15ull;
 	s->key.ustack_id = CP_STACK_DWARF;
 	s->key.dstack = (s->h1 ^ ((__u64)end << 56)) * 0x100000001b3ull;
-	err = bpf_map_update_elem(&dstacks, &s->key.dstack, &s->st, BPF_NOEXIST);
-	if (err == -CP_EEXIST) {
-		old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
-		if (old && old->check != s->st.check) {
-			stat_inc(CP_STAT_DWARF_COLLISION);
-			s->key.ustack_id = -CP_EEXIST;
+	/* most stacks were seen before: look up (no lock, no copy) before inserting */
+	old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
+	if (!old) {
+		err = bpf_map_update_elem(&dstacks, &s->key.dstack, &s->st, BPF_NOEXIST);
+		if (err == -CP_EEXIST)
+			old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
+		else if (err) {
+			stat_inc(CP_STAT_DWARF_FULL);
+			s->key.ustack_id = -CP_ENOMEM;
 		}
-	} else if (err) {
-		stat_inc(CP_STAT_DWARF_FULL);
-		s->key.ustack_id = -CP_ENOMEM;
+	}
+	if (old && old->check != s->st.check) {
+		stat_inc(CP_STAT_DWARF_COLLISION);
+		s->key.ustack_id = -CP_EEXIST;
 	}
 	if (s->key.ustack_id != CP_STACK_DWARF)
 		s->key.dstack = 0;

@@ -159,7 +159,9 @@ static struct unwind_table *open_table(const struct ut_options *o, int *rc)
 					: strerror(err));
 		if (err == ENOMEM)
 			*rc = CP_EXIT_FAILURE;
+		return NULL;
 	}
+	*rc = CP_EXIT_OK;
 	return ut;
 }
 

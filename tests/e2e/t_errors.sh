@@ -44,6 +44,14 @@ expect 73 "cannot write the profile to '$TMP/nodir/p.folded': No such file or di
 	record -o "$TMP/nodir/p.folded" -- true
 expect 73 "cannot write the profile to '$TMP/outdir': Is a directory" record -o "$TMP/outdir" -- true
 
+# unwind-table: an object or the vDSO prints its rows and exits 0; what has no table, 66
+expect 66 'not an x86-64 ELF' unwind-table /etc/passwd
+expect 66 'cannot open' unwind-table "$TMP/none"
+expect_status 0 "$CPUPROF" unwind-table "$FIX/unw_nofp"
+grep -q '^# .eh_frame: [1-9][0-9]* rows' "$TMP/out" || fail "unwind-table summary: $(tail -1 "$TMP/out")"
+expect_status 0 "$CPUPROF" unwind-table --vdso
+grep -q 'end-func' "$TMP/out" || fail "unwind-table --vdso: $(tail -2 "$TMP/out")"
+
 # environment
 CPUPROF_BTF=$TMP/no-btf expect 69 'no BTF.*CONFIG_DEBUG_INFO_BTF' record -o "$o" -- true
 if command -v setpriv >/dev/null; then
