@@ -282,6 +282,18 @@ bench-symbolize: $(BIN)
 	$(Q)bench/symbolize.sh $(BIN) build/bench
 .PHONY: bench-symbolize
 
+# BPF time per sample with --unwind fp and dwarf (kernel.bpf_stats_enabled), slowdown of a
+# fixed-work program under cpuprof and perf record, unwind table build time (root).
+bench-unwind: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/unwind.sh $(BIN) build/bench
+
+# one after the other also under -j: they time things
+bench: $(BIN)
+	$(Q)$(MAKE) --no-print-directory bench-symbolize
+	$(Q)$(MAKE) --no-print-directory bench-unwind
+.PHONY: bench-unwind bench
+
 # ---- unit tests (cmocka); each links its module and that module's dependencies --------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/test_*.c))
 include tests/unit/deps.mk
