@@ -179,6 +179,10 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	for (int i = 0; i < s->ncpus; i++)
 		s->pfds[i] = -1;
 
+	/*
+	 * RLIMIT_MEMLOCK: libbpf 1.x raises it itself (to infinity) when the kernel still charges
+	 * BPF maps to it (before 5.11); later kernels charge the memory cgroup instead.
+	 */
 	s->step = "open the BPF object";
 	s->skel = cpuprof_profile__open_opts(&oopts);
 	if (!s->skel) {

@@ -671,6 +671,8 @@ int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, 
 				mi.fd = m->obj->fd;
 				mi.dev = m->obj->dev;
 				mi.ino = m->obj->ino;
+				if (m->obj->build_id && *m->obj->build_id)
+					mi.build_id = m->obj->build_id;
 			}
 		}
 		err = fn(&mi, ctx);

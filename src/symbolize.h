@@ -86,11 +86,12 @@ int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen);
 
 /* One executable mapping of a snapshot, for building unwind tables. */
 struct sym_map_info {
-	uint64_t start, end; /* runtime addresses */
-	int fd;		     /* the object's file (owned by the symbolizer), -1 if not a file */
-	uint64_t dev, ino;   /* the object's identity: one table per file */
-	uint64_t vaddr;	     /* file vaddr mapped at start; valid when fd >= 0 */
-	bool vdso;	     /* the kernel's vDSO (fd -1): the image mapped at start */
+	uint64_t start, end;  /* runtime addresses */
+	int fd;		      /* the object's file (owned by the symbolizer), -1 if not a file */
+	uint64_t dev, ino;    /* the object's identity: one table per file */
+	uint64_t vaddr;	      /* file vaddr mapped at start; valid when fd >= 0 */
+	bool vdso;	      /* the kernel's vDSO (fd -1): the image mapped at start */
+	const char *build_id; /* interned hex (one pointer per id), NULL when none */
 };
 
 typedef int (*sym_map_fn)(const struct sym_map_info *mi, void *ctx);

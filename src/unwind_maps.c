@@ -11,9 +11,8 @@
 #include "unwind_table.h"
 #include "vdso.h"
 
-/* The table of one file; n 0 when it has none. */
+/* The table of one object; n 0 when it has none. */
 struct uw_obj {
-	uint64_t dev, ino;
 	struct cp_unwind_row *rows; /* the built rows until attach() places them */
 	uint32_t n;
 	uint32_t first; /* in the sink's row array, when placed */
@@ -32,14 +31,23 @@ struct uw_proc {
 	struct uw_pmap m[CP_MAX_UNWIND_MAPS];
 };
 
+/*
+ * Index entry: a file (dev, ino), or a build-id (dev UINT64_MAX, ino the interned pointer):
+ * copies of one object at other paths or in other mount namespaces share its table.
+ */
+struct uw_key {
+	uint64_t dev, ino;
+	struct uw_obj *o;
+};
+
 struct unwind_maps {
 	struct unwind_sink sink;
 	bool attached;
 	uint32_t max_rows;
-	uint64_t built; /* rows of all tables built (placed or not) */
-	uint32_t used;	/* rows in use in the sink */
-	void *objs;	/* tsearch tree of struct uw_obj *, by (dev, ino) */
-	struct uw_obj **list;
+	uint64_t built;	      /* rows of all tables built (placed or not) */
+	uint32_t used;	      /* rows in use in the sink */
+	void *keys;	      /* tsearch tree of struct uw_key *, by (dev, ino) */
+	struct uw_obj **list; /* every object once (the vDSO's too) */
 	size_t n_list, cap_list;
 	struct uw_proc *pending; /* added before attach */
 	size_t n_pending, cap_pending;
@@ -51,9 +59,9 @@ struct unwind_maps {
 	struct unwind_maps_stats st;
 };
 
-static int cmp_obj(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-	const struct uw_obj *x = a, *y = b;
+	const struct uw_key *x = a, *y = b;
 
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
@@ -70,20 +78,16 @@ struct unwind_maps *unwind_maps__new(uint32_t max_rows)
 	return um;
 }
 
-static void free_obj(void *p)
-{
-	struct uw_obj *o = p;
-
-	free(o->rows);
-	free(o);
-}
-
 void unwind_maps__free(struct unwind_maps *um)
 {
 	if (!um)
 		return;
-	tdestroy(um->objs, free_obj);
-	free(um->vdso.rows);
+	tdestroy(um->keys, free);
+	for (size_t i = 0; i < um->n_list; i++) {
+		free(um->list[i]->rows);
+		if (um->list[i] != &um->vdso)
+			free(um->list[i]);
+	}
 	free(um->list);
 	free(um->pending);
 	free(um);
@@ -175,30 +179,63 @@ static struct uw_obj *vdso_table(struct unwind_maps *um)
 	return o->n ? o : NULL;
 }
 
-/* The table of file (dev, ino) open on fd, built at the first call. NULL when out of memory. */
-static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t ino, int fd)
+/* Enter key (dev, ino) -> o in the index. 0 or -ENOMEM. */
+static int index_obj(struct unwind_maps *um, uint64_t dev, uint64_t ino, struct uw_obj *o)
 {
-	struct uw_obj key = {.dev = dev, .ino = ino}, *o, **slot;
+	struct uw_key *k = malloc(sizeof(*k)), **slot;
+
+	if (!k)
+		return -ENOMEM;
+	*k = (struct uw_key){.dev = dev, .ino = ino, .o = o};
+	slot = tsearch(k, &um->keys, cmp_key);
+	if (!slot) {
+		free(k);
+		return -ENOMEM;
+	}
+	if (*slot != k) /* there already */
+		free(k);
+	return 0;
+}
+
+static struct uw_obj *find_obj(struct unwind_maps *um, uint64_t dev, uint64_t ino)
+{
+	struct uw_key key = {.dev = dev, .ino = ino}, **slot = tfind(&key, &um->keys, cmp_key);
+
+	return slot ? (*slot)->o : NULL;
+}
+
+/*
+ * The table of file (dev, ino) open on fd, with build-id bid (interned, or NULL), built at the
+ * first call for that file or build-id. NULL when out of memory.
+ */
+static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t ino, const char *bid,
+				int fd)
+{
 	const struct cp_unwind_row *rows;
 	struct unwind_table *ut;
+	struct uw_obj *o;
 	uint64_t t0, dt;
 	size_t n;
 
-	slot = tfind(&key, &um->objs, cmp_obj);
-	if (slot)
-		return *slot;
+	o = find_obj(um, dev, ino);
+	/* built ahead from the file alone (add_file): now its build-id is known too */
+	if (o && bid && !find_obj(um, UINT64_MAX, (uintptr_t)bid) &&
+	    index_obj(um, UINT64_MAX, (uintptr_t)bid, o))
+		return NULL;
+	if (o)
+		return o;
+	o = bid ? find_obj(um, UINT64_MAX, (uintptr_t)bid) : NULL;
+	if (o)
+		return index_obj(um, dev, ino, o) ? NULL : o;
 	o = calloc(1, sizeof(*o));
 	if (!o ||
 	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
 		free(o);
 		return NULL;
 	}
-	*o = key;
-	if (!tsearch(o, &um->objs, cmp_obj)) {
-		free(o);
-		return NULL;
-	}
 	um->list[um->n_list++] = o;
+	if (index_obj(um, dev, ino, o) || (bid && index_obj(um, UINT64_MAX, (uintptr_t)bid, o)))
+		return NULL;
 	t0 = now_ns();
 	ut = unwind_table__from_fd(fd);
 	dt = now_ns() - t0;
@@ -225,7 +262,7 @@ int unwind_maps__add_file(struct unwind_maps *um, int fd)
 
 	if (fstat(fd, &st))
 		return -errno;
-	return get_table(um, st.st_dev, st.st_ino, fd) ? 0 : -ENOMEM;
+	return get_table(um, st.st_dev, st.st_ino, NULL, fd) ? 0 : -ENOMEM;
 }
 
 static int add_map(const struct sym_map_info *mi, void *arg)
@@ -250,7 +287,7 @@ static int add_map(const struct sym_map_info *mi, void *arg)
 	}
 	if (mi->fd < 0)
 		return 0;
-	m->o = get_table(um, mi->dev, mi->ino, mi->fd);
+	m->o = get_table(um, mi->dev, mi->ino, mi->build_id, mi->fd);
 	return m->o ? 0 : -ENOMEM;
 }
 

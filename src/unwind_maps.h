@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --unwind dwarf/auto, user-space side: the unwind tables of the objects processes map, built
- * once per file (device, inode), and each process's mapping table (start, end, bias, row
- * range) for the BPF walker.
+ * once per object (a file by device and inode, or any copy with the same build-id), and each
+ * process's mapping table (start, end, bias, row range) for the BPF walker.
  *
  * Two phases. Before the BPF maps exist, tables are built into memory (the processes that
  * exist when recording starts, the command's executable, the libraries every program maps), so

@@ -6,8 +6,10 @@
  */
 #include "cmocka_inc.h"
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "symbolize.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
@@ -243,6 +245,67 @@ static void test_after_attach(void **state)
 	symbolizer__free(sy);
 }
 
+/* Start fixture path for a few seconds; its pid. */
+static pid_t spawn(const char *path)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(path, path, "5", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void test_shared_by_build_id(void **state)
+{
+	char orig[4096], copy[] = "/tmp/cpuprof-bid.XXXXXX", cmd[8300];
+	struct symbolizer *sy = symbolizer__new("/proc");
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats one, two;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	pid_t a, b;
+	int fd;
+
+	(void)state;
+	fixture(orig, sizeof(orig), "fix_tree_nofp");
+	fd = mkstemp(copy);
+	assert_true(fd >= 0);
+	close(fd);
+	/* another inode, the same bytes: the same build-id */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod +x '%s'", orig, copy, copy);
+	assert_int_equal(system(cmd), 0);
+	a = spawn(orig);
+	b = spawn(copy);
+	usleep(300000); /* past the dynamic loader */
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)a, 0), 0);
+	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)b, 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)a, 0), 0);
+	unwind_maps__stats(um, &one);
+	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)b, 0), 0);
+	unwind_maps__stats(um, &two);
+	/* the copy's table is the original's: no new object, no new rows */
+	assert_int_equal(two.objects, one.objects);
+	assert_int_equal(two.rows, one.rows);
+	sink = make_sink(&ss, unwind_maps__rows(um));
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	assert_int_equal(ss.n_pub, 2);
+	/* both executables map the same rows (each at its own address) */
+	assert_int_equal(ss.procs[0].maps[0].first_row, ss.procs[1].maps[0].first_row);
+	assert_int_equal(ss.procs[0].maps[0].n_rows, ss.procs[1].maps[0].n_rows);
+	assert_true(ss.procs[0].maps[0].n_rows > 0);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	unlink(copy);
+	free(ss.rows);
+	unwind_maps__free(um);
+	symbolizer__free(sy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_too_small_drops_largest),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_after_attach),
+		cmocka_unit_test(test_shared_by_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
