@@ -18,6 +18,8 @@
 #define CP_ENOMEM 12
 
 const volatile struct cp_config cfg = {};
+/* bumped by user space after each mapping table it publishes: the row caches are stale */
+volatile __u32 tables_epoch;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -122,14 +124,23 @@ struct {
 	__type(value, __u32);
 } unwind_progs SEC(".maps");
 
+/* The row found for pc look of (pid, gen) under tables epoch (see CP_ROWCACHE_SLOTS). */
+struct cp_rowcache {
+	__u64 look;
+	__u32 pid, gen;
+	__u32 epoch, pad;
+	struct cp_unwind_row row;
+};
+
 /* The walk in progress on this CPU, carried across tail calls (too big for the BPF stack). */
 struct cp_ustate {
 	__u64 pc, sp, bp; /* registers of the frame about to be pushed */
 	__u64 h1, h2;	  /* two hashes of the frames pushed so far */
 	__u32 exact;	  /* pc is not a return address: look it up as is */
-	__u32 pad;
+	__u32 epoch;	  /* tables_epoch when this walk started */
 	struct cp_count_key key;
 	struct cp_dstack st;
+	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 };
 
 struct {
@@ -345,6 +356,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->h1 = 0xcbf29ce484222325ull;
 	s->h2 = 0x9e3779b97f4a7c15ull;
 	s->exact = 1;
+	s->epoch = tables_epoch;
 	s->st.len = 0;
 	s->st.end = CP_DEND_OK;
 	s->key = *key;
@@ -487,9 +499,10 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 {
 	const struct cp_unwind_map *m;
 	const struct cp_unwind_row *r;
+	struct cp_rowcache *c;
 	__u64 look, cfa, ra, bp, rel, ip;
 	__u64 sig[3];
-	__u32 len, idx;
+	__u32 len, idx, slot;
 	int mi, ri;
 
 	if (!s || !up)
@@ -505,23 +518,35 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	s->h2 = ((s->h2 + ip) << 29 | (s->h2 + ip) >> 35) * 0x9e3779b97f4a7c15ull;
 
 	look = s->exact ? s->pc : s->pc - 1;
-	mi = cp_find_map(up, look);
-	if (mi < 0)
-		return step_end(s, CP_DEND_NO_MAPPING);
-	m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
-	/* no table (vDSO, JIT code, no CFI): frame pointers */
-	if (!m->n_rows)
-		return fp_step(s);
-	rel = look - m->bias;
-	if (rel > 0xffffffffull)
-		return step_end(s, CP_DEND_NOT_COVERED);
-	ri = cp_find_row(m->first_row, m->n_rows, (__u32)rel);
-	if (ri < 0)
-		return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
-	idx = (__u32)ri;
-	r = bpf_map_lookup_elem(&unwind_rows, &idx);
-	if (!r)
-		return step_end(s, CP_DEND_NOT_COVERED);
+	slot = (__u32)(((look ^ (look >> 21)) + s->key.pid) * 0x9e3779b97f4a7c15ull >> 56);
+	c = &s->cache[slot & (CP_ROWCACHE_SLOTS - 1)];
+	if (c->look == look && c->pid == s->key.pid && c->gen == s->key.gen &&
+	    c->epoch == s->epoch) {
+		r = &c->row;
+	} else {
+		mi = cp_find_map(up, look);
+		if (mi < 0)
+			return step_end(s, CP_DEND_NO_MAPPING);
+		m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
+		/* no table (vDSO, JIT code, no CFI): frame pointers */
+		if (!m->n_rows)
+			return fp_step(s);
+		rel = look - m->bias;
+		if (rel > 0xffffffffull)
+			return step_end(s, CP_DEND_NOT_COVERED);
+		ri = cp_find_row(m->first_row, m->n_rows, (__u32)rel);
+		if (ri < 0)
+			return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
+		idx = (__u32)ri;
+		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		if (!r)
+			return step_end(s, CP_DEND_NOT_COVERED);
+		c->look = look;
+		c->pid = s->key.pid;
+		c->gen = s->key.gen;
+		c->epoch = s->epoch;
+		c->row = *r;
+	}
 
 	switch (r->cfa_type) {
 	case CP_CFA_RSP:

@@ -182,6 +182,14 @@ _Static_assert(sizeof(struct cp_event) == 16, "cp_event layout");
 #define CP_REQ_WINDOW_NS  100000000ull /* 100 ms */
 #define CP_REQ_PER_WINDOW 20
 
+/*
+ * The walker keeps, per CPU, the rows it found for the last pcs (direct-mapped by pc and
+ * process): a stack seen again skips both binary searches. An entry is good while its
+ * process, generation and the tables epoch (bumped by user space at every mapping table it
+ * publishes) are those it was filled with.
+ */
+#define CP_ROWCACHE_SLOTS 256
+
 /* ---- counters (per-CPU array indexed by enum cp_stat) ---------------------------------- */
 
 enum cp_stat {

@@ -419,6 +419,8 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 		return -EOPNOTSUPP;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.uprocs), &pid, up, BPF_ANY))
 		return -errno;
+	/* the walkers' row caches may hold rows found through the old table */
+	__atomic_fetch_add(&s->skel->bss->tables_epoch, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
