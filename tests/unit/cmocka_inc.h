@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -64,4 +66,30 @@ static inline void tool_done(FILE *f)
 {
 	assert_int_equal(pclose(f), 0);
 }
+/* The bytes of file path into buf (size bytes at most); fails the test on a short read. */
+static inline void read_whole(const char *path, void *buf, size_t size)
+{
+	size_t done = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	while (done < size) {
+		ssize_t n = read(fd, (char *)buf + done, size - done);
+
+		assert_true(n > 0);
+		done += (size_t)n;
+	}
+	close(fd);
+}
+
+/* The size of file path; fails the test when it cannot be read or is empty. */
+static inline size_t file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 0);
+	return (size_t)st.st_size;
+}
+
 #endif

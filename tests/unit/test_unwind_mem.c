@@ -22,24 +22,12 @@
 /* The file's bytes in fresh read-only pages; *size gets their number. munmap when done. */
 static void *read_image(const char *path, size_t *size)
 {
-	struct stat st;
-	size_t done = 0;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	assert_true(st.st_size > 0);
-	*size = (size_t)st.st_size;
+	*size = file_size(path);
 	p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
-	while (done < *size) {
-		ssize_t n = read(fd, (char *)p + done, *size - done);
-
-		assert_true(n > 0);
-		done += (size_t)n;
-	}
-	close(fd);
+	read_whole(path, p, *size);
 	/* a write by libelf or the builder would fault */
 	assert_int_equal(mprotect(p, *size, PROT_READ), 0);
 	return p;

@@ -24,23 +24,12 @@
 
 static void *read_file(const char *path, size_t *size)
 {
-	struct stat st;
-	size_t done = 0;
-	char *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
 
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	*size = (size_t)st.st_size;
+	*size = file_size(path);
 	p = malloc(*size);
 	assert_non_null(p);
-	while (done < *size) {
-		ssize_t n = read(fd, p + done, *size - done);
-
-		assert_true(n > 0);
-		done += (size_t)n;
-	}
-	close(fd);
+	read_whole(path, p, *size);
 	return p;
 }
 
