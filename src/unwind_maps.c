@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <elf.h>
 #include "grow.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
@@ -93,56 +91,43 @@ void unwind_maps__free(struct unwind_maps *um)
 	free(um);
 }
 
-static uint64_t now_ns(void)
+/*
+ * Keep the table ut of o, and free ut: its rows go into the sink once attached; before, o
+ * takes them over. Left out (counted) when over the budget or the sink is full.
+ */
+static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_table *ut)
 {
-	struct timespec ts;
+	struct unwind_table_stats ts;
+	size_t n;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Keep the n rows of o: in the sink once attached, in memory before. */
-static void store_rows(struct unwind_maps *um, struct uw_obj *o, const struct cp_unwind_row *rows,
-		       size_t n)
-{
+	unwind_table__stats(ut, &ts);
+	unwind_table__rows(ut, &n);
+	um->st.build_ns += ts.build_ns;
+	if (n > um->st.largest_rows) {
+		um->st.largest_rows = n;
+		um->st.largest_ns = ts.build_ns;
+	}
+	o->base = unwind_table__base(ut);
+	if (!n)
+		goto out;
 	if (n > um->max_rows - um->built || (um->attached && n > (size_t)um->sink.cap - um->used)) {
 		um->st.objects_full++;
-		return;
+		goto out;
 	}
 	if (um->attached) {
-		memcpy(&um->sink.rows[um->used], rows, n * sizeof(*rows));
+		memcpy(&um->sink.rows[um->used], unwind_table__rows(ut, &n), n * sizeof(*o->rows));
 		o->first = um->used;
 		o->placed = true;
 		um->used += (uint32_t)n;
 	} else {
-		o->rows = malloc(n * sizeof(*rows));
-		if (!o->rows) {
-			um->st.objects_full++;
-			return;
-		}
-		memcpy(o->rows, rows, n * sizeof(*rows));
+		o->rows = unwind_table__take_rows(ut, &n);
 	}
 	o->n = (uint32_t)n;
 	um->built += n;
 	um->st.objects++;
 	um->st.rows = um->attached ? um->used : um->built;
-}
-
-/* vaddr of the first byte of an ELF image: that of the PT_LOAD at file offset 0. */
-static uint64_t image_vaddr(const void *image, size_t size)
-{
-	const Elf64_Ehdr *eh = image;
-
-	if (size < sizeof(*eh) || eh->e_phoff > size ||
-	    (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
-		return 0;
-	for (unsigned int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)image + eh->e_phoff) + i;
-
-		if (ph->p_type == PT_LOAD && ph->p_offset == 0)
-			return ph->p_vaddr;
-	}
-	return 0;
+out:
+	unwind_table__free(ut);
 }
 
 /*
@@ -152,10 +137,9 @@ static uint64_t image_vaddr(const void *image, size_t size)
 static struct uw_obj *vdso_table(struct unwind_maps *um)
 {
 	struct uw_obj *o = &um->vdso;
-	const struct cp_unwind_row *rows;
 	struct unwind_table *ut;
 	const void *image;
-	size_t size, n;
+	size_t size;
 
 	if (um->vdso_tried)
 		return o->n ? o : NULL;
@@ -168,12 +152,8 @@ static struct uw_obj *vdso_table(struct unwind_maps *um)
 		um->st.objects_failed++;
 		return NULL;
 	}
-	rows = unwind_table__rows(ut, &n);
-	o->base = unwind_table__base(ut);
-	um->vdso_vaddr = image_vaddr(image, size);
-	if (n)
-		store_rows(um, o, rows, n);
-	unwind_table__free(ut);
+	um->vdso_vaddr = vdso_image_vaddr(image, size);
+	keep_table(um, o, ut);
 	/* laid out by attach() with the others */
 	um->list[um->n_list++] = o;
 	return o->n ? o : NULL;
@@ -211,11 +191,8 @@ static struct uw_obj *find_obj(struct unwind_maps *um, uint64_t dev, uint64_t in
 static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t ino, const char *bid,
 				int fd)
 {
-	const struct cp_unwind_row *rows;
 	struct unwind_table *ut;
 	struct uw_obj *o;
-	uint64_t t0, dt;
-	size_t n;
 
 	o = find_obj(um, dev, ino);
 	/* built ahead from the file alone (add_file): now its build-id is known too */
@@ -236,23 +213,11 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 	um->list[um->n_list++] = o;
 	if (index_obj(um, dev, ino, o) || (bid && index_obj(um, UINT64_MAX, (uintptr_t)bid, o)))
 		return NULL;
-	t0 = now_ns();
 	ut = unwind_table__from_fd(fd);
-	dt = now_ns() - t0;
-	um->st.build_ns += dt;
-	if (!ut) {
+	if (ut)
+		keep_table(um, o, ut);
+	else
 		um->st.objects_failed++;
-		return o;
-	}
-	rows = unwind_table__rows(ut, &n);
-	if (n > um->st.largest_rows) {
-		um->st.largest_rows = n;
-		um->st.largest_ns = dt;
-	}
-	o->base = unwind_table__base(ut);
-	if (n)
-		store_rows(um, o, rows, n);
-	unwind_table__free(ut);
 	return o;
 }
 

@@ -575,6 +575,16 @@ const struct cp_unwind_row *unwind_table__rows(const struct unwind_table *ut, si
 	return ut->rows;
 }
 
+struct cp_unwind_row *unwind_table__take_rows(struct unwind_table *ut, size_t *n)
+{
+	struct cp_unwind_row *rows = ut->rows;
+
+	*n = ut->nr_rows;
+	ut->rows = NULL;
+	ut->nr_rows = 0;
+	return rows;
+}
+
 uint64_t unwind_table__base(const struct unwind_table *ut)
 {
 	return ut->base;

@@ -52,6 +52,9 @@ void unwind_table__free(struct unwind_table *ut);
 /* The rows, sorted by pc; *n gets their number. Owned by ut. */
 const struct cp_unwind_row *unwind_table__rows(const struct unwind_table *ut, size_t *n);
 
+/* The rows, now the caller's to free: ut keeps none. NULL (and *n 0) when it had none. */
+struct cp_unwind_row *unwind_table__take_rows(struct unwind_table *ut, size_t *n);
+
 /* The vaddr that row pcs are relative to (lowest PT_LOAD p_vaddr). */
 uint64_t unwind_table__base(const struct unwind_table *ut);
 

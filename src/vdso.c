@@ -68,6 +68,26 @@ int vdso_elf_size(const void *image, size_t limit, size_t *size)
 	return 0;
 }
 
+uint64_t vdso_image_vaddr(const void *image, size_t size)
+{
+	const uint8_t *p = image;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (!image || size < sizeof(eh))
+		return 0;
+	memcpy(&eh, p, sizeof(eh));
+	if (eh.e_phentsize != sizeof(ph) || eh.e_phoff > size ||
+	    (size - eh.e_phoff) / sizeof(ph) < eh.e_phnum)
+		return 0;
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		memcpy(&ph, p + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_LOAD && ph.p_offset == 0)
+			return ph.p_vaddr;
+	}
+	return 0;
+}
+
 int vdso_image(const void **image, size_t *size)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);

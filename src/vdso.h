@@ -7,6 +7,7 @@
 #ifndef CPUPROF_VDSO_H
 #define CPUPROF_VDSO_H
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The vDSO's ELF image: *image its first byte (getauxval(AT_SYSINFO_EHDR); mapped read-only
@@ -23,5 +24,12 @@ int vdso_image(const void **image, size_t *size);
  * limit bytes is read. 0; -ENOEXEC not a 64-bit ELF image, or one that runs past limit.
  */
 int vdso_elf_size(const void *image, size_t limit, size_t *size);
+
+/*
+ * The virtual address of the image's first byte, as its program headers say: the p_vaddr of
+ * the PT_LOAD at file offset 0 (0 for the x86-64 vDSO); 0 when there is none. size bytes at
+ * most are read.
+ */
+uint64_t vdso_image_vaddr(const void *image, size_t size);
 
 #endif

@@ -745,6 +745,31 @@ static void expect_error(const char *path, int err)
 	close(fd);
 }
 
+static void test_take_rows(void **state)
+{
+	const struct cp_unwind_row *rows;
+	struct cp_unwind_row *taken;
+	struct unwind_table *ut;
+	char path[PATH_MAX];
+	size_t n, m;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	ut = open_table(path);
+	rows = unwind_table__rows(ut, &n);
+	assert_true(n > 0);
+	/* the same rows, now the caller's; the table is left without any */
+	taken = unwind_table__take_rows(ut, &m);
+	assert_ptr_equal(taken, rows);
+	assert_int_equal(m, n);
+	unwind_table__rows(ut, &m);
+	assert_int_equal(m, 0);
+	assert_null(unwind_table__take_rows(ut, &m));
+	assert_int_equal(m, 0);
+	unwind_table__free(ut);
+	free(taken);
+}
+
 static void test_errors(void **state)
 {
 	char path[PATH_MAX], tmp[] = "/tmp/cpuprof-unw-XXXXXX";
@@ -768,11 +793,11 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nofp),	cmocka_unit_test(test_fp),
-		cmocka_unit_test(test_ibt_plt), cmocka_unit_test(test_debug_frame),
-		cmocka_unit_test(test_nopie),	cmocka_unit_test(test_libc),
-		cmocka_unit_test(test_ld_so),	cmocka_unit_test(test_python),
-		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nofp),	  cmocka_unit_test(test_fp),
+		cmocka_unit_test(test_ibt_plt),	  cmocka_unit_test(test_debug_frame),
+		cmocka_unit_test(test_nopie),	  cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_ld_so),	  cmocka_unit_test(test_python),
+		cmocka_unit_test(test_take_rows), cmocka_unit_test(test_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,31 @@ static void test_elf_size(void **state)
 	assert_int_equal(vdso_elf_size(NULL, 4096, &got), -ENOEXEC);
 }
 
+static void test_image_vaddr(void **state)
+{
+	char path[PATH_MAX];
+	const void *image;
+	size_t size;
+	void *file;
+
+	(void)state;
+	/* a non-PIE program's first byte is mapped at its link address; a PIE's at 0 */
+	fixture(path, sizeof(path), "fix_nopie");
+	file = read_file(path, &size);
+	assert_int_equal(vdso_image_vaddr(file, size), 0x400000);
+	free(file);
+	fixture(path, sizeof(path), "unw_nofp");
+	file = read_file(path, &size);
+	assert_int_equal(vdso_image_vaddr(file, size), 0);
+	/* headers cut off: nothing is read past size */
+	assert_int_equal(vdso_image_vaddr(file, 32), 0);
+	free(file);
+	assert_int_equal(vdso_image_vaddr(NULL, 4096), 0);
+	/* the x86-64 vDSO is linked at 0 */
+	assert_int_equal(vdso_image(&image, &size), 0);
+	assert_int_equal(vdso_image_vaddr(image, size), 0);
+}
+
 /* The [vdso] line of /proc/self/maps: its start and end. */
 static void vdso_mapping(uint64_t *start, uint64_t *end)
 {
@@ -197,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_elf_size),
 		cmocka_unit_test(test_image),
+		cmocka_unit_test(test_image_vaddr),
 		cmocka_unit_test(test_table),
 	};
 
