@@ -6,20 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "prebuild.h"
 #include "proc_maps.h"
 #include "proc_status.h"
 #include "strnum.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Table of the ELF file at path, if it is one (a script's interpreter is found at exec). */
 static int add_elf_file(struct unwind_maps *um, const char *path)
@@ -141,7 +133,7 @@ static int add_all(struct symbolizer *sy, struct unwind_maps *um, const struct p
 int prebuild(struct symbolizer *sy, struct unwind_maps *um, const struct prebuild_opts *o,
 	     struct prebuild_result *st)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -154,7 +146,7 @@ int prebuild(struct symbolizer *sy, struct unwind_maps *um, const struct prebuil
 		err = add_proc(sy, um, o, o->pids[i], st);
 	if (!err && !o->n_pids && o->all)
 		err = add_all(sy, um, o, st);
-	st->ns = now_ns() - t0;
+	st->ns = monotonic_ns() - t0;
 	return err;
 }
 

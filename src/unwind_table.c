@@ -16,11 +16,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <elfutils/libdw.h>
 #include "cfi_eval.h"
 #include "unwind_row.h"
 #include "elf_image.h"
+#include "clock.h"
 #include "unwind_table.h"
 
 #define MAX_SEGS 16
@@ -464,14 +464,6 @@ static void count_rows(struct unwind_table *ut)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
 static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 {
@@ -516,7 +508,7 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 			ut->rows = fit;
 	}
 	count_rows(ut);
-	ut->st.build_ns = now_ns() - t0;
+	ut->st.build_ns = monotonic_ns() - t0;
 	*out = ut;
 	ut = NULL;
 out:
@@ -529,7 +521,7 @@ out:
 
 struct unwind_table *unwind_table__from_fd(int fd)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 	struct unwind_table *ut = NULL;
 	Elf *elf;
 	int err;
@@ -545,7 +537,7 @@ struct unwind_table *unwind_table__from_fd(int fd)
 
 struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = monotonic_ns();
 	struct unwind_table *ut = NULL;
 	void *copy;
 	Elf *elf;
