@@ -44,7 +44,6 @@ struct record {
 	struct symbolizer *sym;
 	struct unwind_maps *um; /* NULL with --unwind fp, or when the unwinder failed (auto) */
 	uint32_t max_rows;	/* --max-unwind-memory in rows */
-	uint32_t rows_asked;	/* capacity of the row array */
 	struct prebuild_result pre;
 	struct workload *wl;
 	struct out_file **outs; /* one per -o (at least one: stdout) */

@@ -212,13 +212,12 @@ static int open_bpf(struct record *r, const char **step)
 	while (uw.procs < 2 * r->pre.procs)
 		uw.procs *= 2;
 	for (;;) {
-		r->rows_asked = uw.rows;
 		err = bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
 		/* the row array is allocated at once: ask for less, leaving out the largest */
 		if (err != -ENOMEM || uw.rows <= CP_UNWIND_ROOM_ROWS / 16)
 			return err;
+		pr_debug("cannot allocate %u unwind rows; trying %u", uw.rows, uw.rows / 2);
 		uw.rows /= 2;
-		pr_debug("cannot allocate %u unwind rows; trying %u", r->rows_asked, uw.rows);
 	}
 }
 
