@@ -352,7 +352,9 @@ int record_prepare_tables(struct record *r)
 		.procfs = "/proc",
 		.pids = r->pids,
 		.n_pids = o->n_pids,
-		.all = !o->command,
+		/* the whole system only for its tables: with frame pointers, the first sample of a
+		   process asks for its mappings, as it always did */
+		.all = !o->command && o->unwind != UNWIND_FP && !o->kernel_only,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.self = getpid(),
 		.exe = r->wl ? workload__path(r->wl) : NULL,
