@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make                 install missing Debian packages, build ./cpuprof
-# make check           build, then unit tests, end-to-end tests (root), man page checks
+# make deps            install the Debian packages building and testing need (root)
+# make                 build ./cpuprof (says which packages are missing; installs nothing)
+# make check           install missing packages, build, then the layer and build checks, unit
+#                      tests, end-to-end tests (root), man page checks
+# make lint            static analysis (cppcheck) of src/ and cmd/; warnings fail it
 # make SANITIZE=1 check  the same under ASan+UBSan (objects in build/san)
+# make DEBUG=1         -O0 -g3 (objects in build/dbg, or build/san-dbg with SANITIZE=1)
 # make demo            profile the bundled demo program and show its top functions
 # make install         PREFIX=/usr/local DESTDIR= : binary and man page
 # V=1                  show the commands
@@ -16,17 +20,27 @@ ifneq ($(ARCH),x86)
 $(error cpuprof supports x86_64 only for now (uname -m: $(shell uname -m)))
 endif
 
-CC ?= gcc
+# make's built-in default for CC is cc; gcc unless the user chose one
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
 
+# one build directory per configuration, so that objects of different flags never mix
 ifeq ($(SANITIZE),1)
 O := build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
 O := build/rel
 SANFLAGS :=
+endif
+ifneq ($(DEBUG),)
+O := $(if $(filter build/san,$(O)),build/san-dbg,build/dbg)
 endif
 GEN := build/gen
 
@@ -51,11 +65,11 @@ LIBS := -lbpf -ldw -lelf -ljansson -lz
 # symbolization: libiberty's demangler, liblzma for MiniDebugInfo, the debuginfod client
 LIBS += -liberty -llzma -ldebuginfod
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) -Ibpf \
-	-MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) -Ibpf
 
-# User-space modules; cmd/cpuprof.c holds main().
-SRCS := $(wildcard src/*.c)
+# User-space modules, one folder per stage (scripts/check-layers.sh says which stage may
+# include which); cmd/cpuprof.c holds main().
+SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS))
 MAIN_OBJ := $(O)/cmd/cpuprof.o
 CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o
@@ -63,13 +77,18 @@ BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo check unit e2e man-check install uninstall clean format format-check \
-	print-toolchain lint
+.PHONY: all deps deps-check demo check unit e2e man-check install uninstall clean format \
+	format-check print-toolchain lint layer-check build-check
 
-all: deps cpuprof
+all: deps-check cpuprof
 
+# Installing packages is asked for (make deps, make check, make demo), never a side effect of
+# building: plain make only says what is missing.
 deps:
 	$(Q)scripts/install-deps.sh
+
+deps-check:
+	$(Q)scripts/install-deps.sh --check
 
 cpuprof: $(BIN)
 ifneq ($(SANITIZE),1)
@@ -82,9 +101,11 @@ $(GEN)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-vmlinux.sh $@
 
+# The dependency file names the object itself (not the .tmp clang writes), so that editing
+# bpf/shared.h or any header a BPF program includes rebuilds the object and the skeleton.
 $(GEN)/%.bpf.o: bpf/%.bpf.c $(GEN)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -MT $@ -MF $(GEN)/$*.bpf.d -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp
 	$(Q)$(LLVM_STRIP) -g $@
 	$(Q)rm -f $@.tmp
@@ -94,7 +115,7 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name cpuprof_$* > $@
 
 # bpf_loader.c includes the skeleton
-$(O)/src/bpf_loader.o: $(GEN)/profile.skel.h
+$(O)/src/session/bpf_loader.o: $(GEN)/profile.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 $(O)/%.o: %.c
@@ -295,12 +316,15 @@ bench: $(BIN)
 .PHONY: bench-unwind bench
 
 # ---- unit tests (cmocka); each links its module and that module's dependencies --------------
+# The link list is derived, not kept by hand: scripts/link-objs.sh follows the compiler's
+# dependency files from the test's object (a header src/STAGE/x.h brings src/STAGE/x.o, and
+# what x.c includes in turn), so a test links exactly the modules its includes reach.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/test_*.c))
-include tests/unit/deps.mk
 
-$(O)/tests/test_%: $(O)/tests/unit/test_%.o
+$(O)/tests/test_%: $(O)/tests/unit/test_%.o $(OBJS) scripts/link-objs.sh
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS) -lcmocka
+	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
+		$(CC) $(LDFLAGS_ALL) -o $@ $< $$objs $(LIBS) -lcmocka
 
 unit: $(UNIT_TESTS) fixtures
 	$(Q)for t in $(UNIT_TESTS); do \
@@ -317,7 +341,18 @@ cpuprof-built: $(BIN)
 man-check: $(BIN)
 	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
 
-check: deps $(BIN) format-check unit json-check e2e man-check
+# Includes flow down the stages only (src/*/ folders); see scripts/check-layers.sh.
+layer-check:
+	$(call msg,LAYERS,check)
+	$(Q)scripts/check-layers.sh
+
+# The build does not drift: a change to any header of the BPF side rebuilds the BPF object
+# and the skeleton (a dry run that pretends each header is new).
+build-check: $(BIN)
+	$(call msg,BUILD,check)
+	$(Q)scripts/check-build.sh "$(MAKE)" $(BIN) $(GEN)
+
+check: deps $(BIN) format-check layer-check build-check unit json-check e2e man-check
 	@echo "make check: all tests passed"
 
 # ---- demo --------------------------------------------------------------------------------
@@ -334,12 +369,21 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1
 
 # ---- hygiene -----------------------------------------------------------------------------
-FORMAT_FILES := $(wildcard src/*.[ch] cmd/*.c bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch])
+FORMAT_FILES := $(wildcard src/*/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
 	$(call msg,FORMAT,check)
 	$(Q)clang-format --dry-run -Werror $(FORMAT_FILES)
+
+# cppcheck (Debian's) on the user-space code, with scripts/lint/ (suppressions, libbpf macros);
+# any warning fails it. BPF code is checked by clang -Wall -Werror and the verifier.
+LINT_FLAGS := --enable=warning,portability --error-exitcode=1 --inline-suppr --quiet \
+	--suppressions-list=scripts/lint/suppressions.txt --std=c11 -D_GNU_SOURCE -D__x86_64__ \
+	-Isrc -Ibpf -I$(GEN) --library=posix --library=scripts/lint/libbpf.cfg
+lint: $(GEN)/profile.skel.h
+	$(call msg,LINT,src cmd)
+	$(Q)cppcheck $(LINT_FLAGS) -j2 src cmd
 
 print-toolchain:
 	@$(CLANG) --version | head -1; $(BPFTOOL) version | head -2; \
@@ -348,7 +392,7 @@ print-toolchain:
 clean:
 	rm -rf build cpuprof
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(O) $(GEN) -name '*.d' 2>/dev/null)
 
 # ---- JSON output: validation against speedscope's schema and ours (node packages in build/node)
 # node-deps: pinned speedscope + ajv via npm (quiet when present); json-check: the JSON unit

@@ -13,11 +13,11 @@
 #include <elfutils/libdwfl.h>
 #include <jansson.h>
 #include "commands.h"
-#include "log.h"
-#include "options.h"
-#include "output.h"
-#include "record.h"
-#include "strnum.h"
+#include "util/log.h"
+#include "session/options.h"
+#include "output/output.h"
+#include "session/record.h"
+#include "util/strnum.h"
 
 static void print_versions(FILE *f, struct argp_state *state)
 {

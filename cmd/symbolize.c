@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
-#include "dwarf_index.h"
-#include "log.h"
-#include "options.h"
+#include "symbol/dwarf_index.h"
+#include "util/log.h"
+#include "session/options.h"
 
 #define MAX_FRAMES 128
 #define MAX_DIRS   16

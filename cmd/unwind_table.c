@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
-#include "log.h"
-#include "options.h"
-#include "unwind_table.h"
-#include "vdso.h"
+#include "util/log.h"
+#include "session/options.h"
+#include "unwind/unwind_table.h"
+#include "proc/vdso.h"
 
 struct ut_options {
 	const char *obj;

@@ -1,18 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Install every Debian package that building and testing cpuprof needs, or, given arguments,
-# those packages (scripts/install-bench-deps.sh uses that).
+# those packages (scripts/install-bench-deps.sh uses that). With --check, install nothing:
+# name the missing packages and fail (plain make runs that).
 # Idempotent: prints nothing and touches nothing when all packages are present.
 set -eu
 
 # libc6-dbg: libc's local symbols (__libc_start_call_main, __restore_rt) that the stacks of the
 # end-to-end tests are checked against; python3.11-minimal: Debian's static python3.11 test.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
-zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format
+zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format cppcheck
 golang-go
 libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl
 python3.11-minimal libc6-dbg"
 
+check_only=0
+if [ "${1:-}" = --check ]; then
+	check_only=1
+	shift
+fi
 [ $# -gt 0 ] && PKGS="$*"
 
 missing=""
@@ -22,6 +28,11 @@ for p in $PKGS; do
 	fi
 done
 [ -z "$missing" ] && exit 0
+
+if [ "$check_only" -eq 1 ]; then
+	echo "cpuprof: missing packages:$missing; run 'make deps' as root (or install them with apt-get)" >&2
+	exit 1
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "cpuprof: missing packages:$missing; run 'sudo $0' or install them with apt-get" >&2

@@ -159,7 +159,7 @@ function ruleErrors(doc) {
 	return errs;
 }
 
-// cpuprof's folded frame names (src/folded.c folded_frame_name), on the UTF-8 bytes.
+// cpuprof's folded frame names (src/output/folded.c folded_frame_name), on the UTF-8 bytes.
 function foldedName(name, isComm) {
 	let b = Buffer.from(name, 'utf8');
 	let out = [];

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "cmocka_inc.h"
-#include "bpf_loader.h"
+#include "session/bpf_loader.h"
 
 static void check(const char *s, const int *want, int n)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libiberty through demangle.c: C++, Rust legacy and v0 as c++filt/rustfilt print them. */
 #include "cmocka_inc.h"
-#include "demangle.h"
+#include "symbol/demangle.h"
 
 static void expect(const char *mangled, const char *want)
 {

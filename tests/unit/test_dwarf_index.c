@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "cmocka_inc.h"
-#include "dwarf_index.h"
+#include "symbol/dwarf_index.h"
 
 static const char *fixdir(void)
 {

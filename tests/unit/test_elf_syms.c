@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "cmocka_inc.h"
-#include "elf_syms.h"
+#include "elf/elf_syms.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -533,7 +533,7 @@ static void test_vdso(void **state)
 	(void)state;
 	base = getauxval(AT_SYSINFO_EHDR);
 	if (!base)
-		skip();
+		cp_skip("no vDSO in this process");
 	assert_true(find_map(0, "[vdso]", &m));
 	assert_int_equal(m.start, base);
 	es = elf_syms__from_mem((const void *)(uintptr_t)base, m.end - m.start);
@@ -581,7 +581,7 @@ static void test_libc(void **state)
 
 	(void)state;
 	if (access(LIBC_PATH, R_OK))
-		skip();
+		cp_skip(LIBC_PATH " not installed");
 	es = open_syms(LIBC_PATH);
 	n = nm_list(LIBC_PATH, true, &ents);
 	m = nm_find(ents, n, "malloc");

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmocka_inc.h"
-#include "folded.h"
+#include "output/folded.h"
 
 static uint32_t frame(struct profile *p, const char *name, enum frame_kind kind)
 {

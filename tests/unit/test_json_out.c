@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmocka_inc.h"
-#include "json_out.h"
+#include "output/json_out.h"
 
 #define FFFD   "\xef\xbf\xbd"
 #define PERIOD 2004008ull
@@ -718,7 +718,7 @@ static void test_write_error(void **state)
 
 	(void)state;
 	if (!f)
-		skip();
+		cp_skip("no /dev/full");
 	assert_int_equal(json_write(p, &m, f), -EIO);
 	fclose(f);
 	profile__free(p);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ksyms.h"
+#include "symbol/ksyms.h"
 
 /* Text symbols (t T w W) in tests/data/kallsyms_basic.txt; the other ten lines are data. */
 #define BASIC_TEXT_SYMS	     19

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cmocka_inc.h"
-#include "output.h"
+#include "output/output.h"
 
 static int n_entries(const char *dir)
 {

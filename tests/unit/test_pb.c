@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The protobuf writer against bytes computed by hand from the wire-format rules. */
 #include "cmocka_inc.h"
-#include "pb.h"
+#include "output/pb.h"
 
 #define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 

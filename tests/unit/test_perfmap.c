@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perf map files: hex fields with or without 0x, names with spaces, later lines winning. */
 #include "cmocka_inc.h"
-#include "perfmap.h"
+#include "symbol/perfmap.h"
 
 static void check(const struct perfmap *pm, uint64_t addr, const char *want, uint64_t want_off)
 {

@@ -7,7 +7,7 @@
  */
 #include <zlib.h>
 #include "cmocka_inc.h"
-#include "pprof.h"
+#include "output/pprof.h"
 
 /* ---- a minimal decoder: fields of one message ------------------------------------------ */
 

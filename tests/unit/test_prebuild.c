@@ -5,9 +5,9 @@
  */
 #include "cmocka_inc.h"
 #include <regex.h>
-#include "prebuild.h"
-#include "symbolize.h"
-#include "unwind_maps.h"
+#include "session/prebuild.h"
+#include "symbol/symbolize.h"
+#include "unwind/unwind_maps.h"
 
 static void test_pids(void **state)
 {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "proc_maps.h"
+#include "proc/proc_maps.h"
 
 /* Index of each line of tests/data/maps_basic.txt */
 enum {

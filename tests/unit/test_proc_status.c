@@ -2,7 +2,7 @@
 /* /proc/PID/status fields from fake procfs trees: Tgid, State, NSpid (innermost); comm. */
 #include "cmocka_inc.h"
 #include <sys/stat.h>
-#include "proc_status.h"
+#include "proc/proc_status.h"
 
 static char root[] = "/tmp/cpuprof-status.XXXXXX";
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmocka_inc.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 static uint32_t frame(struct profile *p, const char *name, uint64_t addr, enum frame_kind kind)
 {

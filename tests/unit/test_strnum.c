@@ -7,7 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include "strnum.h"
+#include "util/strnum.h"
 
 #define SENTINEL 0xdeadbeefULL
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmocka_inc.h"
-#include "symbolize.h"
+#include "symbol/symbolize.h"
 
 int cp_test_first(int x);
 int cp_test_second(int x);

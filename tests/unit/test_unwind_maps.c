@@ -10,9 +10,9 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "symbolize.h"
-#include "unwind_maps.h"
-#include "unwind_table.h"
+#include "symbol/symbolize.h"
+#include "unwind/unwind_maps.h"
+#include "unwind/unwind_table.h"
 
 #define MAX_PUB 8
 

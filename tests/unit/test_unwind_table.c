@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmocka_inc.h"
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 #define LIBC_PATH   "/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO_PATH   "/lib64/ld-linux-x86-64.so.2"
@@ -725,8 +725,7 @@ static void test_python(void **state)
 
 	(void)state;
 	if (access(PYTHON_PATH, R_OK)) {
-		print_message("%s not installed\n", PYTHON_PATH);
-		skip();
+		cp_skip(PYTHON_PATH " not installed");
 	}
 	ut = check_object(PYTHON_PATH, ".eh_frame", &c);
 	check_plt(ut, PYTHON_PATH, CP_CFA_PLT1);

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmocka_inc.h"
-#include "unwind_table.h"
-#include "vdso.h"
+#include "unwind/unwind_table.h"
+#include "proc/vdso.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cmocka_inc.h"
-#include "workload.h"
+#include "session/workload.h"
 
 static int run(char *const argv[])
 {

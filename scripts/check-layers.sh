@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Includes flow down the stages only. Each folder of src/ is one stage of the pipeline; a file
+# may include headers of its own stage and of the stages listed for it below, and nothing else
+# (no writer includes the unwinder, no unwinder the symbolizer...). Every project include is
+# written with its stage ("util/log.h"), except bpf/shared.h (the contract), the generated
+# skeleton and cmd/commands.h. Only cmd/ and src/session/ may print (include util/log.h): the
+# lower stages return errors. Run by make check; prints each violation and fails on any.
+# Usage: scripts/check-layers.sh [-v]
+cd "$(dirname "$0")/.." || exit 1
+
+# stage: the stages it may include besides itself, bottom up. bpf = bpf/shared.h, gen = the
+# skeleton that only the BPF loader includes.
+declare -A may=(
+	[util]=""
+	[elf]="util"
+	[proc]="util elf"
+	[unwind]="util elf proc bpf"
+	[symbol]="util elf proc"
+	[interp]="util elf proc bpf"
+	[profile]="util elf proc symbol interp bpf"
+	[output]="util profile"
+	[session]="util elf proc unwind symbol interp profile output bpf gen"
+	[cmd]="util elf proc unwind symbol interp profile output session bpf"
+)
+
+# Includes against the stages that are being taken apart: "FILE INCLUDE" each, to be emptied.
+known=(
+	"src/profile/aggregate.h session/bpf_loader.h" # until the drain is an interface
+	"src/unwind/unwind_maps.h symbol/symbolize.h"  # until proc_snapshot holds the mappings
+)
+
+bad=0 n=0
+for f in src/*/*.[ch] cmd/*.[ch]; do
+	stage=${f#src/}
+	stage=${stage%%/*}
+	[ "${f%%/*}" = cmd ] && stage=cmd
+	if [ -z "${may[$stage]+set}" ]; then
+		echo "check-layers: $f: src/$stage/ is no stage; add it to scripts/check-layers.sh" >&2
+		bad=$((bad + 1))
+		continue
+	fi
+	while IFS= read -r inc; do
+		n=$((n + 1))
+		case $inc in
+		shared.h) to=bpf ;;
+		*.skel.h) to=gen ;;
+		commands.h) to=cmd ;;
+		*/*)
+			to=${inc%%/*}
+			if [ ! -f "src/$inc" ]; then
+				echo "check-layers: $f includes \"$inc\": no src/$inc" >&2
+				bad=$((bad + 1))
+				continue
+			fi
+			;;
+		*)
+			echo "check-layers: $f includes \"$inc\": name its stage (\"STAGE/$inc\")" >&2
+			bad=$((bad + 1))
+			continue
+			;;
+		esac
+		if [ "$inc" = util/log.h ] && [ "$stage" != session ] && [ "$stage" != cmd ] &&
+			[ "$f" != src/util/log.c ]; then
+			echo "check-layers: $f includes \"util/log.h\": only cmd/ and src/session/ print" >&2
+			bad=$((bad + 1))
+			continue
+		fi
+		[ "$to" = "$stage" ] && continue
+		case " ${known[*]} " in *" $f $inc "*) continue ;; esac
+		case " ${may[$stage]} " in
+		*" $to "*) ;;
+		*)
+			echo "check-layers: $f ($stage) includes \"$inc\" ($to): $stage may include only: ${may[$stage]:-nothing}" >&2
+			bad=$((bad + 1))
+			;;
+		esac
+	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+done
+[ "${1:-}" = -v ] && echo "check-layers: $n includes checked, $bad against the stages"
+[ "$bad" -eq 0 ]

@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Function symbol index of one ELF object, built with libelf. Everything the lookups need is
+ * copied out (names and build-id into one arena, segments and address ranges into arrays), so
+ * no Elf handle, mapping or fd outlives the constructor.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <elfutils/libdw.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf/elf_image.h"
+#include "elf/elf_syms.h"
+
+/*
+ * A piece [start, end) of the address space attributed to the function starting at addr. The
+ * pieces are disjoint and sorted, so a lookup is one binary search even when symbols nest.
+ */
+struct fn_range {
+	uint64_t start;
+	uint64_t end;
+	uint64_t addr;
+	size_t name; /* offset in the arena */
+};
+
+struct load_seg {
+	uint64_t off;
+	uint64_t filesz;
+	uint64_t vaddr;
+	uint64_t memsz;
+};
+
+struct elf_syms {
+	struct fn_range *ranges;
+	size_t nr_ranges;
+	size_t nr_syms;
+	struct load_seg *segs;
+	size_t nr_segs;
+	char *arena; /* build-id bytes, then the NUL-terminated names */
+	size_t build_id_len;
+	int type;
+};
+
+/* A symbol table entry while building; name points into libelf's data. */
+struct cand {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t sec_end; /* end of the symbol's section, 0 when unknown */
+	const char *name;
+	size_t len;
+	int rank; /* 0 global, 1 weak, 2 local: the alias order */
+};
+
+/* One function per distinct address, after the alias choice. */
+struct fn {
+	uint64_t addr;
+	uint64_t end;
+	const char *name;
+	size_t len;
+	size_t name_off;
+};
+
+struct sec_span {
+	uint64_t start;
+	uint64_t end;
+	bool exec; /* SHF_EXECINSTR */
+};
+
+/* Scratch state of one construction; none of it survives. */
+struct builder {
+	Elf *elf;
+	bool interp; /* has a PT_INTERP: a PIE program, or a library that runs (libc.so.6) */
+	bool pie;    /* DT_FLAGS_1 has DF_1_PIE */
+	struct elf_syms *es;
+	const void *build_id;
+	size_t build_id_len;
+	struct sec_span *secs;
+	size_t nr_secs;
+	struct cand *cands;
+	size_t nr_cands;
+	size_t cap_cands;
+	struct fn *fns;
+	size_t nr_fns;
+};
+
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+
+static void libelf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+/* Section data, inflated first when the section is SHF_COMPRESSED. */
+static int scn_data(Elf_Scn *scn, Elf_Data **data)
+{
+	GElf_Shdr shdr;
+
+	if (!gelf_getshdr(scn, &shdr))
+		return -EIO;
+	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return -EIO;
+	*data = elf_getdata(scn, NULL);
+	return *data ? 0 : -EIO;
+}
+
+/* Looks for NT_GNU_BUILD_ID owned by "GNU" in a note buffer; true when found. */
+static bool note_build_id(struct builder *b, Elf_Data *data)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof(ELF_NOTE_GNU) &&
+		    !memcmp((const char *)data->d_buf + name_off, ELF_NOTE_GNU,
+			    sizeof(ELF_NOTE_GNU)) &&
+		    nh.n_descsz > 0) {
+			b->build_id = (const char *)data->d_buf + desc_off;
+			b->build_id_len = nh.n_descsz;
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+/* PT_LOAD segments, and the build-id from PT_NOTE (what stays mapped at run time). */
+/* DF_1_PIE from the dynamic segment; a broken one only loses that flag. */
+static void read_dynamic(struct builder *b, const GElf_Phdr *ph)
+{
+	Elf_Data *data = elf_getdata_rawchunk(b->elf, ph->p_offset, ph->p_filesz, ELF_T_DYN);
+	size_t entsz = gelf_fsize(b->elf, ELF_T_DYN, 1, EV_CURRENT);
+	GElf_Dyn dyn;
+
+	if (!data || !entsz)
+		return;
+	for (size_t i = 0; i < data->d_size / entsz && gelf_getdyn(data, (int)i, &dyn); i++) {
+		if (dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+			b->pie = true;
+	}
+}
+
+/*
+ * The extent of the function at the entry point, from its call frame information (the FDE
+ * covering it); 0 when there is none.
+ */
+static uint64_t entry_size(Elf *elf, uint64_t entry)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr start, end;
+	uint64_t size = 0;
+
+	if (!cfi)
+		return 0;
+	if (dwarf_cfi_addrframe(cfi, entry, &frame) == 0 &&
+	    dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start == entry && end > start)
+		size = end - start;
+	free(frame);
+	dwarf_cfi_end(cfi);
+	return size;
+}
+
+static int read_phdrs(struct builder *b)
+{
+	struct elf_syms *es = b->es;
+	size_t phnum, i;
+	GElf_Phdr ph;
+	int err = 0;
+
+	if (elf_getphdrnum(b->elf, &phnum)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (!phnum)
+		goto out;
+	es->segs = calloc(phnum, sizeof(*es->segs));
+	if (!es->segs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(b->elf, i, &ph)) {
+			err = -ENOEXEC;
+			goto out;
+		}
+		if (ph.p_type == PT_INTERP)
+			b->interp = true;
+		else if (ph.p_type == PT_DYNAMIC)
+			read_dynamic(b, &ph);
+		if (ph.p_type == PT_LOAD) {
+			es->segs[es->nr_segs++] = (struct load_seg){
+				.off = ph.p_offset,
+				.filesz = ph.p_filesz,
+				.vaddr = ph.p_vaddr,
+				.memsz = ph.p_memsz,
+			};
+		} else if (ph.p_type == PT_NOTE && !b->build_id) {
+			Elf_Data *data;
+
+			/* notes aligned to 8 use the 8-byte note layout */
+			data = elf_getdata_rawchunk(b->elf, ph.p_offset, ph.p_filesz,
+						    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			/* a bad note segment only costs the build-id */
+			if (data)
+				note_build_id(b, data);
+		}
+	}
+out:
+	return err;
+}
+
+static int add_cand(struct builder *b, const struct cand *c)
+{
+	struct cand *tmp;
+	size_t cap;
+
+	if (b->nr_cands == b->cap_cands) {
+		cap = b->cap_cands ? b->cap_cands * 2 : 256;
+		tmp = reallocarray(b->cands, cap, sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		b->cands = tmp;
+		b->cap_cands = cap;
+	}
+	b->cands[b->nr_cands++] = *c;
+	return 0;
+}
+
+static int bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+/* Function symbols of one .symtab or .dynsym. */
+static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
+{
+	Elf_Data *syms, *strs;
+	Elf_Scn *strscn;
+	size_t n, i, entsz;
+	GElf_Sym sym;
+	int err;
+
+	err = scn_data(scn, &syms);
+	if (err)
+		goto out;
+	strscn = elf_getscn(b->elf, shdr->sh_link);
+	if (!strscn) {
+		err = -EIO;
+		goto out;
+	}
+	err = scn_data(strscn, &strs);
+	if (err)
+		goto out;
+	entsz = gelf_fsize(b->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!entsz || !syms->d_buf || !strs->d_buf) {
+		err = -EIO;
+		goto out;
+	}
+	n = syms->d_size / entsz;
+	for (i = 1; i < n; i++) {
+		unsigned char type;
+		bool notype;
+		const char *name;
+		const char *nul;
+		struct cand c;
+
+		if (!gelf_getsym(syms, i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		/*
+		 * Functions; and local untyped labels in code, which is what hand-written entry
+		 * code is (ld.so's _start and _dl_start_user), below any function at the same
+		 * address.
+		 */
+		notype = type == STT_NOTYPE && sym.st_shndx < b->nr_secs &&
+			 b->secs[sym.st_shndx].exec && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
+			 !sym.st_size;
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !notype) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !sym.st_name ||
+		    sym.st_name >= strs->d_size)
+			continue;
+		name = (const char *)strs->d_buf + sym.st_name;
+		nul = memchr(name, '\0', strs->d_size - sym.st_name);
+		if (!nul)
+			continue;
+		c = (struct cand){
+			.addr = sym.st_value,
+			.size = sym.st_size,
+			.name = name,
+			.len = (size_t)(nul - name),
+			.rank = notype ? 3 : bind_rank(GELF_ST_BIND(sym.st_info)),
+		};
+		if (sym.st_shndx < b->nr_secs && sym.st_value >= b->secs[sym.st_shndx].start &&
+		    sym.st_value < b->secs[sym.st_shndx].end)
+			c.sec_end = b->secs[sym.st_shndx].end;
+		err = add_cand(b, &c);
+		if (err)
+			goto out;
+	}
+out:
+	return err;
+}
+
+/*
+ * Address spans of the allocated sections (to bound size-0 symbols), notes for the build-id
+ * when no PT_NOTE had it, then the symbol tables.
+ */
+static int read_sections(struct builder *b)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum;
+	GElf_Shdr shdr;
+	int err = 0;
+
+	if (elf_getshdrnum(b->elf, &shnum)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (!shnum)
+		goto out;
+	b->secs = calloc(shnum, sizeof(*b->secs));
+	if (!b->secs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	b->nr_secs = shnum;
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		size_t idx = elf_ndxscn(scn);
+
+		if (!gelf_getshdr(scn, &shdr) || idx >= shnum)
+			continue;
+		if ((shdr.sh_flags & SHF_ALLOC) && shdr.sh_type != SHT_NOBITS)
+			b->secs[idx] = (struct sec_span){shdr.sh_addr, shdr.sh_addr + shdr.sh_size,
+							 (shdr.sh_flags & SHF_EXECINSTR) != 0};
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(b->elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_NOTE && !b->build_id) {
+			/* as for PT_NOTE, a broken note only loses the build-id */
+			if (!scn_data(scn, &data))
+				note_build_id(b, data);
+		} else if (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM) {
+			err = read_symtab(b, scn, &shdr);
+			if (err)
+				goto out;
+		}
+	}
+out:
+	return err;
+}
+
+/*
+ * A stripped program still has its entry point: name it _start (glibc's name for it), below
+ * every real symbol, so that any symbol at the same address wins. Only for programs (ET_EXEC,
+ * or PIE: PT_INTERP and DF_1_PIE), not libc.so.6, which runs too (it prints its version) but
+ * is not where stacks start; and only with the function's extent known from its FDE (ld.so's
+ * _start has none, so it stays unnamed when stripped).
+ */
+static int add_entry(struct builder *b, uint64_t entry)
+{
+	struct cand c = {.addr = entry, .name = "_start", .len = 6, .rank = 3};
+
+	/* without its extent it would swallow every function after it */
+	c.size = entry_size(b->elf, entry);
+	return c.size ? add_cand(b, &c) : 0;
+}
+
+/* Address, then the alias order of the header: binding, name length, bytes. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* End of the PT_LOAD holding vaddr, 0 when none does. */
+static uint64_t seg_end(const struct elf_syms *es, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < es->nr_segs; i++) {
+		const struct load_seg *s = &es->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->memsz)
+			return s->vaddr + s->memsz;
+	}
+	return 0;
+}
+
+/*
+ * Sorts the candidates and keeps one function per address: the alias winner, covering as far
+ * as the largest alias says. A size-0 symbol runs to the next function, but not past its own
+ * section (or segment), so e.g. _init does not swallow the PLT.
+ */
+static int reduce(struct builder *b)
+{
+	struct elf_syms *es = b->es;
+	size_t i, j, k;
+
+	if (!b->nr_cands)
+		return 0;
+	qsort(b->cands, b->nr_cands, sizeof(*b->cands), cand_cmp);
+	b->fns = calloc(b->nr_cands, sizeof(*b->fns));
+	if (!b->fns)
+		return -ENOMEM;
+	for (i = 0, k = 0; i < b->nr_cands; i = j, k++) {
+		uint64_t addr = b->cands[i].addr, size = 0, sec_end = 0;
+		struct fn *f = &b->fns[k];
+
+		for (j = i; j < b->nr_cands && b->cands[j].addr == addr; j++) {
+			if (b->cands[j].size > size)
+				size = b->cands[j].size;
+			if (!sec_end)
+				sec_end = b->cands[j].sec_end;
+		}
+		f->addr = addr;
+		f->name = b->cands[i].name;
+		f->len = b->cands[i].len;
+		if (size) {
+			f->end = addr + size < addr ? UINT64_MAX : addr + size;
+		} else {
+			uint64_t bound = sec_end ? sec_end : seg_end(es, addr);
+			uint64_t next = j < b->nr_cands ? b->cands[j].addr : UINT64_MAX;
+
+			if (bound && bound < next)
+				next = bound;
+			/* with nothing to bound it, a size-0 symbol covers its own address only */
+			f->end = next == UINT64_MAX ? addr + 1 : next;
+		}
+	}
+	b->nr_fns = k;
+	es->nr_syms = k;
+	return 0;
+}
+
+/* One allocation for the build-id and all names. */
+static int fill_arena(struct builder *b)
+{
+	struct elf_syms *es = b->es;
+	size_t total = b->build_id_len, pos, i;
+
+	for (i = 0; i < b->nr_fns; i++)
+		total += b->fns[i].len + 1;
+	if (!total)
+		return 0;
+	es->arena = malloc(total);
+	if (!es->arena)
+		return -ENOMEM;
+	if (b->build_id_len)
+		memcpy(es->arena, b->build_id, b->build_id_len);
+	es->build_id_len = b->build_id_len;
+	pos = b->build_id_len;
+	for (i = 0; i < b->nr_fns; i++) {
+		memcpy(es->arena + pos, b->fns[i].name, b->fns[i].len);
+		es->arena[pos + b->fns[i].len] = '\0';
+		b->fns[i].name_off = pos;
+		pos += b->fns[i].len + 1;
+	}
+	return 0;
+}
+
+static void emit(struct elf_syms *es, const struct fn *f, uint64_t start, uint64_t end)
+{
+	es->ranges[es->nr_ranges++] = (struct fn_range){
+		.start = start,
+		.end = end,
+		.addr = f->addr,
+		.name = f->name_off,
+	};
+}
+
+/*
+ * Turns the sorted, possibly nested functions into disjoint ranges where the innermost
+ * (latest starting) function wins; the enclosing one resumes after it. Each function is pushed
+ * once and each step emits at most one range per push or pop, so there are at most 2n ranges.
+ */
+static int flatten(struct builder *b)
+{
+	struct elf_syms *es = b->es;
+	size_t *stack = NULL, depth = 0, i;
+	uint64_t cur = 0;
+	int err = 0;
+
+	if (!b->nr_fns)
+		goto out;
+	stack = calloc(b->nr_fns, sizeof(*stack));
+	es->ranges = calloc(2 * b->nr_fns, sizeof(*es->ranges));
+	if (!stack || !es->ranges) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i <= b->nr_fns; i++) {
+		uint64_t next = i < b->nr_fns ? b->fns[i].addr : UINT64_MAX;
+
+		while (depth) {
+			const struct fn *top = &b->fns[stack[depth - 1]];
+			uint64_t stop = top->end < next ? top->end : next;
+
+			if (cur < stop) {
+				emit(es, top, cur, stop);
+				cur = stop;
+			}
+			if (top->end > next)
+				break;
+			depth--;
+		}
+		if (i < b->nr_fns) {
+			stack[depth++] = i;
+			cur = next;
+		}
+	}
+out:
+	free(stack);
+	return err;
+}
+
+static int build(Elf *elf, struct elf_syms **out)
+{
+	struct builder b = {.elf = elf};
+	GElf_Ehdr ehdr;
+	int err;
+
+	*out = NULL;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	b.es = calloc(1, sizeof(*b.es));
+	if (!b.es) {
+		err = -ENOMEM;
+		goto out;
+	}
+	b.es->type = ehdr.e_type;
+	err = read_phdrs(&b);
+	if (err)
+		goto out;
+	err = read_sections(&b);
+	if (!err && ehdr.e_entry && (ehdr.e_type == ET_EXEC || (b.interp && b.pie)))
+		err = add_entry(&b, ehdr.e_entry);
+	if (err)
+		goto out;
+	err = reduce(&b);
+	if (err)
+		goto out;
+	err = fill_arena(&b);
+	if (err)
+		goto out;
+	err = flatten(&b);
+out:
+	free(b.secs);
+	free(b.cands);
+	free(b.fns);
+	if (err)
+		elf_syms__free(b.es);
+	else
+		*out = b.es;
+	return err;
+}
+
+struct elf_syms *elf_syms__from_fd(int fd)
+{
+	unsigned char magic[SELFMAG];
+	struct elf_syms *es = NULL;
+	Elf *elf = NULL;
+	ssize_t n;
+	int err;
+
+	/* cheap check first, so a non-ELF file reports ENOEXEC rather than a libelf error */
+	n = pread(fd, magic, sizeof(magic), 0);
+	if (n < 0) {
+		err = -EIO;
+		goto out;
+	}
+	if (n != SELFMAG || memcmp(magic, ELFMAG, SELFMAG)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	pthread_once(&libelf_once, libelf_init);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		err = -EIO;
+		goto out;
+	}
+	err = build(elf, &es);
+out:
+	elf_end(elf);
+	if (err)
+		errno = -err;
+	return es;
+}
+
+struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
+{
+	struct elf_syms *es = NULL;
+	void *copy = NULL;
+	Elf *elf = NULL;
+	int err;
+
+	pthread_once(&libelf_once, libelf_init);
+	err = elf_image_open(image, size, &elf, &copy);
+	if (err)
+		goto out;
+	err = build(elf, &es);
+out:
+	elf_end(elf);
+	free(copy);
+	if (err)
+		errno = -err;
+	return es;
+}
+
+void elf_syms__free(struct elf_syms *es)
+{
+	if (!es)
+		return;
+	free(es->ranges);
+	free(es->segs);
+	free(es->arena);
+	free(es);
+}
+
+int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	if (!es || !vaddr)
+		return -EINVAL;
+	for (i = 0; i < es->nr_segs; i++) {
+		const struct load_seg *s = &es->segs[i];
+
+		if (off >= s->off && off - s->off < s->filesz) {
+			*vaddr = off - s->off + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off)
+{
+	const struct fn_range *r;
+	size_t lo = 0, hi;
+
+	if (!es)
+		return NULL;
+	/* lo ends as the number of ranges starting at or before vaddr */
+	hi = es->nr_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->ranges[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	r = &es->ranges[lo - 1];
+	if (vaddr >= r->end)
+		return NULL;
+	if (sym_off)
+		*sym_off = vaddr - r->addr;
+	return es->arena + r->name;
+}
+
+size_t elf_syms__count(const struct elf_syms *es)
+{
+	return es ? es->nr_syms : 0;
+}
+
+const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len)
+{
+	size_t n = es ? es->build_id_len : 0;
+
+	if (len)
+		*len = n;
+	return n ? (const uint8_t *)es->arena : NULL;
+}
+
+int elf_syms__type(const struct elf_syms *es)
+{
+	return es ? es->type : ET_NONE;
+}

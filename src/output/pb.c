@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Wire format: https://protobuf.dev/programming-guides/encoding/ (varint, key = field<<3|type). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/pb.h"
+
+enum {
+	WIRE_VARINT = 0,
+	WIRE_LEN = 2,
+};
+
+void pb_free(struct pb *b)
+{
+	free(b->buf);
+	*b = (struct pb)PB_INIT;
+}
+
+void pb_reset(struct pb *b)
+{
+	b->len = 0;
+	b->err = 0;
+}
+
+int pb_error(const struct pb *b)
+{
+	return b->err;
+}
+
+static int reserve(struct pb *b, size_t more)
+{
+	size_t ncap;
+	uint8_t *nb;
+
+	if (b->err)
+		return b->err;
+	if (b->len + more <= b->cap)
+		return 0;
+	ncap = b->cap ? b->cap : 256;
+	while (ncap < b->len + more)
+		ncap *= 2;
+	nb = realloc(b->buf, ncap);
+	if (!nb) {
+		b->err = -ENOMEM;
+		return b->err;
+	}
+	b->buf = nb;
+	b->cap = ncap;
+	return 0;
+}
+
+void pb_varint(struct pb *b, uint64_t v)
+{
+	if (reserve(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->buf[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->buf[b->len++] = (uint8_t)v;
+}
+
+static void key(struct pb *b, uint32_t field, unsigned int wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+void pb_uint_always(struct pb *b, uint32_t field, uint64_t v)
+{
+	key(b, field, WIRE_VARINT);
+	pb_varint(b, v);
+}
+
+void pb_uint(struct pb *b, uint32_t field, uint64_t v)
+{
+	if (v)
+		pb_uint_always(b, field, v);
+}
+
+void pb_int(struct pb *b, uint32_t field, int64_t v)
+{
+	pb_uint(b, field, (uint64_t)v);
+}
+
+void pb_bool(struct pb *b, uint32_t field, int v)
+{
+	pb_uint(b, field, v ? 1 : 0);
+}
+
+void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t len)
+{
+	key(b, field, WIRE_LEN);
+	pb_varint(b, len);
+	if (reserve(b, len) || !len)
+		return;
+	memcpy(b->buf + b->len, data, len);
+	b->len += len;
+}
+
+void pb_string(struct pb *b, uint32_t field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+void pb_message(struct pb *b, uint32_t field, const struct pb *msg)
+{
+	if (msg->err) {
+		b->err = msg->err;
+		return;
+	}
+	pb_bytes(b, field, msg->buf, msg->len);
+}
+
+void pb_append(struct pb *b, const struct pb *other)
+{
+	if (other->err) {
+		b->err = other->err;
+		return;
+	}
+	if (reserve(b, other->len) || !other->len)
+		return;
+	memcpy(b->buf + b->len, other->buf, other->len);
+	b->len += other->len;
+}
+
+void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
+{
+	size_t len = 0;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+
+		do {
+			len++;
+			x >>= 7;
+		} while (x);
+	}
+	key(b, field, WIRE_LEN);
+	pb_varint(b, len);
+	for (size_t i = 0; i < n; i++)
+		pb_varint(b, v[i]);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proc/proc_status.h"
+
+/* The last number of an "NSpid:\t12\t5" line. */
+static uint32_t last_number(const char *p, uint32_t dflt)
+{
+	uint32_t v = dflt;
+	char *end;
+
+	for (;; p = end) {
+		unsigned long n = strtoul(p, &end, 10);
+
+		if (end == p)
+			return v;
+		v = (uint32_t)n;
+	}
+}
+
+int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
+{
+	char path[4096], line[256];
+	bool have_tgid = false, have_state = false;
+	unsigned long tgid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u/status", procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	st->nspid = pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %lu", &tgid) == 1) {
+			st->tgid = (uint32_t)tgid;
+			have_tgid = true;
+		} else if (sscanf(line, "State: %c", &st->state) == 1) {
+			have_state = true;
+		} else if (strncmp(line, "NSpid:", 6) == 0) {
+			st->nspid = last_number(line + 6, pid);
+		}
+	}
+	fclose(f);
+	return have_tgid && have_state ? 0 : -EINVAL;
+}
+
+int proc_comm_read(const char *procfs, uint32_t pid, char *buf, size_t size)
+{
+	char path[4096];
+	size_t n;
+	FILE *f;
+
+	if (!size)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%u/comm", procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}

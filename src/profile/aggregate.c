@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile/aggregate.h"
+#include "util/grow.h"
+#include "util/idtable.h"
+
+/* Inlined frames kept per address at most (the outermost ones when a chain is longer). */
+#define MAX_CHAIN 16
+/* Frames of one sample: two stacks, their inlined frames, pseudo-frames. */
+#define MAX_FRAMES ((CP_MAX_USTACK_DEPTH + CP_MAX_STACK_DEPTH) * MAX_CHAIN + 4)
+/* Cache key pid of kernel addresses: no process has it. */
+#define KERNEL_PID UINT32_MAX
+
+/* The frames an address was named with, cached: many stacks share their addresses. */
+struct named_addr {
+	uint32_t pid, gen;
+	uint64_t addr;
+	bool leaf;
+	bool entry;	   /* the function is where a process's or thread's stack begins */
+	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
+};
+
+struct agg {
+	struct bpf_session *s;
+	struct symbolizer *sy;
+	const struct aggregate_opts *o;
+	struct profile *prof;
+	struct aggregate_stats st;
+	struct idtable cache;
+	struct named_addr *named;
+	size_t n_named, cap_named;
+	uint32_t *pool;
+	size_t n_pool, cap_pool;
+	uint64_t ips[CP_MAX_USTACK_DEPTH];
+	struct cp_dstack ds;
+	struct sym_frame chain[MAX_CHAIN];
+	uint32_t frames[MAX_FRAMES];
+};
+
+static const char *stack_error(int32_t id)
+{
+	switch (-id) {
+	case EEXIST:
+		return "hash collision";
+	case ENOMEM:
+		return "stack map full";
+	case EFAULT:
+		return "unreadable";
+	case ENOENT:
+		return "missing";
+	default:
+		return "error";
+	}
+}
+
+static int add_pseudo(struct agg *a, const char *name, uint32_t *n)
+{
+	struct prof_frame f = {.name = name, .kind = FRAME_PSEUDO};
+
+	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
+}
+
+static const enum prof_map_kind map_kinds[] = {
+	[SYM_MAP_NONE] = PMAP_UNKNOWN,	  [SYM_MAP_FILE] = PMAP_FILE,
+	[SYM_MAP_ANON] = PMAP_ANON,	  [SYM_MAP_VDSO] = PMAP_VDSO,
+	[SYM_MAP_SPECIAL] = PMAP_SPECIAL, [SYM_MAP_KERNEL] = PMAP_KERNEL,
+};
+
+/* The profile's mapping for a frame (id + 1), 0 when no mapping holds its address. */
+static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf, uint32_t *out)
+{
+	struct prof_mapping m = {
+		/* one kernel mapping for every process */
+		.pid = sf->map_kind == SYM_MAP_KERNEL ? 0 : pid,
+		.kind = map_kinds[sf->map_kind],
+		.start = sf->map_start,
+		.limit = sf->map_end,
+		.offset = sf->map_offset,
+		.path = sf->map_path,
+		.build_id = sf->build_id,
+	};
+	uint32_t id;
+	int err;
+
+	*out = 0;
+	if (sf->map_kind == SYM_MAP_NONE)
+		return 0;
+	err = profile__intern_mapping(a->prof, &m, &id);
+	if (!err)
+		*out = id + 1;
+	return err;
+}
+
+static bool named_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct named_addr *x = &((const struct agg *)ctx)->named[id], *y = key;
+
+	return x->addr == y->addr && x->pid == y->pid && x->gen == y->gen && x->leaf == y->leaf;
+}
+
+/*
+ * Functions a complete user stack starts with: the program's entry point, glibc's start of
+ * main (when _start has no symbol), a thread's start and the clone that began it.
+ */
+static bool is_entry_point(const char *name)
+{
+	static const char *const entries[] = {
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone3",
+		"clone",
+		"__clone",
+		"__clone3",
+		"_dl_start_user",
+	};
+
+	if (!name)
+		return false;
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(name, entries[i]))
+			return true;
+	return false;
+}
+
+/* Name one address: the frame chain, interned, root first, into a->pool. */
+static int name_address(struct agg *a, struct named_addr *na, bool kernel)
+{
+	size_t n = 1;
+	int err;
+
+	if (kernel)
+		err = symbolizer__kernel(a->sy, na->addr, na->leaf, &a->chain[0]);
+	else
+		err = symbolizer__user_chain(a->sy, na->pid, na->gen, na->addr, na->leaf, a->chain,
+					     MAX_CHAIN, &n);
+	if (err)
+		return err;
+	if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + n, sizeof(*a->pool)))
+		return -ENOMEM;
+	na->first = (uint32_t)a->n_pool;
+	na->n = (uint32_t)n;
+	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
+	/* the chain is innermost first; the profile wants the real function first */
+	for (size_t j = n; j-- > 0;) {
+		const struct sym_frame *sf = &a->chain[j];
+		struct prof_frame f = {
+			.name = sf->name,
+			.module = sf->module,
+			.addr = na->addr,
+			.rel = sf->rel,
+			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+			.named = sf->named,
+			.inlined = sf->inlined,
+			.mangled = sf->mangled,
+			.file = sf->file,
+			.line = sf->line,
+			.column = sf->column,
+		};
+
+		err = frame_mapping(a, kernel ? 0 : na->pid, sf, &f.mapping);
+		if (!err)
+			err = profile__intern_frame(a->prof, &f, &a->pool[a->n_pool]);
+		if (err)
+			return err;
+		a->n_pool++;
+	}
+	return 0;
+}
+
+/* Append the frames of one address (root first) to the sample being built. */
+static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		       bool kernel, uint32_t *n, bool *entry)
+{
+	struct named_addr key, *na;
+	uint32_t h;
+	struct idslot *sl;
+	bool found;
+	int err;
+
+	/* hashed as bytes: no stray padding */
+	memset(&key, 0, sizeof(key));
+	key.pid = kernel ? KERNEL_PID : pid;
+	key.gen = kernel ? 0 : gen;
+	key.addr = addr;
+	key.leaf = leaf;
+	h = idtable_hash(IDTABLE_SEED, &key, offsetof(struct named_addr, first));
+	if (idtable_reserve(&a->cache))
+		return -ENOMEM;
+	sl = idtable_probe(&a->cache, h, named_eq, a, &key, &found);
+	if (found) {
+		na = &a->named[sl->id1 - 1];
+	} else {
+		if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1,
+			       sizeof(*a->named)))
+			return -ENOMEM;
+		na = &a->named[a->n_named];
+		*na = key;
+		err = name_address(a, na, kernel);
+		if (err)
+			return err;
+		idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named++);
+	}
+	if (entry)
+		*entry = na->entry;
+	if (*n + na->n > MAX_FRAMES)
+		return -E2BIG;
+	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
+	*n += na->n;
+	return 0;
+}
+
+/* Pseudo-frame at the root of a DWARF-walked stack that ended early, NULL if it did not. */
+static const char *dwarf_end_name(uint32_t end)
+{
+	switch (end) {
+	case CP_DEND_OK:
+		return NULL;
+	case CP_DEND_TRUNCATED:
+		return "[truncated]";
+	case CP_DEND_NO_MAPPING:
+		return "[unwind-failed: no mapping]";
+	case CP_DEND_NOT_COVERED:
+		return "[unwind-failed: no unwind info]";
+	case CP_DEND_UNSUPPORTED:
+		return "[unwind-failed: unsupported rule]";
+	case CP_DEND_READ:
+		return "[unwind-failed: stack unreadable]";
+	case CP_DEND_LOOP:
+		return "[unwind-failed: loop]";
+	default:
+		return "[unwind-failed: unknown]";
+	}
+}
+
+/* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
+static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
+{
+	const char *end;
+	int err;
+
+	if (bpf_session__dwarf_stack(a->s, k->dstack, &a->ds) || !a->ds.len) {
+		a->st.stacks_missing += count;
+		a->st.ustacks += count;
+		return add_pseudo(a, "[user stack lost: missing]", n);
+	}
+	end = dwarf_end_name(a->ds.end);
+	if (end) {
+		err = add_pseudo(a, end, n);
+		if (err)
+			return err;
+	}
+	a->st.ustacks += count;
+	for (size_t i = a->ds.len; i-- > 0;) {
+		uint64_t ip = a->ds.ips[i];
+		bool entry = false;
+
+		/* the leaf and CP_IP_EXACT addresses are named as they are, not as return addresses
+		 */
+		err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
+				  i == 0 || (ip & CP_IP_EXACT), false, n,
+				  i == a->ds.len - 1 && !end ? &entry : NULL);
+		if (err)
+			return err;
+		if (entry)
+			a->st.ustacks_entry += count;
+	}
+	return 0;
+}
+
+static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
+		     uint32_t *n)
+{
+	int32_t id = kernel ? k->kstack_id : k->ustack_id;
+	char pseudo[64];
+	bool truncated;
+	size_t depth;
+	int err;
+
+	if (id == CP_STACK_NONE)
+		return 0;
+	if (!kernel && id == CP_STACK_DWARF)
+		return add_dwarf_stack(a, k, count, n);
+	if (id >= 0 && (bpf_session__stack(a->s, kernel, id, a->ips, &depth) || !depth)) {
+		a->st.stacks_missing += count;
+		id = -ENOENT;
+	}
+	if (id < 0) {
+		if (!kernel)
+			a->st.ustacks += count;
+		snprintf(pseudo, sizeof(pseudo), "[%s stack lost: %s]", kernel ? "kernel" : "user",
+			 stack_error(id));
+		return add_pseudo(a, pseudo, n);
+	}
+	/* the outermost callers are the ones lost: mark the root end */
+	truncated = depth >= a->o->max_depth;
+	if (truncated) {
+		err = add_pseudo(a, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
+				 n);
+		if (err)
+			return err;
+	}
+	if (!kernel)
+		a->st.ustacks += count;
+	/* the maps hold the leaf first; profiles are written root first */
+	for (size_t i = depth; i-- > 0;) {
+		bool entry = false;
+
+		err = add_address(a, k->pid, k->gen, a->ips[i], i == 0, kernel, n,
+				  !kernel && i == depth - 1 && !truncated ? &entry : NULL);
+		if (err)
+			return err;
+		if (entry)
+			a->st.ustacks_entry += count;
+	}
+	return 0;
+}
+
+static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
+{
+	struct agg *a = ctx;
+	char comm[CP_COMM_LEN + 1] = {}, tcomm[CP_COMM_LEN + 1] = {};
+	uint32_t n = 0;
+	int err;
+
+	memcpy(comm, k->comm, CP_COMM_LEN);
+	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
+	/* the final word on --comm: the name the process had when it was sampled */
+	if (a->o->comm_re && regexec(a->o->comm_re, comm, 0, NULL, 0) != 0) {
+		a->st.comm_filtered += count;
+		return 0;
+	}
+	/* root first: the user stack, then the kernel stack the sample was taken in */
+	err = add_stack(a, k, count, false, &n);
+	if (!err)
+		err = add_stack(a, k, count, true, &n);
+	if (!err && n == 0) {
+		const char *what = a->o->kernel_only ? "[user space]"
+				   : a->o->no_kernel ? "[kernel]"
+						     : "[no stack]";
+
+		err = add_pseudo(a, what, &n);
+	}
+	if (!err)
+		err = profile__add(a->prof, k->pid, k->tid, comm, tcomm, a->frames, n, count);
+	return err;
+}
+
+int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
+		     struct profile *p, struct aggregate_stats *st)
+{
+	struct agg *a = calloc(1, sizeof(*a));
+	int err;
+
+	if (!a)
+		return -ENOMEM;
+	a->s = s;
+	a->sy = sy;
+	a->o = o;
+	a->prof = p;
+	err = bpf_session__for_each_count(s, on_count, a);
+	*st = a->st;
+	idtable_free(&a->cache);
+	free(a->named);
+	free(a->pool);
+	free(a);
+	return err;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Drain the in-kernel aggregation into a struct profile: for each (process, stacks) count,
+ * name every frame (root first: user frames, then kernel frames) and mark what was lost with
+ * pseudo-frames, so the totals stay honest. Run after sampling has stopped.
+ */
+#ifndef CPUPROF_AGGREGATE_H
+#define CPUPROF_AGGREGATE_H
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "session/bpf_loader.h"
+#include "profile/profile.h"
+#include "symbol/symbolize.h"
+
+struct aggregate_opts {
+	bool kernel_only;	/* a sample without frames was in user mode: "[user space]" */
+	bool no_kernel;		/* a sample without frames was a kernel thread: "[kernel]" */
+	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
+	unsigned int max_depth; /* frames the kernel keeps per stack: more were possibly cut */
+};
+
+struct aggregate_stats {
+	uint64_t comm_filtered;	 /* samples --comm left out */
+	uint64_t stacks_missing; /* samples whose stack id could not be read back */
+	uint64_t ustacks;	 /* samples with a user stack */
+	uint64_t ustacks_entry;	 /* of which the outermost frame is an entry point (_start,
+				    __libc_start_main, start_thread, clone3...): complete */
+};
+
+/* Add every count of s to p; fill *st. 0 or a negative errno. */
+int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
+		     struct profile *p, struct aggregate_stats *st);
+
+#endif

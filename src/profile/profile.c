@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/idtable.h"
+#include "profile/profile.h"
+
+struct profile {
+	void *strs; /* tsearch tree of interned strings */
+	struct idtable fidx, sidx, midx;
+	struct prof_mapping *maps;
+	size_t n_maps, cap_maps;
+	struct prof_frame *frames;
+	size_t n_frames, cap_frames;
+	struct prof_sample *samples;
+	size_t n_samples, cap_samples;
+	uint64_t total;
+};
+
+static uint32_t hash_ptr(uint32_t h, const void *ptr)
+{
+	uintptr_t v = (uintptr_t)ptr;
+
+	return idtable_hash(h, &v, sizeof(v));
+}
+
+/* Strings are interned, so their pointers stand for their contents. */
+static uint32_t frame_hash(const struct prof_frame *f)
+{
+	uint32_t h = IDTABLE_SEED;
+
+	h = idtable_hash(h, &f->kind, sizeof(f->kind));
+	h = idtable_hash(h, &f->addr, sizeof(f->addr));
+	h = idtable_hash(h, &f->rel, sizeof(f->rel));
+	h = idtable_hash(h, &f->mapping, sizeof(f->mapping));
+	h = idtable_hash(h, &f->line, sizeof(f->line));
+	h = hash_ptr(h, f->name);
+	h = hash_ptr(h, f->file);
+	return hash_ptr(h, f->module);
+}
+
+static bool frame_eq(const struct prof_frame *x, const struct prof_frame *y)
+{
+	return x->kind == y->kind && x->addr == y->addr && x->rel == y->rel && x->name == y->name &&
+	       x->module == y->module && x->mapping == y->mapping && x->named == y->named &&
+	       x->inlined == y->inlined && x->mangled == y->mangled && x->file == y->file &&
+	       x->line == y->line && x->column == y->column;
+}
+
+static uint32_t mapping_hash(const struct prof_mapping *m)
+{
+	uint32_t h = IDTABLE_SEED;
+
+	h = idtable_hash(h, &m->pid, sizeof(m->pid));
+	h = idtable_hash(h, &m->start, sizeof(m->start));
+	h = idtable_hash(h, &m->limit, sizeof(m->limit));
+	return hash_ptr(h, m->path);
+}
+
+static bool mapping_eq(const struct prof_mapping *x, const struct prof_mapping *y)
+{
+	return x->pid == y->pid && x->kind == y->kind && x->start == y->start &&
+	       x->limit == y->limit && x->offset == y->offset && x->path == y->path &&
+	       x->build_id == y->build_id;
+}
+
+static uint32_t sample_hash(const struct prof_sample *s)
+{
+	uint32_t h = IDTABLE_SEED;
+
+	h = idtable_hash(h, &s->pid, sizeof(s->pid));
+	h = idtable_hash(h, &s->tid, sizeof(s->tid));
+	h = hash_ptr(h, s->comm);
+	h = hash_ptr(h, s->thread);
+	return idtable_hash(h, s->frames, s->nframes * sizeof(*s->frames));
+}
+
+static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
+{
+	return x->pid == y->pid && x->tid == y->tid && x->comm == y->comm &&
+	       x->thread == y->thread && x->nframes == y->nframes &&
+	       memcmp(x->frames, y->frames, x->nframes * sizeof(*x->frames)) == 0;
+}
+
+static bool frame_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return frame_eq(&((const struct profile *)ctx)->frames[id], key);
+}
+
+static bool sample_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return sample_eq(&((const struct profile *)ctx)->samples[id], key);
+}
+
+static bool mapping_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return mapping_eq(&((const struct profile *)ctx)->maps[id], key);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static const char *intern(struct profile *p, const char *s)
+{
+	void *slot = tfind(s, &p->strs, cmp_str);
+	char *dup;
+
+	if (slot)
+		return *(const char **)slot;
+	dup = strdup(s);
+	if (!dup)
+		return NULL;
+	if (!tsearch(dup, &p->strs, cmp_str)) {
+		free(dup);
+		return NULL;
+	}
+	return dup;
+}
+
+struct profile *profile__new(void)
+{
+	return calloc(1, sizeof(struct profile));
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	idtable_free(&p->fidx);
+	idtable_free(&p->sidx);
+	idtable_free(&p->midx);
+	free(p->maps);
+	for (size_t i = 0; i < p->n_samples; i++)
+		free((void *)p->samples[i].frames);
+	free(p->samples);
+	free(p->frames);
+	tdestroy(p->strs, free);
+	free(p);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	struct prof_frame nf = *f;
+	struct idslot *sl;
+	bool found;
+	uint32_t h;
+
+	if (f->mapping > p->n_maps)
+		return -EINVAL;
+	nf.name = intern(p, f->name);
+	nf.module = f->module ? intern(p, f->module) : NULL;
+	nf.mangled = f->mangled ? intern(p, f->mangled) : NULL;
+	nf.file = f->file ? intern(p, f->file) : NULL;
+	if (!nf.name || (f->module && !nf.module) || (f->mangled && !nf.mangled) ||
+	    (f->file && !nf.file))
+		return -ENOMEM;
+	if (idtable_reserve(&p->fidx))
+		return -ENOMEM;
+	h = frame_hash(&nf);
+	sl = idtable_probe(&p->fidx, h, frame_id_eq, p, &nf, &found);
+	if (found) {
+		*id = sl->id1 - 1;
+		return 0;
+	}
+	if (grow((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof(*p->frames)))
+		return -ENOMEM;
+	p->frames[p->n_frames] = nf;
+	idtable_fill(&p->fidx, sl, h, (uint32_t)p->n_frames);
+	*id = (uint32_t)p->n_frames++;
+	return 0;
+}
+
+int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count)
+{
+	struct prof_sample ns = {
+		.pid = pid,
+		.tid = tid,
+		.comm = intern(p, comm),
+		.thread = intern(p, thread ? thread : ""),
+		.frames = frames,
+		.nframes = nframes,
+		.count = count,
+	};
+	struct idslot *sl;
+	bool found;
+	uint32_t *copy;
+	uint32_t h;
+
+	if (!ns.comm || !ns.thread)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nframes; i++)
+		if (frames[i] >= p->n_frames)
+			return -EINVAL;
+	if (idtable_reserve(&p->sidx))
+		return -ENOMEM;
+	h = sample_hash(&ns);
+	sl = idtable_probe(&p->sidx, h, sample_id_eq, p, &ns, &found);
+	if (found) {
+		p->samples[sl->id1 - 1].count += count;
+		p->total += count;
+		return 0;
+	}
+	if (grow((void **)&p->samples, &p->cap_samples, p->n_samples, sizeof(*p->samples)))
+		return -ENOMEM;
+	copy = malloc((nframes ? nframes : 1) * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, frames, nframes * sizeof(*copy));
+	ns.frames = copy;
+	p->samples[p->n_samples] = ns;
+	idtable_fill(&p->sidx, sl, h, (uint32_t)p->n_samples);
+	p->n_samples++;
+	p->total += count;
+	return 0;
+}
+
+int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id)
+{
+	struct prof_mapping nm = *m;
+	struct idslot *sl;
+	bool found;
+	uint32_t h;
+
+	nm.path = intern(p, m->path);
+	nm.build_id = intern(p, m->build_id ? m->build_id : "");
+	if (!nm.path || !nm.build_id || idtable_reserve(&p->midx))
+		return -ENOMEM;
+	h = mapping_hash(&nm);
+	sl = idtable_probe(&p->midx, h, mapping_id_eq, p, &nm, &found);
+	if (found) {
+		*id = sl->id1 - 1;
+		return 0;
+	}
+	if (grow((void **)&p->maps, &p->cap_maps, p->n_maps, sizeof(*p->maps)))
+		return -ENOMEM;
+	p->maps[p->n_maps] = nm;
+	idtable_fill(&p->midx, sl, h, (uint32_t)p->n_maps);
+	*id = (uint32_t)p->n_maps++;
+	return 0;
+}
+
+size_t profile__n_mappings(const struct profile *p)
+{
+	return p->n_maps;
+}
+
+const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id)
+{
+	return id < p->n_maps ? &p->maps[id] : NULL;
+}
+
+size_t profile__n_samples(const struct profile *p)
+{
+	return p->n_samples;
+}
+
+const struct prof_sample *profile__sample(const struct profile *p, size_t i)
+{
+	return i < p->n_samples ? &p->samples[i] : NULL;
+}
+
+size_t profile__n_frames(const struct profile *p)
+{
+	return p->n_frames;
+}
+
+const struct prof_frame *profile__frame(const struct profile *p, uint32_t id)
+{
+	return id < p->n_frames ? &p->frames[id] : NULL;
+}
+
+uint64_t profile__total(const struct profile *p)
+{
+	return p->total;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t profile__n_processes(const struct profile *p)
+{
+	uint32_t *pids = malloc((p->n_samples ? p->n_samples : 1) * sizeof(*pids));
+	size_t n = 0;
+
+	if (!pids)
+		return 0;
+	for (size_t i = 0; i < p->n_samples; i++)
+		pids[i] = p->samples[i].pid;
+	qsort(pids, p->n_samples, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; i < p->n_samples; i++)
+		if (i == 0 || pids[i] != pids[i - 1])
+			n++;
+	free(pids);
+	return n;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "session/bpf_loader.h"
+#include "profile.skel.h"
+
+struct bpf_session {
+	struct cpuprof_profile *skel;
+	int *cpus;
+	int ncpus;
+	int *pfds;		  /* one perf event per CPU, -1 when closed */
+	struct bpf_link **plinks; /* the program attached to each */
+	const char *step;
+	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
+	uint32_t rows_cap;
+	size_t rows_len; /* bytes mapped */
+};
+
+static int read_file_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+int cpulist_parse(const char *s, int **cpus, int *n)
+{
+	int *v = NULL, cnt = 0, cap = 0, err = 0;
+	const char *p = s;
+
+	*cpus = NULL;
+	*n = 0;
+	while (*p && *p != '\n') {
+		char *end;
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		if (end == p || errno || lo < 0 || lo > 1 << 20) {
+			err = -EINVAL;
+			goto out;
+		}
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo || hi > 1 << 20) {
+				err = -EINVAL;
+				goto out;
+			}
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (cnt == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					err = -ENOMEM;
+					goto out;
+				}
+				v = nv;
+			}
+			v[cnt++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n') {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	if (!cnt)
+		err = -EINVAL;
+out:
+	if (err) {
+		free(v);
+		return err;
+	}
+	*cpus = v;
+	*n = cnt;
+	return 0;
+}
+
+/* Maps and programs of --unwind dwarf: sized for use, or as small as possible and not loaded. */
+static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwind_sizes *uw)
+{
+	struct cpuprof_profile *k = s->skel;
+	int err;
+
+	if (dwarf) {
+		if (!uw || !uw->rows || uw->rows > CP_MAX_UNWIND_ROWS)
+			return -EINVAL;
+		err = bpf_map__set_max_entries(k->maps.unwind_rows, uw->rows);
+		if (!err && uw->procs)
+			err = bpf_map__set_max_entries(k->maps.uprocs, uw->procs);
+		/* frame-pointer stacks are the fallback only (no table yet): 4 MiB, not 32 */
+		if (!err)
+			err = bpf_map__set_max_entries(k->maps.ustacks, CP_DEF_USTACK_ENTRIES / 8);
+		return err;
+	}
+	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.dstacks, 1);
+	return err;
+}
+
+static int start_unwind(struct bpf_session *s)
+{
+	struct cpuprof_profile *k = s->skel;
+	uint32_t zero = 0;
+	int fd = bpf_program__fd(k->progs.cp_unwind);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (bpf_map_update_elem(bpf_map__fd(k->maps.unwind_progs), &zero, &fd, BPF_ANY))
+		return -errno;
+	s->rows_cap = bpf_map__max_entries(k->maps.unwind_rows);
+	s->rows_len = ((size_t)s->rows_cap * sizeof(struct cp_unwind_row) + page - 1) & ~(page - 1);
+	p = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(k->maps.unwind_rows), 0);
+	if (p == MAP_FAILED) {
+		s->rows_len = 0;
+		return -errno;
+	}
+	s->rows = p;
+	return 0;
+}
+
+int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
+		      const struct bpf_unwind_sizes *uw, bool verifier_log,
+		      const char **failed_step)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = verifier_log ? 1 : 0);
+	struct bpf_session *s;
+	char buf[1024];
+	int err;
+
+	*out = NULL;
+	*failed_step = "allocate memory";
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->step = "read the online CPU list";
+	err = read_file_str("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (!err)
+		err = cpulist_parse(buf, &s->cpus, &s->ncpus);
+	if (err)
+		goto fail;
+	s->pfds = malloc(s->ncpus * sizeof(*s->pfds));
+	s->plinks = calloc(s->ncpus, sizeof(*s->plinks));
+	if (!s->pfds || !s->plinks) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < s->ncpus; i++)
+		s->pfds[i] = -1;
+
+	/*
+	 * RLIMIT_MEMLOCK: libbpf 1.x raises it itself (to infinity) when the kernel still charges
+	 * BPF maps to it (before 5.11); later kernels charge the memory cgroup instead.
+	 */
+	s->step = "open the BPF object";
+	s->skel = cpuprof_profile__open_opts(&oopts);
+	if (!s->skel) {
+		err = -errno;
+		goto fail;
+	}
+	s->skel->rodata->cfg = *cfg;
+	s->step = "size the unwind table maps";
+	err = setup_unwind(s, cfg->unwind_dwarf, uw);
+	if (err)
+		goto fail;
+
+	s->step = "load the BPF programs";
+	err = cpuprof_profile__load(s->skel);
+	if (err)
+		goto fail;
+	if (cfg->unwind_dwarf) {
+		s->step = "set up the DWARF unwinder";
+		err = start_unwind(s);
+		if (err)
+			goto fail;
+	}
+	s->step = "";
+	*failed_step = "";
+	*out = s;
+	return 0;
+fail:
+	*failed_step = s->step;
+	bpf_session__free(s);
+	return err < 0 ? err : -EINVAL;
+}
+
+int bpf_session__attach_tracking(struct bpf_session *s)
+{
+	struct cpuprof_profile *k = s->skel;
+
+	s->step = "attach the fork tracepoint";
+	k->links.cp_fork = bpf_program__attach(k->progs.cp_fork);
+	if (!k->links.cp_fork)
+		return -errno;
+	s->step = "attach the exec tracepoint";
+	k->links.cp_exec = bpf_program__attach(k->progs.cp_exec);
+	if (!k->links.cp_exec)
+		return -errno;
+	s->step = "attach the exit tracepoint";
+	k->links.cp_exit = bpf_program__attach(k->progs.cp_exit);
+	if (!k->links.cp_exit)
+		return -errno;
+
+	s->step = "";
+	return 0;
+}
+
+int bpf_session__trace_proc(struct bpf_session *s, uint32_t pid)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs);
+	struct cp_proc p = {.flags = CP_PROC_TRACED};
+
+	if (bpf_map_update_elem(fd, &pid, &p, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__know_proc(struct bpf_session *s, uint32_t pid)
+{
+	int fd = bpf_map__fd(s->skel->maps.procs);
+	struct cp_proc p = {0};
+
+	if (bpf_map_update_elem(fd, &pid, &p, BPF_NOEXIST) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int bpf_session__exclude_proc(struct bpf_session *s, uint32_t pid)
+{
+	uint32_t one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.excluded), &pid, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__refresh_taken(struct bpf_session *s, uint32_t pid)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.refresh), &pid) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int perf_event_open_cpu(int cpu, unsigned int freq)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = freq,
+		.freq = 1,
+		.disabled = 1,
+	};
+	int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq)
+{
+	int err = 0;
+
+	for (int i = 0; i < s->ncpus; i++) {
+		s->step = "open a cpu-clock perf event";
+		s->pfds[i] = perf_event_open_cpu(s->cpus[i], freq);
+		if (s->pfds[i] < 0) {
+			err = s->pfds[i];
+			s->pfds[i] = -1;
+			/* a CPU that went offline since the list was read is not an error */
+			if (err == -ENODEV)
+				continue;
+			goto fail;
+		}
+		s->step = "attach the sampling program";
+		s->plinks[i] = bpf_program__attach_perf_event(s->skel->progs.cp_sample, s->pfds[i]);
+		if (!s->plinks[i]) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	s->step = "";
+	return 0;
+fail:
+	bpf_session__stop_sampling(s);
+	return err;
+}
+
+void bpf_session__stop_sampling(struct bpf_session *s)
+{
+	if (!s || !s->pfds)
+		return;
+	for (int i = 0; i < s->ncpus; i++) {
+		if (s->pfds[i] >= 0)
+			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	for (int i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->plinks[i]);
+		s->plinks[i] = NULL;
+		if (s->pfds[i] >= 0)
+			close(s->pfds[i]);
+		s->pfds[i] = -1;
+	}
+}
+
+int bpf_session__ncpus(const struct bpf_session *s)
+{
+	return s->ncpus;
+}
+
+int bpf_session__events_fd(const struct bpf_session *s)
+{
+	return bpf_map__fd(s->skel->maps.events);
+}
+
+int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MAX])
+{
+	int fd = bpf_map__fd(s->skel->maps.stats), ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int err = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < CP_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			out[i] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
+int bpf_session__for_each_count(struct bpf_session *s, count_fn fn, void *ctx)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	struct cp_count_key key, next;
+	const void *prev = NULL;
+	uint64_t count;
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		/* counting has stopped, so a key cannot vanish between next_key and lookup */
+		if (bpf_map_lookup_elem(fd, &next, &count))
+			return -errno;
+		err = fn(&next, count, ctx);
+		if (err)
+			return err;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+	uint32_t key = (uint32_t)id;
+	size_t i;
+
+	*n = 0;
+	if (id < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
+		return -errno;
+	/* the map zero-fills after the last frame */
+	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
+		;
+	*n = i;
+	return 0;
+}
+
+struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap)
+{
+	*cap = s->rows ? s->rows_cap : 0;
+	return s->rows;
+}
+
+int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
+				 const struct cp_unwind_proc *up)
+{
+	if (!s->rows)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.uprocs), &pid, up, BPF_ANY))
+		return -errno;
+	/* the walkers' row caches may hold rows found through the old table */
+	__atomic_fetch_add(&s->skel->bss->tables_epoch, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int bpf_session__dwarf_stack(struct bpf_session *s, uint64_t key, struct cp_dstack *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dstacks), &key, out))
+		return -errno;
+	if (out->len > CP_MAX_USTACK_DEPTH)
+		return -EINVAL;
+	return 0;
+}
+
+const char *bpf_session__step(const struct bpf_session *s)
+{
+	return s ? s->step : "";
+}
+
+void bpf_session__free(struct bpf_session *s)
+{
+	if (!s)
+		return;
+	bpf_session__stop_sampling(s);
+	if (s->rows)
+		munmap(s->rows, s->rows_len);
+	cpuprof_profile__destroy(s->skel);
+	free(s->plinks);
+	free(s->pfds);
+	free(s->cpus);
+	free(s);
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
+#include "profile/aggregate.h"
+#include "session/bpf_loader.h"
+#include "util/log.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "session/prebuild.h"
+#include "proc/proc_status.h"
+#include "session/record.h"
+#include "session/record_int.h"
+#include "session/report.h"
+#include "symbol/symbolize.h"
+#include "unwind/unwind_maps.h"
+#include "session/workload.h"
+
+/* Tables for the mappings of (pid, gen) just read; until then, frame pointers. */
+static void load_unwind(struct record *r, uint32_t pid, uint32_t gen)
+{
+	int err;
+
+	if (!r->um)
+		return;
+	err = unwind_maps__add_proc(r->um, r->sym, pid, gen);
+	if (err)
+		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
+}
+
+static bool comm_matches(struct record *r, const char *comm)
+{
+	return regexec(&r->comm_re, comm, 0, NULL, 0) == 0;
+}
+
+/* A request from BPF: the first sample of (pid, gen). */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct cp_event *ev = data;
+	struct record *r = ctx;
+	char comm[CP_COMM_LEN + 1];
+	int err;
+
+	if (size < sizeof(*ev))
+		return 0;
+	if (ev->type == CP_EV_MAPS_CHANGED) {
+		/* clear first: code mapped while we read asks again */
+		bpf_session__refresh_taken(r->bpf, ev->pid);
+		err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
+		if (err == -ESRCH)
+			r->refresh_failed++;
+		else if (err)
+			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+		else
+			load_unwind(r, ev->pid, ev->gen);
+		return 0;
+	}
+	if (ev->type != CP_EV_NEW_PROC)
+		return 0;
+	if (r->comm_re_set && proc_comm_read("/proc", ev->pid, comm, sizeof(comm)) == 0 &&
+	    !comm_matches(r, comm)) {
+		/* not ours: stop sampling it; the next exec asks again */
+		bpf_session__exclude_proc(r->bpf, ev->pid);
+		return 0;
+	}
+	/* merge: a -p target was read at start, and may have mapped code since */
+	err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
+	if (err == -ESRCH)
+		r->snapshot_failed++;
+	else if (err)
+		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
+	else
+		load_unwind(r, ev->pid, ev->gen);
+	return 0;
+}
+
+/* ---- the event loop ---------------------------------------------------------------------- */
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int arm_timer(uint64_t first_ms, uint64_t interval_ms)
+{
+	struct itimerspec its = {
+		.it_value = {.tv_sec = first_ms / 1000, .tv_nsec = (first_ms % 1000) * 1000000},
+		.it_interval = {.tv_sec = interval_ms / 1000,
+				.tv_nsec = (interval_ms % 1000) * 1000000},
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static double elapsed_s(const struct record *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - r->t0.tv_sec) + (now.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+/* Length of the recording: from the start of sampling to its stop. */
+static double recorded_s(const struct record *r)
+{
+	return (r->t_stop.tv_sec - r->t0.tv_sec) + (r->t_stop.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+static void show_progress(struct record *r)
+{
+	uint64_t st[CP_STAT_MAX];
+
+	if (bpf_session__read_stats(r->bpf, st))
+		return;
+	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " samples\033[K", elapsed_s(r),
+		st[CP_STAT_RECORDED]);
+}
+
+static void handle_signal(struct record *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
+				r->wl_exited = true;
+				r->stop = STOP_COMMAND;
+			}
+		} else {
+			r->stop = STOP_SIGNAL;
+			r->stop_signal = (int)si.ssi_signo;
+		}
+	}
+}
+
+/* A -p process has exited (its pidfd is readable). */
+static void target_exited(struct record *r, int fd)
+{
+	epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (r->n_alive && --r->n_alive == 0)
+		r->stop = STOP_TARGETS;
+}
+
+static int event_loop(struct record *r)
+{
+	int rbfd = ring_buffer__epoll_fd(r->rb);
+	struct epoll_event evs[8];
+	uint64_t ticks;
+
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0 || add_fd(r->epfd, r->sigfd) || add_fd(r->epfd, rbfd))
+		return -errno;
+	if (r->o->duration_ms) {
+		r->durfd = arm_timer(r->o->duration_ms, 0);
+		if (r->durfd < 0 || add_fd(r->epfd, r->durfd))
+			return r->durfd < 0 ? r->durfd : -errno;
+	}
+	if (r->progress) {
+		r->progfd = arm_timer(1000, 1000);
+		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
+			return r->progfd < 0 ? r->progfd : -errno;
+	}
+	for (size_t i = 0; i < r->o->n_pids; i++)
+		if (r->pidfds[i] >= 0 && add_fd(r->epfd, r->pidfds[i]))
+			return -errno;
+	/* the command may have ended before its SIGCHLD could be seen */
+	if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
+		r->wl_exited = true;
+		r->stop = STOP_COMMAND;
+	}
+	while (r->stop == STOP_NONE) {
+		int n = epoll_wait(r->epfd, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == r->sigfd) {
+				handle_signal(r);
+			} else if (fd == rbfd) {
+				ring_buffer__consume(r->rb);
+			} else if (fd == r->durfd) {
+				r->stop = STOP_DURATION;
+			} else if (fd == r->progfd) {
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					show_progress(r);
+			} else {
+				target_exited(r, fd);
+			}
+		}
+	}
+	if (r->progress)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+/* ---- drain ------------------------------------------------------------------------------ */
+
+static int drain(struct record *r)
+{
+	struct aggregate_opts ao = {
+		.kernel_only = r->o->kernel_only,
+		.no_kernel = r->o->no_kernel,
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.max_depth = r->max_depth,
+	};
+	int err;
+
+	/* requests still queued: name what is still alive */
+	ring_buffer__consume(r->rb);
+	err = bpf_session__read_stats(r->bpf, r->stats);
+	if (err)
+		return err;
+	r->prof = profile__new();
+	if (!r->prof)
+		return -ENOMEM;
+	return aggregate_counts(r->bpf, r->sym, &ao, r->prof, &r->agg);
+}
+
+/* ---- output and summary ------------------------------------------------------------------ */
+
+static void fill_report(const struct record *r, struct report *rep)
+{
+	*rep = (struct report){
+		.o = r->o,
+		.prof = r->prof,
+		.stats = r->stats,
+		.agg = r->agg,
+		.snapshot_failed = r->snapshot_failed,
+		.refresh_failed = r->refresh_failed,
+		.start_unix_ns = r->start_unix_ns,
+		.recorded_s = recorded_s(r),
+		.um = r->um,
+	};
+}
+
+/* ---- the session ------------------------------------------------------------------------- */
+
+static int block_signals(struct record *r, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return r->sigfd < 0 ? -errno : 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* every profiled object stays open until it is named */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int start_command(struct record *r)
+{
+	int err;
+
+	if (!r->wl)
+		return CP_EXIT_OK;
+	err = workload__start(r->wl);
+	if (!err)
+		return CP_EXIT_OK;
+	workload__reap(r->wl, true, &r->wl_status);
+	if (err == -ENOENT) {
+		pr_err("command not found: %s", r->o->command[0]);
+		return CP_EXIT_NOTFOUND;
+	}
+	pr_err("cannot execute %s: %s", r->o->command[0], strerror(-err));
+	return CP_EXIT_NOEXEC;
+}
+
+/*
+ * SIGTERM the command and wait for it; SIGKILL it when it has not ended after a grace period
+ * (it may ignore SIGTERM). True once it is reaped.
+ */
+static bool end_command(struct workload *wl, int *status)
+{
+	workload__signal(wl, SIGTERM);
+	for (int i = 0; i < 50; i++) {
+		if (workload__reap(wl, false, status) != 0)
+			return true;
+		usleep(100000);
+	}
+	workload__signal(wl, SIGKILL);
+	return workload__reap(wl, true, status) == 1;
+}
+
+/* After the profile is written: end the command if recording stopped first. */
+static int finish_command(struct record *r)
+{
+	if (!r->wl)
+		return CP_EXIT_OK;
+	if (!r->wl_exited)
+		r->wl_exited = end_command(r->wl, &r->wl_status);
+	if (!r->wl_exited)
+		return CP_EXIT_FAILURE;
+	if (workload_exit_code(r->wl_status))
+		pr_info("%s exited with status %d", r->o->command[0],
+			workload_exit_code(r->wl_status));
+	return workload_exit_code(r->wl_status);
+}
+
+static int record_session(struct record *r)
+{
+	struct timespec now;
+	struct report rep;
+	int rc, err;
+
+	rc = record_check_environment(r);
+	if (rc)
+		return rc;
+	rc = record_open_outputs(r);
+	if (rc)
+		return rc;
+	raise_fd_limit();
+	r->sym = symbolizer__new("/proc");
+	if (!r->sym) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	if (r->o->debuginfod) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+
+		if (!urls || !*urls)
+			pr_warn("--debuginfod: DEBUGINFOD_URLS is not set, so there is no server "
+				"to ask");
+		symbolizer__set_debuginfod(r->sym, true);
+	}
+	err = record_load_kernel_symbols(r);
+	if (err)
+		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",
+			strerror(-err));
+	rc = record_prepare_command(r);
+	if (!rc)
+		rc = record_prepare_tables(r);
+	if (!rc)
+		rc = record_load_bpf(r);
+	if (rc)
+		return rc;
+	rc = record_prepare_targets(r);
+	if (rc)
+		return rc;
+	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
+	if (!r->rb) {
+		pr_err("cannot set up the ring buffer: %s", strerror(errno));
+		return CP_EXIT_FAILURE;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	r->start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	rc = record_start_sampling(r);
+	if (rc)
+		return rc;
+	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->o->frequency);
+	rc = start_command(r);
+	if (rc)
+		return rc;
+	err = event_loop(r);
+	bpf_session__stop_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	if (err)
+		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
+	err = drain(r);
+	if (err) {
+		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	if (symbolizer__zstd_object(r->sym))
+		pr_warn("%s has zstd-compressed debug sections, which libdw %s cannot read: its "
+			"frames have no source lines or inlined functions (recompress them with "
+			"objcopy --compress-debug-sections=zlib)",
+			symbolizer__zstd_object(r->sym), dwfl_version(NULL));
+	fill_report(r, &rep);
+	if (report_write(&rep, r->outs, r->n_outs))
+		return CP_EXIT_FAILURE;
+	report_summary(&rep, r->n_outs);
+	return CP_EXIT_OK;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int record_run(const struct cp_options *opts)
+{
+	struct record r = {
+		.o = opts,
+		.sigfd = -1,
+		.epfd = -1,
+		.durfd = -1,
+		.progfd = -1,
+	};
+	sigset_t old;
+	int rc;
+
+	r.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_WARN;
+	if (block_signals(&r, &old)) {
+		pr_err("cannot set up signal handling: %s", strerror(errno));
+		return CP_EXIT_FAILURE;
+	}
+	rc = record_session(&r);
+	if (rc == CP_EXIT_OK) {
+		rc = finish_command(&r);
+	} else if (r.wl && !r.wl_exited) {
+		/* a held child dies of SIGTERM as soon as it unblocks signals */
+		end_command(r.wl, &r.wl_status);
+	}
+	for (size_t i = 0; i < r.n_outs; i++)
+		out_file__abort(r.outs[i]);
+	free(r.outs);
+	ring_buffer__free(r.rb);
+	unwind_maps__free(r.um);
+	prebuild_result_free(&r.pre);
+	bpf_session__free(r.bpf);
+	workload__free(r.wl);
+	symbolizer__free(r.sym);
+	profile__free(r.prof);
+	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
+		close_fd(r.pidfds[i]);
+	free(r.pidfds);
+	free(r.pids);
+	if (r.comm_re_set)
+		regfree(&r.comm_re);
+	/* a second Ctrl-C during naming and writing must not kill us once unblocked */
+	if (r.sigfd >= 0) {
+		struct signalfd_siginfo si;
+
+		while (read(r.sigfd, &si, sizeof(si)) == sizeof(si))
+			;
+	}
+	close_fd(r.sigfd);
+	close_fd(r.epfd);
+	close_fd(r.durfd);
+	close_fd(r.progfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cpuprof record, inside: the state of one recording, shared by record.c (the session, the
+ * event loop, the requests from BPF, the drain) and record_setup.c (everything before
+ * sampling starts: checks, outputs, the command, unwind tables, BPF, targets). These print
+ * the one line the user sees on failure and return an exit status (enum cp_exit).
+ */
+#ifndef CPUPROF_RECORD_INT_H
+#define CPUPROF_RECORD_INT_H
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+#include "profile/aggregate.h"
+#include "session/bpf_loader.h"
+#include "session/options.h"
+#include "output/output.h"
+#include "session/prebuild.h"
+#include "profile/profile.h"
+#include "symbol/symbolize.h"
+#include "unwind/unwind_maps.h"
+#include "session/workload.h"
+
+/* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
+#define CP_UNWIND_ROOM_ROWS (1u << 20)
+
+enum stop_reason {
+	STOP_NONE = 0,
+	STOP_DURATION,
+	STOP_SIGNAL,
+	STOP_COMMAND,
+	STOP_TARGETS, /* every -p process has exited */
+};
+
+struct record {
+	const struct cp_options *o;
+	pid_t *pids; /* -p, thread ids replaced by their process ids */
+	int *pidfds; /* pidfd of each -p process: readable once it has exited (-1: none) */
+	size_t n_alive;
+	struct cp_config cfg;
+	struct bpf_session *bpf;
+	struct ring_buffer *rb;
+	struct symbolizer *sym;
+	struct unwind_maps *um; /* NULL with --unwind fp, or when the unwinder failed (auto) */
+	uint32_t max_rows;	/* --max-unwind-memory in rows */
+	struct prebuild_result pre;
+	struct workload *wl;
+	struct out_file **outs; /* one per -o (at least one: stdout) */
+	size_t n_outs;
+	uint64_t start_unix_ns; /* wall clock when sampling started */
+	struct profile *prof;
+	regex_t comm_re;
+	bool comm_re_set;
+	int sigfd, epfd, durfd, progfd;
+	bool progress; /* a progress line on stderr (a terminal) */
+	enum stop_reason stop;
+	int stop_signal;
+	int wl_status;
+	bool wl_exited;
+	struct timespec t0;
+	uint64_t stats[CP_STAT_MAX];
+	uint64_t snapshot_failed; /* processes gone before their mappings were read */
+	struct aggregate_stats agg;
+	uint64_t refresh_failed; /* mapping refreshes of processes already gone */
+	unsigned int max_depth;	 /* kernel.perf_event_max_stack, at most CP_MAX_STACK_DEPTH */
+	struct timespec t_stop;	 /* when sampling stopped */
+};
+
+/* Capabilities, BTF, the kernel's limits, -p targets, --comm. */
+int record_check_environment(struct record *r);
+
+/* Create every output now: a path that cannot be written fails before any sampling. */
+int record_open_outputs(struct record *r);
+
+/* Fork the command, held until sampling runs. */
+int record_prepare_command(struct record *r);
+
+/* Read the mappings of the processes that exist now and build their unwind tables. */
+int record_prepare_tables(struct record *r);
+
+/* Load the BPF programs (the DWARF unwinder sized from the tables built), move the tables in. */
+int record_load_bpf(struct record *r);
+
+/* Tell BPF the targets; watch -p targets for their exit. */
+int record_prepare_targets(struct record *r);
+
+/* Kernel symbols; 0 or a negative errno (the caller warns). */
+int record_load_kernel_symbols(struct record *r);
+
+/* Open and enable the perf events. */
+int record_start_sampling(struct record *r);
+
+#endif

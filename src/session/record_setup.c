@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cpuprof record: what happens before sampling starts (see record_int.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include "util/log.h"
+#include "proc/proc_status.h"
+#include "session/record_int.h"
+
+/* ---- checks before anything is loaded --------------------------------------------------- */
+
+static bool has_caps(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {};
+	/* CAP_PERFMON (38) and CAP_BPF (39) are in the second word; values from capability.h */
+	const unsigned int perfmon = 38, bpf = 39, sys_admin = 21;
+	uint32_t hi;
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	hi = data[1].effective;
+	if (data[0].effective & (1u << sys_admin))
+		return true;
+	return (hi & (1u << (perfmon - 32))) && (hi & (1u << (bpf - 32)));
+}
+
+static int read_sysctl(const char *path, long *val)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", val) != 1)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}
+
+int record_check_environment(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	long max_rate, max_stack;
+	const char *btf;
+
+	if (!has_caps()) {
+		pr_err("permission denied: recording needs root, or the CAP_BPF and CAP_PERFMON "
+		       "capabilities (lowering kernel.perf_event_paranoid is not enough for BPF); "
+		       "run it with sudo");
+		return CP_EXIT_NOPERM;
+	}
+	/* CPUPROF_BTF lets the tests exercise this check */
+	btf = getenv("CPUPROF_BTF") ?: "/sys/kernel/btf/vmlinux";
+	if (access(btf, R_OK)) {
+		pr_err("this kernel has no BTF (%s is missing): cpuprof needs a kernel built with "
+		       "CONFIG_DEBUG_INFO_BTF=y",
+		       btf);
+		return CP_EXIT_UNAVAIL;
+	}
+	r->pids = calloc(o->n_pids ? o->n_pids : 1, sizeof(*r->pids));
+	r->pidfds = malloc((o->n_pids ? o->n_pids : 1) * sizeof(*r->pidfds));
+	if (!r->pids || !r->pidfds) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < o->n_pids; i++)
+		r->pidfds[i] = -1;
+	/* the kernel cuts stacks at kernel.perf_event_max_stack frames */
+	r->max_depth = CP_MAX_STACK_DEPTH;
+	if (read_sysctl("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
+	    max_stack > 0 && max_stack < CP_MAX_STACK_DEPTH)
+		r->max_depth = (unsigned int)max_stack;
+	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
+	    (long)o->frequency > max_rate) {
+		pr_err("frequency %u Hz is above the kernel's limit of %ld Hz "
+		       "(kernel.perf_event_max_sample_rate): use a lower -F",
+		       o->frequency, max_rate);
+		return CP_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o->n_pids; i++) {
+		struct proc_status ps;
+
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			pr_err("no such process: %d (check the pid given to -p)", (int)o->pids[i]);
+			return CP_EXIT_NOPROC;
+		}
+		r->pids[i] = o->pids[i];
+		if (proc_status_read("/proc", (uint32_t)o->pids[i], &ps))
+			continue;
+		if (ps.state == 'Z' || ps.state == 'X') {
+			pr_err("process %d has exited (it is a zombie): nothing to profile",
+			       (int)o->pids[i]);
+			return CP_EXIT_NOPROC;
+		}
+		/* a thread id stands for its process: samples are selected by process */
+		if (ps.tgid != (uint32_t)o->pids[i]) {
+			pr_info("%d is a thread of process %u: profiling the process",
+				(int)o->pids[i], ps.tgid);
+			r->pids[i] = (pid_t)ps.tgid;
+		}
+	}
+	if (o->comm_regex) {
+		int rc = regcomp(&r->comm_re, o->comm_regex, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[256];
+
+			regerror(rc, &r->comm_re, msg, sizeof(msg));
+			pr_err("invalid --comm regular expression '%s': %s", o->comm_regex, msg);
+			return CP_EXIT_USAGE;
+		}
+		r->comm_re_set = true;
+	}
+	return CP_EXIT_OK;
+}
+
+/* Create every output now: a path that cannot be written fails before any sampling. */
+int record_open_outputs(struct record *r)
+{
+	r->n_outs = r->o->n_outputs ? r->o->n_outputs : 1;
+	r->outs = calloc(r->n_outs, sizeof(*r->outs));
+	if (!r->outs) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < r->n_outs; i++) {
+		const char *path = options_output_path(r->o, i);
+		int err = out_file__open(path, &r->outs[i]);
+
+		if (err) {
+			pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
+			       strerror(-err));
+			return CP_EXIT_CANTCREAT;
+		}
+	}
+	return CP_EXIT_OK;
+}
+
+/* ---- BPF --------------------------------------------------------------------------------- */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum log_level want = level == LIBBPF_WARN ? LOG_INFO : LOG_DEBUG;
+
+	if (log_get_level() < want)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * Rows for the unwind row array: what was built before sampling and room for what processes
+ * map later (exec, dlopen, new processes), within --max-unwind-memory.
+ */
+static uint32_t plan_rows(const struct record *r)
+{
+	uint64_t built = unwind_maps__rows(r->um), room = built / 2, rows;
+
+	if (room < CP_UNWIND_ROOM_ROWS)
+		room = CP_UNWIND_ROOM_ROWS;
+	rows = built + room;
+	return rows < r->max_rows ? (uint32_t)rows : r->max_rows;
+}
+
+static int publish_proc(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
+{
+	return bpf_session__set_unwind_proc(ctx, pid, up);
+}
+
+/* Move the tables built so far into the BPF maps; warn once about what did not fit. */
+static int attach_tables(struct record *r)
+{
+	struct unwind_maps_stats st;
+	struct unwind_sink sink = {.publish = publish_proc, .ctx = r->bpf};
+	int err;
+
+	sink.rows = bpf_session__unwind_rows(r->bpf, &sink.cap);
+	err = unwind_maps__attach(r->um, &sink);
+	unwind_maps__stats(r->um, &st);
+	if (st.objects_dropped)
+		pr_warn("out of memory for the unwind tables: %u MiB allocated, so the %zu "
+			"largest tables (%zu rows) are left out and their code is walked with "
+			"frame "
+			"pointers",
+			(unsigned int)(((uint64_t)sink.cap * sizeof(struct cp_unwind_row)) >> 20),
+			st.objects_dropped, st.rows_dropped);
+	if (err)
+		pr_debug("cannot publish the unwind tables: %s", strerror(-err));
+	return 0;
+}
+
+static int open_bpf(struct record *r, const char **step)
+{
+	struct bpf_unwind_sizes uw = {0};
+	int err;
+
+	if (!r->cfg.unwind_dwarf)
+		return bpf_session__open(&r->bpf, &r->cfg, NULL, log_get_level() >= LOG_DEBUG,
+					 step);
+	uw.rows = plan_rows(r);
+	/* a process mapping table per process known now, with room for as many again */
+	uw.procs = CP_DEF_UPROC_ENTRIES;
+	while (uw.procs < 2 * r->pre.procs)
+		uw.procs *= 2;
+	for (;;) {
+		err = bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
+		/* the row array is allocated at once: ask for less, leaving out the largest */
+		if (err != -ENOMEM || uw.rows <= CP_UNWIND_ROOM_ROWS / 16)
+			return err;
+		pr_debug("cannot allocate %u unwind rows; trying %u", uw.rows, uw.rows / 2);
+		uw.rows /= 2;
+	}
+}
+
+int record_load_bpf(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	const char *step = "";
+	int err;
+
+	r->cfg.filter_mode = o->command || o->n_pids ? CP_FILTER_PIDS
+			     : o->comm_regex	     ? CP_FILTER_COMM
+						     : CP_FILTER_ALL;
+	r->cfg.user_stacks = !o->kernel_only;
+	r->cfg.kernel_stacks = !o->no_kernel;
+	r->cfg.include_idle = o->include_idle;
+	r->cfg.per_thread = o->per_thread;
+	r->cfg.follow_children = o->command != NULL;
+	r->cfg.unwind_dwarf = r->um != NULL;
+
+	libbpf_set_print(libbpf_print);
+	err = open_bpf(r, &step);
+	if (err && r->um && o->unwind == UNWIND_AUTO && err != -EPERM && err != -EACCES) {
+		/* the frame-pointer profiler may still work on this kernel */
+		pr_warn("cannot set up the DWARF unwinder (failed to %s: %s): user stacks are "
+			"walked with frame pointers (-vv shows the verifier's log; --unwind fp "
+			"does not try)",
+			step, strerror(-err));
+		unwind_maps__free(r->um);
+		r->um = NULL;
+		r->cfg.unwind_dwarf = 0;
+		err = open_bpf(r, &step);
+	}
+	if (err == -EPERM || err == -EACCES) {
+		pr_err("the kernel refused to %s: %s; run as root or with CAP_BPF and CAP_PERFMON "
+		       "(unprivileged BPF may be disabled: kernel.unprivileged_bpf_disabled)",
+		       step, strerror(-err));
+		return CP_EXIT_NOPERM;
+	}
+	if (err) {
+		pr_err("failed to %s: %s (run with -vv for the verifier's log)", step,
+		       strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	err = bpf_session__attach_tracking(r->bpf);
+	if (err) {
+		pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
+		       strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	if (r->um)
+		attach_tables(r);
+	return CP_EXIT_OK;
+}
+
+/* ---- targets ----------------------------------------------------------------------------- */
+
+int record_prepare_targets(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	int err;
+
+	/* the profiler does not profile itself */
+	err = bpf_session__exclude_proc(r->bpf, (uint32_t)getpid());
+	for (size_t i = 0; !err && i < o->n_pids; i++)
+		err = bpf_session__trace_proc(r->bpf, (uint32_t)r->pids[i]);
+	/* whole system: what was read before sampling is generation 0 */
+	for (size_t i = 0; !err && !o->n_pids && i < r->pre.procs; i++)
+		err = bpf_session__know_proc(r->bpf, (uint32_t)r->pre.pids[i]);
+	if (err) {
+		pr_err("cannot select the target processes: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	/* like perf record -p: recording ends when every target has exited */
+	r->n_alive = o->n_pids;
+	for (size_t i = 0; i < o->n_pids; i++) {
+		r->pidfds[i] = (int)syscall(SYS_pidfd_open, r->pids[i], 0);
+		if (r->pidfds[i] >= 0)
+			continue;
+		if (errno == ESRCH)
+			r->n_alive--;
+		else
+			pr_warn("cannot watch process %d for its exit (%s): recording goes on "
+				"until "
+				"-d or Ctrl-C",
+				(int)r->pids[i], strerror(errno));
+	}
+	if (o->n_pids && !r->n_alive) {
+		pr_err("the processes given with -p have exited");
+		return CP_EXIT_NOPROC;
+	}
+	if (!r->wl)
+		return CP_EXIT_OK;
+	err = bpf_session__trace_proc(r->bpf, (uint32_t)workload__pid(r->wl));
+	if (err) {
+		pr_err("cannot select the command's process: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return CP_EXIT_OK;
+}
+
+/* Fork the command, held until sampling runs: a command that cannot run fails before BPF. */
+int record_prepare_command(struct record *r)
+{
+	int err;
+
+	if (!r->o->command)
+		return CP_EXIT_OK;
+	err = workload__prepare(r->o->command, &r->wl);
+	if (err == -ENOENT) {
+		pr_err("command not found: %s", r->o->command[0]);
+		return CP_EXIT_NOTFOUND;
+	}
+	if (err == -EACCES) {
+		pr_err("cannot execute %s: permission denied", r->o->command[0]);
+		return CP_EXIT_NOEXEC;
+	}
+	if (err) {
+		pr_err("cannot start %s: %s", r->o->command[0], strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return CP_EXIT_OK;
+}
+
+/*
+ * Before BPF is loaded: read the mappings of the processes that exist now and build their
+ * unwind tables, so that the row array is sized from them and the first samples are exact.
+ */
+int record_prepare_tables(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	struct prebuild_opts po = {
+		.procfs = "/proc",
+		.pids = r->pids,
+		.n_pids = o->n_pids,
+		/* the whole system only for its tables: with frame pointers, the first sample of a
+		   process asks for its mappings, as it always did */
+		.all = !o->command && o->unwind != UNWIND_FP && !o->kernel_only,
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.self = getpid(),
+		.exe = r->wl ? workload__path(r->wl) : NULL,
+	};
+	int err;
+
+	r->max_rows = (uint32_t)(o->max_unwind_mib * (1u << 20) / sizeof(struct cp_unwind_row));
+	if (o->unwind != UNWIND_FP && !o->kernel_only) {
+		r->um = unwind_maps__new(r->max_rows);
+		if (!r->um) {
+			pr_err("out of memory");
+			return CP_EXIT_FAILURE;
+		}
+	}
+	err = prebuild(r->sym, r->um, &po, &r->pre);
+	if (err) {
+		pr_err("cannot read the processes' mappings: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	pr_debug("read the mappings of %zu processes (%zu gone) in %.1f ms", r->pre.procs,
+		 r->pre.procs_failed, (double)r->pre.ns / 1e6);
+	return CP_EXIT_OK;
+}
+
+int record_load_kernel_symbols(struct record *r)
+{
+	FILE *f;
+	int err;
+
+	if (r->o->no_kernel)
+		return 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	err = symbolizer__load_kallsyms(r->sym, f);
+	fclose(f);
+	if (!err && symbolizer__kernel_restricted(r->sym))
+		pr_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames will be "
+			"unnamed; run as root or set kernel.kptr_restrict=0");
+	return err;
+}
+
+int record_start_sampling(struct record *r)
+{
+	int err = bpf_session__start_sampling(r->bpf, r->o->frequency);
+	long paranoid = 0;
+
+	if (!err)
+		return CP_EXIT_OK;
+	if (err == -EACCES || err == -EPERM) {
+		read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		pr_err("the kernel refused to %s: %s; run as root or with CAP_PERFMON, or lower "
+		       "kernel.perf_event_paranoid (now %ld)",
+		       bpf_session__step(r->bpf), strerror(-err), paranoid);
+		return CP_EXIT_NOPERM;
+	}
+	if (err == -ENOENT || err == -EOPNOTSUPP) {
+		pr_err("failed to %s: %s (this kernel lacks the cpu-clock software event)",
+		       bpf_session__step(r->bpf), strerror(-err));
+		return CP_EXIT_UNAVAIL;
+	}
+	pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
+	       strerror(-err));
+	return CP_EXIT_FAILURE;
+}

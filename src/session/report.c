@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "output/folded.h"
+#include "output/json_out.h"
+#include "util/log.h"
+#include "output/pprof.h"
+#include "session/report.h"
+#include "unwind/unwind_maps.h"
+
+/* Samples the profile does not hold, by reason. */
+static const char *const left_out_names[CP_STAT_MAX] = {
+	[CP_STAT_IDLE] = "idle",
+	[CP_STAT_FILTERED] = "other processes",
+	[CP_STAT_COUNTS_FULL] = "count map full",
+};
+
+/* Samples the profile holds with a stack that is marked lost, or frames left unnamed. */
+static const char *const damaged_names[CP_STAT_MAX] = {
+	[CP_STAT_USTACK_COLLISION] = "user stack collision",
+	[CP_STAT_USTACK_FULL] = "user stack map full",
+	[CP_STAT_USTACK_FAULT] = "user stack unreadable",
+	[CP_STAT_USTACK_ERROR] = "user stack error",
+	[CP_STAT_KSTACK_COLLISION] = "kernel stack collision",
+	[CP_STAT_KSTACK_FULL] = "kernel stack map full",
+	[CP_STAT_KSTACK_FAULT] = "kernel stack error",
+	[CP_STAT_PROCS_FULL] = "process table full",
+	[CP_STAT_EVENTS_LOST] = "mapping requests lost",
+	[CP_STAT_REFRESH_LOST] = "mapping refreshes lost",
+	[CP_STAT_DWARF_TRUNCATED] = "user stack truncated",
+	[CP_STAT_DWARF_NO_MAPPING] = "unwind failed: no mapping",
+	[CP_STAT_DWARF_NOT_COVERED] = "unwind failed: no unwind info",
+	[CP_STAT_DWARF_UNSUPPORTED] = "unwind failed: unsupported rule",
+	[CP_STAT_DWARF_READ] = "unwind failed: stack unreadable",
+	[CP_STAT_DWARF_LOOP] = "unwind failed: loop",
+	[CP_STAT_DWARF_NO_TABLE] = "user stack from frame pointers (no unwind table yet)",
+	[CP_STAT_DWARF_COLLISION] = "unwound stack collision",
+	[CP_STAT_DWARF_FULL] = "unwound stack map full",
+	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
+	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
+};
+
+/* Append "N name" items to buf for the nonzero counters that have a name. */
+static size_t list_counters(char *buf, size_t size, size_t len, const uint64_t *st,
+			    const char *const *names)
+{
+	for (int i = 0; i < CP_STAT_MAX && len < size; i++) {
+		if (!names[i] || !st[i])
+			continue;
+		len += snprintf(buf + len, size - len, "%s%" PRIu64 " %s", len ? ", " : "", st[i],
+				names[i]);
+	}
+	return len < size ? len : size - 1;
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "es";
+}
+
+/* -v: what the unwind tables hold and cost, and how many stacks used them to the end. */
+static void unwind_summary(const struct report *r)
+{
+	struct unwind_maps_stats us;
+
+	unwind_maps__stats(r->um, &us);
+	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row array %zu KiB), built in %.1f "
+		"ms; %zu objects without (no CFI), %zu left out (--max-unwind-memory), %zu left "
+		"out "
+		"(out of memory); %" PRIu64 " user stacks walked to their outermost frame, %" PRIu64
+		" of %" PRIu64 " reached an entry point",
+		us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
+		us.rows_cap * sizeof(struct cp_unwind_row) >> 10, (double)us.build_ns / 1e6,
+		us.objects_failed, us.objects_full, us.objects_dropped, r->stats[CP_STAT_DWARF_OK],
+		r->agg.ustacks_entry, r->agg.ustacks);
+}
+
+void report_summary(const struct report *r, size_t n_outs)
+{
+	char left[512] = "", damaged[512] = "", dests[1024], complete[64] = "";
+	uint64_t total = profile__total(r->prof);
+	size_t nproc = profile__n_processes(r->prof), len;
+
+	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
+	if (r->agg.comm_filtered && len < sizeof(left))
+		snprintf(left + len, sizeof(left) - len, "%s%" PRIu64 " name not matching",
+			 len ? ", " : "", r->agg.comm_filtered);
+	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
+	if (r->agg.stacks_missing && len < sizeof(damaged))
+		len += snprintf(damaged + len, sizeof(damaged) - len,
+				"%s%" PRIu64 " stacks missing", len ? ", " : "",
+				r->agg.stacks_missing);
+	if (r->snapshot_failed && len < sizeof(damaged))
+		len += snprintf(damaged + len, sizeof(damaged) - len,
+				"%s%" PRIu64 " process%s gone before %s mappings were read",
+				len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed),
+				r->snapshot_failed == 1 ? "its" : "their");
+	if (r->refresh_failed && len < sizeof(damaged))
+		snprintf(damaged + len, sizeof(damaged) - len,
+			 "%s%" PRIu64 " mapping refresh%s too late (process gone)", len ? ", " : "",
+			 r->refresh_failed, plural(r->refresh_failed));
+	dests[0] = '\0';
+	for (size_t i = 0, dl = 0; i < n_outs && dl < sizeof(dests); i++)
+		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",
+			       options_output_name(r->o, i));
+	if (r->um)
+		unwind_summary(r);
+	if (r->agg.ustacks)
+		snprintf(complete, sizeof(complete), "; %.1f%% of user stacks complete",
+			 100.0 * (double)r->agg.ustacks_entry / (double)r->agg.ustacks);
+	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s%s", total,
+		total == 1 ? "" : "s", nproc, plural(nproc), r->recorded_s, dests, complete,
+		*left ? "; left out: " : "", left,
+		*damaged ? "; with lost or unnamed frames: " : "", damaged);
+}
+
+/* The command line as one string, arguments with spaces or quotes single-quoted. */
+static char *command_line(const struct cp_options *o)
+{
+	size_t len = 0, cap = 256;
+	char *b = malloc(cap);
+
+	if (!b)
+		return NULL;
+	b[0] = '\0';
+	for (int i = 0; i < o->argc; i++) {
+		const char *a = i == 0 ? "cpuprof record" : o->argv[i];
+		bool quote = i && (!*a || strpbrk(a, " \t\n'\"\\$;&|<>*?()") != NULL);
+		size_t need = strlen(a) * 4 + 4;
+
+		if (len + need + 1 > cap) {
+			char *nb;
+
+			cap = (len + need + 1) * 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return NULL;
+			}
+			b = nb;
+		}
+		if (i)
+			b[len++] = ' ';
+		if (quote)
+			b[len++] = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(b + len, "'\\''", 4);
+				len += 4;
+			} else {
+				b[len++] = *a;
+			}
+		}
+		if (quote)
+			b[len++] = '\'';
+		b[len] = '\0';
+	}
+	return b;
+}
+
+static int write_one(const struct report *r, FILE *f, size_t i, const struct profile_meta *meta)
+{
+	struct folded_opts fo = {.per_thread = r->o->per_thread, .lines = r->o->lines};
+	int err;
+
+	switch (options_output_format(r->o, i)) {
+	case FORMAT_PPROF:
+		err = pprof_write(r->prof, meta, f);
+		break;
+	case FORMAT_JSON:
+		err = json_write(r->prof, meta, f);
+		break;
+	default:
+		err = folded_write(r->prof, &fo, f);
+		break;
+	}
+	return err;
+}
+
+int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
+{
+	struct prof_counter counters[CP_STAT_MAX + 10];
+	struct profile_meta meta = {
+		.version = CPUPROF_VERSION,
+		.event = "cpu-clock",
+		.frequency = r->o->frequency,
+		.period_ns = (1000000000ull + r->o->frequency / 2) / r->o->frequency,
+		.start_unix_ns = r->start_unix_ns,
+		.duration_ns = (uint64_t)(r->recorded_s * 1e9),
+		.per_thread = r->o->per_thread,
+		.counters = counters,
+	};
+	char *cmdline = command_line(r->o);
+	size_t nc = 0;
+	int err = 0;
+
+	if (!cmdline)
+		return -ENOMEM;
+	meta.command_line = cmdline;
+	for (int i = 0; i < CP_STAT_MAX; i++) {
+		const char *name = left_out_names[i] ? left_out_names[i] : damaged_names[i];
+
+		if (name)
+			counters[nc++] = (struct prof_counter){name, r->stats[i]};
+	}
+	counters[nc++] = (struct prof_counter){"name not matching", r->agg.comm_filtered};
+	counters[nc++] = (struct prof_counter){"stacks missing", r->agg.stacks_missing};
+	counters[nc++] = (struct prof_counter){"processes gone before their mappings were read",
+					       r->snapshot_failed};
+	counters[nc++] = (struct prof_counter){"mapping refreshes too late", r->refresh_failed};
+	counters[nc++] = (struct prof_counter){"user stacks", r->agg.ustacks};
+	counters[nc++] =
+		(struct prof_counter){"user stacks reaching an entry point", r->agg.ustacks_entry};
+	counters[nc++] = (struct prof_counter){"user stacks walked to an outermost frame",
+					       r->stats[CP_STAT_DWARF_OK]};
+	if (r->um) {
+		struct unwind_maps_stats us;
+
+		unwind_maps__stats(r->um, &us);
+		counters[nc++] = (struct prof_counter){"unwind table rows", us.rows};
+		counters[nc++] = (struct prof_counter){"unwind table bytes",
+						       us.rows * sizeof(struct cp_unwind_row)};
+		counters[nc++] = (struct prof_counter){
+			"objects walked with frame pointers (no table, or left out)",
+			us.objects_failed + us.objects_full + us.objects_dropped};
+	}
+	meta.n_counters = nc;
+
+	for (size_t i = 0; i < n_outs && !err; i++) {
+		err = write_one(r, out_file__stream(outs[i]), i, &meta);
+		if (err)
+			pr_err("cannot write the profile to %s: %s", options_output_name(r->o, i),
+			       strerror(-err));
+	}
+	/* all or nothing: the files appear only once every one is complete */
+	for (size_t i = 0; i < n_outs && !err; i++) {
+		err = out_file__commit(outs[i]);
+		outs[i] = NULL;
+		if (err)
+			pr_err("cannot write the profile to %s: %s", options_output_name(r->o, i),
+			       strerror(-err));
+	}
+	free(cmdline);
+	return err;
+}

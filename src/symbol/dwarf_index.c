@@ -1,0 +1,943 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include "symbol/demangle.h"
+#include "symbol/dwarf_index.h"
+
+/* A function symbol; one per address (see read_symbols). */
+struct di_sym {
+	uint64_t addr, size;
+	const char *name;
+	const char *file; /* a local symbol: the STT_FILE before it, else NULL */
+	size_t order;	  /* position in its table, for the tie rule */
+};
+
+struct symtab {
+	struct di_sym *v;
+	size_t n, cap;
+};
+
+/* One address range of a CU. */
+struct di_cu_range {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+/* A line table row. */
+struct di_row {
+	uint64_t addr;
+	uint32_t line, col;
+	uint32_t file; /* index into the CU's file table */
+	bool end;      /* end of a sequence: no line from here on */
+};
+
+/* A concrete function (parent -1) or an inlined instance inside node parent. */
+struct di_node {
+	Dwarf_Off die;
+	int32_t parent;
+	uint32_t depth;
+	uint32_t call_file, call_line, call_col;
+	bool has_call_file, inlined, resolved;
+	const char *name, *mangled;
+};
+
+/* From sorted scope ranges to "the innermost scope from lo up to the next segment". */
+struct di_seg {
+	uint64_t lo;
+	int32_t node; /* -1: no function */
+};
+
+struct di_cu {
+	Dwarf_Off die;
+	bool indexed, broken;
+	const char *comp_dir;
+	Dwarf_Files *files;
+	size_t n_files;
+	char **paths; /* joined file names, lazily; owned unless equal to the raw name */
+	const char **raw;
+	struct di_row *rows;
+	size_t n_rows;
+	struct di_node *nodes;
+	size_t n_nodes, cap_nodes;
+	struct di_seg *segs;
+	size_t n_segs;
+};
+
+/* A whole file mapped at once (see map_elf). */
+struct mapping {
+	void *p;
+	size_t size;
+};
+
+struct dwarf_index {
+	Elf *elf, *dbg_elf, *mini_elf;
+	struct mapping map, dbg_map;
+	int dbg_fd;
+	char *dbg_path;
+	void *mini_image;
+	Dwarf *dw;
+	struct di_cu *cus;
+	size_t n_cus;
+	struct di_cu_range *ranges;
+	size_t n_ranges;
+	struct symtab syms;    /* what llvm-symbolizer uses: the object's own symbols */
+	struct symtab fb_syms; /* the debug file's .symtab, for code nothing else names */
+	struct demangle_cache *dc;
+	unsigned int flags;
+};
+
+/* ---- symbols -------------------------------------------------------------------------- */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct di_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * A local untyped label in code: what hand-written entry code is (ld.so's _start and
+ * _dl_start_user), named like elf_syms.c names it.
+ */
+static bool code_label(Elf *elf, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || GELF_ST_BIND(sym->st_info) != STB_LOCAL ||
+	    sym->st_size || sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+static int add_table(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = shdr->sh_entsize ? shdr->sh_size / shdr->sh_entsize : 0;
+	const char *file = NULL;
+
+	if (!data)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
+		if (type == STT_FILE)
+			file = name && *name ? name : NULL;
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !code_label(elf, &sym)) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !name || !*name)
+			continue;
+		if (st->n == st->cap) {
+			size_t nc = st->cap ? 2 * st->cap : 1024;
+			struct di_sym *v = reallocarray(st->v, nc, sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			st->v = v;
+			st->cap = nc;
+		}
+		st->v[st->n] = (struct di_sym){
+			.addr = sym.st_value,
+			.size = sym.st_size,
+			.name = name,
+			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
+			.order = st->n,
+		};
+		st->n++;
+	}
+	return 0;
+}
+
+/* Add the symbols of every section of type want in elf; *found when there was one. */
+static int add_tables(struct symtab *st, Elf *elf, Elf64_Word want, bool *found)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	int err;
+
+	*found = false;
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want)
+			continue;
+		*found = true;
+		err = add_table(st, elf, scn, &shdr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* llvm-symbolizer's rule for aliases: at one address the largest size wins, then the last. */
+static void sort_symtab(struct symtab *st)
+{
+	size_t j = 0;
+
+	if (st->n > 1)
+		qsort(st->v, st->n, sizeof(*st->v), cmp_sym);
+	for (size_t i = 0; i < st->n; i++) {
+		if (j && st->v[j - 1].addr == st->v[i].addr)
+			j--;
+		st->v[j++] = st->v[i];
+	}
+	st->n = j;
+}
+
+/*
+ * The object's .symtab, else its .dynsym plus MiniDebugInfo's .symtab: what llvm-symbolizer
+ * reads (but for MiniDebugInfo, which it ignores). The debug file's .symtab comes apart.
+ */
+static int read_symbols(struct dwarf_index *di)
+{
+	bool found = false, mini = false;
+	int err;
+
+	err = add_tables(&di->syms, di->elf, SHT_SYMTAB, &found);
+	if (!err && !found) {
+		err = add_tables(&di->syms, di->elf, SHT_DYNSYM, &found);
+		if (!err)
+			err = add_tables(&di->syms, di->mini_elf, SHT_SYMTAB, &mini);
+		if (mini)
+			di->flags |= DI_MINIDEBUG;
+	}
+	if (!err)
+		err = add_tables(&di->fb_syms, di->dbg_elf, SHT_SYMTAB, &found);
+	if (err)
+		return err;
+	sort_symtab(&di->syms);
+	sort_symtab(&di->fb_syms);
+	if (di->syms.n || di->fb_syms.n)
+		di->flags |= DI_SYMBOLS;
+	return 0;
+}
+
+static const struct di_sym *find_sym(const struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->n;
+	const struct di_sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &st->v[lo - 1];
+	/* a sized symbol ends at its size; a sizeless one reaches the next symbol */
+	return s->size && addr - s->addr >= s->size ? NULL : s;
+}
+
+/* ---- CUs ------------------------------------------------------------------------------ */
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct di_cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static int read_cus(struct dwarf_index *di)
+{
+	size_t cap_cus = 0, cap_ranges = 0;
+	Dwarf_CU *cu = NULL, *next;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	Dwarf_Die cudie;
+
+	while (dwarf_get_units(di->dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		cu = next;
+		if (unit_type != DW_UT_compile)
+			continue;
+		if (di->n_cus == cap_cus) {
+			size_t nc = cap_cus ? 2 * cap_cus : 64;
+			struct di_cu *v = reallocarray(di->cus, nc, sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			di->cus = v;
+			cap_cus = nc;
+		}
+		di->cus[di->n_cus] = (struct di_cu){.die = dwarf_dieoffset(&cudie)};
+		while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
+			if (start >= end)
+				continue;
+			if (di->n_ranges == cap_ranges) {
+				size_t nc = cap_ranges ? 2 * cap_ranges : 64;
+				struct di_cu_range *v = reallocarray(di->ranges, nc, sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				di->ranges = v;
+				cap_ranges = nc;
+			}
+			di->ranges[di->n_ranges++] =
+				(struct di_cu_range){start, end, (uint32_t)di->n_cus};
+		}
+		di->n_cus++;
+	}
+	if (di->n_ranges > 1)
+		qsort(di->ranges, di->n_ranges, sizeof(*di->ranges), cmp_range);
+	return 0;
+}
+
+static struct di_cu *find_cu(struct dwarf_index *di, uint64_t addr)
+{
+	size_t lo = 0, hi = di->n_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (di->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of different CUs rarely overlap; look back a little when they do */
+	for (size_t i = lo, k = 0; i > 0 && k < 16; i--, k++)
+		if (addr < di->ranges[i - 1].hi)
+			return &di->cus[di->ranges[i - 1].cu];
+	return NULL;
+}
+
+/* ---- per-CU index --------------------------------------------------------------------- */
+
+struct scope_range {
+	uint64_t lo, hi;
+	int32_t node;
+	uint32_t depth;
+};
+
+struct cu_builder {
+	struct dwarf_index *di;
+	struct di_cu *cu;
+	struct scope_range *v;
+	size_t n, cap;
+};
+
+/* What one pass over a DIE's attributes tells. */
+struct die_attrs {
+	bool declaration, has_pc;
+	bool has_call_file;
+	Dwarf_Word call_file, call_line, call_col;
+};
+
+static int attr_cb(Dwarf_Attribute *a, void *arg)
+{
+	struct die_attrs *d = arg;
+
+	switch (dwarf_whatattr(a)) {
+	case DW_AT_declaration:
+		d->declaration = true;
+		break;
+	case DW_AT_low_pc:
+	case DW_AT_ranges:
+	case DW_AT_entry_pc:
+		d->has_pc = true;
+		break;
+	case DW_AT_call_file:
+		d->has_call_file = dwarf_formudata(a, &d->call_file) == 0;
+		break;
+	case DW_AT_call_line:
+		dwarf_formudata(a, &d->call_line);
+		break;
+	case DW_AT_call_column:
+		dwarf_formudata(a, &d->call_col);
+		break;
+	default:
+		break;
+	}
+	return DWARF_CB_OK;
+}
+
+static int add_node(struct cu_builder *b, Dwarf_Die *die, int32_t parent, bool inlined,
+		    const struct die_attrs *a)
+{
+	struct di_cu *cu = b->cu;
+	struct di_node *nd;
+
+	if (cu->n_nodes == cu->cap_nodes) {
+		size_t nc = cu->cap_nodes ? 2 * cu->cap_nodes : 64;
+		struct di_node *v = reallocarray(cu->nodes, nc, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cu->nodes = v;
+		cu->cap_nodes = nc;
+	}
+	nd = &cu->nodes[cu->n_nodes];
+	*nd = (struct di_node){
+		.die = dwarf_dieoffset(die),
+		.parent = parent,
+		.depth = parent >= 0 ? cu->nodes[parent].depth + 1 : 0,
+		.call_file = (uint32_t)a->call_file,
+		.call_line = (uint32_t)a->call_line,
+		.call_col = (uint32_t)a->call_col,
+		.has_call_file = a->has_call_file,
+		.inlined = inlined,
+	};
+	return (int)cu->n_nodes++;
+}
+
+/* Record the ranges of node id; false when it has none (an abstract or declared function). */
+static int add_ranges(struct cu_builder *b, Dwarf_Die *die, int32_t id, bool *any)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	*any = false;
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (start >= end)
+			continue;
+		if (b->n == b->cap) {
+			size_t nc = b->cap ? 2 * b->cap : 256;
+			struct scope_range *v = reallocarray(b->v, nc, sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			b->v = v;
+			b->cap = nc;
+		}
+		b->v[b->n++] = (struct scope_range){start, end, id, b->cu->nodes[id].depth};
+		*any = true;
+	}
+	return 0;
+}
+
+/*
+ * Collect functions and inlined instances below die. Types are not entered: member functions
+ * with code are defined outside their class (DW_AT_specification).
+ */
+static int walk(struct cu_builder *b, Dwarf_Die *die, int32_t parent, unsigned int depth)
+{
+	Dwarf_Die child;
+	int r, err;
+
+	if (depth > 256)
+		return 0;
+	r = dwarf_child(die, &child);
+	if (r)
+		return r < 0 ? -EIO : 0;
+	do {
+		int tag = dwarf_tag(&child);
+		struct die_attrs a = {};
+		bool any;
+		int id;
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+			dwarf_getattrs(&child, attr_cb, &a, 0);
+			if (a.declaration || !a.has_pc)
+				break;
+			id = add_node(b, &child, tag == DW_TAG_subprogram ? -1 : parent,
+				      tag == DW_TAG_inlined_subroutine, &a);
+			if (id < 0)
+				return id;
+			err = add_ranges(b, &child, id, &any);
+			if (err)
+				return err;
+			if (!any) {
+				b->cu->n_nodes--;
+				break;
+			}
+			err = walk(b, &child, id, depth + 1);
+			if (err)
+				return err;
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+			if (parent < 0)
+				break;
+			/* fallthrough */
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			err = walk(b, &child, parent, depth + 1);
+			if (err)
+				return err;
+			break;
+		default:
+			break;
+		}
+	} while ((r = dwarf_siblingof(&child, &child)) == 0);
+	return r < 0 ? -EIO : 0;
+}
+
+/* Outer scopes first at one start, so the innermost is pushed last. */
+static int cmp_scope(const void *a, const void *b)
+{
+	const struct scope_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static int emit_seg(struct di_cu *cu, size_t *cap, uint64_t lo, int32_t node)
+{
+	struct di_seg *last = cu->n_segs ? &cu->segs[cu->n_segs - 1] : NULL;
+
+	/* nesting that is not strict (it should be) must not make the table go backwards */
+	if (last && last->lo >= lo) {
+		last->node = node;
+		return 0;
+	}
+	if (last && last->node == node)
+		return 0;
+	if (cu->n_segs == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct di_seg *v = reallocarray(cu->segs, nc, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cu->segs = v;
+		*cap = nc;
+	}
+	cu->segs[cu->n_segs++] = (struct di_seg){lo, node};
+	return 0;
+}
+
+/* Sweep the nested ranges into segments that each name their innermost scope. */
+static int build_segments(struct cu_builder *b)
+{
+	struct scope_range *stack;
+	size_t top = 0, cap = 0;
+	int err = 0;
+
+	if (b->n > 1)
+		qsort(b->v, b->n, sizeof(*b->v), cmp_scope);
+	stack = calloc(b->n + 1, sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n && !err; i++) {
+		while (top && stack[top - 1].hi <= b->v[i].lo && !err) {
+			top--;
+			err = emit_seg(b->cu, &cap, stack[top].hi, top ? stack[top - 1].node : -1);
+		}
+		if (!err)
+			err = emit_seg(b->cu, &cap, b->v[i].lo, b->v[i].node);
+		stack[top++] = b->v[i];
+	}
+	while (top && !err) {
+		top--;
+		err = emit_seg(b->cu, &cap, stack[top].hi, top ? stack[top - 1].node : -1);
+	}
+	free(stack);
+	return err;
+}
+
+/* A file name pointer of the CU's table and its index (libdw has no accessor for the index). */
+struct file_ref {
+	const char *p;
+	uint32_t i;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct file_ref *x = a, *y = b;
+
+	return (uintptr_t)x->p < (uintptr_t)y->p ? -1 : (uintptr_t)x->p > (uintptr_t)y->p;
+}
+
+static uint32_t file_index(const struct file_ref *refs, size_t n, const char *name)
+{
+	struct file_ref key = {name, 0};
+	const struct file_ref *r = bsearch(&key, refs, n, sizeof(*refs), cmp_ref);
+
+	return r ? r->i : UINT32_MAX;
+}
+
+static int read_lines(struct di_cu *cu, Dwarf_Die *cudie)
+{
+	struct file_ref *refs;
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (dwarf_getsrclines(cudie, &lines, &n) ||
+	    dwarf_getsrcfiles(cudie, &cu->files, &cu->n_files))
+		return 0; /* no line table: functions without lines */
+	cu->paths = calloc(cu->n_files + 1, sizeof(*cu->paths));
+	cu->raw = calloc(cu->n_files + 1, sizeof(*cu->raw));
+	cu->rows = calloc(n + 1, sizeof(*cu->rows));
+	refs = calloc(cu->n_files + 1, sizeof(*refs));
+	if (!cu->paths || !cu->raw || !cu->rows || !refs) {
+		free(refs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cu->n_files; i++) {
+		cu->raw[i] = dwarf_filesrc(cu->files, i, NULL, NULL);
+		refs[i] = (struct file_ref){cu->raw[i], (uint32_t)i};
+	}
+	qsort(refs, cu->n_files, sizeof(*refs), cmp_ref);
+	/* libdw hands the rows sorted by address, end-of-sequence rows first at one address */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		struct di_row *r = &cu->rows[cu->n_rows];
+		Dwarf_Addr addr;
+		int line = 0, col = 0;
+		bool end = false;
+
+		if (!l || dwarf_lineaddr(l, &addr))
+			continue;
+		dwarf_lineno(l, &line);
+		dwarf_linecol(l, &col);
+		dwarf_lineendsequence(l, &end);
+		r->addr = addr;
+		r->line = line > 0 ? (uint32_t)line : 0;
+		r->col = col > 0 ? (uint32_t)col : 0;
+		r->end = end;
+		r->file = file_index(refs, cu->n_files, dwarf_linesrc(l, NULL, NULL));
+		cu->n_rows++;
+	}
+	free(refs);
+	return 0;
+}
+
+static int index_cu(struct dwarf_index *di, struct di_cu *cu)
+{
+	struct cu_builder b = {.di = di, .cu = cu};
+	Dwarf_Attribute attr;
+	Dwarf_Die cudie;
+	int err;
+
+	cu->indexed = true;
+	if (!dwarf_offdie(di->dw, cu->die, &cudie)) {
+		cu->broken = true;
+		return 0;
+	}
+	cu->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+	err = read_lines(cu, &cudie);
+	if (!err)
+		err = walk(&b, &cudie, -1, 0);
+	if (!err)
+		err = build_segments(&b);
+	free(b.v);
+	if (err == -EIO) {
+		/* a DIE libdw cannot read: keep what was collected before it */
+		cu->broken = true;
+		err = 0;
+	}
+	return err;
+}
+
+static const struct di_row *find_row(const struct di_cu *cu, uint64_t addr)
+{
+	size_t lo = 0, hi = cu->n_rows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || cu->rows[lo - 1].end)
+		return NULL;
+	return &cu->rows[lo - 1];
+}
+
+static int32_t find_node(const struct di_cu *cu, uint64_t addr)
+{
+	size_t lo = 0, hi = cu->n_segs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cu->segs[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? cu->segs[lo - 1].node : -1;
+}
+
+/* The name llvm-symbolizer prints: DW_AT_name joined to comp_dir when relative. */
+static const char *file_path(struct di_cu *cu, uint32_t idx)
+{
+	const char *raw;
+
+	if (idx >= cu->n_files || !cu->raw[idx])
+		return NULL;
+	if (cu->paths[idx])
+		return cu->paths[idx];
+	raw = cu->raw[idx];
+	if (raw[0] == '/' || !cu->comp_dir || !*cu->comp_dir ||
+	    asprintf(&cu->paths[idx], "%s/%s", cu->comp_dir, raw) < 0) {
+		cu->paths[idx] = NULL;
+		return raw;
+	}
+	return cu->paths[idx];
+}
+
+/* Name a node from its DIE: the linkage name (demangled) or DW_AT_name, through origins. */
+static void resolve_node(struct dwarf_index *di, struct di_node *nd)
+{
+	Dwarf_Attribute attr;
+	const char *lk = NULL;
+	Dwarf_Die die;
+
+	nd->resolved = true;
+	if (!dwarf_offdie(di->dw, nd->die, &die))
+		return;
+	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &attr))
+		lk = dwarf_formstring(&attr);
+	if (lk) {
+		nd->name = demangle_cache__get(di->dc, lk);
+		nd->mangled = nd->name != lk ? lk : NULL;
+		return;
+	}
+	if (dwarf_attr_integrate(&die, DW_AT_name, &attr))
+		nd->name = dwarf_formstring(&attr);
+}
+
+/* ---- open / lookup -------------------------------------------------------------------- */
+
+/*
+ * Map the whole file with its page tables filled in one go (MAP_POPULATE): DWARF is read from
+ * everywhere in the file, and faulting it in page by page cost a fifth of a cold run.
+ * Private and writable because libelf may convert data in place; nothing is written back.
+ */
+static Elf *map_elf(int fd, struct mapping *m)
+{
+	struct stat st;
+	Elf *elf;
+
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	m->p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE,
+		    fd, 0);
+	if (m->p == MAP_FAILED) {
+		m->p = NULL;
+		return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	}
+	m->size = (size_t)st.st_size;
+	elf = elf_memory(m->p, m->size);
+	if (!elf) {
+		munmap(m->p, m->size);
+		m->p = NULL;
+	}
+	return elf;
+}
+
+static void unmap(struct mapping *m)
+{
+	if (m->p)
+		munmap(m->p, m->size);
+}
+
+static void open_debug(struct dwarf_index *di, const char *path, const struct debug_paths *dp)
+{
+	char found[PATH_MAX];
+	Elf *src = di->elf;
+	void *img;
+	size_t size;
+
+	if (!debug_has_dwarf(di->elf)) {
+		di->dbg_fd = debug_find_file(di->elf, path, dp, found, sizeof(found));
+		if (di->dbg_fd >= 0) {
+			di->dbg_elf = map_elf(di->dbg_fd, &di->dbg_map);
+			di->dbg_path = strdup(found);
+			if (di->dbg_elf && debug_has_dwarf(di->dbg_elf)) {
+				src = di->dbg_elf;
+				di->flags |= DI_DEBUG_FILE;
+			}
+		}
+	}
+	if (debug_has_zstd_sections(src))
+		di->flags |= DI_ZSTD;
+	if (debug_has_dwarf(src)) {
+		di->dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
+		if (di->dw)
+			di->flags |= DI_DWARF;
+	}
+	if (debug_minidebuginfo(di->elf, &img, &size) == 0) {
+		di->mini_image = img;
+		di->mini_elf = elf_memory(img, size);
+	}
+}
+
+struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct debug_paths *dp)
+{
+	struct dwarf_index *di = calloc(1, sizeof(*di));
+	int err = -ENOMEM;
+
+	if (!di)
+		goto fail;
+	di->dbg_fd = -1;
+	elf_version(EV_CURRENT);
+	di->dc = demangle_cache__new();
+	if (!di->dc)
+		goto fail;
+	di->elf = map_elf(fd, &di->map);
+	if (!di->elf || elf_kind(di->elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	open_debug(di, path, dp);
+	err = read_symbols(di);
+	if (!err && di->dw)
+		err = read_cus(di);
+	if (err)
+		goto fail;
+	return di;
+fail:
+	dwarf_index__free(di);
+	errno = -err;
+	return NULL;
+}
+
+static void free_cu(struct di_cu *cu)
+{
+	for (size_t i = 0; cu->paths && i < cu->n_files; i++)
+		free(cu->paths[i]);
+	free(cu->paths);
+	free(cu->raw);
+	free(cu->rows);
+	free(cu->nodes);
+	free(cu->segs);
+}
+
+void dwarf_index__free(struct dwarf_index *di)
+{
+	if (!di)
+		return;
+	for (size_t i = 0; i < di->n_cus; i++)
+		free_cu(&di->cus[i]);
+	free(di->cus);
+	free(di->ranges);
+	free(di->syms.v);
+	free(di->fb_syms.v);
+	demangle_cache__free(di->dc);
+	if (di->dw)
+		dwarf_end(di->dw);
+	if (di->mini_elf)
+		elf_end(di->mini_elf);
+	free(di->mini_image);
+	if (di->dbg_elf)
+		elf_end(di->dbg_elf);
+	unmap(&di->dbg_map);
+	if (di->dbg_fd >= 0)
+		close(di->dbg_fd);
+	free(di->dbg_path);
+	if (di->elf)
+		elf_end(di->elf);
+	unmap(&di->map);
+	free(di);
+}
+
+unsigned int dwarf_index__flags(const struct dwarf_index *di)
+{
+	return di->flags;
+}
+
+const char *dwarf_index__debug_path(const struct dwarf_index *di)
+{
+	return di->flags & DI_DEBUG_FILE ? di->dbg_path : NULL;
+}
+
+const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
+{
+	const struct di_sym *sym = find_sym(&di->fb_syms, vaddr);
+
+	return sym ? demangle_cache__get(di->dc, sym->name) : NULL;
+}
+
+int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
+			size_t *n)
+{
+	const struct di_sym *sym = find_sym(&di->syms, vaddr);
+	struct di_cu *cu = di->dw ? find_cu(di, vaddr) : NULL;
+	const struct di_row *row = NULL;
+	int32_t chain[256];
+	size_t depth = 0, k = 0;
+	int err;
+
+	*n = 0;
+	if (!max)
+		return -EINVAL;
+	if (cu && !cu->indexed) {
+		err = index_cu(di, cu);
+		if (err)
+			return err;
+	}
+	if (cu) {
+		row = find_row(cu, vaddr);
+		for (int32_t id = find_node(cu, vaddr); id >= 0 && depth < 256;
+		     id = cu->nodes[id].parent)
+			chain[depth++] = id;
+	}
+	for (size_t i = 0; i < depth; i++) {
+		struct di_node *nd = &cu->nodes[chain[i]];
+		struct di_frame *f;
+
+		/* past max: keep the innermost max - 1 and the outermost */
+		if (k == max - 1 && i != depth - 1)
+			continue;
+		f = &out[k++];
+		if (!nd->resolved)
+			resolve_node(di, nd);
+		f->name = nd->name;
+		f->mangled = nd->mangled;
+		f->inlined = nd->inlined;
+		if (i == 0) {
+			f->file = row ? file_path(cu, row->file) : NULL;
+			f->line = row ? row->line : 0;
+			f->column = row ? row->col : 0;
+		} else {
+			/* a caller's position is the call site of the instance inlined into it */
+			const struct di_node *in = &cu->nodes[chain[i - 1]];
+
+			f->file = in->has_call_file ? file_path(cu, in->call_file) : NULL;
+			f->line = in->call_line;
+			f->column = in->call_col;
+		}
+	}
+	if (!k && (row || sym)) {
+		out[k++] = (struct di_frame){
+			.file = row ? file_path(cu, row->file) : NULL,
+			.line = row ? row->line : 0,
+			.column = row ? row->col : 0,
+		};
+	}
+	if (k && sym) {
+		struct di_frame *f = &out[k - 1];
+
+		f->name = demangle_cache__get(di->dc, sym->name);
+		f->mangled = f->name != sym->name ? sym->name : NULL;
+		/* the source file of a local symbol, as llvm-symbolizer gives it */
+		if (!f->file)
+			f->file = sym->file;
+	}
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Source-level names for addresses of one ELF object: the chain of functions at an address,
+ * innermost inlined function first, each with its demangled and mangled name and its file,
+ * line and column, as llvm-symbolizer reports them.
+ *
+ * Built once per object, lazily per compilation unit (CU): the CUs' address ranges at open, then
+ * at the first lookup that lands in a CU one walk of its DIE tree collects every concrete
+ * function and inlined instance with its ranges into a flat, sorted "innermost scope" table,
+ * next to the CU's line table copied into a sorted array. A lookup is three binary searches and
+ * a walk up the scope tree; nothing walks DIEs per address.
+ *
+ * Debug information comes from the object itself or a separate debug file (debug_find.h);
+ * function symbols from the object's .symtab, else its .dynsym plus MiniDebugInfo (as
+ * llvm-symbolizer, which ignores MiniDebugInfo); the debug file's .symtab apart
+ * (dwarf_index__debug_symbol). The outermost frame is named by the symbol table when a symbol
+ * covers the address (llvm-symbolizer does the same: it shows .constprop/.isra clones and the alias
+ * the linker kept), by DWARF otherwise.
+ *
+ * Not thread-safe: one index is used by one thread at a time.
+ */
+#ifndef CPUPROF_DWARF_INDEX_H
+#define CPUPROF_DWARF_INDEX_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbol/debug_find.h"
+
+struct dwarf_index;
+
+/* One frame of a chain; strings are owned by the index and live as long as it does. */
+struct di_frame {
+	const char *name;      /* demangled function name; NULL when unknown */
+	const char *mangled;   /* linkage name when it differs from name, else NULL */
+	const char *file;      /* source file, absolute when DWARF gives the directories */
+	uint32_t line, column; /* 0 when unknown */
+	bool inlined;	       /* an inlined instance: the next frame is its caller */
+};
+
+/* What an index found (dwarf_index__flags). */
+enum {
+	DI_DWARF = 1 << 0,	/* DWARF is read */
+	DI_DEBUG_FILE = 1 << 1, /* ... from a separate debug file */
+	DI_MINIDEBUG = 1 << 2,	/* symbols from .gnu_debugdata */
+	DI_SYMBOLS = 1 << 3,	/* at least one function symbol */
+	DI_ZSTD = 1 << 4,	/* zstd-compressed debug sections, which libdw 0.188 cannot read */
+};
+
+/*
+ * Index the ELF object open on fd (not kept, not closed), known as path (may be NULL; gives
+ * the directory for .gnu_debuglink). dp says where debug files are looked for; NULL: the host's
+ * /usr/lib/debug. Returns NULL and sets errno: ENOEXEC when fd is not an ELF file, ENOMEM.
+ * An object without debug information or symbols is not an error.
+ */
+struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct debug_paths *dp);
+
+/* NULL-safe. */
+void dwarf_index__free(struct dwarf_index *di);
+
+/* DI_* bits. */
+unsigned int dwarf_index__flags(const struct dwarf_index *di);
+
+/* The separate debug file used, or NULL. */
+const char *dwarf_index__debug_path(const struct dwarf_index *di);
+
+/*
+ * The frames at vaddr (the object's own virtual address: the exact PC of a leaf frame, a
+ * return address - 1 for callers), innermost first, into out[0..*n) with *n <= max; when the
+ * chain is longer, the innermost max - 1 frames and the outermost are kept. *n is 0 when
+ * nothing is known about vaddr. Returns 0, -EINVAL (max == 0) or -ENOMEM; a broken CU answers
+ * from the symbol table alone.
+ */
+int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
+			size_t *n);
+
+/*
+ * The function symbol of the separate debug file's .symtab at vaddr, demangled, or NULL: names
+ * code that neither DWARF nor the object's own symbols describe (a stripped object's local
+ * assembly functions, libgcc helpers). llvm-symbolizer leaves such code "??", and so does
+ * dwarf_index__lookup; the profiler asks this too.
+ */
+const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr);
+
+#endif

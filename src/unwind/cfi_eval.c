@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CFI value readers and the DW_CFA_* interpreter: one pass of a CFA program, reporting the rules
+ * at every location change (libdw's dwarf_cfi_addrframe re-runs an FDE's program for every
+ * address). Sections are read as little-endian, as x86-64 is.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <string.h>
+#include "unwind/cfi_eval.h"
+
+#define STATE_STACK 16 /* DW_CFA_remember_state depth; gcc nests one or two */
+
+/* ---- byte readers -------------------------------------------------------------------------- */
+
+uint64_t cfi_read_fixed(struct cfi_cursor *c, size_t n)
+{
+	uint64_t v = 0;
+
+	if (n > sizeof(v) || (size_t)(c->end - c->p) < n) {
+		c->err = true;
+		c->p = c->end;
+		return 0;
+	}
+	memcpy(&v, c->p, n); /* little-endian host and data */
+	c->p += n;
+	return v;
+}
+
+uint64_t cfi_read_uleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->err = true;
+	return 0;
+}
+
+int64_t cfi_read_sleb(struct cfi_cursor *c)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+	uint8_t b = 0;
+
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~0ULL << shift;
+			return (int64_t)v;
+		}
+	}
+	c->err = true;
+	return 0;
+}
+
+int cfi_read_pointer(struct cfi_cursor *c, uint8_t enc, const struct cfi_section *sec,
+		     uint64_t *val)
+{
+	const uint8_t *at = c->p;
+	uint64_t v;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		v = cfi_read_fixed(c, 8);
+		break;
+	case DW_EH_PE_uleb128:
+		v = cfi_read_uleb(c);
+		break;
+	case DW_EH_PE_udata2:
+		v = cfi_read_fixed(c, 2);
+		break;
+	case DW_EH_PE_udata4:
+		v = cfi_read_fixed(c, 4);
+		break;
+	case DW_EH_PE_sleb128:
+		v = (uint64_t)cfi_read_sleb(c);
+		break;
+	case DW_EH_PE_sdata2:
+		v = (uint64_t)(int64_t)(int16_t)cfi_read_fixed(c, 2);
+		break;
+	case DW_EH_PE_sdata4:
+		v = (uint64_t)(int64_t)(int32_t)cfi_read_fixed(c, 4);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (c->err)
+		return -EINVAL;
+	if (sec) {
+		if (enc & DW_EH_PE_indirect)
+			return -EOPNOTSUPP;
+		switch (enc & 0x70) {
+		case DW_EH_PE_absptr:
+			break;
+		case DW_EH_PE_pcrel:
+			v += sec->addr + (uint64_t)(at - sec->data);
+			break;
+		default:
+			return -EOPNOTSUPP;
+		}
+	}
+	*val = v;
+	return 0;
+}
+
+/* ---- the CFA program --------------------------------------------------------------------- */
+
+struct interp {
+	struct cfi_state *s;
+	uint64_t pc;
+	uint64_t hi;
+	cfi_row_fn row;
+	void *arg;
+	int err;
+};
+
+static struct cfi_rule *reg_rule(struct cfi_state *s, uint64_t reg)
+{
+	if (reg == CFI_REG_RBP)
+		return &s->rbp;
+	if (reg == CFI_REG_RA)
+		return &s->ra;
+	return NULL; /* not tracked */
+}
+
+/* DW_CFA_restore: back to the CIE's rule */
+static void restore_rule(struct cfi_state *s, const struct cfi_state *init, uint64_t reg)
+{
+	struct cfi_rule *r = reg_rule(s, reg);
+
+	if (r)
+		*r = reg == CFI_REG_RBP ? init->rbp : init->ra;
+}
+
+static void set_rule(struct cfi_state *s, uint64_t reg, int kind, int64_t off, const uint8_t *e,
+		     size_t len)
+{
+	struct cfi_rule *r = reg_rule(s, reg);
+
+	if (r)
+		*r = (struct cfi_rule){kind, off, e, len};
+}
+
+/* Report the rules in force at the current pc, then move to a new location. */
+static void advance_to(struct interp *in, uint64_t to)
+{
+	if (in->row && in->pc < in->hi && !in->err)
+		in->err = in->row(in->arg, in->pc, in->s);
+	/* a CIE has no location; its advances are ignored rather than trusted */
+	if (in->row)
+		in->pc = to;
+}
+
+int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, struct cfi_state *s,
+	     uint64_t pc, uint64_t hi, cfi_row_fn row, void *arg)
+{
+	struct cfi_state stack[STATE_STACK];
+	struct interp in = {s, pc, hi, row, arg, 0};
+	struct cfi_cursor c = {p, end, false};
+	/* in the CIE's own program a restore has nothing to go back to */
+	static const struct cfi_state none = {};
+	const struct cfi_state *init = f->init ? f->init : &none;
+	size_t depth = 0;
+	uint64_t reg, v;
+	int64_t off;
+
+	while (c.p < c.end && !c.err && !in.err) {
+		uint8_t op = *c.p++;
+
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+			advance_to(&in, in.pc + (op & 0x3f) * f->caf);
+			continue;
+		case DW_CFA_offset:
+			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			set_rule(s, op & 0x3f, CFI_RULE_OFFSET, off, NULL, 0);
+			continue;
+		case DW_CFA_restore:
+			restore_rule(s, init, op & 0x3f);
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+			break;
+		case DW_CFA_GNU_args_size: /* stack adjustment for landing pads: not a rule */
+			cfi_read_uleb(&c);
+			break;
+		case DW_CFA_set_loc:
+			if (cfi_read_pointer(&c, f->enc, f->sec, &v))
+				return -EINVAL;
+			advance_to(&in, v);
+			break;
+		case DW_CFA_advance_loc1:
+			advance_to(&in, in.pc + cfi_read_fixed(&c, 1) * f->caf);
+			break;
+		case DW_CFA_advance_loc2:
+			advance_to(&in, in.pc + cfi_read_fixed(&c, 2) * f->caf);
+			break;
+		case DW_CFA_advance_loc4:
+			advance_to(&in, in.pc + cfi_read_fixed(&c, 4) * f->caf);
+			break;
+		case DW_CFA_offset_extended:
+			reg = cfi_read_uleb(&c);
+			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
+			break;
+		case DW_CFA_offset_extended_sf:
+			reg = cfi_read_uleb(&c);
+			set_rule(s, reg, CFI_RULE_OFFSET, cfi_read_sleb(&c) * f->daf, NULL, 0);
+			break;
+		case DW_CFA_GNU_negative_offset_extended:
+			reg = cfi_read_uleb(&c);
+			off = -(int64_t)cfi_read_uleb(&c) * f->daf;
+			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
+			break;
+		case DW_CFA_val_offset:
+			reg = cfi_read_uleb(&c);
+			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			set_rule(s, reg, CFI_RULE_VAL_OFFSET, off, NULL, 0);
+			break;
+		case DW_CFA_val_offset_sf:
+			reg = cfi_read_uleb(&c);
+			set_rule(s, reg, CFI_RULE_VAL_OFFSET, cfi_read_sleb(&c) * f->daf, NULL, 0);
+			break;
+		case DW_CFA_restore_extended:
+			restore_rule(s, init, cfi_read_uleb(&c));
+			break;
+		case DW_CFA_undefined:
+			set_rule(s, cfi_read_uleb(&c), CFI_RULE_UNDEF, 0, NULL, 0);
+			break;
+		case DW_CFA_same_value:
+			set_rule(s, cfi_read_uleb(&c), CFI_RULE_SAME, 0, NULL, 0);
+			break;
+		case DW_CFA_register:
+			reg = cfi_read_uleb(&c);
+			set_rule(s, reg, CFI_RULE_REG, (int64_t)cfi_read_uleb(&c), NULL, 0);
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			reg = cfi_read_uleb(&c);
+			v = cfi_read_uleb(&c);
+			if (c.err || v > (uint64_t)(c.end - c.p))
+				return -EINVAL;
+			set_rule(s, reg,
+				 op == DW_CFA_expression ? CFI_RULE_EXPR : CFI_RULE_VAL_EXPR, 0,
+				 c.p, v);
+			c.p += v;
+			break;
+		case DW_CFA_remember_state:
+			/* the whole row, CFA included, as gcc's epilogues expect */
+			if (depth == STATE_STACK)
+				return -EINVAL;
+			stack[depth++] = *s;
+			break;
+		case DW_CFA_restore_state:
+			if (!depth)
+				return -EINVAL;
+			*s = stack[--depth];
+			break;
+		case DW_CFA_def_cfa:
+			s->cfa_reg = cfi_read_uleb(&c);
+			s->cfa_off = (int64_t)cfi_read_uleb(&c);
+			s->cfa_expr = false;
+			break;
+		case DW_CFA_def_cfa_sf:
+			s->cfa_reg = cfi_read_uleb(&c);
+			s->cfa_off = cfi_read_sleb(&c) * f->daf;
+			s->cfa_expr = false;
+			break;
+		case DW_CFA_def_cfa_register:
+			s->cfa_reg = cfi_read_uleb(&c);
+			s->cfa_expr = false;
+			break;
+		case DW_CFA_def_cfa_offset:
+			s->cfa_off = (int64_t)cfi_read_uleb(&c);
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			s->cfa_off = cfi_read_sleb(&c) * f->daf;
+			break;
+		case DW_CFA_def_cfa_expression:
+			v = cfi_read_uleb(&c);
+			if (c.err || v > (uint64_t)(c.end - c.p))
+				return -EINVAL;
+			s->cfa_expr = true;
+			s->expr = c.p;
+			s->expr_len = v;
+			c.p += v;
+			break;
+		default: /* DW_CFA_GNU_window_save and anything unknown: not x86-64 CFI */
+			return -EINVAL;
+		}
+	}
+	if (c.err)
+		return -EINVAL;
+	if (in.err)
+		return in.err;
+	advance_to(&in, in.hi); /* the last row runs to the end of the function */
+	return in.err;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "util/grow.h"
+#include "unwind/unwind_maps.h"
+#include "unwind/unwind_table.h"
+#include "proc/vdso.h"
+
+/* The table of one object; n 0 when it has none. */
+struct uw_obj {
+	struct cp_unwind_row *rows; /* the built rows until attach() places them */
+	uint32_t n;
+	uint32_t first; /* in the sink's row array, when placed */
+	bool placed;
+	uint64_t base; /* vaddr the row pcs are relative to */
+};
+
+/* One executable mapping of a process, before its table is published. */
+struct uw_pmap {
+	uint64_t start, end, vaddr;
+	struct uw_obj *o; /* NULL: no table (anonymous, JIT, no CFI) */
+};
+
+struct uw_proc {
+	uint32_t pid, gen, n;
+	struct uw_pmap m[CP_MAX_UNWIND_MAPS];
+};
+
+/*
+ * Index entry: a file (dev, ino), or a build-id (dev UINT64_MAX, ino the interned pointer):
+ * copies of one object at other paths or in other mount namespaces share its table.
+ */
+struct uw_key {
+	uint64_t dev, ino;
+	struct uw_obj *o;
+};
+
+struct unwind_maps {
+	struct unwind_sink sink;
+	bool attached;
+	uint32_t max_rows;
+	uint64_t built;	      /* rows of all tables built (placed or not) */
+	uint32_t used;	      /* rows in use in the sink */
+	void *keys;	      /* tsearch tree of struct uw_key *, by (dev, ino) */
+	struct uw_obj **list; /* every object once (the vDSO's too) */
+	size_t n_list, cap_list;
+	struct uw_proc *pending; /* added before attach */
+	size_t n_pending, cap_pending;
+	struct uw_obj vdso;  /* the kernel's vDSO, built from cpuprof's own copy */
+	uint64_t vdso_vaddr; /* vaddr of the image's first byte */
+	bool vdso_tried;
+	struct uw_proc scratch;
+	struct cp_unwind_proc up;
+	struct unwind_maps_stats st;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct uw_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+struct unwind_maps *unwind_maps__new(uint32_t max_rows)
+{
+	struct unwind_maps *um = calloc(1, sizeof(*um));
+
+	if (!um)
+		return NULL;
+	um->max_rows = max_rows;
+	return um;
+}
+
+void unwind_maps__free(struct unwind_maps *um)
+{
+	if (!um)
+		return;
+	tdestroy(um->keys, free);
+	for (size_t i = 0; i < um->n_list; i++) {
+		free(um->list[i]->rows);
+		if (um->list[i] != &um->vdso)
+			free(um->list[i]);
+	}
+	free(um->list);
+	free(um->pending);
+	free(um);
+}
+
+/*
+ * Keep the table ut of o, and free ut: its rows go into the sink once attached; before, o
+ * takes them over. Left out (counted) when over the budget or the sink is full.
+ */
+static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_table *ut)
+{
+	struct unwind_table_stats ts;
+	size_t n;
+
+	unwind_table__stats(ut, &ts);
+	unwind_table__rows(ut, &n);
+	um->st.build_ns += ts.build_ns;
+	if (n > um->st.largest_rows) {
+		um->st.largest_rows = n;
+		um->st.largest_ns = ts.build_ns;
+	}
+	o->base = unwind_table__base(ut);
+	if (!n)
+		goto out;
+	if (n > um->max_rows - um->built || (um->attached && n > (size_t)um->sink.cap - um->used)) {
+		um->st.objects_full++;
+		goto out;
+	}
+	if (um->attached) {
+		memcpy(&um->sink.rows[um->used], unwind_table__rows(ut, &n), n * sizeof(*o->rows));
+		o->first = um->used;
+		o->placed = true;
+		um->used += (uint32_t)n;
+	} else {
+		o->rows = unwind_table__take_rows(ut, &n);
+	}
+	o->n = (uint32_t)n;
+	um->built += n;
+	um->st.objects++;
+	um->st.rows = um->attached ? um->used : um->built;
+out:
+	unwind_table__free(ut);
+}
+
+/*
+ * The vDSO's table: the kernel maps one image into every process, so cpuprof's own copy
+ * serves them all. NULL when there is none.
+ */
+static struct uw_obj *vdso_table(struct unwind_maps *um)
+{
+	struct uw_obj *o = &um->vdso;
+	struct unwind_table *ut;
+	const void *image;
+	size_t size;
+
+	if (um->vdso_tried)
+		return o->n ? o : NULL;
+	um->vdso_tried = true;
+	if (vdso_image(&image, &size) ||
+	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list)))
+		return NULL;
+	ut = unwind_table__from_mem(image, size);
+	if (!ut) {
+		um->st.objects_failed++;
+		return NULL;
+	}
+	um->vdso_vaddr = vdso_image_vaddr(image, size);
+	keep_table(um, o, ut);
+	/* laid out by attach() with the others */
+	um->list[um->n_list++] = o;
+	return o->n ? o : NULL;
+}
+
+/* Enter key (dev, ino) -> o in the index. 0 or -ENOMEM. */
+static int index_obj(struct unwind_maps *um, uint64_t dev, uint64_t ino, struct uw_obj *o)
+{
+	struct uw_key *k = malloc(sizeof(*k)), **slot;
+
+	if (!k)
+		return -ENOMEM;
+	*k = (struct uw_key){.dev = dev, .ino = ino, .o = o};
+	slot = tsearch(k, &um->keys, cmp_key);
+	if (!slot) {
+		free(k);
+		return -ENOMEM;
+	}
+	if (*slot != k) /* there already */
+		free(k);
+	return 0;
+}
+
+static struct uw_obj *find_obj(struct unwind_maps *um, uint64_t dev, uint64_t ino)
+{
+	struct uw_key key = {.dev = dev, .ino = ino}, **slot = tfind(&key, &um->keys, cmp_key);
+
+	return slot ? (*slot)->o : NULL;
+}
+
+/*
+ * The table of file (dev, ino) open on fd, with build-id bid (interned, or NULL), built at the
+ * first call for that file or build-id. NULL when out of memory.
+ */
+static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t ino, const char *bid,
+				int fd)
+{
+	struct unwind_table *ut;
+	struct uw_obj *o;
+
+	o = find_obj(um, dev, ino);
+	/* built ahead from the file alone (add_file): now its build-id is known too */
+	if (o && bid && !find_obj(um, UINT64_MAX, (uintptr_t)bid) &&
+	    index_obj(um, UINT64_MAX, (uintptr_t)bid, o))
+		return NULL;
+	if (o)
+		return o;
+	o = bid ? find_obj(um, UINT64_MAX, (uintptr_t)bid) : NULL;
+	if (o)
+		return index_obj(um, dev, ino, o) ? NULL : o;
+	o = calloc(1, sizeof(*o));
+	if (!o ||
+	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
+		free(o);
+		return NULL;
+	}
+	um->list[um->n_list++] = o;
+	if (index_obj(um, dev, ino, o) || (bid && index_obj(um, UINT64_MAX, (uintptr_t)bid, o)))
+		return NULL;
+	ut = unwind_table__from_fd(fd);
+	if (ut)
+		keep_table(um, o, ut);
+	else
+		um->st.objects_failed++;
+	return o;
+}
+
+int unwind_maps__add_file(struct unwind_maps *um, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return get_table(um, st.st_dev, st.st_ino, NULL, fd) ? 0 : -ENOMEM;
+}
+
+static int add_map(const struct sym_map_info *mi, void *arg)
+{
+	struct unwind_maps *um = arg;
+	struct uw_proc *p = &um->scratch;
+	struct uw_pmap *m;
+
+	if (p->n == CP_MAX_UNWIND_MAPS) {
+		um->st.maps_dropped++;
+		return 0;
+	}
+	m = &p->m[p->n++];
+	memset(m, 0, sizeof(*m));
+	m->start = mi->start;
+	m->end = mi->end;
+	m->vaddr = mi->vaddr;
+	if (mi->vdso) {
+		m->o = vdso_table(um);
+		m->vaddr = um->vdso_vaddr;
+		return 0;
+	}
+	if (mi->fd < 0)
+		return 0;
+	m->o = get_table(um, mi->dev, mi->ino, mi->build_id, mi->fd);
+	return m->o ? 0 : -ENOMEM;
+}
+
+/* The BPF form of p's mapping table: only placed tables have rows. */
+static int publish(struct unwind_maps *um, const struct uw_proc *p)
+{
+	struct cp_unwind_proc *up = &um->up;
+	int err;
+
+	memset(up, 0, sizeof(*up));
+	up->gen = p->gen;
+	up->n_maps = p->n;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct uw_pmap *m = &p->m[i];
+		struct cp_unwind_map *bm = &up->maps[i];
+
+		bm->start = m->start;
+		bm->end = m->end;
+		if (!m->o || !m->o->placed)
+			continue;
+		/* runtime pc - (start - vaddr at start) is the file vaddr; rows count from base */
+		bm->bias = m->start - m->vaddr + m->o->base;
+		bm->first_row = m->o->first;
+		bm->n_rows = m->o->n;
+	}
+	err = um->sink.publish(um->sink.ctx, p->pid, up);
+	if (!err)
+		um->st.procs++;
+	return err;
+}
+
+/* Before attach: remember p, replacing an older table of the same process. */
+static int keep_pending(struct unwind_maps *um, const struct uw_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < um->n_pending; i++)
+		if (um->pending[i].pid == p->pid)
+			break;
+	if (i == um->n_pending) {
+		if (array_grow((void **)&um->pending, &um->cap_pending, i + 1,
+			       sizeof(*um->pending)))
+			return -ENOMEM;
+		um->n_pending++;
+	}
+	memcpy(&um->pending[i], p, offsetof(struct uw_proc, m) + p->n * sizeof(p->m[0]));
+	return 0;
+}
+
+int unwind_maps__add_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_t pid, uint32_t gen)
+{
+	struct uw_proc *p = &um->scratch;
+	int err;
+
+	p->pid = pid;
+	p->gen = gen;
+	p->n = 0;
+	err = symbolizer__for_each_map(sy, pid, gen, add_map, um);
+	if (err)
+		return err;
+	return um->attached ? publish(um, p) : keep_pending(um, p);
+}
+
+uint32_t unwind_maps__rows(const struct unwind_maps *um)
+{
+	return (uint32_t)um->built;
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+	const struct uw_obj *x = *(struct uw_obj *const *)a, *y = *(struct uw_obj *const *)b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
+{
+	uint64_t total = um->built;
+	size_t i;
+	int err = 0;
+
+	um->sink = *sink;
+	um->attached = true;
+	um->st.rows_cap = sink->cap;
+	/* the largest tables are the ones left to frame pointers when they do not all fit */
+	if (um->n_list)
+		qsort(um->list, um->n_list, sizeof(*um->list), cmp_size_desc);
+	for (i = 0; i < um->n_list; i++) {
+		struct uw_obj *o = um->list[i];
+
+		if (!o->rows)
+			continue;
+		if (total > sink->cap) {
+			total -= o->n;
+			um->built -= o->n;
+			um->st.objects_dropped++;
+			um->st.objects--;
+			um->st.rows_dropped += o->n;
+			o->n = 0;
+		} else {
+			memcpy(&sink->rows[um->used], o->rows, o->n * sizeof(*o->rows));
+			o->first = um->used;
+			o->placed = true;
+			um->used += o->n;
+		}
+		free(o->rows);
+		o->rows = NULL;
+	}
+	um->st.rows = um->used;
+	for (i = 0; i < um->n_pending; i++) {
+		int e = publish(um, &um->pending[i]);
+
+		if (e && !err)
+			err = e;
+	}
+	free(um->pending);
+	um->pending = NULL;
+	um->n_pending = um->cap_pending = 0;
+	return err;
+}
+
+void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *st)
+{
+	*st = um->st;
+}

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * .eh_frame / .debug_frame -> struct cp_unwind_row, x86-64 only.
+ *
+ * dwarf_next_cfi splits the section into CIEs and FDEs; the rest of the reading is here: the
+ * augmentation and the pointer encodings of FDE ranges, which FDEs describe loaded code. Each
+ * FDE's program is run once by cfi_eval, its rules made rows by unwind_row; rows are compacted
+ * as they come (a later row at the same pc wins, an unchanged rule is dropped) and an end row
+ * marks where no function follows. Sections are read as little-endian, as x86-64 is.
+ */
+#include <dwarf.h>
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elfutils/libdw.h>
+#include "unwind/cfi_eval.h"
+#include "unwind/unwind_row.h"
+#include "elf/elf_image.h"
+#include "util/clock.h"
+#include "unwind/unwind_table.h"
+
+#define MAX_SEGS 16
+
+struct cie {
+	Dwarf_Off off;
+	uint64_t caf;
+	int64_t daf;
+	uint8_t enc;   /* pointer encoding of FDE addresses ('R') */
+	bool z;	       /* FDEs carry augmentation data */
+	bool signal;   /* 'S': a signal trampoline */
+	bool bad;      /* augmentation not understood: its FDEs cannot even be located */
+	bool bad_init; /* initial instructions not understood: one CP_UNW_BAD_CFI row per FDE */
+	bool ra16;     /* return address column is 16 */
+	struct cfi_state init;
+};
+
+struct fde {
+	uint64_t lo;
+	uint64_t hi;
+	const uint8_t *insn;
+	const uint8_t *end;
+	size_t cie;
+};
+
+struct seg {
+	uint64_t lo;
+	uint64_t hi;
+};
+
+struct unwind_table {
+	struct cp_unwind_row *rows;
+	size_t nr_rows;
+	uint64_t base;
+	struct unwind_table_stats st;
+};
+
+/* Scratch state of one construction. */
+struct builder {
+	struct cfi_section sec; /* data, and sh_addr: pcrel pointers are relative to it */
+	size_t sec_size;
+	bool eh;
+	struct cie *cies;
+	size_t nr_cies, cap_cies;
+	struct fde *fdes;
+	size_t nr_fdes, cap_fdes;
+	struct cp_unwind_row *rows;
+	size_t nr_rows, cap_rows;
+	struct seg segs[MAX_SEGS]; /* executable PT_LOADs */
+	size_t nr_segs;
+	uint64_t base;
+	struct unwind_table_stats *st;
+};
+
+/* ---- CIEs -------------------------------------------------------------------------------- */
+
+/* The augmentation string and data of an .eh_frame CIE: 'R', and the letters before it. */
+static void parse_augmentation(const struct builder *b, struct cie *cie, const Dwarf_CIE *e)
+{
+	struct cfi_cursor c = {e->augmentation_data,
+			       e->augmentation_data + e->augmentation_data_size, false};
+	const char *a = e->augmentation;
+	uint64_t dummy;
+
+	cie->enc = b->eh ? DW_EH_PE_absptr : DW_EH_PE_udata8;
+	if (!a[0])
+		return;
+	if (a[0] != 'z') {
+		cie->bad = true; /* "eh" and other pre-'z' forms are not used on x86-64 */
+		return;
+	}
+	cie->z = true;
+	for (a++; *a && !c.err; a++) {
+		switch (*a) {
+		case 'R':
+			cie->enc = (uint8_t)cfi_read_fixed(&c, 1);
+			break;
+		case 'P': /* personality routine: an encoded pointer, skipped */
+			if (cfi_read_pointer(&c, (uint8_t)cfi_read_fixed(&c, 1), NULL, &dummy))
+				cie->bad = true;
+			break;
+		case 'L': /* LSDA encoding byte */
+			cfi_read_fixed(&c, 1);
+			break;
+		case 'S':
+			cie->signal = true;
+			break;
+		case 'B': /* AArch64 BTI, G: MTE; no data */
+		case 'G':
+			break;
+		default:
+			/* data of an unknown letter has unknown size: 'R' may be lost */
+			cie->bad = true;
+			return;
+		}
+	}
+	if (c.err)
+		cie->bad = true;
+}
+
+/* What the CFA programs of cie's FDEs (init: the CIE's rules) or its own (NULL) run with. */
+static struct cfi_frame cie_frame(const struct builder *b, const struct cie *cie,
+				  const struct cfi_state *init)
+{
+	return (struct cfi_frame){cie->caf, cie->daf, cie->enc, &b->sec, init};
+}
+
+static int add_cie(struct builder *b, Dwarf_Off off, const Dwarf_CIE *e)
+{
+	struct cfi_frame f;
+	struct cie *cie;
+
+	if (b->nr_cies == b->cap_cies) {
+		size_t cap = b->cap_cies ? 2 * b->cap_cies : 16;
+		struct cie *n = realloc(b->cies, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->cies = n;
+		b->cap_cies = cap;
+	}
+	cie = &b->cies[b->nr_cies++];
+	memset(cie, 0, sizeof(*cie));
+	cie->off = off;
+	cie->caf = e->code_alignment_factor;
+	cie->daf = e->data_alignment_factor;
+	cie->ra16 = e->return_address_register == CFI_REG_RA;
+	parse_augmentation(b, cie, e);
+	if (cie->bad)
+		return 0;
+	f = cie_frame(b, cie, NULL);
+	if (cfi_eval(&f, e->initial_instructions, e->initial_instructions_end, &cie->init, 0, 0,
+		     NULL, NULL))
+		cie->bad_init = true;
+	return 0;
+}
+
+static const struct cie *find_cie(const struct builder *b, Dwarf_Off off, size_t *idx)
+{
+	size_t lo = 0, hi = b->nr_cies;
+
+	/* CIEs were recorded in section order, so by offset */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->cies[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == b->nr_cies || b->cies[lo].off != off)
+		return NULL;
+	*idx = lo;
+	return &b->cies[lo];
+}
+
+/* ---- FDEs -------------------------------------------------------------------------------- */
+
+static bool in_exec_segment(const struct builder *b, uint64_t lo)
+{
+	for (size_t i = 0; i < b->nr_segs; i++)
+		if (lo >= b->segs[i].lo && lo < b->segs[i].hi)
+			return true;
+	return false;
+}
+
+static int add_fde(struct builder *b, const Dwarf_FDE *e)
+{
+	struct cfi_cursor c = {e->start, e->end, false};
+	const struct cie *cie;
+	uint64_t lo, len, aug;
+	size_t ci;
+
+	cie = find_cie(b, e->CIE_pointer, &ci);
+	if (!cie || cie->bad) {
+		b->st->fdes_skipped++;
+		return 0;
+	}
+	if (cfi_read_pointer(&c, cie->enc, &b->sec, &lo) ||
+	    cfi_read_pointer(&c, cie->enc, NULL, &len)) {
+		b->st->fdes_skipped++;
+		return 0;
+	}
+	if (cie->z) {
+		aug = cfi_read_uleb(&c);
+		if (aug > (uint64_t)(c.end - c.p))
+			c.err = true;
+		else
+			c.p += aug;
+	}
+	/* empty, or for code that is not loaded (discarded sections in .debug_frame) */
+	if (c.err || !len || lo + len < lo || !in_exec_segment(b, lo) ||
+	    lo + len - b->base > UINT32_MAX) {
+		b->st->fdes_skipped++;
+		return 0;
+	}
+	if (b->nr_fdes == b->cap_fdes) {
+		size_t cap = b->cap_fdes ? 2 * b->cap_fdes : 256;
+		struct fde *n = realloc(b->fdes, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->fdes = n;
+		b->cap_fdes = cap;
+	}
+	b->fdes[b->nr_fdes++] = (struct fde){lo, lo + len, c.p, c.end, ci};
+	return 0;
+}
+
+static int cmp_fde(const void *x, const void *y)
+{
+	const struct fde *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi > b->hi ? -1 : 1; /* the longer one first, the other overlaps it */
+	return a->insn < b->insn ? -1 : a->insn > b->insn;
+}
+
+/* ---- rows -------------------------------------------------------------------------------- */
+
+static bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
+{
+	return a->cfa_type == b->cfa_type && a->rbp_type == b->rbp_type &&
+	       a->cfa_off == b->cfa_off && a->rbp_off == b->rbp_off && a->reason == b->reason;
+}
+
+/* Append a row at vaddr: a later row at the same pc replaces it, an unchanged rule is dropped. */
+static int push_row(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
+{
+	r.pc = (uint32_t)(vaddr - b->base);
+	b->st->raw_rows++;
+	if (b->nr_rows && b->rows[b->nr_rows - 1].pc == r.pc)
+		b->nr_rows--;
+	if (b->nr_rows && same_rule(&b->rows[b->nr_rows - 1], &r))
+		return 0;
+	if (b->nr_rows == b->cap_rows) {
+		size_t cap = b->cap_rows ? 2 * b->cap_rows : 1024;
+		struct cp_unwind_row *n = realloc(b->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->rows = n;
+		b->cap_rows = cap;
+	}
+	b->rows[b->nr_rows++] = r;
+	return 0;
+}
+
+struct fde_rows {
+	struct builder *b;
+	const struct cie *cie;
+};
+
+/* cfi_row_fn: the rules in force from pc, as a row */
+static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
+{
+	const struct fde_rows *fr = arg;
+
+	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
+}
+
+/* Rows of one FDE; one CP_UNW_BAD_CFI row for the whole function when its CFI is malformed. */
+static int build_fde(struct builder *b, const struct fde *f)
+{
+	const struct cie *cie = &b->cies[f->cie];
+	struct fde_rows fr = {b, cie};
+	struct cfi_frame fr_cie = cie_frame(b, cie, &cie->init);
+	size_t mark = b->nr_rows;
+	struct cfi_state s = cie->init;
+	int err = -EINVAL;
+
+	if (!cie->bad_init)
+		err = cfi_eval(&fr_cie, f->insn, f->end, &s, f->lo, f->hi, fde_row, &fr);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		/* rows before mark have pcs below f->lo: push_row left them alone */
+		b->nr_rows = mark;
+		err = push_row(b, f->lo, unwind_row_unsupported(CP_UNW_BAD_CFI));
+	}
+	return err;
+}
+
+static int build_rows(struct builder *b)
+{
+	uint64_t end = 0;
+	int err;
+
+	qsort(b->fdes, b->nr_fdes, sizeof(*b->fdes), cmp_fde);
+	for (size_t i = 0; i < b->nr_fdes; i++) {
+		const struct fde *f = &b->fdes[i];
+
+		if (i && f->lo < end) {
+			b->st->fdes_skipped++; /* overlaps the previous function: first one wins */
+			continue;
+		}
+		if (i && f->lo > end) {
+			err = push_row(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
+			if (err)
+				return err;
+		}
+		err = build_fde(b, f);
+		if (err)
+			return err;
+		b->st->fdes++;
+		end = f->hi;
+	}
+	if (b->nr_fdes)
+		return push_row(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
+	return 0;
+}
+
+/* ---- ELF --------------------------------------------------------------------------------- */
+
+/* Base vaddr and executable segments; the code must fit 32-bit row pcs. */
+static int read_segments(Elf *elf, struct builder *b)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (!(ph.p_flags & PF_X) || b->nr_segs == MAX_SEGS)
+			continue;
+		b->segs[b->nr_segs++] = (struct seg){ph.p_vaddr, ph.p_vaddr + ph.p_memsz};
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (!b->nr_segs)
+		return -ENODATA;
+	if (hi - lo > UINT32_MAX)
+		return -EFBIG;
+	b->base = lo;
+	return 0;
+}
+
+/* .eh_frame, else .debug_frame (decompressed); NULL when neither holds data. */
+static Elf_Data *find_cfi(Elf *elf, struct builder *b)
+{
+	Elf_Scn *scn = NULL, *eh = NULL, *dbg = NULL;
+	GElf_Shdr sh, eh_sh = {}, dbg_sh = {};
+	size_t shstrndx;
+	const char *name;
+	Elf_Data *d;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		/* LLVM's linker types .eh_frame SHT_X86_64_UNWIND (psABI) */
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_size ||
+		    (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".eh_frame")) {
+			eh = scn;
+			eh_sh = sh;
+		} else if (name && !strcmp(name, ".debug_frame")) {
+			dbg = scn;
+			dbg_sh = sh;
+		}
+	}
+	if (eh) {
+		b->eh = true;
+		b->sec.addr = eh_sh.sh_addr;
+		scn = eh;
+	} else if (dbg) {
+		if ((dbg_sh.sh_flags & SHF_COMPRESSED) && elf_compress(dbg, 0, 0) < 0)
+			return NULL;
+		b->sec.addr = 0;
+		scn = dbg;
+	} else {
+		return NULL;
+	}
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return NULL;
+	b->sec.data = d->d_buf;
+	b->sec_size = d->d_size;
+	return d;
+}
+
+/* CIEs first (FDEs point back at them), then the FDEs. */
+static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Off off = 0, next;
+		Dwarf_CFI_Entry e;
+		int r, err;
+
+		while (off < b->sec_size) {
+			r = dwarf_next_cfi(ident, d, b->eh, off, &next, &e);
+			if (r) /* 1: the terminator; -1: a malformed tail, keep what came before */
+				break;
+			if (dwarf_cfi_cie_p(&e))
+				err = pass ? 0 : add_cie(b, off, &e.cie);
+			else
+				err = pass ? add_fde(b, &e.fde) : 0;
+			if (err)
+				return err;
+			off = next;
+		}
+	}
+	return b->nr_cies ? 0 : -EINVAL;
+}
+
+static void count_rows(struct unwind_table *ut)
+{
+	struct unwind_table_stats *st = &ut->st;
+
+	st->rows = ut->nr_rows;
+	for (size_t i = 0; i < ut->nr_rows; i++) {
+		const struct cp_unwind_row *r = &ut->rows[i];
+
+		switch (r->cfa_type) {
+		case CP_CFA_END_FUNC:
+			st->end_func++;
+			break;
+		case CP_CFA_END_STACK:
+			st->end_stack++;
+			break;
+		case CP_CFA_PLT1:
+		case CP_CFA_PLT2:
+			st->plt++;
+			break;
+		case CP_CFA_SIGNAL:
+			st->signal++;
+			break;
+		}
+		if (r->reason && r->reason < CP_UNW_MAX)
+			st->unsupported[r->reason]++;
+	}
+}
+
+/* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
+static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
+{
+	struct unwind_table *ut = calloc(1, sizeof(*ut));
+	struct builder b = {};
+	GElf_Ehdr eh;
+	Elf_Data *d;
+	int err;
+
+	if (!ut)
+		return -ENOMEM;
+	b.st = &ut->st;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	err = read_segments(elf, &b);
+	if (err)
+		goto out;
+	d = find_cfi(elf, &b);
+	if (!d) {
+		err = -ENODATA;
+		goto out;
+	}
+	ut->st.debug_frame = !b.eh;
+	err = read_entries(elf, d, &b);
+	if (err)
+		goto out;
+	err = build_rows(&b);
+	if (err)
+		goto out;
+	ut->base = b.base;
+	ut->nr_rows = b.nr_rows;
+	ut->rows = b.rows;
+	b.rows = NULL;
+	if (ut->nr_rows) {
+		struct cp_unwind_row *fit = realloc(ut->rows, ut->nr_rows * sizeof(*fit));
+
+		if (fit)
+			ut->rows = fit;
+	}
+	count_rows(ut);
+	ut->st.build_ns = monotonic_ns() - t0;
+	*out = ut;
+	ut = NULL;
+out:
+	free(b.cies);
+	free(b.fdes);
+	free(b.rows);
+	free(ut);
+	return err;
+}
+
+struct unwind_table *unwind_table__from_fd(int fd)
+{
+	uint64_t t0 = monotonic_ns();
+	struct unwind_table *ut = NULL;
+	Elf *elf;
+	int err;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = build(elf, t0, &ut);
+	elf_end(elf);
+	if (err)
+		errno = -err;
+	return ut;
+}
+
+struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
+{
+	uint64_t t0 = monotonic_ns();
+	struct unwind_table *ut = NULL;
+	void *copy;
+	Elf *elf;
+	int err;
+
+	err = elf_image_open(image, size, &elf, &copy);
+	if (!err)
+		err = build(elf, t0, &ut);
+	elf_end(elf);
+	free(copy);
+	if (err)
+		errno = -err;
+	return ut;
+}
+
+void unwind_table__free(struct unwind_table *ut)
+{
+	if (!ut)
+		return;
+	free(ut->rows);
+	free(ut);
+}
+
+const struct cp_unwind_row *unwind_table__rows(const struct unwind_table *ut, size_t *n)
+{
+	*n = ut->nr_rows;
+	return ut->rows;
+}
+
+struct cp_unwind_row *unwind_table__take_rows(struct unwind_table *ut, size_t *n)
+{
+	struct cp_unwind_row *rows = ut->rows;
+
+	*n = ut->nr_rows;
+	ut->rows = NULL;
+	ut->nr_rows = 0;
+	return rows;
+}
+
+uint64_t unwind_table__base(const struct unwind_table *ut)
+{
+	return ut->base;
+}
+
+const struct cp_unwind_row *unwind_table__lookup(const struct unwind_table *ut, uint64_t vaddr)
+{
+	size_t lo = 0, hi = ut->nr_rows;
+	uint64_t x;
+
+	if (vaddr < ut->base || vaddr - ut->base > UINT32_MAX)
+		return NULL;
+	x = vaddr - ut->base;
+	/* the first row with pc > x; the answer is the one before it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ut->rows[mid].pc <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &ut->rows[lo - 1] : NULL;
+}
+
+void unwind_table__stats(const struct unwind_table *ut, struct unwind_table_stats *st)
+{
+	*st = ut->st;
+}
+
+const char *unwind_table_cfa_name(unsigned int cfa_type)
+{
+	static const char *const names[] = {
+		[CP_CFA_UNSUPPORTED] = "unsupported",
+		[CP_CFA_RSP] = "rsp",
+		[CP_CFA_RBP] = "rbp",
+		[CP_CFA_PLT1] = "plt1",
+		[CP_CFA_PLT2] = "plt2",
+		[CP_CFA_END_FUNC] = "end-func",
+		[CP_CFA_END_STACK] = "end-stack",
+		[CP_CFA_SIGNAL] = "signal",
+	};
+
+	return cfa_type < sizeof(names) / sizeof(names[0]) ? names[cfa_type] : "?";
+}
+
+const char *unwind_table_reason_name(unsigned int reason)
+{
+	static const char *const names[] = {
+		[CP_UNW_OK] = "ok",
+		[CP_UNW_CFA_REG] = "cfa-reg",
+		[CP_UNW_CFA_EXPR] = "cfa-expr",
+		[CP_UNW_RA] = "ra",
+		[CP_UNW_RBP] = "rbp",
+		[CP_UNW_SIGNAL] = "signal",
+		[CP_UNW_RANGE] = "range",
+		[CP_UNW_BAD_CFI] = "bad-cfi",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "?";
+}

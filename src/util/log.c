@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdio.h>
+#include "util/log.h"
+
+/* The one mutable global of the program: set once from the command line. */
+static enum log_level cur_level = LOG_WARN;
+
+void log_set_level(enum log_level level)
+{
+	cur_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return cur_level;
+}
+
+static void vlog(enum log_level level, const char *fmt, va_list ap)
+{
+	if (level > cur_level)
+		return;
+	fputs("cpuprof: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+#define DEFINE_LOGGER(fn, level)      \
+	void fn(const char *fmt, ...) \
+	{                             \
+		va_list ap;           \
+		va_start(ap, fmt);    \
+		vlog(level, fmt, ap); \
+		va_end(ap);           \
+	}
+
+DEFINE_LOGGER(pr_err, LOG_ERROR)
+DEFINE_LOGGER(pr_warn, LOG_WARN)
+DEFINE_LOGGER(pr_info, LOG_INFO)
+DEFINE_LOGGER(pr_debug, LOG_DEBUG)
