@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sampling side of cpuprof: one perf_event program runs on every CPU at each cpu-clock tick,
- * filters the task, collects its kernel and user (frame-pointer) stacks and counts
- * (pid, tid, gen, user stack, kernel stack, names) in a hash map. Two BTF tracepoints keep the
+ * filters the task, takes its kernel stack (bpf_get_stackid) and its user stack, and counts
+ * (pid, tid, gen, user stack, kernel stack, names) in a hash map. The user stack is walked
+ * here with the unwind tables user space built from each object's .eh_frame (--unwind auto
+ * and dwarf: a tail-called walker, CP_UNWIND_FRAMES_PER_PROG frames a run, frame pointers for
+ * code without a table), or by the kernel through frame pointers (--unwind fp). Pcs of code
+ * with no table yet become requests on the ring buffer. Two BTF tracepoints keep the
  * per-process generation in step with exec and fork. Every sample dropped or damaged bumps a
  * per-CPU counter (enum cp_stat in shared.h).
  */
@@ -142,6 +146,9 @@ struct cp_ustate {
 	struct cp_dstack st;
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 };
+_Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
+	       "a per-CPU value the kernel takes");
+_Static_assert(sizeof(struct cp_ratelimit) <= CP_KLIMIT_PERCPU_VALUE, "a per-CPU value");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

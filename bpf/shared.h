@@ -10,6 +10,23 @@
 #ifndef CPUPROF_SHARED_H
 #define CPUPROF_SHARED_H
 
+/* ---- limits the kernel and the verifier set (checked against the layouts below) ------- */
+
+/*
+ * Largest value of a per-CPU array or hash map: PCPU_MIN_UNIT_SIZE, 32 KiB
+ * (include/linux/percpu.h; array_map_alloc_check() and htab_map_alloc_check() refuse larger
+ * values with E2BIG).
+ */
+#define CP_KLIMIT_PERCPU_VALUE 32768
+/* Largest BPF stack frame, and so of a hash key (MAX_BPF_STACK, include/linux/filter.h; keys
+ * are built on the stack, htab_map_alloc_check() refuses larger ones). */
+#define CP_KLIMIT_BPF_STACK 512
+/* Frames a STACK_TRACE map value may hold: kernel.perf_event_max_stack, 127 by default
+ * (PERF_MAX_STACK_DEPTH; stack_map_alloc() refuses more with EINVAL). */
+#define CP_KLIMIT_STACK_FRAMES 127
+/* A ring buffer's size is a power of two and a multiple of the page size (ringbuf_map_alloc). */
+#define CP_KLIMIT_PAGE_SIZE 4096
+
 /* ---- capacities ------------------------------------------------------------------------ */
 
 /* Frames kept per stack in the STACK_TRACE maps (the kernel's perf_event_max_stack default). */
@@ -40,6 +57,10 @@ _Static_assert((CP_MAX_USTACK_DEPTH & (CP_MAX_USTACK_DEPTH - 1)) == 0, "a mask b
 /* --unwind dwarf: distinct DWARF-walked user stacks; processes with tables */
 #define CP_DEF_DSTACK_ENTRIES 16384
 #define CP_DEF_UPROC_ENTRIES  1024
+_Static_assert(CP_MAX_STACK_DEPTH <= CP_KLIMIT_STACK_FRAMES, "STACK_TRACE values the kernel takes");
+_Static_assert((CP_RINGBUF_BYTES & (CP_RINGBUF_BYTES - 1)) == 0 &&
+		       CP_RINGBUF_BYTES % CP_KLIMIT_PAGE_SIZE == 0,
+	       "a ring buffer the kernel takes");
 
 /* ---- configuration (const volatile rodata, set between open and load) ------------------ */
 
@@ -103,6 +124,7 @@ struct cp_count_key {
 };
 _Static_assert(sizeof(struct cp_count_key) == 64, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
+_Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key the kernel takes");
 
 /* ---- --unwind dwarf: stacks walked with the unwind tables ------------------------------ */
 
