@@ -117,8 +117,12 @@ static void print_summary(const struct unwind_table_stats *st, FILE *out)
 		st->end_stack, st->plt, st->signal);
 	for (unsigned int i = CP_UNW_OK + 1; i < CP_UNW_MAX; i++)
 		fprintf(out, " %s %zu", unwind_table_reason_name(i), st->unsupported[i]);
-	fprintf(out, "; %zu rows before compaction; built in %.3f ms\n", st->raw_rows,
+	fprintf(out, "; %zu rows before compaction; built in %.3f ms", st->raw_rows,
 		st->build_ns / 1e6);
+	if (st->bytes_skipped)
+		fprintf(out, "; the last %zu bytes of the section unreadable (bad entry length)",
+			st->bytes_skipped);
+	putc('\n', out);
 }
 
 /* The table of o's object, or NULL after saying why; *rc gets the exit status then. */

@@ -156,14 +156,51 @@ static void set_rule(struct cfi_state *s, uint64_t reg, int kind, int64_t off, c
 		*r = (struct cfi_rule){kind, off, e, len};
 }
 
-/* Report the rules in force at the current pc, then move to a new location. */
+/*
+ * An offset operand times the data alignment factor. Hostile CFI can hold any LEB128 value:
+ * a product or negation that does not fit int64_t marks the program malformed (c->err)
+ * instead of overflowing.
+ */
+static int64_t factored(struct cfi_cursor *c, int64_t v, int64_t daf)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(v, daf, &r)) {
+		c->err = true;
+		return 0;
+	}
+	return r;
+}
+
+/* An unsigned LEB128 operand as a signed offset, times daf (negated: neg). */
+static int64_t factored_u(struct cfi_cursor *c, int64_t daf, bool neg)
+{
+	uint64_t u = cfi_read_uleb(c);
+	int64_t v;
+
+	if (u > INT64_MAX) {
+		c->err = true;
+		return 0;
+	}
+	v = (int64_t)u;
+	return factored(c, neg ? -v : v, daf);
+}
+
+/*
+ * Report the rules in force at the current pc, then move to a new location. Locations only
+ * go forward: a DW_CFA_set_loc or an advance that wraps back is malformed CFI (it would give
+ * rows out of order).
+ */
 static void advance_to(struct interp *in, uint64_t to)
 {
-	if (in->row && in->pc < in->hi && !in->err)
-		in->err = in->row(in->arg, in->pc, in->s);
 	/* a CIE has no location; its advances are ignored rather than trusted */
-	if (in->row)
-		in->pc = to;
+	if (!in->row)
+		return;
+	if (!in->err && in->pc < in->hi)
+		in->err = in->row(in->arg, in->pc, in->s);
+	if (!in->err && to < in->pc)
+		in->err = -EINVAL;
+	in->pc = to;
 }
 
 int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, struct cfi_state *s,
@@ -187,7 +224,7 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			advance_to(&in, in.pc + (op & 0x3f) * f->caf);
 			continue;
 		case DW_CFA_offset:
-			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			off = factored_u(&c, f->daf, false);
 			set_rule(s, op & 0x3f, CFI_RULE_OFFSET, off, NULL, 0);
 			continue;
 		case DW_CFA_restore:
@@ -216,26 +253,28 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			break;
 		case DW_CFA_offset_extended:
 			reg = cfi_read_uleb(&c);
-			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			off = factored_u(&c, f->daf, false);
 			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_offset_extended_sf:
 			reg = cfi_read_uleb(&c);
-			set_rule(s, reg, CFI_RULE_OFFSET, cfi_read_sleb(&c) * f->daf, NULL, 0);
+			off = factored(&c, cfi_read_sleb(&c), f->daf);
+			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_GNU_negative_offset_extended:
 			reg = cfi_read_uleb(&c);
-			off = -(int64_t)cfi_read_uleb(&c) * f->daf;
+			off = factored_u(&c, f->daf, true);
 			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_val_offset:
 			reg = cfi_read_uleb(&c);
-			off = (int64_t)cfi_read_uleb(&c) * f->daf;
+			off = factored_u(&c, f->daf, false);
 			set_rule(s, reg, CFI_RULE_VAL_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_val_offset_sf:
 			reg = cfi_read_uleb(&c);
-			set_rule(s, reg, CFI_RULE_VAL_OFFSET, cfi_read_sleb(&c) * f->daf, NULL, 0);
+			off = factored(&c, cfi_read_sleb(&c), f->daf);
+			set_rule(s, reg, CFI_RULE_VAL_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_restore_extended:
 			restore_rule(s, init, cfi_read_uleb(&c));
@@ -274,12 +313,12 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			break;
 		case DW_CFA_def_cfa:
 			s->cfa_reg = cfi_read_uleb(&c);
-			s->cfa_off = (int64_t)cfi_read_uleb(&c);
+			s->cfa_off = factored_u(&c, 1, false);
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_sf:
 			s->cfa_reg = cfi_read_uleb(&c);
-			s->cfa_off = cfi_read_sleb(&c) * f->daf;
+			s->cfa_off = factored(&c, cfi_read_sleb(&c), f->daf);
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_register:
@@ -287,10 +326,10 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_offset:
-			s->cfa_off = (int64_t)cfi_read_uleb(&c);
+			s->cfa_off = factored_u(&c, 1, false);
 			break;
 		case DW_CFA_def_cfa_offset_sf:
-			s->cfa_off = cfi_read_sleb(&c) * f->daf;
+			s->cfa_off = factored(&c, cfi_read_sleb(&c), f->daf);
 			break;
 		case DW_CFA_def_cfa_expression:
 			v = cfi_read_uleb(&c);

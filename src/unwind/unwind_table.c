@@ -250,9 +250,18 @@ static bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row 
 }
 
 /* Append a row at vaddr: a later row at the same pc replaces it, an unchanged rule is dropped. */
+/*
+ * Append the row in force from vaddr. Rows are sorted by construction, as the BPF binary
+ * search needs: a row below the last one, or outside the 32-bit span above base, is -EINVAL
+ * (the FDE that asked for it is then marked malformed).
+ */
 static int push_row(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
 {
+	if (vaddr < b->base || vaddr - b->base > UINT32_MAX)
+		return -EINVAL;
 	r.pc = (uint32_t)(vaddr - b->base);
+	if (b->nr_rows && r.pc < b->rows[b->nr_rows - 1].pc)
+		return -EINVAL;
 	b->st->raw_rows++;
 	if (b->nr_rows && b->rows[b->nr_rows - 1].pc == r.pc)
 		b->nr_rows--;
@@ -311,7 +320,8 @@ static int build_rows(struct builder *b)
 	uint64_t end = 0;
 	int err;
 
-	qsort(b->fdes, b->nr_fdes, sizeof(*b->fdes), cmp_fde);
+	if (b->nr_fdes) /* a CIE without any FDE that survived: fdes may be NULL */
+		qsort(b->fdes, b->nr_fdes, sizeof(*b->fdes), cmp_fde);
 	for (size_t i = 0; i < b->nr_fdes; i++) {
 		const struct fde *f = &b->fdes[i];
 
@@ -422,7 +432,9 @@ static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
 
 		while (off < b->sec_size) {
 			r = dwarf_next_cfi(ident, d, b->eh, off, &next, &e);
-			if (r) /* 1: the terminator; -1: a malformed tail, keep what came before */
+			if (r < 0 && !pass) /* a malformed tail: keep what came before, say so */
+				b->st->bytes_skipped = b->sec_size - off;
+			if (r) /* 1: the terminator */
 				break;
 			if (dwarf_cfi_cie_p(&e))
 				err = pass ? 0 : add_cie(b, off, &e.cie);
@@ -434,6 +446,15 @@ static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
 		}
 	}
 	return b->nr_cies ? 0 : -EINVAL;
+}
+
+/* The BPF walker's binary search needs pcs strictly ascending: checked once more, whole. */
+static bool rows_ascending(const struct cp_unwind_row *rows, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (rows[i].pc <= rows[i - 1].pc)
+			return false;
+	return true;
 }
 
 static void count_rows(struct unwind_table *ut)
@@ -497,6 +518,10 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	err = build_rows(&b);
 	if (err)
 		goto out;
+	if (!rows_ascending(b.rows, b.nr_rows)) {
+		err = -EINVAL;
+		goto out;
+	}
 	ut->base = b.base;
 	ut->nr_rows = b.nr_rows;
 	ut->rows = b.rows;

@@ -19,14 +19,16 @@
 struct unwind_table;
 
 struct unwind_table_stats {
-	size_t rows;	     /* rows in the table (after dropping redundant ones) */
-	size_t raw_rows;     /* rows the CFA programs produced, before compaction */
-	size_t fdes;	     /* FDEs turned into rows */
-	size_t fdes_skipped; /* empty, overlapping an earlier one, or outside executable code */
-	size_t end_func;     /* CP_CFA_END_FUNC rows */
-	size_t end_stack;    /* CP_CFA_END_STACK rows */
-	size_t plt;	     /* CP_CFA_PLT1/2 rows */
-	size_t signal;	     /* CP_CFA_SIGNAL rows */
+	size_t rows;	      /* rows in the table (after dropping redundant ones) */
+	size_t raw_rows;      /* rows the CFA programs produced, before compaction */
+	size_t fdes;	      /* FDEs turned into rows */
+	size_t fdes_skipped;  /* empty, overlapping an earlier one, or outside executable code */
+	size_t bytes_skipped; /* of the section, from the first entry that cannot be read (a bad
+				 length: nothing after it can be found) to its end */
+	size_t end_func;      /* CP_CFA_END_FUNC rows */
+	size_t end_stack;     /* CP_CFA_END_STACK rows */
+	size_t plt;	      /* CP_CFA_PLT1/2 rows */
+	size_t signal;	      /* CP_CFA_SIGNAL rows */
 	size_t unsupported[CP_UNW_MAX]; /* rows by reason; [CP_UNW_OK] stays 0 */
 	uint64_t build_ns;		/* time to build the table (monotonic clock) */
 	int debug_frame;		/* the rows come from .debug_frame, not .eh_frame */

@@ -769,6 +769,177 @@ static void test_take_rows(void **state)
 	free(taken);
 }
 
+/* ---- hostile CFI: crafted .eh_frame sections in a copy of a fixture ------------------------- */
+
+/* Section addresses of the fixture the crafted sections go into (readelf -S). */
+struct eh_layout {
+	uint64_t eh_addr, eh_size, text_addr;
+};
+
+static void eh_layout(const char *path, struct eh_layout *l)
+{
+	unsigned long long addr, off, size;
+	char line[512], name[64];
+	FILE *f = tool_output("readelf -SW '%s'", path);
+
+	memset(l, 0, sizeof(*l));
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ']');
+
+		if (!p || sscanf(p + 1, "%63s %*s %llx %llx %llx", name, &addr, &off, &size) != 4)
+			continue;
+		if (!strcmp(name, ".eh_frame")) {
+			l->eh_addr = addr;
+			l->eh_size = size;
+		} else if (!strcmp(name, ".text")) {
+			l->text_addr = addr;
+		}
+	}
+	tool_done(f);
+	assert_true(l->eh_addr && l->eh_size >= 128 && l->text_addr);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/*
+ * A CIE as gcc writes it (augmentation "zR", code factor 1, data factor -8, return address
+ * column 16, pc-relative sdata4 pointers; CFA rsp+8, return address at CFA-8): 24 bytes.
+ */
+static size_t put_cie(uint8_t *p)
+{
+	static const uint8_t cie[24] = {0x14, 0,    0,	  0,	0,    0,    0,	  0,
+					1,    'z',  'R',  0,	1,    0x78, 0x10, 1,
+					0x1b, 0x0c, 0x07, 0x08, 0x90, 0x01, 0,	  0};
+
+	memcpy(p, cie, sizeof(cie));
+	return sizeof(cie);
+}
+
+/*
+ * The table of a copy of unw_nofp whose .eh_frame holds eh[0..n) (zeros after: the
+ * terminator). Section addresses stay as they were, so pc-relative values can be computed
+ * from l.
+ */
+static struct unwind_table *crafted_table(const uint8_t *eh, size_t n, const struct eh_layout *l)
+{
+	char path[PATH_MAX], obj[] = "/tmp/cpuprof-unw-XXXXXX", sec[] = "/tmp/cpuprof-eh-XXXXXX";
+	uint8_t *buf = calloc(1, l->eh_size);
+	struct unwind_table *ut;
+	int fd;
+
+	assert_non_null(buf);
+	assert_true(n <= l->eh_size);
+	memcpy(buf, eh, n);
+	fd = mkstemp(sec);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, l->eh_size), (ssize_t)l->eh_size);
+	close(fd);
+	free(buf);
+	fd = mkstemp(obj);
+	assert_true(fd >= 0);
+	close(fd);
+	fixture(path, sizeof(path), "unw_nofp");
+	tool_done(tool_output("objcopy --update-section .eh_frame='%s' '%s' '%s'", sec, path, obj));
+	ut = open_table(obj);
+	unlink(obj);
+	unlink(sec);
+	return ut;
+}
+
+/*
+ * DW_CFA_set_loc going backwards (rows for 0x14, then 0x0 again): the rows came out of order
+ * (1020, 1000...) and the BPF binary search then picked wrong rows. Now the function's CFI is
+ * malformed: one bad-cfi row for it, and the table stays sorted.
+ */
+static void test_set_loc_backwards(void **state)
+{
+	struct eh_layout l;
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *r;
+	struct unwind_table *ut;
+	char path[PATH_MAX];
+	uint8_t eh[64] = {0};
+	size_t n, fde, nr;
+	uint64_t field;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	n = put_cie(eh);
+	fde = n;
+	put32(eh + fde + 4, (uint32_t)(fde + 4)); /* back to the CIE */
+	field = l.eh_addr + fde + 8;
+	put32(eh + fde + 8, (uint32_t)(l.text_addr - field)); /* pc_begin: .text */
+	put32(eh + fde + 12, 0x40);			      /* pc_range */
+	n = fde + 16;
+	eh[n++] = 0;	       /* augmentation data: none */
+	eh[n++] = 0x40 | 0x14; /* advance_loc 0x14 */
+	eh[n++] = 0x0e;	       /* def_cfa_offset 16 */
+	eh[n++] = 0x10;
+	eh[n++] = 0x01; /* set_loc: pcrel sdata4, back to pc_begin */
+	field = l.eh_addr + n;
+	put32(eh + n, (uint32_t)(l.text_addr - field));
+	n += 4;
+	eh[n++] = 0x0e; /* def_cfa_offset 8 */
+	eh[n++] = 0x08;
+	n = (n + 3) & ~(size_t)3; /* DW_CFA_nop up to a 4-byte length */
+	put32(eh + fde, (uint32_t)(n - fde - 4));
+	ut = crafted_table(eh, n, &l);
+
+	r = unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 2);
+	assert_int_equal(unwind_table__base(ut) + r[0].pc, l.text_addr);
+	assert_int_equal(r[0].reason, CP_UNW_BAD_CFI);
+	assert_int_equal(r[1].cfa_type, CP_CFA_END_FUNC);
+	assert_int_equal(unwind_table__base(ut) + r[1].pc, l.text_addr + 0x40);
+	unwind_table__stats(ut, &st);
+	assert_int_equal(st.unsupported[CP_UNW_BAD_CFI], 1);
+	unwind_table__free(ut);
+}
+
+/* A CIE and no FDE at all: an empty table (this sorted a NULL array: UB under UBSan). */
+static void test_cie_without_fde(void **state)
+{
+	struct eh_layout l;
+	char path[PATH_MAX];
+	uint8_t eh[32] = {0};
+	struct unwind_table *ut;
+	size_t nr;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	ut = crafted_table(eh, put_cie(eh), &l);
+	unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 0);
+	unwind_table__free(ut);
+}
+
+/* An entry whose length runs past the section: what follows is lost, and counted. */
+static void test_bad_length(void **state)
+{
+	struct eh_layout l;
+	struct unwind_table_stats st;
+	char path[PATH_MAX];
+	uint8_t eh[32] = {0};
+	struct unwind_table *ut;
+	size_t n;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	n = put_cie(eh);
+	put32(eh + n, 0x7ffffff0); /* an entry longer than the section */
+	ut = crafted_table(eh, n + 8, &l);
+	unwind_table__stats(ut, &st);
+	assert_int_equal(st.bytes_skipped, l.eh_size - n);
+	assert_int_equal(st.fdes, 0);
+	unwind_table__free(ut);
+}
+
 static void test_errors(void **state)
 {
 	char path[PATH_MAX], tmp[] = "/tmp/cpuprof-unw-XXXXXX";
@@ -792,11 +963,19 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nofp),	  cmocka_unit_test(test_fp),
-		cmocka_unit_test(test_ibt_plt),	  cmocka_unit_test(test_debug_frame),
-		cmocka_unit_test(test_nopie),	  cmocka_unit_test(test_libc),
-		cmocka_unit_test(test_ld_so),	  cmocka_unit_test(test_python),
-		cmocka_unit_test(test_take_rows), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nofp),
+		cmocka_unit_test(test_fp),
+		cmocka_unit_test(test_ibt_plt),
+		cmocka_unit_test(test_debug_frame),
+		cmocka_unit_test(test_nopie),
+		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_ld_so),
+		cmocka_unit_test(test_python),
+		cmocka_unit_test(test_take_rows),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_set_loc_backwards),
+		cmocka_unit_test(test_cie_without_fde),
+		cmocka_unit_test(test_bad_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
