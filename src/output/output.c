@@ -2,16 +2,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "output/output.h"
 
 struct out_file {
 	FILE *f;
-	char *path; /* final name; NULL for stdout */
-	char *tmp;  /* temporary name in the same directory */
+	bool is_stdout;
+	bool in_place; /* a FIFO, a character device or an inherited descriptor: streamed */
+	char *path;    /* regular file: the final name (a symlink's target), else NULL */
+	char *tmp;     /* regular file without O_TMPFILE: the temporary name next to path */
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -32,63 +38,237 @@ enum output_format format_from_name(const char *path)
 	return FORMAT_FOLDED;
 }
 
+/* "/dev/stdout", "/dev/fd/N", "/proc/self/fd/N": descriptor N of this process, else -1. */
+static int inherited_fd(const char *path)
+{
+	const char *num = NULL;
+	char *end;
+	long n;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		num = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		num = path + 14;
+	if (!num || !*num)
+		return -1;
+	errno = 0;
+	n = strtol(num, &end, 10);
+	if (errno || *end || n < 0 || n > INT_MAX)
+		return -1;
+	return (int)n;
+}
+
+/*
+ * May the symlink path be followed, as the kernel would follow it for this process under
+ * fs.protected_symlinks? In a sticky world-writable directory (/tmp) only when the link is
+ * ours or its directory's owner's: another user's link there may point anywhere.
+ */
+static int symlink_allowed(const char *path, const struct stat *link)
+{
+	char *copy = strdup(path);
+	struct stat dir;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	if (stat(dirname(copy), &dir))
+		err = -errno;
+	else if ((dir.st_mode & S_ISVTX) && (dir.st_mode & S_IWOTH) && link->st_uid != geteuid() &&
+		 link->st_uid != dir.st_uid)
+		err = -EACCES;
+	free(copy);
+	return err;
+}
+
+/* A FIFO or character device, opened for streaming without waiting for a reader. */
+static int open_in_place(const char *path, struct out_file *o)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int flags;
+
+	if (fd < 0)
+		return -errno; /* ENXIO: a FIFO without a reader */
+	/* writes then wait for a slow reader rather than fail with EAGAIN */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+		goto fail;
+	o->f = fdopen(fd, "w");
+	if (!o->f)
+		goto fail;
+	o->in_place = true;
+	return 0;
+fail:
+	flags = -errno;
+	close(fd);
+	return flags;
+}
+
+/*
+ * The owner a new file gets: under sudo, the user who ran it (SUDO_UID, SUDO_GID), so that a
+ * profile in their directory is theirs; otherwise this process's. -1: leave as created.
+ */
+static void new_file_owner(uid_t *uid, gid_t *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	unsigned long v;
+
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
+	if (geteuid() != 0 || !u || !g)
+		return;
+	errno = 0;
+	v = strtoul(u, &end, 10);
+	if (errno || *end || !*u || v >= UINT32_MAX)
+		return;
+	*uid = (uid_t)v;
+	v = strtoul(g, &end, 10);
+	if (errno || *end || !*g || v >= UINT32_MAX) {
+		*uid = (uid_t)-1;
+		return;
+	}
+	*gid = (gid_t)v;
+}
+
+/*
+ * A regular file at path (old: its present state, NULL when new), written into an unnamed
+ * file in the same directory (O_TMPFILE: a SIGKILL leaves nothing behind) or, where the file
+ * system has no O_TMPFILE, a hidden temporary name; both get the old file's mode (and owner,
+ * as root), or those of a plain creat().
+ */
+static int open_atomic(const char *path, const struct stat *old, struct out_file *o)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path);
+	mode_t mode, mask = umask(0);
+	uid_t uid;
+	gid_t gid;
+	int fd = -1, err = 0;
+
+	umask(mask);
+	mode = old ? (old->st_mode & 07777) : (0666 & ~mask);
+	o->path = strdup(path);
+	if (!o->path || !dcopy || !bcopy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = open(dirname(dcopy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+		err = -errno;
+		goto out;
+	}
+	if (fd < 0) {
+		free(dcopy);
+		dcopy = strdup(path);
+		if (!dcopy ||
+		    asprintf(&o->tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
+			o->tmp = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+		fd = mkostemp(o->tmp, O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			free(o->tmp);
+			o->tmp = NULL;
+			goto out;
+		}
+	}
+	if (fchmod(fd, mode)) {
+		err = -errno;
+		goto out;
+	}
+	if (old) {
+		uid = old->st_uid;
+		gid = old->st_gid;
+		if (geteuid() != 0)
+			uid = (uid_t)-1, gid = (gid_t)-1;
+	} else {
+		new_file_owner(&uid, &gid);
+	}
+	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid)) {
+		err = -errno;
+		goto out;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f)
+		err = -errno;
+out:
+	if (err && fd >= 0)
+		close(fd);
+	free(dcopy);
+	free(bcopy);
+	return err;
+}
+
 int out_file__open(const char *path, struct out_file **out)
 {
 	struct out_file *o = calloc(1, sizeof(*o));
-	char *dcopy = NULL, *bcopy = NULL;
-	mode_t mask;
+	char *target = NULL;
 	struct stat st;
-	int fd = -1, err = 0;
+	int fd, err = 0;
 
 	*out = NULL;
 	if (!o)
 		return -ENOMEM;
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
+		o->is_stdout = true;
 		*out = o;
 		return 0;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	fd = inherited_fd(path);
+	if (fd >= 0) {
+		/* the shell's descriptor, whatever it is: write where it points, in place */
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+			err = -errno;
+			if (fd >= 0)
+				close(fd);
+			goto fail;
+		}
+		o->in_place = true;
+		*out = o;
+		return 0;
+	}
+	if (lstat(path, &st)) {
+		if (errno != ENOENT) {
+			err = -errno;
+			goto fail;
+		}
+		err = open_atomic(path, NULL, o); /* a new file */
+		goto done;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		/* the link stays; what it points at is written */
+		err = symlink_allowed(path, &st);
+		if (err)
+			goto fail;
+		target = realpath(path, NULL);
+		if (!target || stat(target, &st)) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (S_ISDIR(st.st_mode))
 		err = -EISDIR;
+	else if (S_ISREG(st.st_mode))
+		err = open_atomic(target ? target : path, &st, o);
+	else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+		err = open_in_place(target ? target : path, o);
+	else
+		err = -EINVAL; /* a block device, a socket: not a place for a profile */
+done:
+	free(target);
+	if (err)
 		goto fail;
-	}
-	o->path = strdup(path);
-	dcopy = strdup(path);
-	bcopy = strdup(path);
-	if (!o->path || !dcopy || !bcopy ||
-	    asprintf(&o->tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
-		o->tmp = NULL;
-		err = -ENOMEM;
-		goto fail;
-	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		free(o->tmp);
-		o->tmp = NULL;
-		goto fail;
-	}
-	/* mkstemp creates 0600; give the file the mode a plain creat() would */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		err = -errno;
-		goto fail;
-	}
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		err = -errno;
-		goto fail;
-	}
-	free(dcopy);
-	free(bcopy);
 	*out = o;
 	return 0;
 fail:
-	if (fd >= 0 && !o->f)
-		close(fd);
-	free(dcopy);
-	free(bcopy);
+	free(target);
 	out_file__abort(o);
 	return err;
 }
@@ -100,21 +280,57 @@ FILE *out_file__stream(const struct out_file *o)
 
 bool out_file__is_stdout(const struct out_file *o)
 {
-	return !o->path;
+	return o->is_stdout;
+}
+
+/* Give the unnamed file of f a hidden name next to path, for rename(). */
+static int link_tmpfile(FILE *f, const char *path, char **tmp)
+{
+	char proc[64], *dcopy = strdup(path), *bcopy = strdup(path);
+	int err = -EEXIST;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f));
+	for (int tries = 0; dcopy && bcopy && err == -EEXIST && tries < 100; tries++) {
+		uint32_t r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
+		free(*tmp);
+		if (asprintf(tmp, "%s/.%s.%08x", dirname(dcopy), basename(bcopy), r) < 0) {
+			*tmp = NULL;
+			break;
+		}
+		err = linkat(AT_FDCWD, proc, AT_FDCWD, *tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
+		free(dcopy);
+		dcopy = strdup(path);
+	}
+	if (!dcopy || !bcopy || !*tmp)
+		err = -ENOMEM;
+	if (err) {
+		free(*tmp);
+		*tmp = NULL;
+	}
+	free(dcopy);
+	free(bcopy);
+	return err;
 }
 
 int out_file__commit(struct out_file *o)
 {
 	int err = 0;
 
-	if (!o->path) {
+	if (o->is_stdout || o->in_place) {
 		if (fflush(o->f))
+			err = -errno;
+		if (o->in_place && fclose(o->f) && !err)
 			err = -errno;
 		free(o);
 		return err;
 	}
 	if (fflush(o->f) || fsync(fileno(o->f)))
 		err = -errno;
+	if (!err && !o->tmp)
+		err = link_tmpfile(o->f, o->path, &o->tmp);
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
@@ -134,7 +350,7 @@ void out_file__abort(struct out_file *o)
 {
 	if (!o)
 		return;
-	if (o->f && o->path)
+	if (o->f && !o->is_stdout)
 		fclose(o->f);
 	if (o->tmp)
 		unlink(o->tmp);

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The profile's destination. A file is written atomically: a temporary file is created in the
- * same directory when recording starts (which also proves the output is writable before any
- * sampling), filled at the end, then renamed over the final name. Nothing is left behind on
- * failure. "-" or no name means stdout.
+ * The profile's destination, opened when recording starts (which proves it writable before
+ * any sampling) and filled at the end.
+ * - A regular file, new or existing, is written atomically: into an unnamed file in the same
+ *   directory (O_TMPFILE; a hidden temporary name where the file system lacks it), linked and
+ *   renamed over the final name at commit. An existing file keeps its mode (and owner, as
+ *   root); a new one under sudo belongs to the user who ran sudo. Nothing is left behind on
+ *   failure, and with O_TMPFILE not even after SIGKILL.
+ * - A symlink is followed only where the kernel would follow it for this process
+ *   (fs.protected_symlinks: in a sticky world-writable directory, only a link of ours or of
+ *   the directory's owner); the link stays and its target is written.
+ * - A FIFO or a character device is written in place, streaming; a FIFO must have a reader
+ *   (ENXIO otherwise). "/dev/stdout", "/dev/fd/N" and "/proc/self/fd/N" write to that
+ *   descriptor of this process in place, whatever it is. "-" or no name means stdout.
+ * - A directory is EISDIR; a block device or socket EINVAL.
  */
 #ifndef CPUPROF_OUTPUT_H
 #define CPUPROF_OUTPUT_H
@@ -20,7 +30,7 @@ enum output_format {
 
 struct out_file;
 
-/* path NULL or "-": stdout. 0 or a negative errno (EACCES, ENOENT, EISDIR, EROFS...). */
+/* path NULL or "-": stdout. 0 or a negative errno (EACCES, ENOENT, EISDIR, ENXIO, EROFS...). */
 int out_file__open(const char *path, struct out_file **out);
 
 /* The stream to write the profile to. */
@@ -29,7 +39,8 @@ FILE *out_file__stream(const struct out_file *o);
 /* True for stdout. */
 bool out_file__is_stdout(const struct out_file *o);
 
-/* Flush, sync and rename into place (or just flush stdout), then free o. 0 or -errno. */
+/* Flush, sync and rename into place (or flush a stream written in place), then free o. 0 or
+ * -errno. */
 int out_file__commit(struct out_file *o);
 
 /* Remove the temporary file and free o. NULL-safe. */

@@ -139,7 +139,9 @@ int record_open_outputs(struct record *r)
 
 		if (err) {
 			pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
-			       strerror(-err));
+			       err == -ENXIO	? "a FIFO with no reader; start its reader first"
+			       : err == -EINVAL ? "not a regular file, FIFO or character device"
+						: strerror(-err));
 			return CP_EXIT_CANTCREAT;
 		}
 	}

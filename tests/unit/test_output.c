@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The output file: atomic replace, mode, nothing left behind on abort or failure. */
+/*
+ * The output file: atomic replace keeping mode and owner, nothing visible before commit and
+ * nothing left behind on abort or failure; symlinks followed as the kernel's
+ * protected_symlinks rule allows, the link kept; FIFOs, character devices and inherited
+ * descriptors written in place. Every path is inside the test's own temporary directory.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include "cmocka_inc.h"
 #include "output/output.h"
 
@@ -59,7 +66,8 @@ static void test_commit(void **state)
 	fclose(f);
 	assert_int_equal(out_file__open(path, &o), 0);
 	assert_false(out_file__is_stdout(o));
-	assert_int_equal(n_entries(dir), 2); /* the old file and the temporary */
+	/* the file being written has no name yet (O_TMPFILE): a SIGKILL leaves nothing */
+	assert_int_equal(n_entries(dir), 1);
 	fputs("a;b 1\n", out_file__stream(o));
 	f = fopen(path, "r");
 	assert_non_null(fgets(buf, sizeof(buf), f));
@@ -103,6 +111,212 @@ static void test_errors(void **state)
 	assert_int_equal(n_entries(dir), 0);
 }
 
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void expect_text(const char *path, const char *text)
+{
+	char buf[64] = {};
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
+static void put(const char *path, const char *text)
+{
+	struct out_file *o;
+
+	assert_int_equal(out_file__open(path, &o), 0);
+	fputs(text, out_file__stream(o));
+	assert_int_equal(out_file__commit(o), 0);
+}
+
+/* An existing file keeps its mode and, as root, its owner. */
+static void test_keeps_mode_owner(void **state)
+{
+	const char *dir = *state;
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/m.folded", dir);
+	write_text(path, "old\n", 0604);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	put(path, "new\n");
+	expect_text(path, "new\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0604);
+	if (geteuid() == 0) {
+		assert_int_equal(st.st_uid, 65534);
+		assert_int_equal(st.st_gid, 65534);
+	}
+}
+
+/* Under sudo a new file belongs to the user who ran sudo. */
+static void test_sudo_owner(void **state)
+{
+	const char *dir = *state;
+	char path[256];
+	struct stat st;
+
+	if (geteuid() != 0)
+		cp_skip("not root");
+	snprintf(path, sizeof(path), "%s/s.folded", dir);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65533", 1);
+	put(path, "x\n");
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, 65533);
+}
+
+/* A symlink stays a symlink; its target is replaced. */
+static void test_symlink_followed(void **state)
+{
+	const char *dir = *state;
+	char link[256], target[256], got[256] = {};
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/t.folded", dir);
+	snprintf(link, sizeof(link), "%s/l.folded", dir);
+	write_text(target, "old\n", 0644);
+	assert_int_equal(symlink("t.folded", link), 0);
+	put(link, "new\n");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(readlink(link, got, sizeof(got) - 1) > 0);
+	assert_string_equal(got, "t.folded");
+	expect_text(target, "new\n");
+	assert_int_equal(n_entries(dir), 2);
+}
+
+/* Another user's link in a sticky world-writable directory is not followed (as /tmp). */
+static void test_symlink_protected(void **state)
+{
+	const char *dir = *state;
+	char sticky[256], link[256], target[256];
+	struct out_file *o = NULL;
+
+	if (geteuid() != 0)
+		cp_skip("not root: cannot make another user's link");
+	snprintf(sticky, sizeof(sticky), "%s/sticky", dir);
+	snprintf(link, sizeof(link), "%s/sticky/l", dir);
+	snprintf(target, sizeof(target), "%s/victim", dir);
+	assert_int_equal(mkdir(sticky, 0755), 0);
+	assert_int_equal(chmod(sticky, 01777), 0);
+	write_text(target, "precious\n", 0644);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(out_file__open(link, &o), -EACCES);
+	assert_null(o);
+	expect_text(target, "precious\n");
+	/* our own link there is followed */
+	assert_int_equal(lchown(link, 0, 0), 0);
+	put(link, "ours\n");
+	expect_text(target, "ours\n");
+}
+
+/* Read everything from path in a child; its text comes back through a pipe. */
+static pid_t reader(const char *path, int *out)
+{
+	int p[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[256];
+		ssize_t n;
+		int fd = open(path, O_RDONLY);
+
+		close(p[0]);
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			if (write(p[1], buf, (size_t)n) != n)
+				_exit(2);
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	close(p[1]);
+	*out = p[0];
+	return pid;
+}
+
+/* A FIFO is written in place (not replaced by a file), and must have a reader. */
+static void test_fifo(void **state)
+{
+	const char *dir = *state;
+	char path[256], buf[64] = {};
+	struct out_file *o = NULL;
+	struct stat st;
+	int rd, status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(out_file__open(path, &o), -ENXIO); /* no reader: no wait */
+	assert_null(o);
+	pid = reader(path, &rd);
+	for (int i = 0; i < 500 && out_file__open(path, &o) == -ENXIO; i++)
+		usleep(10000);
+	assert_non_null(o);
+	fputs("a;b 1\n", out_file__stream(o));
+	assert_int_equal(out_file__commit(o), 0);
+	assert_true(read(rd, buf, sizeof(buf) - 1) > 0);
+	close(rd);
+	assert_string_equal(buf, "a;b 1\n");
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(n_entries(dir), 1);
+}
+
+/* /proc/self/fd/N and /dev/fd/N write to that descriptor (here a pipe), in place. */
+static void test_inherited_fd(void **state)
+{
+	char path[64], buf[64] = {};
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
+	put(path, "x 1\n");
+	snprintf(path, sizeof(path), "/dev/fd/%d", p[1]);
+	put(path, "y 2\n");
+	close(p[1]);
+	assert_int_equal(read(p[0], buf, sizeof(buf) - 1), 8);
+	assert_string_equal(buf, "x 1\ny 2\n");
+	close(p[0]);
+}
+
+/* A character device (a null device node of our own) is written in place, not replaced. */
+static void test_char_device(void **state)
+{
+	const char *dir = *state;
+	char path[256];
+	struct stat st;
+
+	if (geteuid() != 0)
+		cp_skip("not root: cannot make a device node");
+	snprintf(path, sizeof(path), "%s/null", dir);
+	assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);
+	put(path, "gone\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(n_entries(dir), 1);
+}
+
 static void test_stdout(void **state)
 {
 	struct out_file *o;
@@ -136,6 +350,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keeps_mode_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sudo_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_followed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_protected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
+		cmocka_unit_test(test_inherited_fd),
+		cmocka_unit_test_setup_teardown(test_char_device, setup, teardown),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_format_from_name),
 	};
