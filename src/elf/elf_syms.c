@@ -77,6 +77,7 @@ struct builder {
 	bool interp; /* has a PT_INTERP: a PIE program, or a library that runs (libc.so.6) */
 	bool pie;    /* DT_FLAGS_1 has DF_1_PIE */
 	struct elf_syms *es;
+	bool headers_only; /* segments, type and build-id, no symbols */
 	const void *build_id;
 	size_t build_id_len;
 	struct sec_span *secs;
@@ -358,7 +359,8 @@ static int read_sections(struct builder *b)
 			/* as for PT_NOTE, a broken note only loses the build-id */
 			if (!scn_data(scn, &data))
 				note_build_id(b, data);
-		} else if (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM) {
+		} else if (!b->headers_only &&
+			   (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM)) {
 			err = read_symtab(b, scn, &shdr);
 			if (err)
 				goto out;
@@ -539,9 +541,9 @@ out:
 	return err;
 }
 
-static int build(Elf *elf, struct elf_syms **out)
+static int build(Elf *elf, bool headers_only, struct elf_syms **out)
 {
-	struct builder b = {.elf = elf};
+	struct builder b = {.elf = elf, .headers_only = headers_only};
 	GElf_Ehdr ehdr;
 	int err;
 
@@ -560,7 +562,8 @@ static int build(Elf *elf, struct elf_syms **out)
 	if (err)
 		goto out;
 	err = read_sections(&b);
-	if (!err && ehdr.e_entry && (ehdr.e_type == ET_EXEC || (b.interp && b.pie)))
+	if (!err && !headers_only && ehdr.e_entry &&
+	    (ehdr.e_type == ET_EXEC || (b.interp && b.pie)))
 		err = add_entry(&b, ehdr.e_entry);
 	if (err)
 		goto out;
@@ -582,7 +585,7 @@ out:
 	return err;
 }
 
-struct elf_syms *elf_syms__from_fd(int fd)
+static struct elf_syms *from_fd(int fd, bool headers_only)
 {
 	unsigned char magic[SELFMAG];
 	struct elf_syms *es = NULL;
@@ -606,12 +609,22 @@ struct elf_syms *elf_syms__from_fd(int fd)
 		err = -EIO;
 		goto out;
 	}
-	err = build(elf, &es);
+	err = build(elf, headers_only, &es);
 out:
 	elf_end(elf);
 	if (err)
 		errno = -err;
 	return es;
+}
+
+struct elf_syms *elf_syms__from_fd(int fd)
+{
+	return from_fd(fd, false);
+}
+
+struct elf_syms *elf_syms__headers_from_fd(int fd)
+{
+	return from_fd(fd, true);
 }
 
 struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
@@ -625,7 +638,7 @@ struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
 	err = elf_image_open(image, size, &elf, &copy);
 	if (err)
 		goto out;
-	err = build(elf, &es);
+	err = build(elf, false, &es);
 out:
 	elf_end(elf);
 	free(copy);

@@ -22,6 +22,13 @@ struct elf_syms;
  */
 struct elf_syms *elf_syms__from_fd(int fd);
 
+/*
+ * The headers only: the PT_LOAD segments (elf_syms__offset_to_vaddr), the type and the build-id,
+ * no symbols (every lookup finds nothing), for what needs an object's layout and identity but
+ * not its names, at a fraction of the cost. Same returns as elf_syms__from_fd.
+ */
+struct elf_syms *elf_syms__headers_from_fd(int fd);
+
 /* The same from an image in memory (e.g. the vDSO); the image is copied. */
 struct elf_syms *elf_syms__from_mem(const void *image, size_t size);
 

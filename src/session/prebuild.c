@@ -79,16 +79,16 @@ static bool is_user_process(const char *procfs, pid_t pid)
 	return readlink(path, buf, sizeof(buf)) > 0;
 }
 
-static int add_proc(struct symbolizer *sy, struct unwind_maps *um, const struct prebuild_opts *o,
+static int add_proc(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
 		    pid_t pid, struct prebuild_result *st)
 {
 	int err;
 
 	if (o->comm_re && !comm_matches(o->procfs, pid, o->comm_re))
 		return 0;
-	err = symbolizer__snapshot(sy, (uint32_t)pid, 0);
+	err = proc_snapshot__take(ps, (uint32_t)pid, 0);
 	if (!err && um)
-		err = unwind_maps__add_proc(um, sy, (uint32_t)pid, 0);
+		err = unwind_maps__add_proc(um, ps, (uint32_t)pid, 0);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -108,7 +108,7 @@ static int add_proc(struct symbolizer *sy, struct unwind_maps *um, const struct 
 	return 0;
 }
 
-static int add_all(struct symbolizer *sy, struct unwind_maps *um, const struct prebuild_opts *o,
+static int add_all(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
 		   struct prebuild_result *st)
 {
 	struct dirent *de;
@@ -124,13 +124,13 @@ static int add_all(struct symbolizer *sy, struct unwind_maps *um, const struct p
 		if (parse_u64(de->d_name, 1, INT_MAX, &v) || (pid_t)v == o->self ||
 		    !is_user_process(o->procfs, (pid_t)v))
 			continue;
-		err = add_proc(sy, um, o, (pid_t)v, st);
+		err = add_proc(ps, um, o, (pid_t)v, st);
 	}
 	closedir(d);
 	return err;
 }
 
-int prebuild(struct symbolizer *sy, struct unwind_maps *um, const struct prebuild_opts *o,
+int prebuild(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
 	     struct prebuild_result *st)
 {
 	uint64_t t0 = monotonic_ns();
@@ -143,9 +143,9 @@ int prebuild(struct symbolizer *sy, struct unwind_maps *um, const struct prebuil
 			err = add_elf_file(um, o->exe);
 	}
 	for (size_t i = 0; !err && i < o->n_pids; i++)
-		err = add_proc(sy, um, o, o->pids[i], st);
+		err = add_proc(ps, um, o, o->pids[i], st);
 	if (!err && !o->n_pids && o->all)
-		err = add_all(sy, um, o, st);
+		err = add_all(ps, um, o, st);
 	st->ns = monotonic_ns() - t0;
 	return err;
 }

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "symbol/symbolize.h"
+#include "proc/proc_snapshot.h"
 #include "unwind/unwind_maps.h"
 
 struct prebuild_opts {
@@ -33,11 +33,11 @@ struct prebuild_result {
 };
 
 /*
- * Snapshot the processes of o into sy (as generation 0) and, when um is not NULL, add their
+ * Snapshot the processes of o into ps (as generation 0) and, when um is not NULL, add their
  * tables and those of o->exe and of the loader and C library this program uses. Errors of one
  * process do not stop the others. 0, or -ENOMEM. Free *res with prebuild_result_free.
  */
-int prebuild(struct symbolizer *sy, struct unwind_maps *um, const struct prebuild_opts *o,
+int prebuild(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
 	     struct prebuild_result *res);
 
 void prebuild_result_free(struct prebuild_result *res);

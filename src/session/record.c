@@ -20,6 +20,7 @@
 #include "output/output.h"
 #include "profile/profile.h"
 #include "session/prebuild.h"
+#include "proc/proc_snapshot.h"
 #include "proc/proc_status.h"
 #include "session/record.h"
 #include "session/record_int.h"
@@ -35,7 +36,7 @@ static void load_unwind(struct record *r, uint32_t pid, uint32_t gen)
 
 	if (!r->um)
 		return;
-	err = unwind_maps__add_proc(r->um, r->sym, pid, gen);
+	err = unwind_maps__add_proc(r->um, r->snap, pid, gen);
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 }
@@ -58,7 +59,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (ev->type == CP_EV_MAPS_CHANGED) {
 		/* clear first: code mapped while we read asks again */
 		bpf_session__refresh_taken(r->bpf, ev->pid);
-		err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
+		err = proc_snapshot__refresh(r->snap, ev->pid, ev->gen);
 		if (err == -ESRCH)
 			r->refresh_failed++;
 		else if (err)
@@ -76,7 +77,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	/* merge: a -p target was read at start, and may have mapped code since */
-	err = symbolizer__refresh(r->sym, ev->pid, ev->gen);
+	err = proc_snapshot__refresh(r->snap, ev->pid, ev->gen);
 	if (err == -ESRCH)
 		r->snapshot_failed++;
 	else if (err)
@@ -350,7 +351,8 @@ static int record_session(struct record *r)
 	if (rc)
 		return rc;
 	raise_fd_limit();
-	r->sym = symbolizer__new("/proc");
+	r->snap = proc_snapshot__new("/proc");
+	r->sym = r->snap ? symbolizer__new(r->snap) : NULL;
 	if (!r->sym) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
@@ -453,6 +455,7 @@ int record_run(const struct cp_options *opts)
 	bpf_session__free(r.bpf);
 	workload__free(r.wl);
 	symbolizer__free(r.sym);
+	proc_snapshot__free(r.snap);
 	profile__free(r.prof);
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);

@@ -17,6 +17,7 @@
 #include "session/options.h"
 #include "output/output.h"
 #include "session/prebuild.h"
+#include "proc/proc_snapshot.h"
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
@@ -41,6 +42,7 @@ struct record {
 	struct cp_config cfg;
 	struct bpf_session *bpf;
 	struct ring_buffer *rb;
+	struct proc_snapshot *snap; /* the mappings of the processes, for unwinder and symbolizer */
 	struct symbolizer *sym;
 	struct unwind_maps *um; /* NULL with --unwind fp, or when the unwinder failed (auto) */
 	uint32_t max_rows;	/* --max-unwind-memory in rows */

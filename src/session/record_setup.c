@@ -371,7 +371,7 @@ int record_prepare_tables(struct record *r)
 			return CP_EXIT_FAILURE;
 		}
 	}
-	err = prebuild(r->sym, r->um, &po, &r->pre);
+	err = prebuild(r->snap, r->um, &po, &r->pre);
 	if (err) {
 		pr_err("cannot read the processes' mappings: %s", strerror(-err));
 		return CP_EXIT_FAILURE;

@@ -1,64 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <search.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
-#include "symbol/dwarf_index.h"
 #include "elf/elf_syms.h"
+#include "proc/proc_maps.h"
+#include "proc/proc_snapshot.h"
+#include "symbol/dwarf_index.h"
 #include "symbol/ksyms.h"
 #include "symbol/perfmap.h"
-#include "proc/proc_maps.h"
-#include "proc/proc_status.h"
 #include "symbol/symbolize.h"
 
-/* One file, shared by every mapping of it in every process. */
-struct object {
-	dev_t dev;
-	ino_t ino;
-	int fd;		     /* kept open so the file can be read after its process exits */
-	const char *name;    /* base name (interned) */
-	struct elf_syms *es; /* built at the first lookup */
-	bool indexed;
-	const char *build_id;	/* interned hex, "" when none; set with es */
-	const char *path;	/* interned path as the first process that mapped it saw it */
-	uint32_t pid;		/* that process: debug files are looked for in its root too */
-	struct dwarf_index *di; /* shared through symbolizer.indexes; NULL when it failed */
+/* What the symbolizer knows of one object of the proc_snapshot. */
+struct sym_object {
+	struct ps_object *obj; /* the key */
+	struct elf_syms *es;   /* symbol index, built at the first lookup; NULL: none */
+	bool es_tried;
+	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
+	bool di_own; /* di is not shared through symbolizer.indexes: freed with this */
 };
 
 /* One DWARF index per build-id (or per object when it has none). */
 struct index_entry {
-	const char *build_id; /* interned; "" never enters the tree */
+	const char *build_id; /* interned by the proc_snapshot; "" never enters the tree */
 	struct dwarf_index *di;
-};
-
-enum map_kind {
-	MAP_FILE,    /* obj is set */
-	MAP_NOFILE,  /* a file we could not open: named by label + file offset */
-	MAP_ANON,    /* anonymous executable memory (JIT) */
-	MAP_VDSO,    /* the kernel's vDSO image, the same for every process */
-	MAP_SPECIAL, /* [vsyscall] and the like */
-};
-
-struct snap_map {
-	uint64_t start, end, offset;
-	enum map_kind kind;
-	struct object *obj;
-	const char *label; /* interned base name */
-	const char *path;  /* interned path as mapped */
-};
-
-struct snapshot {
-	uint64_t key; /* pid << 32 | gen */
-	struct snap_map *v;
-	size_t n;
-	uint32_t nspid; /* the pid inside the process's own pid namespace */
 };
 
 /* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
@@ -68,11 +37,9 @@ struct pm_cache {
 };
 
 struct symbolizer {
-	char *procfs;
-	void *snaps; /* tsearch tree of struct snapshot * */
-	void *objs;  /* tsearch tree of struct object * */
-	void *strs;  /* tsearch tree of interned char * */
-	unsigned int n_snaps, n_objs;
+	struct proc_snapshot *ps; /* borrowed: the mappings and objects of the processes */
+	void *objs;		  /* tsearch tree of struct sym_object *, by object */
+	void *strs;		  /* tsearch tree of interned char * */
 	struct ksyms *ks;
 	struct elf_syms *vdso;
 	bool vdso_tried;
@@ -88,20 +55,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static int cmp_snap(const void *a, const void *b)
+static int cmp_sym_obj(const void *a, const void *b)
 {
-	const struct snapshot *x = a, *y = b;
+	const struct sym_object *x = a, *y = b;
 
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static int cmp_obj(const void *a, const void *b)
-{
-	const struct object *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+	return x->obj < y->obj ? -1 : x->obj > y->obj;
 }
 
 /* Return the one shared copy of s, or NULL on ENOMEM. */
@@ -143,40 +101,30 @@ static const char *internf(struct symbolizer *sy, const char *fmt, ...)
 	return r;
 }
 
-struct symbolizer *symbolizer__new(const char *procfs)
+struct symbolizer *symbolizer__new(struct proc_snapshot *ps)
 {
-	struct symbolizer *sy = calloc(1, sizeof(*sy));
+	struct symbolizer *sy;
 
-	if (!sy)
-		return NULL;
-	sy->procfs = strdup(procfs);
-	if (!sy->procfs) {
-		free(sy);
-		errno = ENOMEM;
+	if (!ps) {
+		errno = EINVAL;
 		return NULL;
 	}
+	sy = calloc(1, sizeof(*sy));
+	if (!sy)
+		return NULL;
+	sy->ps = ps;
 	return sy;
 }
 
-static void free_snap(void *p)
+static void free_sym_obj(void *p)
 {
-	struct snapshot *s = p;
+	struct sym_object *so = p;
 
-	free(s->v);
-	free(s);
-}
-
-static void free_obj(void *p)
-{
-	struct object *o = p;
-
-	if (o->fd >= 0)
-		close(o->fd);
-	elf_syms__free(o->es);
-	/* an index shared by build-id belongs to sy->indexes; an unshared one to o */
-	if (o->di && (!o->build_id || !*o->build_id))
-		dwarf_index__free(o->di);
-	free(o);
+	elf_syms__free(so->es);
+	/* an index shared by build-id belongs to sy->indexes */
+	if (so->di_own)
+		dwarf_index__free(so->di);
+	free(so);
 }
 
 static void free_index(void *p)
@@ -206,15 +154,13 @@ void symbolizer__free(struct symbolizer *sy)
 {
 	if (!sy)
 		return;
-	tdestroy(sy->snaps, free_snap);
-	tdestroy(sy->objs, free_obj);
+	tdestroy(sy->objs, free_sym_obj);
 	tdestroy(sy->indexes, free_index);
 	tdestroy(sy->perfmaps, free_pm_cache);
 	free_dirs(sy->debug_dirs);
 	tdestroy(sy->strs, free);
 	ksyms__free(sy->ks);
 	elf_syms__free(sy->vdso);
-	free(sy->procfs);
 	free(sy);
 }
 
@@ -234,117 +180,6 @@ bool symbolizer__kernel_restricted(const struct symbolizer *sy)
 	return sy->ks && ksyms__restricted(sy->ks);
 }
 
-unsigned int symbolizer__n_snapshots(const struct symbolizer *sy)
-{
-	return sy->n_snaps;
-}
-
-unsigned int symbolizer__n_objects(const struct symbolizer *sy)
-{
-	return sy->n_objs;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/*
- * Open the file behind mapping e of pid: map_files works for deleted files and other mount
- * namespaces; /proc/PID/root/PATH is the fallback when map_files is not readable.
- */
-static int open_mapped_file(const struct symbolizer *sy, uint32_t pid, const struct map_entry *e)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, sy->procfs, pid,
-		 e->start, e->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	if (e->deleted)
-		return -errno;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%u/root%s", sy->procfs, pid, e->path) >=
-	    sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	return fd;
-}
-
-/* The shared object for the file open on fd; takes ownership of fd. NULL on ENOMEM. */
-static struct object *get_object(struct symbolizer *sy, int fd, const char *path, uint32_t pid)
-{
-	struct object key = {}, *o, **slot;
-	struct stat st;
-
-	if (fstat(fd, &st)) {
-		close(fd);
-		return NULL;
-	}
-	key.dev = st.st_dev;
-	key.ino = st.st_ino;
-	slot = tfind(&key, &sy->objs, cmp_obj);
-	if (slot) {
-		close(fd);
-		return *slot;
-	}
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		close(fd);
-		return NULL;
-	}
-	*o = key;
-	o->fd = fd;
-	o->pid = pid;
-	o->name = intern(sy, base_name(path));
-	o->path = intern(sy, path);
-	if (!o->name || !o->path || !tsearch(o, &sy->objs, cmp_obj)) {
-		free_obj(o);
-		return NULL;
-	}
-	sy->n_objs++;
-	return o;
-}
-
-static int fill_map(struct symbolizer *sy, uint32_t pid, const struct map_entry *e,
-		    struct snap_map *m)
-{
-	int fd;
-
-	m->start = e->start;
-	m->end = e->end;
-	m->offset = e->offset;
-	m->path = intern(sy, e->path ? e->path : "[anon]");
-	if (!m->path)
-		return -ENOMEM;
-	if (!e->path) {
-		m->kind = MAP_ANON;
-		m->label = intern(sy, "[anon]");
-	} else if (e->path[0] == '[') {
-		m->kind = strcmp(e->path, "[vdso]") == 0 ? MAP_VDSO : MAP_SPECIAL;
-		m->label = intern(sy, e->path);
-	} else {
-		m->label = intern(sy, base_name(e->path));
-		fd = open_mapped_file(sy, pid, e);
-		if (fd >= 0) {
-			m->obj = get_object(sy, fd, e->path, pid);
-			if (!m->obj)
-				return -ENOMEM;
-			m->kind = MAP_FILE;
-		} else {
-			/* unreadable: still name frames by object and offset */
-			m->kind = MAP_NOFILE;
-		}
-	}
-	return m->label ? 0 : -ENOMEM;
-}
-
-/* Read the executable mappings of pid now into a new snapshot. */
 static int cmp_pm(const void *a, const void *b)
 {
 	const struct pm_cache *x = a, *y = b;
@@ -369,7 +204,8 @@ static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint3
 	if (!c)
 		return NULL;
 	c->pid = pid;
-	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", sy->procfs, pid, nspid);
+	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", proc_snapshot__procfs(sy->ps),
+		 pid, nspid);
 	f = fopen(path, "re");
 	if (!f && nspid == pid) {
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
@@ -384,138 +220,6 @@ static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint3
 		return NULL;
 	}
 	return c->pm;
-}
-
-static int read_snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen, struct snapshot **out)
-{
-	struct proc_maps pm = {};
-	struct snapshot *s = NULL;
-	struct proc_status ps;
-	char path[4096];
-	FILE *f;
-	int err;
-
-	*out = NULL;
-	snprintf(path, sizeof(path), "%s/%u/maps", sy->procfs, pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	err = proc_maps_parse(f, &pm);
-	fclose(f);
-	if (err)
-		goto out;
-	/* an exited process has an empty maps file */
-	if (!pm.n) {
-		err = -ESRCH;
-		goto out;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->v = calloc(pm.n, sizeof(*s->v)))) {
-		err = -ENOMEM;
-		goto out;
-	}
-	s->key = (uint64_t)pid << 32 | gen;
-	/* the name of its perf map file, for JIT code */
-	s->nspid = proc_status_read(sy->procfs, pid, &ps) == 0 ? ps.nspid : pid;
-	for (size_t i = 0; i < pm.n; i++) {
-		/* frame addresses only ever point into executable memory */
-		if (!pm.v[i].executable)
-			continue;
-		err = fill_map(sy, pid, &pm.v[i], &s->v[s->n]);
-		if (err)
-			goto out;
-		s->n++;
-	}
-	*out = s;
-	s = NULL;
-out:
-	if (s)
-		free_snap(s);
-	proc_maps_free(&pm);
-	return err;
-}
-
-int symbolizer__snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen)
-{
-	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, *s;
-	int err;
-
-	if (tfind(&key, &sy->snaps, cmp_snap))
-		return 0;
-	err = read_snapshot(sy, pid, gen, &s);
-	if (err)
-		return err;
-	if (!tsearch(s, &sy->snaps, cmp_snap)) {
-		free_snap(s);
-		return -ENOMEM;
-	}
-	sy->n_snaps++;
-	return 0;
-}
-
-static bool overlaps(const struct snap_map *a, const struct snap_map *b)
-{
-	return a->start < b->end && b->start < a->end;
-}
-
-static int cmp_map_start(const void *a, const void *b)
-{
-	const struct snap_map *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen)
-{
-	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot, *old, *s;
-	struct snap_map *v;
-	size_t n, j;
-	int err;
-
-	slot = tfind(&key, &sy->snaps, cmp_snap);
-	if (!slot)
-		return symbolizer__snapshot(sy, pid, gen);
-	old = *slot;
-	err = read_snapshot(sy, pid, gen, &s);
-	if (err)
-		return err;
-	v = realloc(s->v, (s->n + old->n + 1) * sizeof(*v));
-	if (!v) {
-		free_snap(s);
-		return -ENOMEM;
-	}
-	n = s->n;
-	/* keep the old mappings no new one replaces (both lists are sorted and disjoint) */
-	for (size_t i = 0; i < old->n; i++) {
-		for (j = 0; j < s->n && !overlaps(&old->v[i], &v[j]); j++)
-			;
-		if (j == s->n)
-			v[n++] = old->v[i];
-	}
-	qsort(v, n, sizeof(*v), cmp_map_start);
-	free(old->v);
-	old->v = v;
-	old->n = n;
-	s->v = NULL;
-	free_snap(s);
-	return 0;
-}
-
-static const struct snap_map *find_map(const struct snapshot *s, uint64_t addr)
-{
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < s->v[mid].start)
-			hi = mid;
-		else if (addr >= s->v[mid].end)
-			lo = mid + 1;
-		else
-			return &s->v[mid];
-	}
-	return NULL;
 }
 
 /* Our own vDSO: the kernel maps the same image into every process. */
@@ -545,49 +249,57 @@ static struct elf_syms *vdso_syms(struct symbolizer *sy)
 	return sy->vdso;
 }
 
-/* Lower-case hex of a build-id, interned; "" when there is none. */
-static const char *build_id_hex(struct symbolizer *sy, const struct elf_syms *es)
+/* What the symbolizer knows of o, made at the first call; NULL on ENOMEM. */
+static struct sym_object *sym_object(struct symbolizer *sy, struct ps_object *o)
 {
-	char hex[2 * 64 + 1] = "";
-	size_t len = 0;
-	const uint8_t *id = es ? elf_syms__build_id(es, &len) : NULL;
+	struct sym_object key = {.obj = o}, *so, **slot;
 
-	if (!id)
-		len = 0;
-	if (len > 64)
-		len = 64;
-	for (size_t i = 0; i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return intern(sy, hex);
-}
-
-static struct elf_syms *object_syms(struct symbolizer *sy, struct object *o)
-{
-	if (!o->indexed) {
-		o->indexed = true;
-		o->es = elf_syms__from_fd(o->fd);
-		o->build_id = build_id_hex(sy, o->es);
+	slot = tfind(&key, &sy->objs, cmp_sym_obj);
+	if (slot)
+		return *slot;
+	so = calloc(1, sizeof(*so));
+	if (!so)
+		return NULL;
+	so->obj = o;
+	if (!tsearch(so, &sy->objs, cmp_sym_obj)) {
+		free(so);
+		return NULL;
 	}
-	return o->es;
+	return so;
 }
 
-int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		     struct sym_frame *out)
+/* The symbol index of so's object, built at the first call; NULL when it has none. */
+static struct elf_syms *object_syms(struct sym_object *so)
 {
-	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+	if (!so->es_tried) {
+		so->es_tried = true;
+		so->es = elf_syms__from_fd(so->obj->fd);
+	}
+	return so->es;
+}
+
+/*
+ * Name a user address of (pid, gen) from the symbol tables, as symbolizer__user; *mp is the
+ * mapping that holds it (NULL when none does), *sop what the symbolizer knows of its object
+ * (NULL when it is no file).
+ */
+static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		     struct sym_frame *out, const struct ps_map **mp, struct sym_object **sop)
+{
 	uint64_t look = leaf ? addr : addr - 1, off, vaddr, soff;
-	const struct snap_map *m = NULL;
+	const struct ps_map *m = proc_snapshot__find(sy->ps, pid, gen, look);
+	struct sym_object *so = NULL;
 	struct elf_syms *es = NULL;
 	const char *name = NULL;
 
 	memset(out, 0, sizeof(*out));
-	slot = tfind(&key, &sy->snaps, cmp_snap);
-	if (slot)
-		m = find_map(*slot, look);
+	*mp = m;
+	*sop = NULL;
 	out->build_id = intern(sy, "");
 	/* JIT code: anonymous memory, or made executable after the mappings were read */
-	if (!m || m->kind == MAP_ANON) {
-		const struct perfmap *pm = perf_map(sy, pid, slot ? (*slot)->nspid : pid);
+	if (!m || m->kind == PS_MAP_ANON) {
+		const struct perfmap *pm =
+			perf_map(sy, pid, proc_snapshot__nspid(sy->ps, pid, gen));
 
 		name = pm ? perfmap__lookup(pm, look, &soff) : NULL;
 	}
@@ -614,26 +326,33 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	out->map_offset = m->offset;
 	off = look - m->start + m->offset;
 	switch (m->kind) {
-	case MAP_FILE:
-		es = object_syms(sy, m->obj);
-		out->build_id = m->obj->build_id ? m->obj->build_id : out->build_id;
+	case PS_MAP_FILE: {
+		const char *id = proc_snapshot__build_id(sy->ps, m->obj);
+
+		so = sym_object(sy, m->obj);
+		if (!so || !id)
+			return -ENOMEM;
+		es = object_syms(so);
+		out->build_id = id;
 		out->map_kind = SYM_MAP_FILE;
 		break;
-	case MAP_NOFILE:
+	}
+	case PS_MAP_NOFILE:
 		out->map_kind = SYM_MAP_FILE;
 		break;
-	case MAP_VDSO:
+	case PS_MAP_VDSO:
 		es = vdso_syms(sy);
 		out->map_kind = SYM_MAP_VDSO;
 		break;
-	case MAP_ANON:
+	case PS_MAP_ANON:
 		out->map_kind = SYM_MAP_ANON;
 		break;
-	case MAP_SPECIAL:
+	case PS_MAP_SPECIAL:
 		out->map_kind = SYM_MAP_SPECIAL;
 		break;
 	}
-	if (m->kind == MAP_ANON || m->kind == MAP_SPECIAL)
+	*sop = so;
+	if (m->kind == PS_MAP_ANON || m->kind == PS_MAP_SPECIAL)
 		vaddr = look;
 	else if (!es || elf_syms__offset_to_vaddr(es, off, &vaddr))
 		vaddr = off;
@@ -650,40 +369,13 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	return out->name ? 0 : -ENOMEM;
 }
 
-int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, sym_map_fn fn,
-			     void *ctx)
+int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		     struct sym_frame *out)
 {
-	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
-	int err;
+	const struct ps_map *m;
+	struct sym_object *so;
 
-	slot = tfind(&key, &sy->snaps, cmp_snap);
-	if (!slot)
-		return -ENOENT;
-	for (size_t i = 0; i < (*slot)->n; i++) {
-		const struct snap_map *m = &(*slot)->v[i];
-		struct sym_map_info mi = {
-			.start = m->start,
-			.end = m->end,
-			.fd = -1,
-			.vdso = m->kind == MAP_VDSO,
-		};
-		struct elf_syms *es;
-
-		if (m->kind == MAP_FILE) {
-			es = object_syms(sy, m->obj);
-			if (es && !elf_syms__offset_to_vaddr(es, m->offset, &mi.vaddr)) {
-				mi.fd = m->obj->fd;
-				mi.dev = m->obj->dev;
-				mi.ino = m->obj->ino;
-				if (m->obj->build_id && *m->obj->build_id)
-					mi.build_id = m->obj->build_id;
-			}
-		}
-		err = fn(&mi, ctx);
-		if (err)
-			return err;
-	}
-	return 0;
+	return name_user(sy, pid, gen, addr, leaf, out, &m, &so);
 }
 
 static int cmp_index(const void *a, const void *b)
@@ -695,51 +387,53 @@ static int cmp_index(const void *a, const void *b)
 }
 
 /*
- * The DWARF index of o, built at the first call and shared by build-id. Debug files are looked
- * for under the root of the process that mapped o first (it may be in another mount namespace),
- * then on the host. An opt-in debuginfod lookup would go here, after the local search failed.
+ * The DWARF index of so's object, built at the first call and shared by build-id. Debug files
+ * are looked for under the root of the process that mapped the object first (it may be in
+ * another mount namespace), then on the host, then, with symbolizer__set_debuginfod, asked of
+ * the debuginfod servers (dwarf_index and debug_find do the looking).
  */
-static struct dwarf_index *object_index(struct symbolizer *sy, struct object *o)
+static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object *so)
 {
-	struct index_entry key = {.build_id = o->build_id}, *e, **slot;
+	const struct ps_object *o = so->obj;
+	struct index_entry key = {.build_id = proc_snapshot__build_id(sy->ps, so->obj)}, *e, **slot;
 	char root[4096];
 	const char *roots[] = {root, "", NULL};
 	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod};
-	bool shared = o->build_id && *o->build_id;
+	bool shared = key.build_id && *key.build_id;
 
-	if (o->di_tried)
-		return o->di;
-	o->di_tried = true;
+	if (so->di_tried)
+		return so->di;
+	so->di_tried = true;
 	if (shared && (slot = tfind(&key, &sy->indexes, cmp_index))) {
-		o->di = (*slot)->di;
-		return o->di;
+		so->di = (*slot)->di;
+		return so->di;
 	}
-	snprintf(root, sizeof(root), "%s/%u/root", sy->procfs, o->pid);
-	o->di = dwarf_index__open(o->fd, o->path, &dp);
-	if (!o->di)
+	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(sy->ps), o->pid);
+	so->di = dwarf_index__open(o->fd, o->path, &dp);
+	if (!so->di)
 		return NULL;
-	if (!sy->zstd_object && (dwarf_index__flags(o->di) & DI_ZSTD))
+	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
 		sy->zstd_object = o->name;
-	if (!shared)
-		return o->di;
-	e = calloc(1, sizeof(*e));
-	if (!e || !tsearch(e, &sy->indexes, cmp_index)) {
-		/* not shared then: o owns it */
-		free(e);
-		o->build_id = intern(sy, "");
-		return o->di;
+	e = shared ? malloc(sizeof(*e)) : NULL;
+	if (e) {
+		/* keyed before it enters the tree */
+		*e = key;
+		e->di = so->di;
 	}
-	*e = key;
-	e->di = o->di;
-	return o->di;
+	if (!e || !tsearch(e, &sy->indexes, cmp_index)) {
+		/* not shared: so owns it */
+		free(e);
+		so->di_own = true;
+	}
+	return so->di;
 }
 
 int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
 			   bool leaf, struct sym_frame *out, size_t max, size_t *n)
 {
-	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
 	struct di_frame df[64];
-	const struct snap_map *m = NULL;
+	const struct ps_map *m;
+	struct sym_object *so;
 	struct dwarf_index *di;
 	uint64_t look;
 	size_t k = 0;
@@ -748,17 +442,14 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 	*n = 0;
 	if (!max)
 		return -EINVAL;
-	err = symbolizer__user(sy, pid, gen, addr, leaf, &out[0]);
+	err = name_user(sy, pid, gen, addr, leaf, &out[0], &m, &so);
 	if (err)
 		return err;
 	*n = 1;
-	slot = tfind(&key, &sy->snaps, cmp_snap);
-	if (slot)
-		m = find_map(*slot, leaf ? addr : addr - 1);
 	/* DWARF only for files whose address we could translate (rel is then a file vaddr) */
-	if (!m || m->kind != MAP_FILE || !m->obj->es)
+	if (!so || !so->es)
 		return 0;
-	di = object_index(sy, m->obj);
+	di = object_index(sy, so);
 	if (!di)
 		return 0;
 	/* the return address - 1 of a caller, as symbolizer__user looked it up */

@@ -2,18 +2,19 @@
 /*
  * Names for sampled addresses.
  *
- * User space: while a process lives, symbolizer__snapshot() saves its mappings and opens every
- * file-backed executable mapping (through /proc/PID/map_files, else /proc/PID/root/PATH), so
- * the process may exit before the recording ends. Objects are shared between processes by
- * (device, inode) and indexed lazily (elf_syms) at the first lookup.
- * Kernel: /proc/kallsyms (ksyms).
+ * User space: the mappings of each (pid, generation) and the files behind them come from a
+ * proc_snapshot (proc/proc_snapshot.h), which the caller takes while the process lives and
+ * shares with the unwinder. What names are made of is kept here, per object of that snapshot:
+ * its ELF symbol index (elf_syms, built at the first lookup), its DWARF index (dwarf_index:
+ * functions, inlined frames and lines, shared by every object with the same build-id, debug
+ * files found by debug_find, with the debuginfod servers asked only when
+ * symbolizer__set_debuginfod says so); the vDSO's symbols from cpuprof's own copy; JIT code
+ * from perf maps (perfmap). Kernel: /proc/kallsyms (ksyms).
  *
  * Address convention: the leaf frame is looked up at its exact PC, every caller at its return
  * address - 1, so a call at the very end of a function is not named after the next function.
  *
- * DWARF (lines, inlined frames, debug files) comes from dwarf_index, per build-id; a lookup
- * answers with struct sym_frame, whose fields only ever get added. No debuginfod: a hook for
- * an opt-in lookup belongs in object_index() in symbolize.c.
+ * A lookup answers with struct sym_frame, whose fields only ever get added.
  */
 #ifndef CPUPROF_SYMBOLIZE_H
 #define CPUPROF_SYMBOLIZE_H
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct proc_snapshot;
 struct symbolizer;
 
 /* The mapping a frame's address falls in, as the process saw it. */
@@ -44,7 +46,7 @@ struct sym_frame {
 	/* name came from a symbol table (or debug information) */
 	bool named;
 
-	/* the mapping: strings are owned by the symbolizer and live as long as it does */
+	/* the mapping: strings live as long as the symbolizer and its proc_snapshot */
 	enum sym_map_kind map_kind;
 	uint64_t map_start, map_end; /* runtime addresses; the kernel: its whole half */
 	uint64_t map_offset;	     /* file offset of map_start */
@@ -58,10 +60,13 @@ struct sym_frame {
 	const char *mangled;   /* linkage name when it differs from name, else NULL */
 };
 
-/* procfs is "/proc" except in tests. Returns NULL and sets errno. */
-struct symbolizer *symbolizer__new(const char *procfs);
+/*
+ * Name the addresses of the processes of ps, which must outlive the symbolizer (it is not
+ * freed with it). Returns NULL and sets errno (EINVAL: ps is NULL).
+ */
+struct symbolizer *symbolizer__new(struct proc_snapshot *ps);
 
-/* NULL-safe; closes every file kept open. */
+/* NULL-safe; frees the indexes built, not the proc_snapshot. */
 void symbolizer__free(struct symbolizer *sy);
 
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
@@ -71,45 +76,9 @@ int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);
 bool symbolizer__kernel_restricted(const struct symbolizer *sy);
 
 /*
- * Save the mappings of process pid as generation gen, and open its objects. Idempotent per
- * (pid, gen). Returns 0, -ESRCH when the process is gone, -ENOMEM.
- */
-int symbolizer__snapshot(struct symbolizer *sy, uint32_t pid, uint32_t gen);
-
-/*
- * Read the mappings of (pid, gen) again and add the new ones to its snapshot (the process
- * mapped more code: the dynamic loader, dlopen). Mappings that are gone stay, unless a new one
- * covers their addresses: earlier samples may point into them. Creates the snapshot if there
- * is none. Same returns as symbolizer__snapshot.
- */
-int symbolizer__refresh(struct symbolizer *sy, uint32_t pid, uint32_t gen);
-
-/* One executable mapping of a snapshot, for building unwind tables. */
-struct sym_map_info {
-	uint64_t start, end;  /* runtime addresses */
-	int fd;		      /* the object's file (owned by the symbolizer), -1 if not a file */
-	uint64_t dev, ino;    /* the object's identity: one table per file */
-	uint64_t vaddr;	      /* file vaddr mapped at start; valid when fd >= 0 */
-	bool vdso;	      /* the kernel's vDSO (fd -1): the image mapped at start */
-	const char *build_id; /* interned hex (one pointer per id), NULL when none */
-};
-
-typedef int (*sym_map_fn)(const struct sym_map_info *mi, void *ctx);
-
-/*
- * Call fn for each executable mapping of (pid, gen), in address order; stops at and returns
- * fn's first nonzero result. -ENOENT when there is no snapshot. A file whose program headers
- * cannot be read is passed with fd -1.
- */
-int symbolizer__for_each_map(struct symbolizer *sy, uint32_t pid, uint32_t gen, sym_map_fn fn,
-			     void *ctx);
-
-/* Number of snapshots and of distinct objects opened. */
-unsigned int symbolizer__n_snapshots(const struct symbolizer *sy);
-unsigned int symbolizer__n_objects(const struct symbolizer *sy);
-
-/*
- * Name a user address of (pid, gen). leaf: addr is the sampled PC, not a return address.
+ * Name a user address of (pid, gen), from the proc_snapshot's mappings of it (a process without
+ * a snapshot has none: its addresses are "[unknown]", or JIT code of its perf map). leaf: addr
+ * is the sampled PC, not a return address.
  * One frame, named from the ELF symbol tables only (no DWARF, no inlined frames): the cheap
  * answer; symbolizer__user_chain gives the source-level one.
  */

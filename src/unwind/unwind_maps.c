@@ -230,7 +230,7 @@ int unwind_maps__add_file(struct unwind_maps *um, int fd)
 	return get_table(um, st.st_dev, st.st_ino, NULL, fd) ? 0 : -ENOMEM;
 }
 
-static int add_map(const struct sym_map_info *mi, void *arg)
+static int add_map(const struct ps_map_info *mi, void *arg)
 {
 	struct unwind_maps *um = arg;
 	struct uw_proc *p = &um->scratch;
@@ -302,7 +302,8 @@ static int keep_pending(struct unwind_maps *um, const struct uw_proc *p)
 	return 0;
 }
 
-int unwind_maps__add_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_t pid, uint32_t gen)
+int unwind_maps__add_proc(struct unwind_maps *um, struct proc_snapshot *ps, uint32_t pid,
+			  uint32_t gen)
 {
 	struct uw_proc *p = &um->scratch;
 	int err;
@@ -310,7 +311,7 @@ int unwind_maps__add_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_
 	p->pid = pid;
 	p->gen = gen;
 	p->n = 0;
-	err = symbolizer__for_each_map(sy, pid, gen, add_map, um);
+	err = proc_snapshot__for_each_map(ps, pid, gen, add_map, um);
 	if (err)
 		return err;
 	return um->attached ? publish(um, p) : keep_pending(um, p);

@@ -2,7 +2,9 @@
 /*
  * --unwind dwarf/auto, user-space side: the unwind tables of the objects processes map, built
  * once per object (a file by device and inode, or any copy with the same build-id), and each
- * process's mapping table (start, end, bias, row range) for the BPF walker.
+ * process's mapping table (start, end, bias, row range) for the BPF walker. The mappings and
+ * the open files come from a proc_snapshot (proc/proc_snapshot.h), the one the symbolizer
+ * names from.
  *
  * Two phases. Before the BPF maps exist, tables are built into memory (the processes that
  * exist when recording starts, the command's executable, the libraries every program maps), so
@@ -18,7 +20,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
-#include "symbol/symbolize.h"
+#include "proc/proc_snapshot.h"
 
 struct unwind_maps;
 
@@ -54,11 +56,11 @@ struct unwind_maps *unwind_maps__new(uint32_t max_rows);
 void unwind_maps__free(struct unwind_maps *um);
 
 /*
- * Build the tables of the mappings of (pid, gen) that sy has a snapshot of, and publish the
+ * Build the tables of the mappings of (pid, gen) that ps has a snapshot of, and publish the
  * process's mapping table (kept until attach() before it). 0, -ENOENT without a snapshot,
  * -ENOMEM, or the publisher's error.
  */
-int unwind_maps__add_proc(struct unwind_maps *um, struct symbolizer *sy, uint32_t pid,
+int unwind_maps__add_proc(struct unwind_maps *um, struct proc_snapshot *ps, uint32_t pid,
 			  uint32_t gen);
 
 /* Build the table of the file open on fd ahead of its first mapping. 0 or a negative errno. */

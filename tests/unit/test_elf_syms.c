@@ -392,6 +392,54 @@ static void test_build_id(void **state)
 	}
 }
 
+/* The headers only: the same segments, type and build-id as the full index, and no names. */
+static void test_headers_only(void **state)
+{
+	static const char *const names[] = {"fix_tree", "fix_nopie", "libcpfix.so"};
+	struct elf_syms *full, *hdr;
+	struct load loads[16];
+	char path[PATH_MAX];
+	uint64_t vaddr;
+	size_t nl;
+	int fd;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fixture(path, sizeof(path), names[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		hdr = elf_syms__headers_from_fd(fd);
+		close(fd);
+		assert_non_null(hdr);
+		full = open_syms(path);
+		assert_int_equal(elf_syms__count(hdr), 0);
+		assert_true(elf_syms__count(full) > 0);
+		assert_int_equal(elf_syms__type(hdr), elf_syms__type(full));
+		check_build_id(hdr, path);
+		nl = readelf_loads(path, loads, 16);
+		assert_true(nl >= 2);
+		for (size_t j = 0; j < nl; j++) {
+			if (!loads[j].filesz)
+				continue;
+			assert_int_equal(elf_syms__offset_to_vaddr(hdr, loads[j].off + 1, &vaddr),
+					 0);
+			assert_int_equal(vaddr, loads[j].vaddr + 1);
+			/* and no names */
+			if (loads[j].exec)
+				check_lookup(hdr, vaddr, NULL, 0);
+		}
+		elf_syms__free(full);
+		elf_syms__free(hdr);
+	}
+	/* not ELF: ENOEXEC, as the full index */
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	errno = 0;
+	assert_null(elf_syms__headers_from_fd(fd));
+	assert_int_equal(errno, ENOEXEC);
+	close(fd);
+}
+
 /* Nothing of the file stays open or mapped once the index is built. */
 static void test_nothing_kept(void **state)
 {
@@ -1087,6 +1135,7 @@ int main(void)
 		cmocka_unit_test(test_nopie_lookup),
 		cmocka_unit_test(test_offset_to_vaddr),
 		cmocka_unit_test(test_build_id),
+		cmocka_unit_test(test_headers_only),
 		cmocka_unit_test(test_nothing_kept),
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_shared_object_runtime),

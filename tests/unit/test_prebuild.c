@@ -6,12 +6,12 @@
 #include "cmocka_inc.h"
 #include <regex.h>
 #include "session/prebuild.h"
-#include "symbol/symbolize.h"
+#include "proc/proc_snapshot.h"
 #include "unwind/unwind_maps.h"
 
 static void test_pids(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
 	pid_t pids[] = {getpid(), 999999999};
 	struct prebuild_opts o = {.procfs = "/proc", .pids = pids, .n_pids = 2};
@@ -19,23 +19,23 @@ static void test_pids(void **state)
 	struct unwind_maps_stats st;
 
 	(void)state;
-	assert_int_equal(prebuild(sy, um, &o, &res), 0);
+	assert_int_equal(prebuild(ps, um, &o, &res), 0);
 	/* this process, and one that does not exist */
 	assert_int_equal(res.procs, 1);
 	assert_int_equal(res.pids[0], getpid());
 	assert_int_equal(res.procs_failed, 1);
-	assert_int_equal(symbolizer__n_snapshots(sy), 1);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 1);
 	unwind_maps__stats(um, &st);
 	assert_true(st.objects >= 3);
 	prebuild_result_free(&res);
 	assert_null(res.pids);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_all_by_name(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 	struct prebuild_opts o = {.procfs = "/proc", .all = true, .self = 0};
 	struct prebuild_result res;
 	regex_t re;
@@ -45,7 +45,7 @@ static void test_all_by_name(void **state)
 	/* only processes named like this test: this one (self is not excluded here) */
 	assert_int_equal(regcomp(&re, "^test_prebuild$", REG_EXTENDED | REG_NOSUB), 0);
 	o.comm_re = &re;
-	assert_int_equal(prebuild(sy, NULL, &o, &res), 0);
+	assert_int_equal(prebuild(ps, NULL, &o, &res), 0);
 	assert_true(res.procs >= 1);
 	for (size_t i = 0; i < res.procs; i++)
 		self |= res.pids[i] == getpid();
@@ -53,34 +53,34 @@ static void test_all_by_name(void **state)
 	prebuild_result_free(&res);
 	/* excluding self: not this one */
 	o.self = getpid();
-	assert_int_equal(prebuild(sy, NULL, &o, &res), 0);
+	assert_int_equal(prebuild(ps, NULL, &o, &res), 0);
 	for (size_t i = 0; i < res.procs; i++)
 		assert_int_not_equal(res.pids[i], getpid());
 	prebuild_result_free(&res);
 	regfree(&re);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_kernel_threads_left_out(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 	struct prebuild_opts o = {.procfs = "/proc", .all = true, .self = getpid()};
 	struct prebuild_result res;
 
 	(void)state;
-	assert_int_equal(prebuild(sy, NULL, &o, &res), 0);
+	assert_int_equal(prebuild(ps, NULL, &o, &res), 0);
 	/* kthreadd (pid 2) has no executable */
 	for (size_t i = 0; i < res.procs; i++)
 		assert_int_not_equal(res.pids[i], 2);
 	assert_true(res.procs >= 1); /* init at least */
 	prebuild_result_free(&res);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_exe(void **state)
 {
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 	char script[] = "/tmp/cpuprof-prebuild.XXXXXX", exe[4096];
 	struct prebuild_opts o = {.procfs = "/proc"};
 	struct prebuild_result res;
@@ -90,7 +90,7 @@ static void test_exe(void **state)
 
 	(void)state;
 	/* the loader and C library: built whatever the targets */
-	assert_int_equal(prebuild(sy, um, &o, &res), 0);
+	assert_int_equal(prebuild(ps, um, &o, &res), 0);
 	unwind_maps__stats(um, &a);
 	assert_true(a.objects >= 2);
 	assert_int_equal(res.procs, 0);
@@ -101,7 +101,7 @@ static void test_exe(void **state)
 	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
 	close(fd);
 	o.exe = script;
-	assert_int_equal(prebuild(sy, um, &o, &res), 0);
+	assert_int_equal(prebuild(ps, um, &o, &res), 0);
 	unwind_maps__stats(um, &b);
 	assert_int_equal(b.objects, a.objects);
 	assert_int_equal(b.objects_failed, a.objects_failed);
@@ -111,12 +111,12 @@ static void test_exe(void **state)
 	assert_true(n > 0);
 	exe[n] = '\0';
 	o.exe = exe;
-	assert_int_equal(prebuild(sy, um, &o, &res), 0);
+	assert_int_equal(prebuild(ps, um, &o, &res), 0);
 	unwind_maps__stats(um, &b);
 	assert_int_equal(b.objects, a.objects + 1);
 	prebuild_result_free(&res);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 int main(void)

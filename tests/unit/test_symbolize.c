@@ -2,7 +2,8 @@
 /*
  * The symbolizer on this very process (a PIE) and on a kallsyms fixture: names with the right
  * load bias, the return-address - 1 rule for callers, module+offset for unnamed code, kernel
- * modules, and names that survive the object's file being unreadable later.
+ * modules, and names that survive the object's file being unreadable later. The mappings come
+ * from a proc_snapshot (test_proc_snapshot tests it); the symbolizer sees its refreshes.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmocka_inc.h"
+#include "proc/proc_snapshot.h"
 #include "symbol/symbolize.h"
 
 int cp_test_first(int x);
@@ -26,18 +28,27 @@ __attribute__((noinline, used)) int cp_test_second(int x)
 	return x * 5 + 2;
 }
 
+/* A symbolizer on a snapshot of this process, taken as generation 0. */
+static struct symbolizer *self_symbolizer(struct proc_snapshot **ps)
+{
+	struct symbolizer *sy;
+
+	*ps = proc_snapshot__new("/proc");
+	assert_non_null(*ps);
+	assert_int_equal(proc_snapshot__take(*ps, (uint32_t)getpid(), 0), 0);
+	sy = symbolizer__new(*ps);
+	assert_non_null(sy);
+	return sy;
+}
+
 static void test_own_process(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps;
+	struct symbolizer *sy = self_symbolizer(&ps);
 	uint64_t a = (uint64_t)(uintptr_t)&cp_test_second;
 	struct sym_frame f;
 
 	(void)state;
-	assert_non_null(sy);
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0); /* idempotent */
-	assert_int_equal(symbolizer__n_snapshots(sy), 1);
-	assert_true(symbolizer__n_objects(sy) >= 2); /* this test and libc at least */
 
 	assert_int_equal(symbolizer__user(sy, getpid(), 0, a, true, &f), 0);
 	assert_string_equal(f.name, "cp_test_second");
@@ -69,6 +80,7 @@ static void test_own_process(void **state)
 	assert_int_equal(symbolizer__user(sy, getpid(), 0, 16, true, &f), 0);
 	assert_string_equal(f.name, "[unknown]+0x10");
 	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 volatile int cp_test_volatile = 5;
@@ -89,15 +101,14 @@ __attribute__((noinline, used)) int cp_test_outer(int x)
 /* Source-level chains from this test's own DWARF (it is built -O2 -g). */
 static void test_own_chain(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps;
+	struct symbolizer *sy = self_symbolizer(&ps);
 	uint64_t a = (uint64_t)(uintptr_t)&cp_test_second;
 	uint64_t o = (uint64_t)(uintptr_t)&cp_test_outer;
 	struct sym_frame f[8];
 	size_t n = 0;
 
 	(void)state;
-	assert_non_null(sy);
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
 	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 8, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].name, "cp_test_second");
@@ -136,12 +147,14 @@ static void test_own_chain(void **state)
 	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 0, &n), -EINVAL);
 	assert_null(symbolizer__zstd_object(sy));
 	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 /* Debug directories are settable (tests) and copied. */
 static void test_debug_dirs(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	struct symbolizer *sy = symbolizer__new(ps);
 	char dir[] = "/tmp/x";
 	const char *dirs[] = {dir, "/usr/lib/debug", NULL};
 
@@ -151,16 +164,17 @@ static void test_debug_dirs(void **state)
 	assert_int_equal(symbolizer__set_debug_dirs(sy, dirs), 0);
 	assert_int_equal(symbolizer__set_debug_dirs(sy, NULL), 0);
 	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
-static void test_no_such_process(void **state)
+/* No symbolizer without the snapshot it names from. */
+static void test_needs_snapshot(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
-
 	(void)state;
-	assert_int_equal(symbolizer__snapshot(sy, 2147483000u, 0), -ESRCH);
-	assert_int_equal(symbolizer__n_snapshots(sy), 0);
-	symbolizer__free(sy);
+	errno = 0;
+	assert_null(symbolizer__new(NULL));
+	assert_int_equal(errno, EINVAL);
+	symbolizer__free(NULL);
 }
 
 /* A fake procfs: a maps file naming an object that is only reachable through root/. */
@@ -168,6 +182,7 @@ static void test_fake_procfs(void **state)
 {
 	char dir[] = "/tmp/cpuprof-sym.XXXXXX", path[512], cmd[1024];
 	const char *fix = getenv("CPUPROF_FIXTURES");
+	struct proc_snapshot *ps;
 	struct symbolizer *sy;
 	struct sym_frame f;
 	FILE *m;
@@ -189,8 +204,11 @@ static void test_fake_procfs(void **state)
 	      m);
 	fclose(m);
 
-	sy = symbolizer__new(dir);
-	assert_int_equal(symbolizer__snapshot(sy, 42, 3), 0);
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, 42, 3), 0);
+	sy = symbolizer__new(ps);
+	assert_non_null(sy);
 	/* the object was opened now: removing it does not lose the names */
 	snprintf(cmd, sizeof(cmd), "rm -rf %s/42/root", dir);
 	assert_int_equal(system(cmd), 0);
@@ -217,14 +235,30 @@ static void test_fake_procfs(void **state)
 	assert_false(f.named);
 	assert_string_equal(f.map_path, "/opt/missing.so");
 	assert_string_equal(f.build_id, "");
+	/* code mapped later is named once the snapshot the symbolizer reads is refreshed */
+	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000004010, true, &f), 0);
+	assert_string_equal(f.name, "[unknown]+0x7f0000004010");
+	m = fopen(path, "w");
+	assert_non_null(m);
+	fputs("7f0000004000-7f0000005000 r-xp 00000000 00:00 0 \n", m);
+	fclose(m);
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 3), 0);
+	assert_int_equal(symbolizer__user(sy, 42, 3, 0x7f0000004010, true, &f), 0);
+	assert_string_equal(f.name, "[anon]+0x7f0000004010");
+	assert_int_equal(f.map_kind, SYM_MAP_ANON);
+	/* and what was named before still is */
+	assert_int_equal(symbolizer__user(sy, 42, 3, leaf + 1, true, &f), 0);
+	assert_string_equal(f.name, "cp_fix_leaf");
 	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
 
 static void test_kernel(void **state)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	struct symbolizer *sy = symbolizer__new(ps);
 	struct sym_frame f;
 	FILE *k = open_data("kallsyms_basic.txt");
 
@@ -249,13 +283,14 @@ static void test_kernel(void **state)
 	assert_int_equal(f.map_kind, SYM_MAP_KERNEL);
 	assert_string_equal(f.map_path, "[kernel.kallsyms]");
 	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_process), cmocka_unit_test(test_own_chain),
-		cmocka_unit_test(test_debug_dirs),  cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_debug_dirs),  cmocka_unit_test(test_needs_snapshot),
 		cmocka_unit_test(test_fake_procfs), cmocka_unit_test(test_kernel),
 	};
 

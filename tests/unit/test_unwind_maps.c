@@ -10,7 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "symbol/symbolize.h"
+#include "proc/proc_snapshot.h"
 #include "unwind/unwind_maps.h"
 #include "unwind/unwind_table.h"
 
@@ -46,13 +46,13 @@ static struct unwind_sink make_sink(struct sink_state *s, uint32_t cap)
 	return (struct unwind_sink){.rows = s->rows, .cap = cap, .publish = publish, .ctx = s};
 }
 
-static struct symbolizer *self_snapshot(void)
+static struct proc_snapshot *self_snapshot(void)
 {
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 
-	assert_non_null(sy);
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)getpid(), 0), 0);
-	return sy;
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)getpid(), 0), 0);
+	return ps;
 }
 
 /* The mapping of p that holds addr; fails when none does. */
@@ -80,7 +80,7 @@ static struct unwind_table *own_table(void)
 
 static void test_attach_and_lookup(void **state)
 {
-	struct symbolizer *sy = self_snapshot();
+	struct proc_snapshot *ps = self_snapshot();
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
 	struct unwind_maps_stats st;
 	struct sink_state ss;
@@ -94,9 +94,9 @@ static void test_attach_and_lookup(void **state)
 
 	(void)state;
 	assert_non_null(um);
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	/* a second snapshot before attach replaces the first: one table per process */
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	unwind_maps__stats(um, &st);
 	/* this program, libc, ld.so and the libraries it links at least */
 	assert_true(st.objects >= 3);
@@ -145,12 +145,12 @@ static void test_attach_and_lookup(void **state)
 	unwind_table__free(ut);
 	free(ss.rows);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_too_small_drops_largest(void **state)
 {
-	struct symbolizer *sy = self_snapshot();
+	struct proc_snapshot *ps = self_snapshot();
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
 	struct unwind_maps_stats before, st;
 	struct sink_state ss;
@@ -159,7 +159,7 @@ static void test_too_small_drops_largest(void **state)
 	uint32_t built;
 
 	(void)state;
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	unwind_maps__stats(um, &before);
 	built = unwind_maps__rows(um);
 	/* room for all but the largest table */
@@ -182,29 +182,29 @@ static void test_too_small_drops_largest(void **state)
 	assert_true(with_rows >= 2);
 	free(ss.rows);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_budget(void **state)
 {
-	struct symbolizer *sy = self_snapshot();
+	struct proc_snapshot *ps = self_snapshot();
 	struct unwind_maps *um = unwind_maps__new(10);
 	struct unwind_maps_stats st;
 
 	(void)state;
 	/* every table is larger than 10 rows: all left out, and said so */
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	unwind_maps__stats(um, &st);
 	assert_int_equal(st.objects, 0);
 	assert_int_equal(unwind_maps__rows(um), 0);
 	assert_true(st.objects_full >= 3);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 static void test_after_attach(void **state)
 {
-	struct symbolizer *sy = self_snapshot();
+	struct proc_snapshot *ps = self_snapshot();
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
 	struct unwind_maps_stats st;
 	struct sink_state ss;
@@ -228,21 +228,21 @@ static void test_after_attach(void **state)
 	assert_int_equal(unwind_maps__rows(um), n);
 	assert_memory_equal(ss.rows, unwind_table__rows(ut, &n), n * sizeof(*ss.rows));
 	/* a process added after attach is published at once, reusing that table */
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	assert_int_equal(ss.n_pub, 1);
 	assert_int_equal(find_map(&ss.procs[0], (uint64_t)(uintptr_t)&test_after_attach)->first_row,
 			 0);
 	/* a publisher error comes back */
 	ss.fail = -E2BIG;
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)getpid(), 0), -E2BIG);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), -E2BIG);
 	unwind_maps__stats(um, &st);
 	assert_int_equal(st.procs, 1);
 	/* no snapshot of that process */
-	assert_int_equal(unwind_maps__add_proc(um, sy, 1, 7), -ENOENT);
+	assert_int_equal(unwind_maps__add_proc(um, ps, 1, 7), -ENOENT);
 	unwind_table__free(ut);
 	free(ss.rows);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 /* Start fixture path for a few seconds; its pid. */
@@ -261,7 +261,7 @@ static pid_t spawn(const char *path)
 static void test_shared_by_build_id(void **state)
 {
 	char orig[4096], copy[] = "/tmp/cpuprof-bid.XXXXXX", cmd[8300];
-	struct symbolizer *sy = symbolizer__new("/proc");
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
 	struct unwind_maps *um = unwind_maps__new(1u << 22);
 	struct unwind_maps_stats one, two;
 	struct sink_state ss;
@@ -280,11 +280,11 @@ static void test_shared_by_build_id(void **state)
 	a = spawn(orig);
 	b = spawn(copy);
 	usleep(300000); /* past the dynamic loader */
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)a, 0), 0);
-	assert_int_equal(symbolizer__snapshot(sy, (uint32_t)b, 0), 0);
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)a, 0), 0);
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)a, 0), 0);
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)b, 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)a, 0), 0);
 	unwind_maps__stats(um, &one);
-	assert_int_equal(unwind_maps__add_proc(um, sy, (uint32_t)b, 0), 0);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)b, 0), 0);
 	unwind_maps__stats(um, &two);
 	/* the copy's table is the original's: no new object, no new rows */
 	assert_int_equal(two.objects, one.objects);
@@ -303,7 +303,7 @@ static void test_shared_by_build_id(void **state)
 	unlink(copy);
 	free(ss.rows);
 	unwind_maps__free(um);
-	symbolizer__free(sy);
+	proc_snapshot__free(ps);
 }
 
 int main(void)

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "elf/elf_syms.h"
+#include "proc/proc_maps.h"
+#include "proc/proc_snapshot.h"
+#include "proc/proc_status.h"
+
+/* An object and what is read of it at the first need. */
+struct object {
+	struct ps_object pub;
+	bool hdr_read;
+	struct elf_syms *hdr; /* its program headers and build-id (no symbols); NULL: unreadable */
+	const char *build_id; /* interned hex, "" when none; set with hdr */
+};
+
+struct snapshot {
+	uint64_t key; /* pid << 32 | gen */
+	struct ps_map *v;
+	size_t n;
+	uint32_t nspid; /* the pid inside the process's own pid namespace */
+};
+
+struct proc_snapshot {
+	char *procfs;
+	void *snaps; /* tsearch tree of struct snapshot * */
+	void *objs;  /* tsearch tree of struct object * */
+	void *strs;  /* tsearch tree of interned char * */
+	unsigned int n_snaps, n_objs;
+};
+
+static struct object *object_of(struct ps_object *o)
+{
+	return (struct object *)((char *)o - offsetof(struct object, pub));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int cmp_snap(const void *a, const void *b)
+{
+	const struct snapshot *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int cmp_obj(const void *a, const void *b)
+{
+	const struct object *x = a, *y = b;
+
+	if (x->pub.dev != y->pub.dev)
+		return x->pub.dev < y->pub.dev ? -1 : 1;
+	return x->pub.ino < y->pub.ino ? -1 : x->pub.ino > y->pub.ino;
+}
+
+/* Return the one shared copy of s, or NULL on ENOMEM. */
+static const char *intern(struct proc_snapshot *ps, const char *s)
+{
+	char *dup;
+	void *slot = tfind(s, &ps->strs, cmp_str);
+
+	if (slot)
+		return *(const char **)slot;
+	dup = strdup(s);
+	if (!dup)
+		return NULL;
+	slot = tsearch(dup, &ps->strs, cmp_str);
+	if (!slot) {
+		free(dup);
+		return NULL;
+	}
+	return dup;
+}
+
+struct proc_snapshot *proc_snapshot__new(const char *procfs)
+{
+	struct proc_snapshot *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return NULL;
+	ps->procfs = strdup(procfs);
+	if (!ps->procfs) {
+		free(ps);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ps;
+}
+
+static void free_snap(void *p)
+{
+	struct snapshot *s = p;
+
+	free(s->v);
+	free(s);
+}
+
+static void free_obj(void *p)
+{
+	struct object *o = p;
+
+	if (o->pub.fd >= 0)
+		close(o->pub.fd);
+	elf_syms__free(o->hdr);
+	free(o);
+}
+
+void proc_snapshot__free(struct proc_snapshot *ps)
+{
+	if (!ps)
+		return;
+	tdestroy(ps->snaps, free_snap);
+	tdestroy(ps->objs, free_obj);
+	tdestroy(ps->strs, free);
+	free(ps->procfs);
+	free(ps);
+}
+
+const char *proc_snapshot__procfs(const struct proc_snapshot *ps)
+{
+	return ps->procfs;
+}
+
+unsigned int proc_snapshot__n_snapshots(const struct proc_snapshot *ps)
+{
+	return ps->n_snaps;
+}
+
+unsigned int proc_snapshot__n_objects(const struct proc_snapshot *ps)
+{
+	return ps->n_objs;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * Open the file behind mapping e of pid: map_files works for deleted files and other mount
+ * namespaces; /proc/PID/root/PATH is the fallback when map_files is not readable.
+ */
+static int open_mapped_file(const struct proc_snapshot *ps, uint32_t pid, const struct map_entry *e)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, ps->procfs, pid,
+		 e->start, e->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (e->deleted)
+		return -errno;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%u/root%s", ps->procfs, pid, e->path) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return fd;
+}
+
+/* The shared object for the file open on fd; takes ownership of fd. NULL on ENOMEM. */
+static struct object *get_object(struct proc_snapshot *ps, int fd, const char *path, uint32_t pid)
+{
+	struct object key = {}, *o, **slot;
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	key.pub.dev = st.st_dev;
+	key.pub.ino = st.st_ino;
+	slot = tfind(&key, &ps->objs, cmp_obj);
+	if (slot) {
+		close(fd);
+		return *slot;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		close(fd);
+		return NULL;
+	}
+	*o = key;
+	o->pub.fd = fd;
+	o->pub.pid = pid;
+	o->pub.name = intern(ps, base_name(path));
+	o->pub.path = intern(ps, path);
+	if (!o->pub.name || !o->pub.path || !tsearch(o, &ps->objs, cmp_obj)) {
+		free_obj(o);
+		return NULL;
+	}
+	ps->n_objs++;
+	return o;
+}
+
+static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_entry *e,
+		    struct ps_map *m)
+{
+	struct object *o;
+	int fd;
+
+	m->start = e->start;
+	m->end = e->end;
+	m->offset = e->offset;
+	m->path = intern(ps, e->path ? e->path : "[anon]");
+	if (!m->path)
+		return -ENOMEM;
+	if (!e->path) {
+		m->kind = PS_MAP_ANON;
+		m->label = intern(ps, "[anon]");
+	} else if (e->path[0] == '[') {
+		m->kind = strcmp(e->path, "[vdso]") == 0 ? PS_MAP_VDSO : PS_MAP_SPECIAL;
+		m->label = intern(ps, e->path);
+	} else {
+		m->label = intern(ps, base_name(e->path));
+		fd = open_mapped_file(ps, pid, e);
+		if (fd >= 0) {
+			o = get_object(ps, fd, e->path, pid);
+			if (!o)
+				return -ENOMEM;
+			m->obj = &o->pub;
+			m->kind = PS_MAP_FILE;
+		} else {
+			/* unreadable: still name frames by object and offset */
+			m->kind = PS_MAP_NOFILE;
+		}
+	}
+	return m->label ? 0 : -ENOMEM;
+}
+
+/* Read the executable mappings of pid now into a new snapshot. */
+static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+			 struct snapshot **out)
+{
+	struct proc_maps pm = {};
+	struct snapshot *s = NULL;
+	struct proc_status st;
+	char path[4096];
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/%u/maps", ps->procfs, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = proc_maps_parse(f, &pm);
+	fclose(f);
+	if (err)
+		goto out;
+	/* an exited process has an empty maps file */
+	if (!pm.n) {
+		err = -ESRCH;
+		goto out;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->v = calloc(pm.n, sizeof(*s->v)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->key = (uint64_t)pid << 32 | gen;
+	/* the name of its perf map file, for JIT code */
+	s->nspid = proc_status_read(ps->procfs, pid, &st) == 0 ? st.nspid : pid;
+	for (size_t i = 0; i < pm.n; i++) {
+		/* frame addresses only ever point into executable memory */
+		if (!pm.v[i].executable)
+			continue;
+		err = fill_map(ps, pid, &pm.v[i], &s->v[s->n]);
+		if (err)
+			goto out;
+		s->n++;
+	}
+	*out = s;
+	s = NULL;
+out:
+	if (s)
+		free_snap(s);
+	proc_maps_free(&pm);
+	return err;
+}
+
+int proc_snapshot__take(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, *s;
+	int err;
+
+	if (tfind(&key, &ps->snaps, cmp_snap))
+		return 0;
+	err = read_snapshot(ps, pid, gen, &s);
+	if (err)
+		return err;
+	if (!tsearch(s, &ps->snaps, cmp_snap)) {
+		free_snap(s);
+		return -ENOMEM;
+	}
+	ps->n_snaps++;
+	return 0;
+}
+
+static bool overlaps(const struct ps_map *a, const struct ps_map *b)
+{
+	return a->start < b->end && b->start < a->end;
+}
+
+static int cmp_map_start(const void *a, const void *b)
+{
+	const struct ps_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int proc_snapshot__refresh(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot, *old, *s;
+	struct ps_map *v;
+	size_t n, j;
+	int err;
+
+	slot = tfind(&key, &ps->snaps, cmp_snap);
+	if (!slot)
+		return proc_snapshot__take(ps, pid, gen);
+	old = *slot;
+	err = read_snapshot(ps, pid, gen, &s);
+	if (err)
+		return err;
+	v = realloc(s->v, (s->n + old->n + 1) * sizeof(*v));
+	if (!v) {
+		free_snap(s);
+		return -ENOMEM;
+	}
+	n = s->n;
+	/* keep the old mappings no new one replaces (both lists are sorted and disjoint) */
+	for (size_t i = 0; i < old->n; i++) {
+		for (j = 0; j < s->n && !overlaps(&old->v[i], &v[j]); j++)
+			;
+		if (j == s->n)
+			v[n++] = old->v[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_map_start);
+	free(old->v);
+	old->v = v;
+	old->n = n;
+	s->v = NULL;
+	free_snap(s);
+	return 0;
+}
+
+static const struct snapshot *find_snap(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+
+	slot = tfind(&key, &ps->snaps, cmp_snap);
+	return slot ? *slot : NULL;
+}
+
+const struct ps_map *proc_snapshot__find(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+					 uint64_t addr)
+{
+	const struct snapshot *s = find_snap(ps, pid, gen);
+	size_t lo = 0, hi = s ? s->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < s->v[mid].start)
+			hi = mid;
+		else if (addr >= s->v[mid].end)
+			lo = mid + 1;
+		else
+			return &s->v[mid];
+	}
+	return NULL;
+}
+
+uint32_t proc_snapshot__nspid(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	const struct snapshot *s = find_snap(ps, pid, gen);
+
+	return s ? s->nspid : pid;
+}
+
+/* Lower-case hex of a build-id, interned; "" when there is none. */
+static const char *build_id_hex(struct proc_snapshot *ps, const struct elf_syms *es)
+{
+	char hex[2 * 64 + 1] = "";
+	size_t len = 0;
+	const uint8_t *id = es ? elf_syms__build_id(es, &len) : NULL;
+
+	if (!id)
+		len = 0;
+	if (len > 64)
+		len = 64;
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return intern(ps, hex);
+}
+
+/* The program headers and build-id of o, read at the first call; NULL when unreadable. */
+static const struct elf_syms *object_headers(struct proc_snapshot *ps, struct object *o)
+{
+	if (!o->hdr_read) {
+		o->hdr_read = true;
+		o->hdr = elf_syms__headers_from_fd(o->pub.fd);
+		o->build_id = build_id_hex(ps, o->hdr);
+	}
+	return o->hdr;
+}
+
+const char *proc_snapshot__build_id(struct proc_snapshot *ps, struct ps_object *o)
+{
+	struct object *obj = object_of(o);
+
+	object_headers(ps, obj);
+	return obj->build_id;
+}
+
+int proc_snapshot__for_each_map(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, ps_map_fn fn,
+				void *ctx)
+{
+	const struct snapshot *s = find_snap(ps, pid, gen);
+	int err;
+
+	if (!s)
+		return -ENOENT;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ps_map *m = &s->v[i];
+		struct ps_map_info mi = {
+			.start = m->start,
+			.end = m->end,
+			.fd = -1,
+			.vdso = m->kind == PS_MAP_VDSO,
+		};
+		const struct elf_syms *hdr;
+		struct object *o;
+
+		if (m->kind == PS_MAP_FILE) {
+			o = object_of(m->obj);
+			hdr = object_headers(ps, o);
+			if (hdr && !elf_syms__offset_to_vaddr(hdr, m->offset, &mi.vaddr)) {
+				mi.fd = o->pub.fd;
+				mi.dev = o->pub.dev;
+				mi.ino = o->pub.ino;
+				if (o->build_id && *o->build_id)
+					mi.build_id = o->build_id;
+			}
+		}
+		err = fn(&mi, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proc_snapshot on this very process and on fake procfs trees: the executable mappings and
+ * their kinds, objects shared by device and inode (across mappings, processes, generations)
+ * and kept open after their file is gone, the build-id, the nspid, the refresh rules (a new
+ * mapping replaces what it covers, the others stay), and the mappings as the unwinder walks
+ * them (address order, fd, file vaddr, the vDSO).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include "cmocka_inc.h"
+#include "proc/proc_snapshot.h"
+#include "proc/proc_status.h"
+
+int cp_test_fn(int x);
+
+__attribute__((noinline, used)) int cp_test_fn(int x)
+{
+	return x * 7 + 3;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_own_process(void **state)
+{
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	uint64_t a = (uint64_t)(uintptr_t)&cp_test_fn;
+	uint32_t pid = (uint32_t)getpid();
+	const struct ps_map *m;
+	struct proc_status st;
+	struct stat exe, got;
+	const char *id;
+	unsigned int objs;
+
+	(void)state;
+	assert_non_null(ps);
+	assert_string_equal(proc_snapshot__procfs(ps), "/proc");
+	assert_int_equal(proc_snapshot__take(ps, pid, 0), 0);
+	assert_int_equal(proc_snapshot__take(ps, pid, 0), 0); /* idempotent */
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 1);
+	objs = proc_snapshot__n_objects(ps);
+	assert_true(objs >= 2); /* this test and libc at least */
+
+	/* this program: a file, opened, the same file as /proc/self/exe */
+	m = proc_snapshot__find(ps, pid, 0, a);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_true(m->start <= a && a < m->end);
+	assert_string_equal(m->label, "test_proc_snapshot");
+	assert_non_null(strstr(m->path, "/test_proc_snapshot"));
+	assert_non_null(m->obj);
+	assert_string_equal(m->obj->name, "test_proc_snapshot");
+	assert_ptr_equal(m->obj->path, m->path);
+	assert_int_equal(m->obj->pid, pid);
+	assert_int_equal(stat("/proc/self/exe", &exe), 0);
+	assert_int_equal(fstat(m->obj->fd, &got), 0);
+	assert_int_equal(got.st_ino, exe.st_ino);
+	assert_int_equal(m->obj->ino, exe.st_ino);
+	assert_int_equal(m->obj->dev, exe.st_dev);
+	id = proc_snapshot__build_id(ps, m->obj);
+	assert_int_equal(strlen(id), 40); /* gcc's default SHA-1 build-id */
+	assert_true(strspn(id, "0123456789abcdef") == 40);
+	assert_ptr_equal(proc_snapshot__build_id(ps, m->obj), id); /* read once, interned */
+
+	/* a shared object */
+	m = proc_snapshot__find(ps, pid, 0, (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "strtoul"));
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_string_equal(m->obj->name, "libc.so.6");
+	/* the vDSO: no file */
+	m = proc_snapshot__find(ps, pid, 0, getauxval(AT_SYSINFO_EHDR));
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_VDSO);
+	assert_string_equal(m->label, "[vdso]");
+	assert_null(m->obj);
+
+	/* no mapping, or no snapshot of that generation */
+	assert_null(proc_snapshot__find(ps, pid, 0, 16));
+	assert_null(proc_snapshot__find(ps, pid, 1, a));
+	assert_int_equal(proc_status_read("/proc", pid, &st), 0);
+	assert_int_equal(proc_snapshot__nspid(ps, pid, 0), st.nspid);
+	assert_int_equal(proc_snapshot__nspid(ps, pid, 1), pid);
+
+	/* another generation is another snapshot of the same objects */
+	assert_int_equal(proc_snapshot__take(ps, pid, 1), 0);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 2);
+	assert_int_equal(proc_snapshot__n_objects(ps), objs);
+	assert_ptr_equal(proc_snapshot__find(ps, pid, 1, a)->obj,
+			 proc_snapshot__find(ps, pid, 0, a)->obj);
+	proc_snapshot__free(ps);
+	proc_snapshot__free(NULL);
+}
+
+static void test_no_such_process(void **state)
+{
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+
+	(void)state;
+	assert_int_equal(proc_snapshot__take(ps, 2147483000u, 0), -ESRCH);
+	assert_int_equal(proc_snapshot__refresh(ps, 2147483000u, 0), -ESRCH);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 0);
+	assert_null(proc_snapshot__find(ps, 2147483000u, 0, 0x1000));
+	proc_snapshot__free(ps);
+}
+
+struct walk {
+	struct ps_map_info v[256];
+	size_t n;
+	size_t stop_at; /* return 7 at this call (1-based); 0: never */
+};
+
+static int collect(const struct ps_map_info *mi, void *ctx)
+{
+	struct walk *w = ctx;
+
+	assert_true(w->n < 256);
+	w->v[w->n++] = *mi;
+	return w->n == w->stop_at ? 7 : 0;
+}
+
+/* The mappings as the unwinder gets them, on this process. */
+static void test_for_each_map(void **state)
+{
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	uint64_t a = (uint64_t)(uintptr_t)&cp_test_fn, vdso = getauxval(AT_SYSINFO_EHDR);
+	uint32_t pid = (uint32_t)getpid();
+	struct walk *w = calloc(1, sizeof(*w));
+	bool own = false, seen_vdso = false;
+	struct stat exe;
+	Dl_info dl;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(proc_snapshot__for_each_map(ps, pid, 0, collect, w), -ENOENT);
+	assert_int_equal(proc_snapshot__take(ps, pid, 0), 0);
+	assert_int_equal(proc_snapshot__for_each_map(ps, pid, 0, collect, w), 0);
+	assert_true(w->n >= 4);
+	assert_int_equal(stat("/proc/self/exe", &exe), 0);
+	assert_true(dladdr(&cp_test_fn, &dl) != 0);
+	for (size_t i = 0; i < w->n; i++) {
+		const struct ps_map_info *mi = &w->v[i];
+
+		if (i)
+			assert_true(mi->start >= w->v[i - 1].end);
+		if (mi->start <= vdso && vdso < mi->end) {
+			assert_true(mi->vdso);
+			assert_int_equal(mi->fd, -1);
+			seen_vdso = true;
+		} else {
+			assert_false(mi->vdso);
+		}
+		if (mi->start <= a && a < mi->end) {
+			own = true;
+			assert_true(mi->fd >= 0);
+			assert_int_equal(mi->ino, exe.st_ino);
+			assert_int_equal(mi->dev, exe.st_dev);
+			/* the file vaddr of the function: its distance from this PIE's base */
+			assert_int_equal(a - mi->start + mi->vaddr, a - (uintptr_t)dl.dli_fbase);
+			assert_ptr_equal(mi->build_id,
+					 proc_snapshot__build_id(
+						 ps, proc_snapshot__find(ps, pid, 0, a)->obj));
+		}
+	}
+	assert_true(own);
+	assert_true(seen_vdso);
+	/* fn's first nonzero result stops the walk and comes back */
+	memset(w, 0, sizeof(*w));
+	w->stop_at = 2;
+	assert_int_equal(proc_snapshot__for_each_map(ps, pid, 0, collect, w), 7);
+	assert_int_equal(w->n, 2);
+	free(w);
+	proc_snapshot__free(ps);
+}
+
+/*
+ * A fake procfs: two processes map one file (a hard link: one inode) that is reachable only
+ * through root/, next to anonymous memory, a file that cannot be opened, the vDSO and
+ * [vsyscall].
+ */
+static void test_fake_procfs(void **state)
+{
+	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], p43[64], fixpath[4096];
+	const char *fix = getenv("CPUPROF_FIXTURES");
+	struct proc_snapshot *ps;
+	const struct ps_map *m, *m2;
+	struct walk *w = calloc(1, sizeof(*w));
+	unsigned char magic[4];
+	const char *maps =
+		/* fix_nopie is ET_EXEC: its text is mapped at its link address, offset 0x1000 */
+		"00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n"
+		"00402000-00403000 r--p 00002000 08:01 77 /opt/app\n"
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n"
+		"7f0000002000-7f0000003000 r-xp 00000000 08:01 78 /opt/missing.so\n"
+		"7ffff7fc1000-7ffff7fc3000 r-xp 00000000 00:00 0                  [vdso]\n"
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0          [vsyscall]\n";
+
+	(void)state;
+	assert_non_null(w);
+	if (!fix)
+		fix = "build/rel/fixtures";
+	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, sizeof(p42), "%s/42", dir);
+	snprintf(p43, sizeof(p43), "%s/43", dir);
+	run("mkdir -p %s/root/opt %s/root/opt && cp '%s' %s/root/opt/app && ln %s/root/opt/app "
+	    "%s/root/opt/app",
+	    p42, p43, fixpath, p42, p42, p43);
+	write_file(p42, "maps", maps);
+	write_file(p43, "maps", "00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n");
+	write_file(p42, "status", "Name:\tapp\nState:\tS (sleeping)\nTgid:\t42\nNSpid:\t42\t7\n");
+
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, 42, 3), 0);
+	assert_int_equal(proc_snapshot__take(ps, 43, 0), 0);
+	/* the objects were opened now: removing the files does not lose them */
+	run("rm -rf %s/root %s/root", p42, p43);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 2);
+	assert_int_equal(proc_snapshot__n_objects(ps), 1);
+	assert_int_equal(proc_snapshot__nspid(ps, 42, 3), 7);
+	assert_int_equal(proc_snapshot__nspid(ps, 43, 0), 43); /* no status file */
+
+	m = proc_snapshot__find(ps, 42, 3, 0x401010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_int_equal(m->offset, 0x1000);
+	assert_string_equal(m->label, "app");
+	assert_string_equal(m->path, "/opt/app");
+	assert_string_equal(m->obj->name, "app");
+	assert_int_equal(m->obj->pid, 42);
+	assert_int_equal(pread(m->obj->fd, magic, 4, 0), 4);
+	assert_memory_equal(magic, "\177ELF", 4);
+	/* the other process's mapping of the same inode: the same object, first mapped by 42 */
+	m2 = proc_snapshot__find(ps, 43, 0, 0x401010);
+	assert_non_null(m2);
+	assert_ptr_equal(m2->obj, m->obj);
+	/* only executable mappings */
+	assert_null(proc_snapshot__find(ps, 42, 3, 0x402010));
+	m = proc_snapshot__find(ps, 42, 3, 0x7f0000000010);
+	assert_int_equal(m->kind, PS_MAP_ANON);
+	assert_string_equal(m->label, "[anon]");
+	assert_null(m->obj);
+	m = proc_snapshot__find(ps, 42, 3, 0x7f0000002010);
+	assert_int_equal(m->kind, PS_MAP_NOFILE);
+	assert_string_equal(m->label, "missing.so");
+	assert_string_equal(m->path, "/opt/missing.so");
+	assert_null(m->obj);
+	assert_int_equal(proc_snapshot__find(ps, 42, 3, 0x7ffff7fc1000)->kind, PS_MAP_VDSO);
+	assert_int_equal(proc_snapshot__find(ps, 42, 3, 0xffffffffff600000)->kind, PS_MAP_SPECIAL);
+
+	/* for the unwinder: the file with its vaddr, the rest without a file */
+	assert_int_equal(proc_snapshot__for_each_map(ps, 42, 3, collect, w), 0);
+	assert_int_equal(w->n, 5);
+	assert_true(w->v[0].fd >= 0);
+	assert_int_equal(w->v[0].vaddr, 0x401000);
+	assert_int_equal(w->v[0].ino, proc_snapshot__find(ps, 42, 3, 0x401010)->obj->ino);
+	assert_non_null(w->v[0].build_id);
+	for (size_t i = 1; i < 5; i++)
+		assert_int_equal(w->v[i].fd, -1);
+	assert_true(w->v[3].vdso);
+	free(w);
+	proc_snapshot__free(ps);
+	run("rm -rf %s", dir);
+}
+
+/* Refresh: new mappings come in, one that covers an old one replaces it, the rest stay. */
+static void test_refresh(void **state)
+{
+	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64];
+	struct proc_snapshot *ps;
+	const struct ps_map *m;
+	struct walk *w = calloc(1, sizeof(*w));
+
+	(void)state;
+	assert_non_null(w);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, sizeof(p42), "%s/42", dir);
+	assert_int_equal(mkdir(p42, 0700), 0);
+	write_file(p42, "maps",
+		   "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n"
+		   "7f0000002000-7f0000003000 r-xp 00000000 00:00 0 \n");
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	/* refresh without a snapshot takes one */
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 1), 0);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 1);
+	assert_non_null(proc_snapshot__find(ps, 42, 1, 0x7f0000000010));
+
+	/* the first mapping is replaced by one that overlaps it, the second is unmapped */
+	write_file(p42, "maps",
+		   "7f0000000800-7f0000001800 r-xp 00000000 00:00 0 \n"
+		   "7f0000004000-7f0000005000 r-xp 00000000 00:00 0 \n");
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 1), 0);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 1);
+	/* the replaced one is gone entirely, also where the new one does not reach */
+	assert_null(proc_snapshot__find(ps, 42, 1, 0x7f0000000010));
+	m = proc_snapshot__find(ps, 42, 1, 0x7f0000000900);
+	assert_non_null(m);
+	assert_int_equal(m->start, 0x7f0000000800);
+	/* the unmapped one stays: earlier samples may point into it */
+	m = proc_snapshot__find(ps, 42, 1, 0x7f0000002010);
+	assert_non_null(m);
+	assert_int_equal(m->start, 0x7f0000002000);
+	assert_non_null(proc_snapshot__find(ps, 42, 1, 0x7f0000004010));
+	/* still in address order */
+	assert_int_equal(proc_snapshot__for_each_map(ps, 42, 1, collect, w), 0);
+	assert_int_equal(w->n, 3);
+	assert_int_equal(w->v[0].start, 0x7f0000000800);
+	assert_int_equal(w->v[1].start, 0x7f0000002000);
+	assert_int_equal(w->v[2].start, 0x7f0000004000);
+
+	/* the process is gone (an empty maps file): the snapshot stays as it was */
+	write_file(p42, "maps", "");
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 1), -ESRCH);
+	assert_non_null(proc_snapshot__find(ps, 42, 1, 0x7f0000004010));
+	/* another generation is another snapshot */
+	assert_int_equal(proc_snapshot__take(ps, 42, 2), -ESRCH);
+	assert_null(proc_snapshot__find(ps, 42, 2, 0x7f0000004010));
+	free(w);
+	proc_snapshot__free(ps);
+	run("rm -rf %s", dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_process),  cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_for_each_map), cmocka_unit_test(test_fake_procfs),
+		cmocka_unit_test(test_refresh),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
