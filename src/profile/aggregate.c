@@ -25,7 +25,7 @@ struct named_addr {
 };
 
 struct agg {
-	struct bpf_session *s;
+	const struct drain *d;
 	struct symbolizer *sy;
 	const struct aggregate_opts *o;
 	struct profile *prof;
@@ -244,7 +244,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	const char *end;
 	int err;
 
-	if (bpf_session__dwarf_stack(a->s, k->dstack, &a->ds) || !a->ds.len) {
+	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds) || !a->ds.len) {
 		a->st.stacks_missing += count;
 		a->st.ustacks += count;
 		return add_pseudo(a, "[user stack lost: missing]", n);
@@ -286,7 +286,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 		return 0;
 	if (!kernel && id == CP_STACK_DWARF)
 		return add_dwarf_stack(a, k, count, n);
-	if (id >= 0 && (bpf_session__stack(a->s, kernel, id, a->ips, &depth) || !depth)) {
+	if (id >= 0 && (a->d->stack(a->d->ctx, kernel, id, a->ips, &depth) || !depth)) {
 		a->st.stacks_missing += count;
 		id = -ENOENT;
 	}
@@ -351,7 +351,7 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 	return err;
 }
 
-int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
+int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st)
 {
 	struct agg *a = calloc(1, sizeof(*a));
@@ -359,11 +359,11 @@ int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct 
 
 	if (!a)
 		return -ENOMEM;
-	a->s = s;
+	a->d = d;
 	a->sy = sy;
 	a->o = o;
 	a->prof = p;
-	err = bpf_session__for_each_count(s, on_count, a);
+	err = d->for_each_count(d->ctx, on_count, a);
 	*st = a->st;
 	idtable_free(&a->cache);
 	free(a->named);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Drain the in-kernel aggregation into a struct profile: for each (process, stacks) count,
- * name every frame (root first: user frames, then kernel frames) and mark what was lost with
- * pseudo-frames, so the totals stay honest. Run after sampling has stopped.
+ * Drain the in-kernel aggregation (read through struct drain) into a struct profile: for each
+ * (process, stacks) count, name every frame (root first: user frames, then kernel frames) and
+ * mark what was lost with pseudo-frames, so the totals stay honest. Run after sampling has
+ * stopped.
  */
 #ifndef CPUPROF_AGGREGATE_H
 #define CPUPROF_AGGREGATE_H
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "session/bpf_loader.h"
+#include "profile/drain.h"
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
 
@@ -28,8 +29,8 @@ struct aggregate_stats {
 				    __libc_start_main, start_thread, clone3...): complete */
 };
 
-/* Add every count of s to p; fill *st. 0 or a negative errno. */
-int aggregate_counts(struct bpf_session *s, struct symbolizer *sy, const struct aggregate_opts *o,
+/* Add every count of d to p; fill *st. 0 or a negative errno. */
+int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st);
 
 #endif

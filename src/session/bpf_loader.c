@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "session/bpf_loader.h"
+#include "profile/drain.h"
 #include "profile.skel.h"
 
 struct bpf_session {
@@ -367,45 +368,6 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 	return err;
 }
 
-int bpf_session__for_each_count(struct bpf_session *s, count_fn fn, void *ctx)
-{
-	int fd = bpf_map__fd(s->skel->maps.counts);
-	struct cp_count_key key, next;
-	const void *prev = NULL;
-	uint64_t count;
-	int err;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		/* counting has stopped, so a key cannot vanish between next_key and lookup */
-		if (bpf_map_lookup_elem(fd, &next, &count))
-			return -errno;
-		err = fn(&next, count, ctx);
-		if (err)
-			return err;
-		key = next;
-		prev = &key;
-	}
-	return errno == ENOENT ? 0 : -errno;
-}
-
-int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips, size_t *n)
-{
-	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
-	uint32_t key = (uint32_t)id;
-	size_t i;
-
-	*n = 0;
-	if (id < 0)
-		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
-		return -errno;
-	/* the map zero-fills after the last frame */
-	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
-	return 0;
-}
-
 struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap)
 {
 	*cap = s->rows ? s->rows_cap : 0;
@@ -424,13 +386,66 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 	return 0;
 }
 
-int bpf_session__dwarf_stack(struct bpf_session *s, uint64_t key, struct cp_dstack *out)
+static int drain_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
 {
+	const struct bpf_session *s = ctx;
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	struct cp_count_key key, next;
+	const void *prev = NULL;
+	uint64_t count;
+	int err;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		/* counting has stopped, so a key cannot vanish between next_key and lookup */
+		if (bpf_map_lookup_elem(fd, &next, &count))
+			return -errno;
+		err = fn(&next, count, fn_ctx);
+		if (err)
+			return err;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static int drain_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	const struct bpf_session *s = ctx;
+	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+	uint32_t key = (uint32_t)id;
+	size_t i;
+
+	*n = 0;
+	if (id < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
+		return -errno;
+	/* the map zero-fills after the last frame */
+	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
+		;
+	*n = i;
+	return 0;
+}
+
+static int drain_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
+{
+	const struct bpf_session *s = ctx;
+
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dstacks), &key, out))
 		return -errno;
 	if (out->len > CP_MAX_USTACK_DEPTH)
 		return -EINVAL;
 	return 0;
+}
+
+void bpf_session__drain(struct bpf_session *s, struct drain *out)
+{
+	*out = (struct drain){
+		.ctx = s,
+		.for_each_count = drain_counts,
+		.stack = drain_stack,
+		.dwarf_stack = drain_dwarf_stack,
+	};
 }
 
 const char *bpf_session__step(const struct bpf_session *s)

@@ -14,6 +14,7 @@
 #include "shared.h"
 
 struct bpf_session;
+struct drain;
 
 /* Sizes of the DWARF unwinder's maps. */
 struct bpf_unwind_sizes {
@@ -41,9 +42,6 @@ struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *
 /* Publish the mappings (and row ranges) of process pid for the walker. Safe at run time. */
 int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 				 const struct cp_unwind_proc *up);
-
-/* The DWARF-walked user stack stored under key (cp_count_key.dstack). -ENOENT if unknown. */
-int bpf_session__dwarf_stack(struct bpf_session *s, uint64_t key, struct cp_dstack *out);
 
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
@@ -82,16 +80,11 @@ int bpf_session__events_fd(const struct bpf_session *s);
 /* Sum the per-CPU counters into out[CP_STAT_MAX]. */
 int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MAX]);
 
-typedef int (*count_fn)(const struct cp_count_key *key, uint64_t count, void *ctx);
-
-/* Call fn for every entry of the counts map; stops at and returns fn's first nonzero result. */
-int bpf_session__for_each_count(struct bpf_session *s, count_fn fn, void *ctx);
-
 /*
- * Copy stack id's frames (innermost first) into ips (CP_MAX_STACK_DEPTH entries) and their
- * number into *n. kernel selects the kernel or user stack map. -ENOENT if id is unknown.
+ * The drain (profile/drain.h) reading the counts map, the stack maps and the DWARF-walked
+ * stacks of s: for aggregate_counts, after bpf_session__stop_sampling. Valid while s is.
  */
-int bpf_session__stack(struct bpf_session *s, bool kernel, int32_t id, uint64_t *ips, size_t *n);
+void bpf_session__drain(struct bpf_session *s, struct drain *out);
 
 /* Name of the step that failed last ("open a cpu-clock perf event"...); "" if none. */
 const char *bpf_session__step(const struct bpf_session *s);

@@ -231,6 +231,7 @@ static int drain(struct record *r)
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.max_depth = r->max_depth,
 	};
+	struct drain counts;
 	int err;
 
 	/* requests still queued: name what is still alive */
@@ -241,7 +242,8 @@ static int drain(struct record *r)
 	r->prof = profile__new();
 	if (!r->prof)
 		return -ENOMEM;
-	return aggregate_counts(r->bpf, r->sym, &ao, r->prof, &r->agg);
+	bpf_session__drain(r->bpf, &counts);
+	return aggregate_counts(&counts, r->sym, &ao, r->prof, &r->agg);
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */

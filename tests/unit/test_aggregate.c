@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aggregate.c with a fake drain: hand-made counts, stacks and DWARF-walked stacks, named by a
+ * real symbolizer on a fake procfs (process 42: fix_nopie as generation 0, inl_fix after an
+ * exec as generation 1) and the kallsyms fixture. Every test checks the exact stacks that land
+ * in the profile: frames root first, their kinds, pseudo-frames, counts and the drain's stats.
+ */
+#include <inttypes.h>
+#include <regex.h>
+#include "cmocka_inc.h"
+#include "proc/proc_snapshot.h"
+#include "profile/aggregate.h"
+
+#define PID  42
+#define COMM "fix_tree"
+
+/* kernel addresses of tests/data/kallsyms_basic.txt */
+#define K_START_KERNEL 0xffffffff81001000ull /* x86_64_start_kernel */
+#define K_VFS_READ     0xffffffff81a3c2d0ull
+#define K_VFS_WRITE    0xffffffff81a3c4f0ull /* right after vfs_read */
+
+/* ---- the fake drain ------------------------------------------------------------------------ */
+
+struct fake_count {
+	struct cp_count_key key;
+	uint64_t count;
+};
+
+struct fake_stack {
+	bool kernel;
+	int32_t id;
+	size_t n;
+	uint64_t ips[CP_MAX_STACK_DEPTH];
+};
+
+struct fake_dstack {
+	uint64_t key;
+	struct cp_dstack ds;
+};
+
+struct fake {
+	struct fake_count counts[16];
+	size_t n_counts;
+	struct fake_stack stacks[8];
+	size_t n_stacks;
+	struct fake_dstack dstacks[8];
+	size_t n_dstacks;
+	size_t fail_after; /* for_each_count fails with -EIO after this many counts; 0: never */
+};
+
+static int fake_for_each_count(void *ctx, drain_count_fn fn, void *fn_ctx)
+{
+	const struct fake *f = ctx;
+
+	for (size_t i = 0; i < f->n_counts; i++) {
+		int err;
+
+		if (f->fail_after && i == f->fail_after)
+			return -EIO;
+		err = fn(&f->counts[i].key, f->counts[i].count, fn_ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fake_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	const struct fake *f = ctx;
+
+	*n = 0;
+	for (size_t i = 0; i < f->n_stacks; i++) {
+		const struct fake_stack *s = &f->stacks[i];
+
+		if (s->kernel == kernel && s->id == id) {
+			memcpy(ips, s->ips, s->n * sizeof(*ips));
+			*n = s->n;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int fake_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
+{
+	const struct fake *f = ctx;
+
+	for (size_t i = 0; i < f->n_dstacks; i++) {
+		if (f->dstacks[i].key == key) {
+			*out = f->dstacks[i].ds;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static struct fake fk;
+static struct profile *prof;
+
+/* A count of n samples of process (pid, gen) named comm; the key, for more fields. */
+static struct cp_count_key *add_count(uint32_t pid, uint32_t gen, int32_t ustack, int32_t kstack,
+				      const char *comm, uint64_t n)
+{
+	struct fake_count *c;
+
+	assert_true(fk.n_counts < sizeof(fk.counts) / sizeof(fk.counts[0]));
+	c = &fk.counts[fk.n_counts++];
+	memset(c, 0, sizeof(*c));
+	c->key.pid = pid;
+	c->key.gen = gen;
+	c->key.ustack_id = ustack;
+	c->key.kstack_id = kstack;
+	memcpy(c->key.comm, comm, strnlen(comm, CP_COMM_LEN));
+	c->count = n;
+	return &c->key;
+}
+
+/* Stack id of the kernel or user stack map: n frames, leaf first. */
+static void add_stack(bool kernel, int32_t id, size_t n, const uint64_t *ips)
+{
+	struct fake_stack *s;
+
+	assert_true(fk.n_stacks < sizeof(fk.stacks) / sizeof(fk.stacks[0]));
+	assert_true(n <= CP_MAX_STACK_DEPTH);
+	s = &fk.stacks[fk.n_stacks++];
+	s->kernel = kernel;
+	s->id = id;
+	s->n = n;
+	memcpy(s->ips, ips, n * sizeof(*ips));
+}
+
+/* A DWARF-walked stack under key: n frames, leaf first, ended by end. */
+static void add_dstack(uint64_t key, uint32_t end, size_t n, const uint64_t *ips)
+{
+	struct fake_dstack *d;
+
+	assert_true(fk.n_dstacks < sizeof(fk.dstacks) / sizeof(fk.dstacks[0]));
+	d = &fk.dstacks[fk.n_dstacks++];
+	memset(d, 0, sizeof(*d));
+	d->key = key;
+	d->ds.len = (uint32_t)n;
+	d->ds.end = end;
+	memcpy(d->ds.ips, ips, n * sizeof(*ips));
+}
+
+/* Drain the fake into prof; the stats. */
+static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
+{
+	struct drain d = {
+		.ctx = &fk,
+		.for_each_count = fake_for_each_count,
+		.stack = fake_stack,
+		.dwarf_stack = fake_dwarf_stack,
+	};
+	struct aggregate_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	assert_int_equal(aggregate_counts(&d, sy, o, prof, &st), 0);
+	return st;
+}
+
+static const struct prof_sample *sample(size_t i)
+{
+	const struct prof_sample *s = profile__sample(prof, i);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* The frame names of sample i, root first, joined by ';'. */
+static const char *names(size_t i)
+{
+	static char buf[8192];
+	const struct prof_sample *s = sample(i);
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s", j ? ";" : "",
+				 profile__frame(prof, s->frames[j])->name);
+
+		assert_true(n > 0 && (size_t)n < sizeof(buf) - len);
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+/* The frame kinds of sample i, root first: U user, K kernel, P pseudo; i inlined (user). */
+static const char *kinds(size_t i)
+{
+	static char buf[1024];
+	const struct prof_sample *s = sample(i);
+	uint32_t j;
+
+	assert_true(s->nframes < sizeof(buf));
+	for (j = 0; j < s->nframes; j++) {
+		const struct prof_frame *f = profile__frame(prof, s->frames[j]);
+
+		buf[j] = f->kind == FRAME_PSEUDO ? 'P' : f->kind == FRAME_KERNEL ? 'K' : 'U';
+		if (f->inlined)
+			buf[j] = 'i';
+	}
+	buf[j] = 0;
+	return buf;
+}
+
+static const struct prof_frame *frame_of(size_t i, uint32_t j)
+{
+	const struct prof_sample *s = sample(i);
+
+	assert_true(j < s->nframes);
+	return profile__frame(prof, s->frames[j]);
+}
+
+/* ---- the symbolizer on fixtures ----------------------------------------------------------- */
+
+/* Addresses of process 42, from nm (independently of the code under test). */
+static struct {
+	/* generation 0: fix_nopie, mapped at its link address */
+	uint64_t start, main, run, heavy, leaf;
+	/* generation 1: inl_fix, mapped at 0x400000 */
+	uint64_t inl_start, inl_main, inl_local, inl_at; /* inl_at: leaf <- mid <- outer */
+	char gen0_at_inl_local[256]; /* the function of fix_nopie at inl_local */
+} ad;
+
+static char procfs[] = "/tmp/cpuprof-agg.XXXXXX";
+static struct symbolizer *sym;
+static struct proc_snapshot *snap; /* the mappings sym names from */
+
+/* Value (and size) of symbol name of fixture file, from nm -S. */
+static uint64_t nm_sym(const char *file, const char *name, uint64_t *size)
+{
+	char path[4096], line[512], sname[256], type;
+	unsigned long v = 0, s = 0, found = 0;
+	FILE *p;
+
+	fixture(path, sizeof(path), file);
+	p = tool_output("nm -S %s", path);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %lx %c %255s", &v, &s, &type, sname) == 4 &&
+		    !strcmp(sname, name)) {
+			found = v;
+			if (size)
+				*size = s;
+		}
+	tool_done(p);
+	assert_true(found != 0);
+	return found;
+}
+
+/* The function of fixture file (linked at its load address) that holds addr, from nm -S. */
+static void nm_at(const char *file, uint64_t addr, char *out, size_t len)
+{
+	char path[4096], line[512], sname[256], type;
+	unsigned long v, s;
+	FILE *p;
+
+	fixture(path, sizeof(path), file);
+	p = tool_output("nm -S %s", path);
+	out[0] = 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%lx %lx %c %255s", &v, &s, &type, sname) == 4 &&
+		    (type == 't' || type == 'T') && v <= addr && addr < v + s)
+			snprintf(out, len, "%s", sname);
+	tool_done(p);
+	assert_true(out[0] != 0);
+}
+
+static void write_maps(const char *text)
+{
+	char path[4096];
+	FILE *m;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", procfs, PID);
+	m = fopen(path, "w");
+	assert_non_null(m);
+	fputs(text, m);
+	fclose(m);
+}
+
+/*
+ * The one place that builds the symbolizer: a fake procfs where process 42 ran fix_nopie
+ * (generation 0), then exec'ed inl_fix (generation 1) at the same addresses; kernel names from
+ * kallsyms_basic.txt.
+ */
+static struct symbolizer *fixture_symbolizer(void)
+{
+	char fix[4096], cmd[8192];
+	struct symbolizer *sy;
+	FILE *k;
+
+	assert_non_null(mkdtemp(procfs));
+	fixture(fix, sizeof(fix), "fix_nopie");
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%d/root/opt && cp %s %s/%d/root/opt/app", procfs,
+		 PID, fix, procfs, PID);
+	assert_int_equal(system(cmd), 0);
+	fixture(fix, sizeof(fix), "inl_fix");
+	snprintf(cmd, sizeof(cmd), "cp %s %s/%d/root/opt/inl", fix, procfs, PID);
+	assert_int_equal(system(cmd), 0);
+	snap = proc_snapshot__new(procfs);
+	assert_non_null(snap);
+	sy = symbolizer__new(snap);
+	assert_non_null(sy);
+	/* fix_nopie is ET_EXEC: its text at its link address, 0x401000, offset 0x1000 */
+	write_maps("00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n");
+	assert_int_equal(proc_snapshot__take(snap, PID, 0), 0);
+	/* inl_fix is a PIE: mapped from offset 0 at 0x400000, so its addresses are 0x400000 + nm */
+	write_maps("00400000-00403000 r-xp 00000000 08:01 78 /opt/inl\n");
+	assert_int_equal(proc_snapshot__take(snap, PID, 1), 0);
+	k = open_data("kallsyms_basic.txt");
+	assert_int_equal(symbolizer__load_kallsyms(sy, k), 0);
+	fclose(k);
+	return sy;
+}
+
+static int group_setup(void **state)
+{
+	struct sym_frame f[8];
+	uint64_t size = 0, outer;
+	size_t n = 0;
+
+	(void)state;
+	ad.start = nm_sym("fix_nopie", "_start", NULL);
+	ad.main = nm_sym("fix_nopie", "main", NULL);
+	ad.run = nm_sym("fix_nopie", "cp_fix_run", NULL);
+	ad.heavy = nm_sym("fix_nopie", "cp_fix_heavy", NULL);
+	ad.leaf = nm_sym("fix_nopie", "cp_fix_leaf", &size);
+	/* a return address at cp_fix_heavy's first byte is a call at cp_fix_leaf's end */
+	assert_int_equal(ad.leaf + size, ad.heavy);
+	ad.inl_start = 0x400000 + nm_sym("inl_fix", "_start", NULL);
+	ad.inl_main = 0x400000 + nm_sym("inl_fix", "main", NULL);
+	ad.inl_local = 0x400000 + nm_sym("inl_fix", "cp_inl_local", NULL);
+	nm_at("fix_nopie", ad.inl_local + 2, ad.gen0_at_inl_local, sizeof(ad.gen0_at_inl_local));
+	assert_string_not_equal(ad.gen0_at_inl_local, "cp_inl_local");
+	sym = fixture_symbolizer();
+	/* the first address of cp_inl_outer where cp_inl_leaf is inlined through cp_inl_mid */
+	outer = 0x400000 + nm_sym("inl_fix", "cp_inl_outer", &size);
+	for (ad.inl_at = outer; ad.inl_at < outer + size; ad.inl_at++) {
+		assert_int_equal(symbolizer__user_chain(sym, PID, 1, ad.inl_at, true, f, 8, &n), 0);
+		if (n == 3)
+			break;
+	}
+	assert_int_equal(n, 3);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[4200];
+
+	(void)state;
+	symbolizer__free(sym);
+	proc_snapshot__free(snap);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", procfs);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	prof = profile__new();
+	return prof ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	profile__free(prof);
+	prof = NULL;
+	return 0;
+}
+
+static const struct aggregate_opts defaults = {.max_depth = CP_MAX_STACK_DEPTH};
+
+/* ---- tests ------------------------------------------------------------------------------- */
+
+/*
+ * A user stack (frame pointers) from _start to the leaf, joined at its leaf by the kernel stack
+ * the sample was taken in; the same stacks under another stack id merge into one sample.
+ */
+static void test_user_kernel_join(void **state)
+{
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.run + 0x10, ad.main + 0x20,
+			      ad.start + 0x10};
+	/* vfs_write's first byte: as the leaf vfs_write, as a return address the call in vfs_read
+	 */
+	const uint64_t k[] = {K_VFS_WRITE, K_VFS_WRITE, K_START_KERNEL + 0x10};
+	struct cp_count_key *key;
+	struct aggregate_stats st;
+	const struct prof_frame *f;
+
+	(void)state;
+	add_stack(false, 1, 5, u);
+	add_stack(true, 1, 3, k);
+	add_stack(false, 2, 5, u);
+	key = add_count(PID, 0, 1, 1, COMM, 3);
+	key->tid = 43;
+	memcpy(key->tcomm, "worker", 6);
+	key = add_count(PID, 0, 2, 1, COMM, 4);
+	key->tid = 43;
+	memcpy(key->tcomm, "worker", 6);
+	st = run(sym, &defaults);
+
+	assert_int_equal(profile__n_samples(prof), 1);
+	assert_string_equal(names(0), "_start;main;cp_fix_run;cp_fix_heavy;cp_fix_leaf;"
+				      "x86_64_start_kernel;vfs_read;vfs_write");
+	assert_string_equal(kinds(0), "UUUUUKKK");
+	assert_int_equal(sample(0)->count, 7);
+	assert_int_equal(sample(0)->pid, PID);
+	assert_int_equal(sample(0)->tid, 43);
+	assert_string_equal(sample(0)->comm, COMM);
+	assert_string_equal(sample(0)->thread, "worker");
+	/* each frame keeps its own address; the user frames map in the process, the kernel in 0 */
+	f = frame_of(0, 4);
+	assert_int_equal(f->addr, ad.leaf + 4);
+	assert_int_not_equal(f->mapping, 0);
+	assert_int_equal(profile__mapping(prof, f->mapping - 1)->pid, PID);
+	assert_int_equal(profile__mapping(prof, f->mapping - 1)->kind, PMAP_FILE);
+	f = frame_of(0, 7);
+	assert_int_equal(f->addr, K_VFS_WRITE);
+	assert_int_not_equal(f->mapping, 0);
+	assert_int_equal(profile__mapping(prof, f->mapping - 1)->pid, 0);
+	assert_int_equal(profile__mapping(prof, f->mapping - 1)->kind, PMAP_KERNEL);
+	assert_int_equal(st.ustacks, 7);
+	assert_int_equal(st.ustacks_entry, 7); /* outermost frame _start: complete */
+	assert_int_equal(st.stacks_missing, 0);
+	assert_int_equal(st.comm_filtered, 0);
+}
+
+/* Only the leaf is named at its own address; callers at the return address - 1. */
+static void test_leaf_and_callers(void **state)
+{
+	const uint64_t u[] = {ad.heavy, ad.heavy, ad.main + 0x20};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_stack(false, 1, 3, u);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 1);
+	st = run(sym, &defaults);
+	assert_string_equal(names(0), "main;cp_fix_leaf;cp_fix_heavy");
+	assert_string_equal(kinds(0), "UUU");
+	assert_int_equal(frame_of(0, 1)->addr, ad.heavy);
+	assert_int_equal(frame_of(0, 2)->addr, ad.heavy);
+	assert_int_equal(st.ustacks, 1);
+	assert_int_equal(st.ustacks_entry, 0); /* main is no entry point */
+}
+
+/* A stack as deep as the kernel keeps was possibly cut: a marker at its root, not complete. */
+static void test_truncated_at_max_depth(void **state)
+{
+	const uint64_t u3[] = {ad.leaf + 4, ad.heavy + 8, ad.start + 0x10};
+	const uint64_t k3[] = {K_VFS_WRITE, K_VFS_WRITE, K_START_KERNEL + 0x10};
+	const struct aggregate_opts o = {.max_depth = 3};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_stack(false, 1, 3, u3); /* as deep as max_depth */
+	add_stack(false, 2, 2, u3); /* one frame less: whole */
+	add_stack(true, 1, 3, k3);
+	add_stack(true, 2, 2, k3);
+	add_count(PID, 0, 1, 2, COMM, 1);
+	add_count(PID, 0, 2, 1, COMM, 2);
+	add_count(PID, 0, 2, 2, COMM, 4);
+	st = run(sym, &o);
+
+	assert_int_equal(profile__n_samples(prof), 3);
+	assert_string_equal(
+		names(0),
+		"[user stack truncated];_start;cp_fix_heavy;cp_fix_leaf;vfs_read;vfs_write");
+	assert_string_equal(kinds(0), "PUUUKK");
+	assert_string_equal(names(1), "cp_fix_heavy;cp_fix_leaf;[kernel stack truncated];"
+				      "x86_64_start_kernel;vfs_read;vfs_write");
+	assert_string_equal(kinds(1), "UUPKKK");
+	assert_string_equal(names(2), "cp_fix_heavy;cp_fix_leaf;vfs_read;vfs_write");
+	assert_int_equal(st.ustacks, 7);
+	/* the truncated stack ends in _start, but its outermost callers may be lost */
+	assert_int_equal(st.ustacks_entry, 0);
+}
+
+/* A stack id that is an error, or whose stack cannot be read back: one pseudo-frame. */
+static void test_stacks_lost(void **state)
+{
+	const uint64_t k[] = {K_VFS_WRITE};
+	const int32_t errs[] = {-EEXIST, -ENOMEM, -EFAULT, -ENOENT, -EINVAL};
+	static const char *const why[] = {"hash collision", "stack map full", "unreadable",
+					  "missing", "error"};
+	char want[128];
+	struct aggregate_stats st;
+	size_t i;
+
+	(void)state;
+	add_stack(true, 1, 1, k);
+	add_stack(false, 3, 0, k); /* an empty stack */
+	for (i = 0; i < 5; i++)
+		add_count(PID, 0, errs[i], 1, COMM, 1);
+	for (i = 0; i < 5; i++)
+		add_count(PID, 0, CP_STACK_NONE, errs[i], COMM, 10);
+	add_count(PID, 0, 7, 1, COMM, 100);  /* a user stack id the map does not hold */
+	add_count(PID, 0, 3, 1, COMM, 1000); /* an empty user stack */
+	add_count(PID, 0, CP_STACK_NONE, 9, COMM, 10000); /* a kernel stack id the map lacks */
+	st = run(sym, &defaults);
+
+	assert_int_equal(profile__n_samples(prof), 10);
+	for (i = 0; i < 5; i++) {
+		snprintf(want, sizeof(want), "[user stack lost: %s];vfs_write", why[i]);
+		assert_string_equal(names(i), want);
+		assert_string_equal(kinds(i), "PK");
+		snprintf(want, sizeof(want), "[kernel stack lost: %s]", why[i]);
+		assert_string_equal(names(5 + i), want);
+		assert_string_equal(kinds(5 + i), "P");
+	}
+	/* ids >= 0 that could not be read back are missing; they merge with -ENOENT's samples */
+	assert_int_equal(sample(3)->count, 1 + 100 + 1000);
+	assert_int_equal(sample(8)->count, 10 + 10000);
+	assert_int_equal(st.stacks_missing, 100 + 1000 + 10000);
+	/* a lost user stack is a user stack all the same */
+	assert_int_equal(st.ustacks, 5 + 100 + 1000);
+	assert_int_equal(st.ustacks_entry, 0);
+}
+
+/* --unwind dwarf: a walked stack, CP_IP_EXACT frames named as they are. */
+static void test_dwarf_stack(void **state)
+{
+	/* a signal frame: the interrupted pc, exact, in the middle of the stack */
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy | CP_IP_EXACT, ad.heavy, ad.main + 0x20,
+			      ad.start + 0x10};
+	const uint64_t k[] = {K_VFS_WRITE};
+	struct cp_count_key *key;
+	struct aggregate_stats st;
+
+	(void)state;
+	add_dstack(0xabcdef, CP_DEND_OK, 5, u);
+	add_stack(true, 1, 1, k);
+	key = add_count(PID, 0, CP_STACK_DWARF, 1, COMM, 5);
+	key->dstack = 0xabcdef;
+	st = run(sym, &defaults);
+
+	assert_string_equal(names(0), "_start;main;cp_fix_leaf;cp_fix_heavy;cp_fix_leaf;vfs_write");
+	assert_string_equal(kinds(0), "UUUUUK");
+	assert_int_equal(frame_of(0, 3)->addr, ad.heavy); /* the marker bit is not an address */
+	assert_int_equal(st.ustacks, 5);
+	assert_int_equal(st.ustacks_entry, 5);
+	assert_int_equal(st.stacks_missing, 0);
+}
+
+/* How a DWARF walk ended, at the root of its stack; a stack that cannot be read: lost. */
+static void test_dwarf_ends(void **state)
+{
+	static const char *const why[] = {
+		[CP_DEND_TRUNCATED] = "[truncated]",
+		[CP_DEND_NO_MAPPING] = "[unwind-failed: no mapping]",
+		[CP_DEND_NOT_COVERED] = "[unwind-failed: no unwind info]",
+		[CP_DEND_UNSUPPORTED] = "[unwind-failed: unsupported rule]",
+		[CP_DEND_READ] = "[unwind-failed: stack unreadable]",
+		[CP_DEND_LOOP] = "[unwind-failed: loop]",
+		[CP_DEND_MAX] = "[unwind-failed: unknown]",
+	};
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.start + 0x10};
+	char want[256];
+	struct aggregate_stats st;
+	uint32_t end;
+
+	(void)state;
+	for (end = CP_DEND_TRUNCATED; end <= CP_DEND_MAX; end++) {
+		add_dstack(end, end, 3, u);
+		add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 1)->dstack = end;
+	}
+	add_dstack(100, CP_DEND_OK, 0, u); /* an empty stack */
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 10)->dstack = 100;
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 100)->dstack = 101; /* no stack */
+	st = run(sym, &defaults);
+
+	assert_int_equal(profile__n_samples(prof), CP_DEND_MAX + 1);
+	for (end = CP_DEND_TRUNCATED; end <= CP_DEND_MAX; end++) {
+		snprintf(want, sizeof(want), "%s;_start;cp_fix_heavy;cp_fix_leaf", why[end]);
+		assert_string_equal(names(end - 1), want);
+		assert_string_equal(kinds(end - 1), "PUUU");
+	}
+	assert_string_equal(names(CP_DEND_MAX), "[user stack lost: missing]");
+	assert_string_equal(kinds(CP_DEND_MAX), "P");
+	assert_int_equal(sample(CP_DEND_MAX)->count, 110);
+	assert_int_equal(st.stacks_missing, 110);
+	assert_int_equal(st.ustacks, CP_DEND_MAX + 110);
+	/* a walk that ended early is not complete, even when it reached _start */
+	assert_int_equal(st.ustacks_entry, 0);
+}
+
+/* The leaf in an inlined function: its inline chain, root first, at one address. */
+static void test_inlined_leaf(void **state)
+{
+	const uint64_t u[] = {ad.inl_at, ad.inl_main + 0x10, ad.inl_start + 0x10};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_stack(false, 1, 3, u);
+	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
+	st = run(sym, &defaults);
+
+	assert_string_equal(names(0), "_start;main;cp_inl_outer;cp_inl_mid;cp_inl_leaf");
+	assert_string_equal(kinds(0), "UUUii");
+	for (uint32_t j = 2; j < 5; j++) {
+		assert_int_equal(frame_of(0, j)->addr, ad.inl_at);
+		assert_true(frame_of(0, j)->line > 0);
+	}
+	assert_int_equal(st.ustacks_entry, 2);
+}
+
+/* The key's generation selects the snapshot, for both unwinders: one address, three names. */
+static void test_exec_generations(void **state)
+{
+	const uint64_t u[] = {ad.inl_local + 2};
+	char unknown[64];
+
+	(void)state;
+	add_stack(false, 1, 1, u);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 1);
+	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
+	add_count(PID, 2, 1, CP_STACK_NONE, "inl_fix", 4);  /* no snapshot of generation 2 */
+	add_count(PID + 1, 0, 1, CP_STACK_NONE, COMM, 8);   /* nor of process 43 */
+	add_count(PID, 0, 1, CP_STACK_NONE, "renamed", 16); /* generation 0 again */
+	add_dstack(7, CP_DEND_OK, 1, u);
+	add_count(PID, 1, CP_STACK_DWARF, CP_STACK_NONE, "walked", 32)->dstack = 7;
+	run(sym, &defaults);
+
+	snprintf(unknown, sizeof(unknown), "[unknown]+0x%" PRIx64, ad.inl_local + 2);
+	assert_int_equal(profile__n_samples(prof), 6);
+	assert_string_equal(names(0), ad.gen0_at_inl_local);
+	assert_string_equal(names(1), "cp_inl_local");
+	assert_string_equal(names(2), unknown);
+	assert_string_equal(names(3), unknown);
+	assert_int_equal(sample(3)->pid, PID + 1);
+	assert_string_equal(names(4), ad.gen0_at_inl_local);
+	assert_string_equal(sample(4)->comm, "renamed");
+	assert_string_equal(names(5), "cp_inl_local");
+}
+
+/* No frame at all: why, by the options. */
+static void test_no_frames(void **state)
+{
+	const uint64_t u[] = {ad.leaf + 4};
+	const struct aggregate_opts kernel_only = {.kernel_only = true,
+						   .max_depth = CP_MAX_STACK_DEPTH};
+	const struct aggregate_opts no_kernel = {.no_kernel = true,
+						 .max_depth = CP_MAX_STACK_DEPTH};
+	const char *want[] = {"[no stack]", "[user space]", "[kernel]"};
+	const struct aggregate_opts *o[] = {&defaults, &kernel_only, &no_kernel};
+
+	(void)state;
+	add_stack(false, 1, 1, u);
+	add_count(PID, 0, CP_STACK_NONE, CP_STACK_NONE, COMM, 1);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 2); /* frames: no pseudo-frame */
+	for (int i = 0; i < 3; i++) {
+		struct aggregate_stats st = run(sym, o[i]);
+
+		assert_int_equal(profile__n_samples(prof), 2);
+		assert_string_equal(names(0), want[i]);
+		assert_string_equal(kinds(0), "P");
+		assert_string_equal(names(1), "cp_fix_leaf");
+		assert_int_equal(st.ustacks, 2);
+		profile__free(prof);
+		prof = profile__new();
+		assert_non_null(prof);
+	}
+}
+
+/* The idle task: pid 0, a kernel stack only. */
+static void test_idle(void **state)
+{
+	const uint64_t k[] = {K_VFS_READ + 8, K_START_KERNEL + 0x10};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_stack(true, 5, 2, k);
+	add_count(0, 0, CP_STACK_NONE, 5, "swapper/0", 9);
+	st = run(sym, &defaults);
+	assert_int_equal(profile__n_samples(prof), 1);
+	assert_string_equal(names(0), "x86_64_start_kernel;vfs_read");
+	assert_string_equal(kinds(0), "KK");
+	assert_int_equal(sample(0)->pid, 0);
+	assert_string_equal(sample(0)->comm, "swapper/0");
+	assert_int_equal(st.ustacks, 0);
+}
+
+/* --comm: the process name at sample time, all CP_COMM_LEN bytes of it, decides. */
+static void test_comm_filter(void **state)
+{
+	struct aggregate_opts oc = {.max_depth = CP_MAX_STACK_DEPTH};
+	struct aggregate_stats st;
+	regex_t re;
+
+	(void)state;
+	assert_int_equal(regcomp(&re, "^(fix_tree|abcdefghijklmnop)$", REG_EXTENDED | REG_NOSUB),
+			 0);
+	oc.comm_re = &re;
+	add_count(PID, 0, CP_STACK_NONE, CP_STACK_NONE, "bash", 1);
+	add_count(PID, 0, CP_STACK_NONE, CP_STACK_NONE, COMM, 2);
+	add_count(PID, 0, CP_STACK_NONE, CP_STACK_NONE, "abcdefghijklmnop", 4); /* not terminated */
+	add_count(PID, 0, CP_STACK_NONE, CP_STACK_NONE, "fix", 8);
+	st = run(sym, &oc);
+	regfree(&re);
+
+	assert_int_equal(profile__n_samples(prof), 2);
+	assert_string_equal(sample(0)->comm, COMM);
+	assert_string_equal(sample(1)->comm, "abcdefghijklmnop");
+	assert_int_equal(profile__total(prof), 6);
+	assert_int_equal(st.comm_filtered, 9);
+}
+
+/* An error of the drain ends the walk and is returned, with the stats so far. */
+static void test_drain_error(void **state)
+{
+	struct drain d = {
+		.ctx = &fk,
+		.for_each_count = fake_for_each_count,
+		.stack = fake_stack,
+		.dwarf_stack = fake_dwarf_stack,
+	};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_count(PID, 0, -EEXIST, CP_STACK_NONE, COMM, 3);
+	add_count(PID, 0, -EEXIST, CP_STACK_NONE, COMM, 5);
+	fk.fail_after = 1;
+	assert_int_equal(aggregate_counts(&d, sym, &defaults, prof, &st), -EIO);
+	assert_int_equal(profile__total(prof), 3);
+	assert_int_equal(st.ustacks, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_user_kernel_join, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leaf_and_callers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_at_max_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stacks_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dwarf_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inlined_leaf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_generations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_error, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
