@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Function symbol index of one ELF object, built with libelf. Everything the lookups need is
- * copied out (names and build-id into one arena, segments and address ranges into arrays), so
- * no Elf handle, mapping or fd outlives the constructor.
+ * copied out (names, source files and build-id into one arena, segments and address ranges into
+ * arrays), so no Elf handle, mapping or fd outlives the constructor; but for
+ * elf_syms__from_elf, whose names stay in the caller's Elf data: the DWARF index keeps its Elf
+ * open anyway, and fresh memory is what building costs most (each page touched is a fault, and
+ * a copy of every name was most of the index's size). The two rule sets of
+ * elf_syms.h differ only in which tables are read (read_sections), the alias order (cand_cmp)
+ * and how far a function reaches (reduce); the reading and the lookups are shared.
  */
 #include <elf.h>
 #include <errno.h>
@@ -24,8 +29,7 @@
 struct fn_range {
 	uint64_t start;
 	uint64_t end;
-	uint64_t addr;
-	size_t name; /* offset in the arena */
+	struct elf_sym sym; /* names in the arena, or in the caller's Elf data */
 };
 
 struct load_seg {
@@ -41,51 +45,54 @@ struct elf_syms {
 	size_t nr_syms;
 	struct load_seg *segs;
 	size_t nr_segs;
-	char *arena; /* build-id bytes, then the NUL-terminated names */
+	char *arena; /* build-id bytes, then the NUL-terminated names and files unless borrowed */
 	size_t build_id_len;
 	int type;
+	unsigned int tables; /* ELF_SYMS_* */
 };
 
-/* A symbol table entry while building; name points into libelf's data. */
+/*
+ * A symbol table entry while building; name and file point into libelf's data (into the arena
+ * after fill_arena). reduce keeps one per address, the alias winner, in place at the front of
+ * the array: one function per address. Kept small: the array is as long as the tables.
+ */
 struct cand {
 	uint64_t addr;
 	uint64_t size;
-	uint64_t sec_end; /* end of the symbol's section, 0 when unknown */
+	union {
+		uint64_t sec_end; /* while reading: end of the symbol's section, 0 when unknown */
+		uint64_t end;	  /* after reduce: where the function ends */
+	};
 	const char *name;
-	size_t len;
-	int rank; /* 0 global, 1 weak, 2 local: the alias order */
-};
-
-/* One function per distinct address, after the alias choice. */
-struct fn {
-	uint64_t addr;
-	uint64_t end;
-	const char *name;
-	size_t len;
-	size_t name_off;
+	const char *file;    /* a local symbol's STT_FILE name, else NULL */
+	uint32_t len;	     /* when the rules or the copy want it (read_symtab), else 0 or 1 */
+	uint32_t order : 30; /* position over all tables read: the llvm-symbolizer tie rule */
+	uint32_t rank : 2;   /* 0 global, 1 weak, 2 local, 3 code label or entry: the alias order */
 };
 
 struct sec_span {
-	uint64_t start;
+	uint64_t start; /* start and end: 0 unless allocated with contents in the file */
 	uint64_t end;
-	bool exec; /* SHF_EXECINSTR */
+	bool exec; /* SHF_EXECINSTR, whatever the type (NOBITS in a debug file) */
 };
 
 /* Scratch state of one construction; none of it survives. */
 struct builder {
 	Elf *elf;
+	Elf *extra; /* another object's .symtab (MiniDebugInfo), or NULL */
+	enum elf_syms_rules rules;
+	bool copy;   /* names into the arena */
 	bool interp; /* has a PT_INTERP: a PIE program, or a library that runs (libc.so.6) */
 	bool pie;    /* DT_FLAGS_1 has DF_1_PIE */
 	struct elf_syms *es;
 	bool headers_only; /* segments, type and build-id, no symbols */
 	const void *build_id;
 	size_t build_id_len;
-	struct sec_span *secs;
+	struct sec_span *secs; /* of the Elf whose table is being read */
 	size_t nr_secs;
-	struct cand *cands;
+	struct cand *cands; /* after reduce, the functions are the first nr_fns */
 	size_t nr_cands;
 	size_t cap_cands;
-	struct fn *fns;
 	size_t nr_fns;
 };
 
@@ -217,21 +224,35 @@ out:
 	return err;
 }
 
-static int add_cand(struct builder *b, const struct cand *c)
+/* Room for more candidates: at least n, else twice as many. */
+static int reserve(struct builder *b, size_t more)
 {
 	struct cand *tmp;
 	size_t cap;
 
-	if (b->nr_cands == b->cap_cands) {
-		cap = b->cap_cands ? b->cap_cands * 2 : 256;
-		tmp = reallocarray(b->cands, cap, sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		b->cands = tmp;
-		b->cap_cands = cap;
-	}
-	b->cands[b->nr_cands++] = *c;
+	if (b->cap_cands - b->nr_cands >= more)
+		return 0;
+	cap = b->cap_cands ? b->cap_cands * 2 : 256;
+	if (cap - b->nr_cands < more)
+		cap = b->nr_cands + more;
+	tmp = reallocarray(b->cands, cap, sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	b->cands = tmp;
+	b->cap_cands = cap;
 	return 0;
+}
+
+/* cand.order's width: tables of more symbols than this break llvm-symbolizer's tie rule only */
+#define ORDER_MAX ((1u << 30) - 1)
+
+static int add_cand(struct builder *b, const struct cand *c)
+{
+	int err = reserve(b, 1);
+
+	if (!err)
+		b->cands[b->nr_cands++] = *c;
+	return err;
 }
 
 static int bind_rank(unsigned char bind)
@@ -247,19 +268,21 @@ static int bind_rank(unsigned char bind)
 	}
 }
 
-/* Function symbols of one .symtab or .dynsym. */
-static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
+/* Function symbols of one .symtab or .dynsym of elf, whose sections b->secs describes. */
+static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr)
 {
 	Elf_Data *syms, *strs;
 	Elf_Scn *strscn;
 	size_t n, i, entsz;
+	const char *file = NULL;
+	bool want_len = b->rules == ELF_SYMS_PROFILE || b->copy, terminated;
 	GElf_Sym sym;
 	int err;
 
 	err = scn_data(scn, &syms);
 	if (err)
 		goto out;
-	strscn = elf_getscn(b->elf, shdr->sh_link);
+	strscn = elf_getscn(elf, shdr->sh_link);
 	if (!strscn) {
 		err = -EIO;
 		goto out;
@@ -267,12 +290,18 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 	err = scn_data(strscn, &strs);
 	if (err)
 		goto out;
-	entsz = gelf_fsize(b->elf, ELF_T_SYM, 1, EV_CURRENT);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!entsz || !syms->d_buf || !strs->d_buf) {
 		err = -EIO;
 		goto out;
 	}
+	/* then every name in it ends: no need to look for each one's end */
+	terminated = strs->d_size && ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
 	n = syms->d_size / entsz;
+	/* one allocation for the whole table rather than doubling through it */
+	err = reserve(b, n);
+	if (err)
+		goto out;
 	for (i = 1; i < n; i++) {
 		unsigned char type;
 		bool notype;
@@ -283,6 +312,19 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 		if (!gelf_getsym(syms, i, &sym))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
+		name = sym.st_name < strs->d_size ? (const char *)strs->d_buf + sym.st_name : NULL;
+		/* nul: the name's end, when wanted; else name itself or name + 1 (empty or not) */
+		if (!name)
+			nul = NULL;
+		else if (want_len || !terminated)
+			nul = memchr(name, '\0', strs->d_size - sym.st_name);
+		else
+			nul = name + (*name != '\0');
+		if (nul && nul - name > UINT32_MAX)
+			continue;
+		/* the source file of the local symbols after it */
+		if (type == STT_FILE)
+			file = nul && nul > name ? name : NULL;
 		/*
 		 * Functions; and local untyped labels in code, which is what hand-written entry
 		 * code is (ld.so's _start and _dl_start_user), below any function at the same
@@ -291,19 +333,17 @@ static int read_symtab(struct builder *b, Elf_Scn *scn, const GElf_Shdr *shdr)
 		notype = type == STT_NOTYPE && sym.st_shndx < b->nr_secs &&
 			 b->secs[sym.st_shndx].exec && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
 			 !sym.st_size;
+		/* an empty name names nothing, whether its offset is 0 or not */
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !notype) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !sym.st_name ||
-		    sym.st_name >= strs->d_size)
-			continue;
-		name = (const char *)strs->d_buf + sym.st_name;
-		nul = memchr(name, '\0', strs->d_size - sym.st_name);
-		if (!nul)
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !nul || nul == name)
 			continue;
 		c = (struct cand){
 			.addr = sym.st_value,
 			.size = sym.st_size,
 			.name = name,
-			.len = (size_t)(nul - name),
+			.len = (uint32_t)(nul - name),
+			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
+			.order = b->nr_cands & ORDER_MAX,
 			.rank = notype ? 3 : bind_rank(GELF_ST_BIND(sym.st_info)),
 		};
 		if (sym.st_shndx < b->nr_secs && sym.st_value >= b->secs[sym.st_shndx].start &&
@@ -317,18 +357,18 @@ out:
 	return err;
 }
 
-/*
- * Address spans of the allocated sections (to bound size-0 symbols), notes for the build-id
- * when no PT_NOTE had it, then the symbol tables.
- */
-static int read_sections(struct builder *b)
+/* Address spans of elf's allocated sections (to bound size-0 symbols) and which hold code. */
+static int scan_sections(struct builder *b, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 	size_t shnum;
 	GElf_Shdr shdr;
 	int err = 0;
 
-	if (elf_getshdrnum(b->elf, &shnum)) {
+	free(b->secs);
+	b->secs = NULL;
+	b->nr_secs = 0;
+	if (elf_getshdrnum(elf, &shnum)) {
 		err = -ENOEXEC;
 		goto out;
 	}
@@ -340,16 +380,27 @@ static int read_sections(struct builder *b)
 		goto out;
 	}
 	b->nr_secs = shnum;
-	while ((scn = elf_nextscn(b->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		size_t idx = elf_ndxscn(scn);
 
 		if (!gelf_getshdr(scn, &shdr) || idx >= shnum)
 			continue;
-		if ((shdr.sh_flags & SHF_ALLOC) && shdr.sh_type != SHT_NOBITS)
-			b->secs[idx] = (struct sec_span){shdr.sh_addr, shdr.sh_addr + shdr.sh_size,
-							 (shdr.sh_flags & SHF_EXECINSTR) != 0};
+		b->secs[idx].exec = (shdr.sh_flags & SHF_EXECINSTR) != 0;
+		if ((shdr.sh_flags & SHF_ALLOC) && shdr.sh_type != SHT_NOBITS) {
+			b->secs[idx].start = shdr.sh_addr;
+			b->secs[idx].end = shdr.sh_addr + shdr.sh_size;
+		}
 	}
-	scn = NULL;
+out:
+	return err;
+}
+
+/* The build-id from the section notes when no PT_NOTE had it; which symbol tables there are. */
+static void scan_notes(struct builder *b)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
 	while ((scn = elf_nextscn(b->elf, scn))) {
 		Elf_Data *data;
 
@@ -359,14 +410,55 @@ static int read_sections(struct builder *b)
 			/* as for PT_NOTE, a broken note only loses the build-id */
 			if (!scn_data(scn, &data))
 				note_build_id(b, data);
-		} else if (!b->headers_only &&
-			   (shdr.sh_type == SHT_SYMTAB || shdr.sh_type == SHT_DYNSYM)) {
-			err = read_symtab(b, scn, &shdr);
-			if (err)
-				goto out;
+		} else if (shdr.sh_type == SHT_SYMTAB) {
+			b->es->tables |= ELF_SYMS_SYMTAB;
+		} else if (shdr.sh_type == SHT_DYNSYM) {
+			b->es->tables |= ELF_SYMS_DYNSYM;
 		}
 	}
+}
+
+/* The symbol tables of elf of type a or b (0: none), in section order; true when there was one. */
+static int read_tables(struct builder *b, Elf *elf, Elf64_Word ta, Elf64_Word tb, bool *found)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	int err;
+
+	*found = false;
+	err = scan_sections(b, elf);
+	if (err)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || (shdr.sh_type != ta && shdr.sh_type != tb))
+			continue;
+		*found = true;
+		err = read_symtab(b, elf, scn, &shdr);
+		if (err)
+			goto out;
+	}
 out:
+	return err;
+}
+
+/* Notes, then the symbol tables the rules read (elf_syms.h). */
+static int read_sections(struct builder *b)
+{
+	bool found = false, profile = b->rules == ELF_SYMS_PROFILE;
+	int err;
+
+	scan_notes(b);
+	if (b->headers_only)
+		return 0;
+	if (profile || (b->es->tables & ELF_SYMS_SYMTAB))
+		err = read_tables(b, b->elf, SHT_SYMTAB, profile ? SHT_DYNSYM : 0, &found);
+	else
+		err = read_tables(b, b->elf, SHT_DYNSYM, 0, &found);
+	if (!err && b->extra && (profile || !(b->es->tables & ELF_SYMS_SYMTAB))) {
+		err = read_tables(b, b->extra, SHT_SYMTAB, 0, &found);
+		if (found)
+			b->es->tables |= ELF_SYMS_EXTRA;
+	}
 	return err;
 }
 
@@ -386,7 +478,7 @@ static int add_entry(struct builder *b, uint64_t entry)
 	return c.size ? add_cand(b, &c) : 0;
 }
 
-/* Address, then the alias order of the header: binding, name length, bytes. */
+/* Address, then ELF_SYMS_PROFILE's alias order: binding, name length, bytes. */
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
@@ -398,6 +490,18 @@ static int cand_cmp(const void *pa, const void *pb)
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
 	return strcmp(a->name, b->name);
+}
+
+/* Address, then ELF_SYMS_LLVM's alias order: the largest size, then the last read. */
+static int cand_cmp_llvm(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->order > b->order ? -1 : a->order < b->order;
 }
 
 /* End of the PT_LOAD holding vaddr, 0 when none does. */
@@ -416,23 +520,23 @@ static uint64_t seg_end(const struct elf_syms *es, uint64_t vaddr)
 
 /*
  * Sorts the candidates and keeps one function per address: the alias winner, covering as far
- * as the largest alias says. A size-0 symbol runs to the next function, but not past its own
- * section (or segment), so e.g. _init does not swallow the PLT.
+ * as the largest alias says. ELF_SYMS_PROFILE: a size-0 symbol runs to the next function, but
+ * not past its own section (or segment), so e.g. _init does not swallow the PLT.
+ * ELF_SYMS_LLVM: a function ends where the next one starts, so that none nests (flatten then
+ * keeps them as they are); a size-0 one at the end reaches the end of the address space.
  */
 static int reduce(struct builder *b)
 {
 	struct elf_syms *es = b->es;
+	bool llvm = b->rules == ELF_SYMS_LLVM;
 	size_t i, j, k;
 
 	if (!b->nr_cands)
 		return 0;
-	qsort(b->cands, b->nr_cands, sizeof(*b->cands), cand_cmp);
-	b->fns = calloc(b->nr_cands, sizeof(*b->fns));
-	if (!b->fns)
-		return -ENOMEM;
+	qsort(b->cands, b->nr_cands, sizeof(*b->cands), llvm ? cand_cmp_llvm : cand_cmp);
 	for (i = 0, k = 0; i < b->nr_cands; i = j, k++) {
-		uint64_t addr = b->cands[i].addr, size = 0, sec_end = 0;
-		struct fn *f = &b->fns[k];
+		uint64_t addr = b->cands[i].addr, size = 0, sec_end = 0, end;
+		uint64_t next;
 
 		for (j = i; j < b->nr_cands && b->cands[j].addr == addr; j++) {
 			if (b->cands[j].size > size)
@@ -440,34 +544,45 @@ static int reduce(struct builder *b)
 			if (!sec_end)
 				sec_end = b->cands[j].sec_end;
 		}
-		f->addr = addr;
-		f->name = b->cands[i].name;
-		f->len = b->cands[i].len;
-		if (size) {
-			f->end = addr + size < addr ? UINT64_MAX : addr + size;
+		next = j < b->nr_cands ? b->cands[j].addr : UINT64_MAX;
+		if (llvm) {
+			end = size && addr + size > addr && addr + size < next ? addr + size : next;
+		} else if (size) {
+			end = addr + size < addr ? UINT64_MAX : addr + size;
 		} else {
 			uint64_t bound = sec_end ? sec_end : seg_end(es, addr);
-			uint64_t next = j < b->nr_cands ? b->cands[j].addr : UINT64_MAX;
 
 			if (bound && bound < next)
 				next = bound;
 			/* with nothing to bound it, a size-0 symbol covers its own address only */
-			f->end = next == UINT64_MAX ? addr + 1 : next;
+			end = next == UINT64_MAX ? addr + 1 : next;
 		}
+		/* k <= i: the winner moves down over entries already read */
+		b->cands[k] = b->cands[i];
+		b->cands[k].end = end;
 	}
 	b->nr_fns = k;
 	es->nr_syms = k;
 	return 0;
 }
 
-/* One allocation for the build-id and all names. */
+/*
+ * One allocation for the build-id and, when copying, all names and source files; the functions'
+ * names and files then point into it. A file is copied once for a run of functions that name
+ * it (locals of one file lie together).
+ */
 static int fill_arena(struct builder *b)
 {
 	struct elf_syms *es = b->es;
 	size_t total = b->build_id_len, pos, i;
+	const char *file = NULL, *copied = NULL;
 
-	for (i = 0; i < b->nr_fns; i++)
-		total += b->fns[i].len + 1;
+	for (i = 0; b->copy && i < b->nr_fns; i++) {
+		total += b->cands[i].len + 1;
+		if (b->cands[i].file && b->cands[i].file != file)
+			total += strlen(b->cands[i].file) + 1;
+		file = b->cands[i].file;
+	}
 	if (!total)
 		return 0;
 	es->arena = malloc(total);
@@ -477,22 +592,34 @@ static int fill_arena(struct builder *b)
 		memcpy(es->arena, b->build_id, b->build_id_len);
 	es->build_id_len = b->build_id_len;
 	pos = b->build_id_len;
-	for (i = 0; i < b->nr_fns; i++) {
-		memcpy(es->arena + pos, b->fns[i].name, b->fns[i].len);
-		es->arena[pos + b->fns[i].len] = '\0';
-		b->fns[i].name_off = pos;
-		pos += b->fns[i].len + 1;
+	file = NULL;
+	for (i = 0; b->copy && i < b->nr_fns; i++) {
+		struct cand *f = &b->cands[i];
+
+		memcpy(es->arena + pos, f->name, f->len);
+		es->arena[pos + f->len] = '\0';
+		f->name = es->arena + pos;
+		pos += f->len + 1;
+		if (f->file && f->file != file) {
+			size_t len = strlen(f->file) + 1;
+
+			file = f->file;
+			memcpy(es->arena + pos, f->file, len);
+			copied = es->arena + pos;
+			pos += len;
+		}
+		if (f->file)
+			f->file = copied;
 	}
 	return 0;
 }
 
-static void emit(struct elf_syms *es, const struct fn *f, uint64_t start, uint64_t end)
+static void emit(struct elf_syms *es, const struct cand *f, uint64_t start, uint64_t end)
 {
 	es->ranges[es->nr_ranges++] = (struct fn_range){
 		.start = start,
 		.end = end,
-		.addr = f->addr,
-		.name = f->name_off,
+		.sym = {.name = f->name, .file = f->file, .addr = f->addr},
 	};
 }
 
@@ -500,27 +627,49 @@ static void emit(struct elf_syms *es, const struct fn *f, uint64_t start, uint64
  * Turns the sorted, possibly nested functions into disjoint ranges where the innermost
  * (latest starting) function wins; the enclosing one resumes after it. Each function is pushed
  * once and each step emits at most one range per push or pop, so there are at most 2n ranges.
+ * Under ELF_SYMS_LLVM no function nests (reduce): one range each, written over the functions
+ * themselves, which saves an array as large as the index (a range is smaller than a candidate,
+ * so range i only covers candidates up to i, already read).
  */
 static int flatten(struct builder *b)
 {
 	struct elf_syms *es = b->es;
+	bool llvm = b->rules == ELF_SYMS_LLVM;
 	size_t *stack = NULL, depth = 0, i;
 	uint64_t cur = 0;
 	int err = 0;
 
 	if (!b->nr_fns)
 		goto out;
-	stack = calloc(b->nr_fns, sizeof(*stack));
-	es->ranges = calloc(2 * b->nr_fns, sizeof(*es->ranges));
-	if (!stack || !es->ranges) {
+	if (llvm) {
+		struct fn_range *r = (struct fn_range *)(void *)b->cands;
+
+		_Static_assert(sizeof(*r) <= sizeof(*b->cands), "ranges written over candidates");
+		for (i = 0; i < b->nr_fns; i++) {
+			struct cand c = b->cands[i];
+
+			r[i] = (struct fn_range){c.addr, c.end, {c.name, c.file, c.addr}};
+		}
+		b->cands = NULL;
+		es->ranges = r;
+		es->nr_ranges = b->nr_fns;
+		/* give the rest back; keeping it on failure is harmless */
+		r = reallocarray(es->ranges, es->nr_ranges, sizeof(*r));
+		if (r)
+			es->ranges = r;
+		goto out;
+	}
+	es->ranges = reallocarray(NULL, 2 * b->nr_fns, sizeof(*es->ranges));
+	stack = reallocarray(NULL, b->nr_fns, sizeof(*stack));
+	if (!es->ranges || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i <= b->nr_fns; i++) {
-		uint64_t next = i < b->nr_fns ? b->fns[i].addr : UINT64_MAX;
+		uint64_t next = i < b->nr_fns ? b->cands[i].addr : UINT64_MAX;
 
 		while (depth) {
-			const struct fn *top = &b->fns[stack[depth - 1]];
+			const struct cand *top = &b->cands[stack[depth - 1]];
 			uint64_t stop = top->end < next ? top->end : next;
 
 			if (cur < stop) {
@@ -541,9 +690,14 @@ out:
 	return err;
 }
 
-static int build(Elf *elf, bool headers_only, struct elf_syms **out)
+static int build(Elf *elf, Elf *extra, enum elf_syms_rules rules, bool copy, bool headers_only,
+		 struct elf_syms **out)
 {
-	struct builder b = {.elf = elf, .headers_only = headers_only};
+	struct builder b = {.elf = elf,
+			    .extra = extra,
+			    .rules = rules,
+			    .copy = copy,
+			    .headers_only = headers_only};
 	GElf_Ehdr ehdr;
 	int err;
 
@@ -562,7 +716,7 @@ static int build(Elf *elf, bool headers_only, struct elf_syms **out)
 	if (err)
 		goto out;
 	err = read_sections(&b);
-	if (!err && !headers_only && ehdr.e_entry &&
+	if (!err && !headers_only && rules == ELF_SYMS_PROFILE && ehdr.e_entry &&
 	    (ehdr.e_type == ET_EXEC || (b.interp && b.pie)))
 		err = add_entry(&b, ehdr.e_entry);
 	if (err)
@@ -577,7 +731,6 @@ static int build(Elf *elf, bool headers_only, struct elf_syms **out)
 out:
 	free(b.secs);
 	free(b.cands);
-	free(b.fns);
 	if (err)
 		elf_syms__free(b.es);
 	else
@@ -609,7 +762,7 @@ static struct elf_syms *from_fd(int fd, bool headers_only)
 		err = -EIO;
 		goto out;
 	}
-	err = build(elf, headers_only, &es);
+	err = build(elf, NULL, ELF_SYMS_PROFILE, true, headers_only, &es);
 out:
 	elf_end(elf);
 	if (err)
@@ -638,10 +791,24 @@ struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
 	err = elf_image_open(image, size, &elf, &copy);
 	if (err)
 		goto out;
-	err = build(elf, false, &es);
+	err = build(elf, NULL, ELF_SYMS_PROFILE, true, false, &es);
 out:
 	elf_end(elf);
 	free(copy);
+	if (err)
+		errno = -err;
+	return es;
+}
+
+struct elf_syms *elf_syms__from_elf(Elf *elf, Elf *extra, enum elf_syms_rules rules)
+{
+	struct elf_syms *es = NULL;
+	int err = -EINVAL;
+
+	if (!elf || (rules != ELF_SYMS_PROFILE && rules != ELF_SYMS_LLVM))
+		goto out;
+	err = build(elf, extra, rules, false, false, &es);
+out:
 	if (err)
 		errno = -err;
 	return es;
@@ -674,7 +841,8 @@ int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t 
 	return -ENOENT;
 }
 
-const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off)
+/* The range holding vaddr, or NULL. */
+static const struct fn_range *find_range(const struct elf_syms *es, uint64_t vaddr)
 {
 	const struct fn_range *r;
 	size_t lo = 0, hi;
@@ -694,11 +862,30 @@ const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t
 	if (!lo)
 		return NULL;
 	r = &es->ranges[lo - 1];
-	if (vaddr >= r->end)
+	return vaddr < r->end ? r : NULL;
+}
+
+const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off)
+{
+	const struct fn_range *r = find_range(es, vaddr);
+
+	if (!r)
 		return NULL;
 	if (sym_off)
-		*sym_off = vaddr - r->addr;
-	return es->arena + r->name;
+		*sym_off = vaddr - r->sym.addr;
+	return r->sym.name;
+}
+
+const struct elf_sym *elf_syms__find(const struct elf_syms *es, uint64_t vaddr)
+{
+	const struct fn_range *r = find_range(es, vaddr);
+
+	return r ? &r->sym : NULL;
+}
+
+unsigned int elf_syms__tables(const struct elf_syms *es)
+{
+	return es ? es->tables : 0;
 }
 
 size_t elf_syms__count(const struct elf_syms *es)

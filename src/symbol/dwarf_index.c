@@ -9,21 +9,9 @@
 #include <sys/stat.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include "elf/elf_syms.h"
 #include "symbol/demangle.h"
 #include "symbol/dwarf_index.h"
-
-/* A function symbol; one per address (see read_symbols). */
-struct di_sym {
-	uint64_t addr, size;
-	const char *name;
-	const char *file; /* a local symbol: the STT_FILE before it, else NULL */
-	size_t order;	  /* position in its table, for the tie rule */
-};
-
-struct symtab {
-	struct di_sym *v;
-	size_t n, cap;
-};
 
 /* One address range of a CU. */
 struct di_cu_range {
@@ -88,164 +76,35 @@ struct dwarf_index {
 	size_t n_cus;
 	struct di_cu_range *ranges;
 	size_t n_ranges;
-	struct symtab syms;    /* what llvm-symbolizer uses: the object's own symbols */
-	struct symtab fb_syms; /* the debug file's .symtab, for code nothing else names */
+	struct elf_syms *syms;	  /* what llvm-symbolizer uses: the object's own symbols */
+	struct elf_syms *fb_syms; /* the debug file's .symtab, for code nothing else names */
 	struct demangle_cache *dc;
 	unsigned int flags;
 };
 
 /* ---- symbols -------------------------------------------------------------------------- */
 
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct di_sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 /*
- * A local untyped label in code: what hand-written entry code is (ld.so's _start and
- * _dl_start_user), named like elf_syms.c names it.
- */
-static bool code_label(Elf *elf, const GElf_Sym *sym)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-
-	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || GELF_ST_BIND(sym->st_info) != STB_LOCAL ||
-	    sym->st_size || sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return false;
-	scn = elf_getscn(elf, sym->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
-static int add_table(struct symtab *st, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n = shdr->sh_entsize ? shdr->sh_size / shdr->sh_entsize : 0;
-	const char *file = NULL;
-
-	if (!data)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
-		if (type == STT_FILE)
-			file = name && *name ? name : NULL;
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !code_label(elf, &sym)) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value || !name || !*name)
-			continue;
-		if (st->n == st->cap) {
-			size_t nc = st->cap ? 2 * st->cap : 1024;
-			struct di_sym *v = reallocarray(st->v, nc, sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			st->v = v;
-			st->cap = nc;
-		}
-		st->v[st->n] = (struct di_sym){
-			.addr = sym.st_value,
-			.size = sym.st_size,
-			.name = name,
-			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
-			.order = st->n,
-		};
-		st->n++;
-	}
-	return 0;
-}
-
-/* Add the symbols of every section of type want in elf; *found when there was one. */
-static int add_tables(struct symtab *st, Elf *elf, Elf64_Word want, bool *found)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-	int err;
-
-	*found = false;
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != want)
-			continue;
-		*found = true;
-		err = add_table(st, elf, scn, &shdr);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* llvm-symbolizer's rule for aliases: at one address the largest size wins, then the last. */
-static void sort_symtab(struct symtab *st)
-{
-	size_t j = 0;
-
-	if (st->n > 1)
-		qsort(st->v, st->n, sizeof(*st->v), cmp_sym);
-	for (size_t i = 0; i < st->n; i++) {
-		if (j && st->v[j - 1].addr == st->v[i].addr)
-			j--;
-		st->v[j++] = st->v[i];
-	}
-	st->n = j;
-}
-
-/*
- * The object's .symtab, else its .dynsym plus MiniDebugInfo's .symtab: what llvm-symbolizer
- * reads (but for MiniDebugInfo, which it ignores). The debug file's .symtab comes apart.
+ * The object's .symtab, else its .dynsym plus MiniDebugInfo's .symtab, under llvm-symbolizer's
+ * rules (elf_syms.h, ELF_SYMS_LLVM); the debug file's .symtab apart. A table that cannot be
+ * read only costs its names. The names stay in the Elf data, so the symbol indexes are freed
+ * before the Elf handles (dwarf_index__free).
  */
 static int read_symbols(struct dwarf_index *di)
 {
-	bool found = false, mini = false;
-	int err;
-
-	err = add_tables(&di->syms, di->elf, SHT_SYMTAB, &found);
-	if (!err && !found) {
-		err = add_tables(&di->syms, di->elf, SHT_DYNSYM, &found);
-		if (!err)
-			err = add_tables(&di->syms, di->mini_elf, SHT_SYMTAB, &mini);
-		if (mini)
-			di->flags |= DI_MINIDEBUG;
+	di->syms = elf_syms__from_elf(di->elf, di->mini_elf, ELF_SYMS_LLVM);
+	if (!di->syms && errno == ENOMEM)
+		return -ENOMEM;
+	if (di->dbg_elf) {
+		di->fb_syms = elf_syms__from_elf(di->dbg_elf, NULL, ELF_SYMS_LLVM);
+		if (!di->fb_syms && errno == ENOMEM)
+			return -ENOMEM;
 	}
-	if (!err)
-		err = add_tables(&di->fb_syms, di->dbg_elf, SHT_SYMTAB, &found);
-	if (err)
-		return err;
-	sort_symtab(&di->syms);
-	sort_symtab(&di->fb_syms);
-	if (di->syms.n || di->fb_syms.n)
+	if (elf_syms__tables(di->syms) & ELF_SYMS_EXTRA)
+		di->flags |= DI_MINIDEBUG;
+	if (elf_syms__count(di->syms) || elf_syms__count(di->fb_syms))
 		di->flags |= DI_SYMBOLS;
 	return 0;
-}
-
-static const struct di_sym *find_sym(const struct symtab *st, uint64_t addr)
-{
-	size_t lo = 0, hi = st->n;
-	const struct di_sym *s;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s = &st->v[lo - 1];
-	/* a sized symbol ends at its size; a sizeless one reaches the next symbol */
-	return s->size && addr - s->addr >= s->size ? NULL : s;
 }
 
 /* ---- CUs ------------------------------------------------------------------------------ */
@@ -835,8 +694,8 @@ void dwarf_index__free(struct dwarf_index *di)
 		free_cu(&di->cus[i]);
 	free(di->cus);
 	free(di->ranges);
-	free(di->syms.v);
-	free(di->fb_syms.v);
+	elf_syms__free(di->syms);
+	elf_syms__free(di->fb_syms);
 	demangle_cache__free(di->dc);
 	if (di->dw)
 		dwarf_end(di->dw);
@@ -867,7 +726,7 @@ const char *dwarf_index__debug_path(const struct dwarf_index *di)
 
 const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
 {
-	const struct di_sym *sym = find_sym(&di->fb_syms, vaddr);
+	const struct elf_sym *sym = elf_syms__find(di->fb_syms, vaddr);
 
 	return sym ? demangle_cache__get(di->dc, sym->name) : NULL;
 }
@@ -875,7 +734,7 @@ const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
 int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
 			size_t *n)
 {
-	const struct di_sym *sym = find_sym(&di->syms, vaddr);
+	const struct elf_sym *sym = elf_syms__find(di->syms, vaddr);
 	struct di_cu *cu = di->dw ? find_cu(di, vaddr) : NULL;
 	const struct di_row *row = NULL;
 	int32_t chain[256];

@@ -11,11 +11,11 @@
  * a walk up the scope tree; nothing walks DIEs per address.
  *
  * Debug information comes from the object itself or a separate debug file (debug_find.h);
- * function symbols from the object's .symtab, else its .dynsym plus MiniDebugInfo (as
- * llvm-symbolizer, which ignores MiniDebugInfo); the debug file's .symtab apart
- * (dwarf_index__debug_symbol). The outermost frame is named by the symbol table when a symbol
- * covers the address (llvm-symbolizer does the same: it shows .constprop/.isra clones and the alias
- * the linker kept), by DWARF otherwise.
+ * function symbols through elf_syms under llvm-symbolizer's rules (ELF_SYMS_LLVM): the object's
+ * .symtab, else its .dynsym plus MiniDebugInfo (which llvm-symbolizer ignores); the debug file's
+ * .symtab apart (dwarf_index__debug_symbol). The outermost frame is named by the symbol table when
+ * a symbol covers the address (llvm-symbolizer does the same: it shows .constprop/.isra clones and
+ * the alias the linker kept), by DWARF otherwise.
  *
  * Not thread-safe: one index is used by one thread at a time.
  */

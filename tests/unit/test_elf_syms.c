@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "cmocka_inc.h"
+#include "elf/elf_image.h"
 #include "elf/elf_syms.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
@@ -752,6 +753,7 @@ struct tsym {
 	}
 
 static const struct tsym t_symtab[] = {
+	SYM("crafted.c", 0, 0, LOCAL, FILE, SHN_ABS), /* the source file of the locals after it */
 	FN("fa_local_alias", 0x401000, 0x10, LOCAL),
 	FN("fa", 0x401000, 0x10, GLOBAL),
 	FN("zz", 0x401020, 0x18, LOCAL),
@@ -772,6 +774,7 @@ static const struct tsym t_symtab[] = {
 	FN(NULL, 0x401320, 0x10, GLOBAL),
 	SYM("lbl", 0x401400, 0, LOCAL, NOTYPE, S_TEXT),
 	SYM("lbl_at_outer", 0x401100, 0, LOCAL, NOTYPE, S_TEXT),
+	FN("", 0x401500, 0x10, GLOBAL), /* a name offset that is not 0, to an empty string */
 	FN("zero", 0, 0x10, GLOBAL),
 	FN("tail0", 0x401f00, 0, LOCAL),
 };
@@ -818,11 +821,12 @@ static const struct {
 	{0x401200, "dyn_only", 0},
 	{0x40120f, "dyn_only", 0xf},
 	{0x401210, NULL, 0},
-	{0x401300, NULL, 0},	 /* undefined */
-	{0x401310, NULL, 0},	 /* NOTYPE, global and sized: data, not code */
-	{0x401320, NULL, 0},	 /* unnamed */
-	{0x401400, "lbl", 0},	 /* a local code label (hand-written entry code) */
-	{0x401480, "lbl", 0x80}, /* up to the next function */
+	{0x401300, NULL, 0},	  /* undefined */
+	{0x401310, NULL, 0},	  /* NOTYPE, global and sized: data, not code */
+	{0x401320, NULL, 0},	  /* unnamed */
+	{0x401400, "lbl", 0},	  /* a local code label (hand-written entry code) */
+	{0x401480, "lbl", 0x80},  /* up to the next function */
+	{0x401500, "lbl", 0x100}, /* an empty name is no name, as for dwarf_index before */
 	{0, NULL, 0},
 	{5, NULL, 0}, /* value 0 */
 	{0x401f00, "tail0", 0},
@@ -1108,6 +1112,106 @@ static void test_crafted_pt_note(void **state)
 	check_crafted(&o);
 }
 
+/*
+ * ELF_SYMS_LLVM on the same tables: what llvm-symbolizer (and dwarf_index before it read
+ * symbols here) answers. Where it differs from t_expect it says why.
+ */
+static const struct {
+	uint64_t addr;
+	const char *name;
+	uint64_t start;
+	const char *file;
+} t_expect_llvm[] = {
+	{0x400fff, NULL, 0, NULL},
+	{0x401000, "fa", 0x401000, NULL}, /* same size: the last in the table */
+	{0x40100f, "fa", 0x401000, NULL},
+	{0x401010, NULL, 0, NULL},
+	{0x401020, "zz", 0x401020, "crafted.c"}, /* the largest, a local: with its file */
+	{0x401037, "zz", 0x401020, "crafted.c"},
+	{0x401038, NULL, 0, NULL},
+	{0x401040, "cc", 0x401040, NULL}, /* the last of four of one size */
+	{0x401060, "xb", 0x401060, NULL}, /* .symtab alone: .dynsym's xa is not read */
+	{0x401080, "z0", 0x401080, NULL},
+	{0x40109f, "z0", 0x401080, NULL},
+	{0x4010a7, "ifn", 0x4010a0, NULL},
+	{0x4010a8, NULL, 0, NULL},
+	{0x401100, "outer", 0x401100, NULL},
+	{0x40115f, "inner", 0x401140, "crafted.c"},
+	{0x401160, NULL, 0, NULL}, /* the outer function does not resume */
+	{0x401200, NULL, 0, NULL}, /* dyn_only: .dynsym */
+	{0x401310, NULL, 0, NULL},
+	{0x401400, "lbl", 0x401400, "crafted.c"},
+	{0x401500, "lbl", 0x401400, "crafted.c"},
+	{0x401f00, "tail0", 0x401f00, "crafted.c"},
+	{0x401ff0, "tail0", 0x401f00, "crafted.c"}, /* size 0 and last: no end */
+	{0x7fffffffffffffff, "tail0", 0x401f00, "crafted.c"},
+};
+
+static void test_crafted_llvm_rules(void **state)
+{
+	struct img_opts o = {.pt_note = true, .note_sec = true, .funcs = true};
+	const struct elf_sym *sym;
+	struct elf_syms *es;
+	unsigned char *img;
+	void *copy = NULL;
+	Elf *elf = NULL;
+	size_t size, i, len;
+
+	(void)state;
+	img = make_image(&o, &size);
+	assert_int_equal(elf_image_open(img, size, &elf, &copy), 0);
+	free(img);
+	es = elf_syms__from_elf(elf, NULL, ELF_SYMS_LLVM);
+	assert_non_null(es);
+	assert_int_equal(elf_syms__count(es), 10);
+	assert_int_equal(elf_syms__tables(es), ELF_SYMS_SYMTAB | ELF_SYMS_DYNSYM);
+	for (i = 0; i < sizeof(t_expect_llvm) / sizeof(t_expect_llvm[0]); i++) {
+		sym = elf_syms__find(es, t_expect_llvm[i].addr);
+		if (!t_expect_llvm[i].name) {
+			if (sym)
+				fail_msg("0x%llx: expected no symbol, got %s",
+					 (unsigned long long)t_expect_llvm[i].addr, sym->name);
+			continue;
+		}
+		if (!sym)
+			fail_msg("0x%llx: expected %s, got nothing",
+				 (unsigned long long)t_expect_llvm[i].addr, t_expect_llvm[i].name);
+		assert_string_equal(sym->name, t_expect_llvm[i].name);
+		assert_int_equal(sym->addr, t_expect_llvm[i].start);
+		if (t_expect_llvm[i].file)
+			assert_string_equal(sym->file, t_expect_llvm[i].file);
+		else
+			assert_null(sym->file);
+	}
+	assert_non_null(elf_syms__build_id(es, &len));
+	assert_int_equal(len, sizeof(t_build_id));
+	elf_syms__free(es);
+	elf_end(elf);
+	free(copy);
+}
+
+/* The profiler's index gives the same files through elf_syms__find. */
+static void test_crafted_files(void **state)
+{
+	struct img_opts o = {.pt_note = true, .note_sec = true, .funcs = true};
+	struct elf_syms *es = crafted(&o);
+	const struct elf_sym *sym;
+
+	(void)state;
+	sym = elf_syms__find(es, 0x401150);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "inner");
+	assert_int_equal(sym->addr, 0x401140);
+	assert_string_equal(sym->file, "crafted.c");
+	sym = elf_syms__find(es, 0x401160);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "outer");
+	assert_null(sym->file);
+	assert_null(elf_syms__find(es, 0x401010));
+	assert_null(elf_syms__find(NULL, 0x401000));
+	elf_syms__free(es);
+}
+
 static void test_crafted_no_symbols(void **state)
 {
 	struct img_opts o = {.pt_note = true, .note_sec = true};
@@ -1128,6 +1232,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crafted_rules),
 		cmocka_unit_test(test_crafted_compressed),
+		cmocka_unit_test(test_crafted_llvm_rules),
+		cmocka_unit_test(test_crafted_files),
 		cmocka_unit_test(test_crafted_note_section),
 		cmocka_unit_test(test_crafted_pt_note),
 		cmocka_unit_test(test_crafted_no_symbols),
