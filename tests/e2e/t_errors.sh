@@ -39,6 +39,14 @@ printf '#!/bin/sh\n' >"$TMP/noexec"
 chmod 644 "$TMP/noexec"
 expect 126 'cannot execute .*noexec: permission denied' record -o "$o" -- "$TMP/noexec"
 
+# usage mistakes that used to pass
+expect 64 "^cpuprof record: '--' must be followed by the COMMAND" record --
+expect 64 "is given to -o twice" record -o "$o" -o "$o" -- true
+expect 64 "^cpuprof record: --format folded contradicts the name" \
+	record --format folded -o "$TMP/outdir/p.pb.gz" -- true
+expect_status 0 "$CPUPROF" help record
+grep -q -- '--frequency' "$TMP/out" || fail "cpuprof help record: $(head -2 "$TMP/out")"
+
 # output
 expect 73 "cannot write the profile to '$TMP/nodir/p.folded': No such file or directory" \
 	record -o "$TMP/nodir/p.folded" -- true
