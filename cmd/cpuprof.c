@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
 #include <jansson.h>
@@ -116,6 +117,22 @@ static int usage_value(struct argp_state *state, const char *what, const char *a
 	return EINVAL;
 }
 
+static const char *format_name(enum output_format f)
+{
+	return f == FORMAT_PPROF ? "pprof" : f == FORMAT_JSON ? "json" : "folded";
+}
+
+/* Whether outputs i and j name the same file (the same name, or one file under two). */
+static bool same_output(const struct cp_options *o, size_t i, size_t j)
+{
+	struct stat a, b;
+
+	if (!strcmp(o->outputs[i], o->outputs[j]))
+		return true;
+	return !stat(o->outputs[i], &a) && !stat(o->outputs[j], &b) && S_ISREG(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* Cross-checks of -o and --format; argp_error() exits with status 64. */
 static void check_outputs(struct argp_state *state, const struct cp_options *o)
 {
@@ -124,7 +141,19 @@ static void check_outputs(struct argp_state *state, const struct cp_options *o)
 	for (size_t i = 0; i < n; i++) {
 		const char *path = i < o->n_outputs ? o->outputs[i] : "-";
 		enum output_format f = options_output_format(o, i);
+		enum output_format named = format_from_name(path);
 
+		for (size_t j = 0; j < i && strcmp(path, "-"); j++)
+			if (same_output(o, i, j))
+				argp_error(state,
+					   "'%s' is given to -o twice: write each output once",
+					   path);
+		/* a name that says pprof or JSON must not get another format's bytes */
+		if (o->format != FORMAT_AUTO && named != FORMAT_FOLDED && named != o->format)
+			argp_error(state,
+				   "--format %s contradicts the name '%s' (%s): rename it or "
+				   "drop --format",
+				   format_name(o->format), path, format_name(named));
 		if (strcmp(path, "-"))
 			continue;
 		n_stdout++;
@@ -245,6 +274,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
+		/* "record --" alone would profile the whole system: surely not what was meant */
+		if (!o->command && state->quoted && state->quoted <= state->argc &&
+		    !strcmp(state->argv[state->quoted - 1], "--"))
+			argp_error(state, "'--' must be followed by the COMMAND to profile");
 		if (o->no_kernel && o->kernel_only)
 			argp_error(state, "--no-kernel and --kernel-only exclude each other");
 		if (o->command && (o->n_pids || o->comm_regex))
@@ -308,13 +341,22 @@ static const struct cmd cmds[] = {
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	/* cpuprof help COMMAND: that command's own --help */
+	if (argc > 1) {
+		for (const struct cmd *c = cmds; c->name; c++) {
+			char *sub[] = {argv[1], (char *)"--help", NULL};
+
+			if (strcmp(argv[1], c->name) == 0 && c->fn != cmd_help)
+				return c->fn(2, sub);
+		}
+		fprintf(stderr, "cpuprof: unknown command '%s'; try 'cpuprof --help'\n", argv[1]);
+		return CP_EXIT_USAGE;
+	}
 	printf("Usage: cpuprof COMMAND [OPTIONS]\n\n"
 	       "A sampling CPU profiler for Linux (eBPF).\n\nCommands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
 		printf("  %-10s %s\n", c->name, c->summary);
-	printf("\nRun 'cpuprof record --help' for the options of record.\n"
+	printf("\nRun 'cpuprof help COMMAND' (or 'cpuprof COMMAND --help') for its options.\n"
 	       "Options: -h, --help  this help;  -V, --version  versions.\n\n"
 	       "Examples:\n"
 	       "  cpuprof record -d 30s -o out.folded\n"

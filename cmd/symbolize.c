@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "symbol/dwarf_index.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 #include "session/options.h"
 
 #define MAX_FRAMES 128
@@ -178,9 +179,10 @@ int cmd_symbolize(int argc, char **argv)
 		return CP_EXIT_USAGE;
 	if (o.n_dirs)
 		dp.debug_dirs = o.dirs;
-	fd = open(o.obj, O_RDONLY | O_CLOEXEC);
+	fd = safe_open(o.obj, 0, NULL);
 	if (fd < 0) {
-		pr_err("symbolize: cannot open %s: %m", o.obj);
+		pr_err("symbolize: cannot open %s: %s", o.obj,
+		       fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		return CP_EXIT_NOPROC; /* 66, EX_NOINPUT */
 	}
 	/* .gnu_debuglink is looked up next to the object: give it an absolute path */

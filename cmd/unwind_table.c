@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "util/log.h"
+#include "util/safe_file.h"
 #include "session/options.h"
 #include "unwind/unwind_table.h"
 #include "proc/vdso.h"
@@ -147,9 +148,10 @@ static struct unwind_table *open_table(const struct ut_options *o, int *rc)
 		ut = unwind_table__from_mem(image, size);
 	} else {
 		name = o->obj;
-		fd = open(o->obj, O_RDONLY | O_CLOEXEC);
+		fd = safe_open(o->obj, 0, NULL);
 		if (fd < 0) {
-			pr_err("unwind-table: cannot open %s: %m", o->obj);
+			pr_err("unwind-table: cannot open %s: %s", o->obj,
+			       fd == -EINVAL ? "not a regular file" : strerror(-fd));
 			return NULL;
 		}
 		ut = unwind_table__from_fd(fd);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -24,7 +25,7 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
-	return n >= m && strcmp(s + n - m, suffix) == 0;
+	return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
 enum output_format format_from_name(const char *path)

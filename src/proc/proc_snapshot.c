@@ -11,6 +11,7 @@
 #include "elf/elf_syms.h"
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
+#include "util/safe_file.h"
 #include "proc/proc_status.h"
 
 /* An object and what is read of it at the first need. */
@@ -158,18 +159,14 @@ static int open_mapped_file(const struct proc_snapshot *ps, uint32_t pid, const 
 
 	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, ps->procfs, pid,
 		 e->start, e->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	/* only regular files: a device node mapped executable is not opened behind its back */
+	fd = safe_open(path, 0, NULL);
+	if (fd >= 0 || e->deleted)
 		return fd;
-	if (e->deleted)
-		return -errno;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%u/root%s", ps->procfs, pid, e->path) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	return fd;
+	return safe_open(path, 0, NULL);
 }
 
 /* The shared object for the file open on fd; takes ownership of fd. NULL on ENOMEM. */

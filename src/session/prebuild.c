@@ -12,6 +12,7 @@
 #include "proc/proc_maps.h"
 #include "proc/proc_status.h"
 #include "util/strnum.h"
+#include "util/safe_file.h"
 
 /* Table of the ELF file at path, if it is one (a script's interpreter is found at exec). */
 static int add_elf_file(struct unwind_maps *um, const char *path)
@@ -19,7 +20,7 @@ static int add_elf_file(struct unwind_maps *um, const char *path)
 	unsigned char magic[4];
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open(path, 0, NULL);
 	if (fd < 0)
 		return 0;
 	if (pread(fd, magic, sizeof(magic), 0) == sizeof(magic) && !memcmp(magic, "\177ELF", 4))

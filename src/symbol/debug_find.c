@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include <elfutils/debuginfod.h>
 #include "symbol/debug_find.h"
+#include "util/safe_file.h"
 
 /* ELF gABI: ch_type of a zstd-compressed section (not in elfutils 0.188's elf.h) */
 #define CP_ELFCOMPRESS_ZSTD 2
@@ -89,14 +90,13 @@ static bool crc_matches(int fd, uint32_t want)
 	return n == 0 && (uint32_t)crc == want;
 }
 
-/* Open path for reading; the descriptor or -errno. */
+/*
+ * Open a candidate debug file: any user can plant one (a FIFO, a link to /dev/zero), so only
+ * a regular file of sane size is read. The descriptor or -errno.
+ */
 static int open_file(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	return fd;
+	return safe_open(path, CP_MAX_DEBUG_FILE, NULL);
 }
 
 static int by_build_id(const uint8_t *id, size_t len, const struct debug_paths *dp, char *found,

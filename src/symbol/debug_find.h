@@ -19,6 +19,8 @@
 
 /* The default global debug directory, as gdb, elfutils and llvm-symbolizer use it. */
 #define DEBUG_FIND_DEFAULT_DIR "/usr/lib/debug"
+/* The largest debug file read (a browser's is about 3 GiB); anything larger is ignored. */
+#define CP_MAX_DEBUG_FILE (8ull << 30)
 
 struct debug_paths {
 	/* path prefixes tried in order ("" is the host); NULL: the host only */

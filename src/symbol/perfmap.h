@@ -8,6 +8,8 @@
  */
 #ifndef CPUPROF_PERFMAP_H
 #define CPUPROF_PERFMAP_H
+/* The largest perf map read (a large JVM's is tens of MiB); a larger one is ignored. */
+#define CP_MAX_PERF_MAP (512ull << 20)
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
 #include "symbol/ksyms.h"
 #include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
+#include "util/safe_file.h"
 
 /* What the symbolizer knows of one object of the proc_snapshot. */
 struct sym_object {
@@ -206,10 +207,11 @@ static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint3
 	c->pid = pid;
 	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", proc_snapshot__procfs(sy->ps),
 		 pid, nspid);
-	f = fopen(path, "re");
+	/* any user can plant /tmp/perf-PID.map for their process: a FIFO must not stall us */
+	f = safe_fopen(path, CP_MAX_PERF_MAP);
 	if (!f && nspid == pid) {
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-		f = fopen(path, "re");
+		f = safe_fopen(path, CP_MAX_PERF_MAP);
 	}
 	if (f) {
 		c->pm = perfmap__load(f);

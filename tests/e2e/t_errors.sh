@@ -39,6 +39,14 @@ printf '#!/bin/sh\n' >"$TMP/noexec"
 chmod 644 "$TMP/noexec"
 expect 126 'cannot execute .*noexec: permission denied' record -o "$o" -- "$TMP/noexec"
 
+# usage mistakes that used to pass
+expect 64 "^cpuprof record: '--' must be followed by the COMMAND" record --
+expect 64 "is given to -o twice" record -o "$o" -o "$o" -- true
+expect 64 "^cpuprof record: --format folded contradicts the name" \
+	record --format folded -o "$TMP/outdir/p.pb.gz" -- true
+expect_status 0 "$CPUPROF" help record
+grep -q -- '--frequency' "$TMP/out" || fail "cpuprof help record: $(head -2 "$TMP/out")"
+
 # output
 expect 73 "cannot write the profile to '$TMP/nodir/p.folded': No such file or directory" \
 	record -o "$TMP/nodir/p.folded" -- true
@@ -47,6 +55,11 @@ expect 73 "cannot write the profile to '$TMP/outdir': Is a directory" record -o 
 # unwind-table: an object or the vDSO prints its rows and exits 0; what has no table, 66
 expect 66 'not an x86-64 ELF' unwind-table /etc/passwd
 expect 66 'cannot open' unwind-table "$TMP/none"
+# what is not a regular file is refused at once, not read (a FIFO used to hang)
+mkfifo "$TMP/fifo"
+expect 66 "cannot open $TMP/fifo: not a regular file" unwind-table "$TMP/fifo"
+expect 66 "cannot open $TMP/fifo: not a regular file" symbolize -e "$TMP/fifo" 0x1
+expect 66 "cannot open $TMP/outdir: Is a directory" symbolize -e "$TMP/outdir" 0x1
 expect_status 0 "$CPUPROF" unwind-table "$FIX/unw_nofp"
 grep -q '^# .eh_frame: [1-9][0-9]* rows' "$TMP/out" || fail "unwind-table summary: $(tail -1 "$TMP/out")"
 expect_status 0 "$CPUPROF" unwind-table --vdso

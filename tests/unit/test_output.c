@@ -337,6 +337,9 @@ static void test_format_from_name(void **state)
 	assert_int_equal(format_from_name("x.pb.gz"), FORMAT_PPROF);
 	assert_int_equal(format_from_name("dir/x.pprof"), FORMAT_PPROF);
 	assert_int_equal(format_from_name("x.json"), FORMAT_JSON);
+	/* the suffix in any case */
+	assert_int_equal(format_from_name("X.PB.GZ"), FORMAT_PPROF);
+	assert_int_equal(format_from_name("x.Json"), FORMAT_JSON);
 	assert_int_equal(format_from_name("x.folded"), FORMAT_FOLDED);
 	assert_int_equal(format_from_name("x.gz"), FORMAT_FOLDED);
 	assert_int_equal(format_from_name("json"), FORMAT_FOLDED);
