@@ -12,6 +12,7 @@
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
 #include "util/safe_file.h"
+#include "util/strset.h"
 #include "proc/proc_status.h"
 
 /* An object and what is read of it at the first need. */
@@ -31,20 +32,15 @@ struct snapshot {
 
 struct proc_snapshot {
 	char *procfs;
-	void *snaps; /* tsearch tree of struct snapshot * */
-	void *objs;  /* tsearch tree of struct object * */
-	void *strs;  /* tsearch tree of interned char * */
+	void *snaps;	    /* tsearch tree of struct snapshot * */
+	void *objs;	    /* tsearch tree of struct object * */
+	struct strset strs; /* names, paths, labels */
 	unsigned int n_snaps, n_objs;
 };
 
 static struct object *object_of(struct ps_object *o)
 {
 	return (struct object *)((char *)o - offsetof(struct object, pub));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(a, b);
 }
 
 static int cmp_snap(const void *a, const void *b)
@@ -61,25 +57,6 @@ static int cmp_obj(const void *a, const void *b)
 	if (x->pub.dev != y->pub.dev)
 		return x->pub.dev < y->pub.dev ? -1 : 1;
 	return x->pub.ino < y->pub.ino ? -1 : x->pub.ino > y->pub.ino;
-}
-
-/* Return the one shared copy of s, or NULL on ENOMEM. */
-static const char *intern(struct proc_snapshot *ps, const char *s)
-{
-	char *dup;
-	void *slot = tfind(s, &ps->strs, cmp_str);
-
-	if (slot)
-		return *(const char **)slot;
-	dup = strdup(s);
-	if (!dup)
-		return NULL;
-	slot = tsearch(dup, &ps->strs, cmp_str);
-	if (!slot) {
-		free(dup);
-		return NULL;
-	}
-	return dup;
 }
 
 struct proc_snapshot *proc_snapshot__new(const char *procfs)
@@ -121,7 +98,7 @@ void proc_snapshot__free(struct proc_snapshot *ps)
 		return;
 	tdestroy(ps->snaps, free_snap);
 	tdestroy(ps->objs, free_obj);
-	tdestroy(ps->strs, free);
+	strset_clear(&ps->strs);
 	free(ps->procfs);
 	free(ps);
 }
@@ -194,8 +171,8 @@ static struct object *get_object(struct proc_snapshot *ps, int fd, const char *p
 	*o = key;
 	o->pub.fd = fd;
 	o->pub.pid = pid;
-	o->pub.name = intern(ps, base_name(path));
-	o->pub.path = intern(ps, path);
+	o->pub.name = strset_intern(&ps->strs, base_name(path));
+	o->pub.path = strset_intern(&ps->strs, path);
 	if (!o->pub.name || !o->pub.path || !tsearch(o, &ps->objs, cmp_obj)) {
 		free_obj(o);
 		return NULL;
@@ -213,17 +190,17 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 	m->start = e->start;
 	m->end = e->end;
 	m->offset = e->offset;
-	m->path = intern(ps, e->path ? e->path : "[anon]");
+	m->path = strset_intern(&ps->strs, e->path ? e->path : "[anon]");
 	if (!m->path)
 		return -ENOMEM;
 	if (!e->path) {
 		m->kind = PS_MAP_ANON;
-		m->label = intern(ps, "[anon]");
+		m->label = strset_intern(&ps->strs, "[anon]");
 	} else if (e->path[0] == '[') {
 		m->kind = strcmp(e->path, "[vdso]") == 0 ? PS_MAP_VDSO : PS_MAP_SPECIAL;
-		m->label = intern(ps, e->path);
+		m->label = strset_intern(&ps->strs, e->path);
 	} else {
-		m->label = intern(ps, base_name(e->path));
+		m->label = strset_intern(&ps->strs, base_name(e->path));
 		fd = open_mapped_file(ps, pid, e);
 		if (fd >= 0) {
 			o = get_object(ps, fd, e->path, pid);
@@ -403,7 +380,7 @@ static const char *build_id_hex(struct proc_snapshot *ps, const struct elf_syms 
 		len = 64;
 	for (size_t i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return intern(ps, hex);
+	return strset_intern(&ps->strs, hex);
 }
 
 /* The program headers and build-id of o, read at the first call; NULL when unreadable. */

@@ -14,6 +14,7 @@
 #include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
 #include "util/safe_file.h"
+#include "util/strset.h"
 
 /* What the symbolizer knows of one object of the proc_snapshot. */
 struct sym_object {
@@ -40,7 +41,7 @@ struct pm_cache {
 struct symbolizer {
 	struct proc_snapshot *ps; /* borrowed: the mappings and objects of the processes */
 	void *objs;		  /* tsearch tree of struct sym_object *, by object */
-	void *strs;		  /* tsearch tree of interned char * */
+	struct strset strs;	  /* names, paths, labels */
 	struct ksyms *ks;
 	struct elf_syms *vdso;
 	bool vdso_tried;
@@ -51,55 +52,11 @@ struct symbolizer {
 	const char *zstd_object; /* first object with zstd-compressed debug sections */
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 static int cmp_sym_obj(const void *a, const void *b)
 {
 	const struct sym_object *x = a, *y = b;
 
 	return x->obj < y->obj ? -1 : x->obj > y->obj;
-}
-
-/* Return the one shared copy of s, or NULL on ENOMEM. */
-static const char *intern(struct symbolizer *sy, const char *s)
-{
-	char *dup;
-	void *slot = tfind(s, &sy->strs, cmp_str);
-
-	if (slot)
-		return *(const char **)slot;
-	dup = strdup(s);
-	if (!dup)
-		return NULL;
-	slot = tsearch(dup, &sy->strs, cmp_str);
-	if (!slot) {
-		free(dup);
-		return NULL;
-	}
-	return dup;
-}
-
-static const char *internf(struct symbolizer *sy, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static const char *internf(struct symbolizer *sy, const char *fmt, ...)
-{
-	const char *r;
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	r = intern(sy, s);
-	free(s);
-	return r;
 }
 
 struct symbolizer *symbolizer__new(struct proc_snapshot *ps)
@@ -159,7 +116,7 @@ void symbolizer__free(struct symbolizer *sy)
 	tdestroy(sy->indexes, free_index);
 	tdestroy(sy->perfmaps, free_pm_cache);
 	free_dirs(sy->debug_dirs);
-	tdestroy(sy->strs, free);
+	strset_clear(&sy->strs);
 	ksyms__free(sy->ks);
 	elf_syms__free(sy->vdso);
 	free(sy);
@@ -297,7 +254,7 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	memset(out, 0, sizeof(*out));
 	*mp = m;
 	*sop = NULL;
-	out->build_id = intern(sy, "");
+	out->build_id = strset_intern(&sy->strs, "");
 	/* JIT code: anonymous memory, or made executable after the mappings were read */
 	if (!m || m->kind == PS_MAP_ANON) {
 		const struct perfmap *pm =
@@ -306,19 +263,19 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		name = pm ? perfmap__lookup(pm, look, &soff) : NULL;
 	}
 	if (!m && name) {
-		out->module = intern(sy, "[jit]");
+		out->module = strset_intern(&sy->strs, "[jit]");
 		out->map_path = out->module;
 		out->map_kind = SYM_MAP_ANON;
 		out->rel = addr;
-		out->name = intern(sy, name);
+		out->name = strset_intern(&sy->strs, name);
 		out->named = true;
 		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
 	}
 	if (!m) {
-		out->module = intern(sy, "[unknown]");
+		out->module = strset_intern(&sy->strs, "[unknown]");
 		out->map_path = out->module;
 		out->rel = addr;
-		out->name = internf(sy, "[unknown]+0x%" PRIx64, addr);
+		out->name = strset_internf(&sy->strs, "[unknown]+0x%" PRIx64, addr);
 		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
 	}
 	out->module = m->label;
@@ -363,10 +320,10 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	/* report the address itself, not the return address - 1 used for the lookup */
 	out->rel = vaddr + (addr - look);
 	if (name) {
-		out->name = intern(sy, name);
+		out->name = strset_intern(&sy->strs, name);
 		out->named = true;
 	} else {
-		out->name = internf(sy, "%s+0x%" PRIx64, m->label, out->rel);
+		out->name = strset_internf(&sy->strs, "%s+0x%" PRIx64, m->label, out->rel);
 	}
 	return out->name ? 0 : -ENOMEM;
 }
@@ -532,17 +489,18 @@ int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct s
 	out->map_kind = SYM_MAP_KERNEL;
 	out->map_start = 0xffff800000000000ull;
 	out->map_end = UINT64_MAX;
-	out->map_path = intern(sy, "[kernel.kallsyms]");
-	out->build_id = intern(sy, "");
+	out->map_path = strset_intern(&sy->strs, "[kernel.kallsyms]");
+	out->build_id = strset_intern(&sy->strs, "");
 	if (!out->map_path || !out->build_id)
 		return -ENOMEM;
 	if (!k) {
-		out->module = intern(sy, "[kernel.kallsyms]");
-		out->name = internf(sy, "[kernel.kallsyms]+0x%" PRIx64, addr);
+		out->module = strset_intern(&sy->strs, "[kernel.kallsyms]");
+		out->name = strset_internf(&sy->strs, "[kernel.kallsyms]+0x%" PRIx64, addr);
 		return out->name && out->module ? 0 : -ENOMEM;
 	}
-	out->module = k->module ? internf(sy, "[%s]", k->module) : intern(sy, "[kernel.kallsyms]");
-	out->name = intern(sy, k->name);
+	out->module = k->module ? strset_internf(&sy->strs, "[%s]", k->module)
+				: strset_intern(&sy->strs, "[kernel.kallsyms]");
+	out->name = strset_intern(&sy->strs, k->name);
 	out->named = true;
 	return out->name && out->module ? 0 : -ENOMEM;
 }
