@@ -5,6 +5,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,8 @@ static const char record_doc[] =
 	"  77   not enough privilege\n"
 	"  126  COMMAND not executable\n"
 	"  127  COMMAND not found\n"
+	"  130, 143, 129  stopped by SIGINT, SIGTERM or SIGHUP before sampling started (the\n"
+	"       profile, empty, is written)\n"
 	"  With COMMAND: its exit status (128+N if killed by signal N).";
 
 static int usage_value(struct argp_state *state, const char *what, const char *arg, int err,
@@ -303,8 +306,15 @@ static int cmd_record(int argc, char **argv)
 		.argc = argc,
 		.argv = argv,
 	};
+	sigset_t stop;
 	int rc;
 
+	/* from here on a stop signal waits for record_run to see it (it ends the run cleanly) */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	argv[0] = (char *)"cpuprof record";
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return CP_EXIT_USAGE;

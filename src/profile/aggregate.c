@@ -30,6 +30,8 @@ struct agg {
 	const struct aggregate_opts *o;
 	struct profile *prof;
 	struct aggregate_stats st;
+	bool hurry;	    /* name from symbol tables only from now on */
+	unsigned int asked; /* names so far: hurry is asked at every 64th */
 	struct idtable cache;
 	struct named_addr *named;
 	size_t n_named, cap_named;
@@ -134,11 +136,18 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	size_t n = 1;
 	int err;
 
-	if (kernel)
+	/* asking costs a system call: every 64 names is often enough for a prompt answer */
+	if (a->o->hurry && !a->hurry && a->asked++ % 64 == 0)
+		a->hurry = a->o->hurry(a->o->hurry_ctx);
+	if (kernel) {
 		err = symbolizer__kernel(a->sy, na->addr, na->leaf, &a->chain[0]);
-	else
+	} else if (a->hurry) {
+		err = symbolizer__user(a->sy, na->pid, na->gen, na->addr, na->leaf, &a->chain[0]);
+		a->st.hurried++;
+	} else {
 		err = symbolizer__user_chain(a->sy, na->pid, na->gen, na->addr, na->leaf, a->chain,
 					     MAX_CHAIN, &n);
+	}
 	if (err)
 		return err;
 	if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + n, sizeof(*a->pool)))

@@ -19,6 +19,13 @@ struct aggregate_opts {
 	bool no_kernel;		/* a sample without frames was a kernel thread: "[kernel]" */
 	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
 	unsigned int max_depth; /* frames the kernel keeps per stack: more were possibly cut */
+	/*
+	 * Asked now and then while naming (NULL: never): once true, the addresses still to
+	 * name are named from the ELF symbol tables only (no DWARF: no inlined frames, files or
+	 * lines), which is much faster. For a second Ctrl-C.
+	 */
+	bool (*hurry)(void *ctx);
+	void *hurry_ctx;
 };
 
 struct aggregate_stats {
@@ -27,6 +34,7 @@ struct aggregate_stats {
 	uint64_t ustacks;	 /* samples with a user stack */
 	uint64_t ustacks_entry;	 /* of which the outermost frame is an entry point (_start,
 				    __libc_start_main, start_thread, clone3...): complete */
+	uint64_t hurried;	 /* addresses named without DWARF because hurry said so */
 };
 
 /* Add every count of d to p; fill *st. 0 or a negative errno. */

@@ -122,6 +122,10 @@ static int add_all(struct proc_snapshot *ps, struct unwind_maps *um, const struc
 	while (!err && (de = readdir(d))) {
 		uint64_t v;
 
+		if (o->stop && o->stop(o->stop_ctx)) {
+			err = -EINTR;
+			break;
+		}
 		if (parse_u64(de->d_name, 1, INT_MAX, &v) || (pid_t)v == o->self ||
 		    !is_user_process(o->procfs, (pid_t)v))
 			continue;
@@ -144,7 +148,8 @@ int prebuild(struct proc_snapshot *ps, struct unwind_maps *um, const struct preb
 			err = add_elf_file(um, o->exe);
 	}
 	for (size_t i = 0; !err && i < o->n_pids; i++)
-		err = add_proc(ps, um, o, o->pids[i], st);
+		err = o->stop && o->stop(o->stop_ctx) ? -EINTR
+						      : add_proc(ps, um, o, o->pids[i], st);
 	if (!err && !o->n_pids && o->all)
 		err = add_all(ps, um, o, st);
 	st->ns = monotonic_ns() - t0;

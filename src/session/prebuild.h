@@ -22,6 +22,9 @@ struct prebuild_opts {
 	const regex_t *comm_re; /* and then only those whose name matches (NULL: all) */
 	pid_t self;
 	const char *exe; /* the command's executable (NULL: none) */
+	/* asked between processes: true stops the work (-EINTR); NULL: never */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
 
 struct prebuild_result {
@@ -35,7 +38,8 @@ struct prebuild_result {
 /*
  * Snapshot the processes of o into ps (as generation 0) and, when um is not NULL, add their
  * tables and those of o->exe and of the loader and C library this program uses. Errors of one
- * process do not stop the others. 0, or -ENOMEM. Free *res with prebuild_result_free.
+ * process do not stop the others. 0, -ENOMEM, or -EINTR when o->stop asked to stop. Free *res with
+ * prebuild_result_free.
  */
 int prebuild(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
 	     struct prebuild_result *res);

@@ -16,6 +16,7 @@
 #include <elfutils/libdwfl.h>
 #include "profile/aggregate.h"
 #include "session/bpf_loader.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
@@ -47,6 +48,8 @@ static bool comm_matches(struct record *r, const char *comm)
 }
 
 /* A request from BPF: the first sample of (pid, gen). */
+static bool consume_interrupted(struct record *r);
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct cp_event *ev = data;
@@ -56,6 +59,8 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*ev))
 		return 0;
+	if (consume_interrupted(r))
+		return -EINTR; /* ends ring_buffer__consume; what is left stays queued */
 	if (ev->type == CP_EV_MAPS_CHANGED) {
 		/* clear first: code mapped while we read asks again */
 		bpf_session__refresh_taken(r->bpf, ev->pid);
@@ -153,8 +158,44 @@ static void handle_signal(struct record *r)
 		} else {
 			r->stop = STOP_SIGNAL;
 			r->stop_signal = (int)si.ssi_signo;
+			r->n_stop_signals++;
 		}
 	}
+}
+
+bool record_stop_pending(struct record *r)
+{
+	handle_signal(r);
+	return r->stop == STOP_SIGNAL;
+}
+
+/*
+ * Between requests from BPF: whether to stop consuming them now. A flood of new processes
+ * (an exec storm) must not keep the loop from a Ctrl-C or from the end of -d. While
+ * recording, any stop does; while draining, only a second stop signal.
+ */
+static bool consume_interrupted(struct record *r)
+{
+	uint64_t now = monotonic_ns();
+
+	if (now < r->next_check_ns)
+		return false;
+	r->next_check_ns = now + 50 * 1000000ull;
+	handle_signal(r);
+	if (r->draining)
+		return r->n_stop_signals >= 2;
+	if (r->deadline_ns && now >= r->deadline_ns && r->stop == STOP_NONE)
+		r->stop = STOP_DURATION;
+	return r->stop != STOP_NONE;
+}
+
+/* aggregate_opts.hurry: a stop signal came after the one that ended sampling. */
+static bool naming_hurried(void *ctx)
+{
+	struct record *r = ctx;
+
+	handle_signal(r);
+	return r->n_stop_signals >= 2;
 }
 
 /* A -p process has exited (its pidfd is readable). */
@@ -230,10 +271,13 @@ static int drain(struct record *r)
 		.no_kernel = r->o->no_kernel,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.max_depth = r->max_depth,
+		.hurry = naming_hurried,
+		.hurry_ctx = r,
 	};
 	struct drain counts;
 	int err;
 
+	r->draining = true;
 	/* requests still queued: name what is still alive */
 	ring_buffer__consume(r->rb);
 	err = bpf_session__read_stats(r->bpf, r->stats);
@@ -340,6 +384,41 @@ static int finish_command(struct record *r)
 	return workload_exit_code(r->wl_status);
 }
 
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT	? "SIGINT"
+	       : sig == SIGTERM ? "SIGTERM"
+	       : sig == SIGHUP	? "SIGHUP"
+				: "a signal";
+}
+
+/*
+ * A stop signal came before sampling started: say so honestly, still write a complete (empty)
+ * profile to every output, and exit as a process killed by that signal would: 128+N.
+ */
+static int stopped_before_sampling(struct record *r)
+{
+	struct report rep;
+
+	pr_warn("stopped by %s before sampling started: the profile is empty",
+		stop_signal_name(r->stop_signal));
+	profile__free(r->prof);
+	r->prof = profile__new();
+	if (!r->prof)
+		return CP_EXIT_FAILURE;
+	fill_report(r, &rep);
+	if (report_write(&rep, r->outs, r->n_outs))
+		return CP_EXIT_FAILURE;
+	return 128 + r->stop_signal;
+}
+
+/* Between the steps before sampling: a stop signal ends the recording there. */
+#define STOP_POINT(r)                                      \
+	do {                                               \
+		if (record_stop_pending(r))                \
+			return stopped_before_sampling(r); \
+	} while (0)
+
 static int record_session(struct record *r)
 {
 	struct timespec now;
@@ -352,6 +431,7 @@ static int record_session(struct record *r)
 	rc = record_open_outputs(r);
 	if (rc)
 		return rc;
+	STOP_POINT(r);
 	raise_fd_limit();
 	r->snap = proc_snapshot__new("/proc");
 	r->sym = r->snap ? symbolizer__new(r->snap) : NULL;
@@ -371,16 +451,23 @@ static int record_session(struct record *r)
 	if (err)
 		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",
 			strerror(-err));
+	STOP_POINT(r);
 	rc = record_prepare_command(r);
-	if (!rc)
-		rc = record_prepare_tables(r);
-	if (!rc)
-		rc = record_load_bpf(r);
 	if (rc)
 		return rc;
+	STOP_POINT(r);
+	rc = record_prepare_tables(r);
+	if (rc)
+		return rc;
+	STOP_POINT(r);
+	rc = record_load_bpf(r);
+	if (rc)
+		return rc;
+	STOP_POINT(r);
 	rc = record_prepare_targets(r);
 	if (rc)
 		return rc;
+	STOP_POINT(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
@@ -392,6 +479,8 @@ static int record_session(struct record *r)
 	rc = record_start_sampling(r);
 	if (rc)
 		return rc;
+	if (r->o->duration_ms)
+		r->deadline_ns = monotonic_ns() + r->o->duration_ms * 1000000ull;
 	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->o->frequency);
 	rc = start_command(r);
 	if (rc)
@@ -406,6 +495,10 @@ static int record_session(struct record *r)
 		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	if (r->agg.hurried)
+		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
+			"symbol tables only, without inlined frames or lines",
+			stop_signal_name(r->stop_signal), r->agg.hurried);
 	if (symbolizer__zstd_object(r->sym))
 		pr_warn("%s has zstd-compressed debug sections, which libdw %s cannot read: its "
 			"frames have no source lines or inlined functions (recompress them with "

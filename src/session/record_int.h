@@ -58,6 +58,10 @@ struct record {
 	bool progress; /* a progress line on stderr (a terminal) */
 	enum stop_reason stop;
 	int stop_signal;
+	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */
+	bool draining;		     /* sampling has stopped: the counts are being named */
+	uint64_t next_check_ns;	     /* while consuming requests: when to look for signals */
+	uint64_t deadline_ns;	     /* -d: when sampling must stop (monotonic), 0: none */
 	int wl_status;
 	bool wl_exited;
 	struct timespec t0;
@@ -80,6 +84,9 @@ int record_prepare_command(struct record *r);
 
 /* Read the mappings of the processes that exist now and build their unwind tables. */
 int record_prepare_tables(struct record *r);
+
+/* A stop signal has arrived (read from the signalfd now): for long steps to give up early. */
+bool record_stop_pending(struct record *r);
 
 /* Load the BPF programs (the DWARF unwinder sized from the tables built), move the tables in. */
 int record_load_bpf(struct record *r);

@@ -347,6 +347,11 @@ int record_prepare_command(struct record *r)
  * Before BPF is loaded: read the mappings of the processes that exist now and build their
  * unwind tables, so that the row array is sized from them and the first samples are exact.
  */
+static bool prebuild_stop(void *ctx)
+{
+	return record_stop_pending(ctx);
+}
+
 int record_prepare_tables(struct record *r)
 {
 	const struct cp_options *o = r->o;
@@ -360,6 +365,8 @@ int record_prepare_tables(struct record *r)
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.self = getpid(),
 		.exe = r->wl ? workload__path(r->wl) : NULL,
+		.stop = prebuild_stop,
+		.stop_ctx = r,
 	};
 	int err;
 
@@ -372,6 +379,8 @@ int record_prepare_tables(struct record *r)
 		}
 	}
 	err = prebuild(r->snap, r->um, &po, &r->pre);
+	if (err == -EINTR)
+		return CP_EXIT_OK; /* a stop signal: the caller sees it and stops */
 	if (err) {
 		pr_err("cannot read the processes' mappings: %s", strerror(-err));
 		return CP_EXIT_FAILURE;

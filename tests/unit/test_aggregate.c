@@ -606,6 +606,34 @@ static void test_inlined_leaf(void **state)
 	assert_int_equal(st.ustacks_entry, 2);
 }
 
+static bool always(void *ctx)
+{
+	(*(int *)ctx)++;
+	return true;
+}
+
+/* Hurried (a second Ctrl-C): names from the symbol table only, one frame, and counted. */
+static void test_hurry(void **state)
+{
+	const uint64_t u[] = {ad.inl_at, ad.inl_main + 0x10, ad.inl_start + 0x10};
+	struct aggregate_opts o = defaults;
+	struct aggregate_stats st;
+	int asked = 0;
+
+	(void)state;
+	o.hurry = always;
+	o.hurry_ctx = &asked;
+	add_stack(false, 1, 3, u);
+	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
+	st = run(sym, &o);
+
+	/* the inlined chain of test_inlined_leaf collapses to the function that holds it */
+	assert_string_equal(names(0), "_start;main;cp_inl_outer");
+	assert_string_equal(kinds(0), "UUU");
+	assert_int_equal(asked, 1); /* asked once; once true, never again */
+	assert_int_equal(st.hurried, 3);
+}
+
 /* The key's generation selects the snapshot, for both unwinders: one address, three names. */
 static void test_exec_generations(void **state)
 {
@@ -737,6 +765,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dwarf_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_leaf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hurry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_generations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
