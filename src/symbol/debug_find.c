@@ -264,7 +264,7 @@ int debug_minidebuginfo(Elf *elf, void **image, size_t *size)
 	data = scn && shdr.sh_type == SHT_PROGBITS ? elf_rawdata(scn, NULL) : NULL;
 	if (!data || !data->d_size)
 		return -ENOENT;
-	if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK)
+	if (lzma_stream_decoder(&strm, CP_MAX_MINIDEBUG, 0) != LZMA_OK)
 		return -ENOMEM;
 	strm.next_in = data->d_buf;
 	strm.avail_in = data->d_size;
@@ -272,7 +272,13 @@ int debug_minidebuginfo(Elf *elf, void **image, size_t *size)
 		if (len == cap) {
 			char *nb;
 
+			if (cap == CP_MAX_MINIDEBUG) {
+				err = -EFBIG;
+				goto out;
+			}
 			cap = cap ? 2 * cap : 4 * data->d_size + 4096;
+			if (cap > CP_MAX_MINIDEBUG)
+				cap = CP_MAX_MINIDEBUG;
 			nb = realloc(buf, cap);
 			if (!nb) {
 				err = -ENOMEM;
@@ -286,7 +292,9 @@ int debug_minidebuginfo(Elf *elf, void **image, size_t *size)
 		len = cap - strm.avail_out;
 	} while (ret == LZMA_OK);
 	if (ret != LZMA_STREAM_END) {
-		err = ret == LZMA_MEM_ERROR ? -ENOMEM : -EINVAL;
+		err = ret == LZMA_MEMLIMIT_ERROR ? -EFBIG
+		      : ret == LZMA_MEM_ERROR	 ? -ENOMEM
+						 : -EINVAL;
 		goto out;
 	}
 	*image = buf;

@@ -44,8 +44,16 @@ int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, ch
 		    size_t found_size);
 
 /*
+ * MiniDebugInfo holds a symbol table, a few MiB at most in real objects; a 78 KB section of
+ * a hostile file can inflate to gigabytes. Neither the image nor xz's decoder memory may
+ * exceed this.
+ */
+#define CP_MAX_MINIDEBUG (64u << 20)
+
+/*
  * Decompress .gnu_debugdata. 0 with a malloc'ed ELF image, -ENOENT when there is none,
- * -EINVAL when it does not decompress, -ENOMEM.
+ * -EINVAL when it does not decompress, -EFBIG when it would exceed CP_MAX_MINIDEBUG (or xz
+ * asks for more decoder memory than that), -ENOMEM.
  */
 int debug_minidebuginfo(Elf *elf, void **image, size_t *size);
 
