@@ -44,16 +44,25 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
 };
 
-/* Append "N name" items to buf for the nonzero counters that have a name. */
+/* Append "name N" items to buf for the nonzero counters that have a name. */
 static size_t list_counters(char *buf, size_t size, size_t len, const uint64_t *st,
 			    const char *const *names)
 {
 	for (int i = 0; i < CP_STAT_MAX && len < size; i++) {
 		if (!names[i] || !st[i])
 			continue;
-		len += snprintf(buf + len, size - len, "%s%" PRIu64 " %s", len ? ", " : "", st[i],
-				names[i]);
+		len += snprintf(buf + len, size - len, "%s%s %" PRIu64, len ? ", " : "", names[i],
+				st[i]);
 	}
+	return len < size ? len : size - 1;
+}
+
+/* Append one more "name N" item. */
+static size_t list_one(char *buf, size_t size, size_t len, const char *name, uint64_t n)
+{
+	if (!n || len >= size)
+		return len;
+	len += snprintf(buf + len, size - len, "%s%s %" PRIu64, len ? ", " : "", name, n);
 	return len < size ? len : size - 1;
 }
 
@@ -79,30 +88,25 @@ static void unwind_summary(const struct report *r)
 		r->agg.ustacks_entry, r->agg.ustacks);
 }
 
+/*
+ * The summary on stderr: one short line (samples, processes, time, where, how complete), then
+ * an indented line for what was left out and one for what was damaged, each as "reason
+ * count" items counted in samples, only when there is something to say.
+ */
 void report_summary(const struct report *r, size_t n_outs)
 {
-	char left[512] = "", damaged[512] = "", dests[1024], complete[64] = "";
+	char left[512] = "", damaged[1024] = "", dests[1024], complete[64] = "";
 	uint64_t total = profile__total(r->prof);
 	size_t nproc = profile__n_processes(r->prof), len;
 
 	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
-	if (r->agg.comm_filtered && len < sizeof(left))
-		snprintf(left + len, sizeof(left) - len, "%s%" PRIu64 " name not matching",
-			 len ? ", " : "", r->agg.comm_filtered);
+	list_one(left, sizeof(left), len, "name not matching --comm", r->agg.comm_filtered);
 	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
-	if (r->agg.stacks_missing && len < sizeof(damaged))
-		len += snprintf(damaged + len, sizeof(damaged) - len,
-				"%s%" PRIu64 " stacks missing", len ? ", " : "",
-				r->agg.stacks_missing);
-	if (r->snapshot_failed && len < sizeof(damaged))
-		len += snprintf(damaged + len, sizeof(damaged) - len,
-				"%s%" PRIu64 " process%s gone before %s mappings were read",
-				len ? ", " : "", r->snapshot_failed, plural(r->snapshot_failed),
-				r->snapshot_failed == 1 ? "its" : "their");
-	if (r->refresh_failed && len < sizeof(damaged))
-		snprintf(damaged + len, sizeof(damaged) - len,
-			 "%s%" PRIu64 " mapping refresh%s too late (process gone)", len ? ", " : "",
-			 r->refresh_failed, plural(r->refresh_failed));
+	len = list_one(damaged, sizeof(damaged), len, "stack missing", r->agg.stacks_missing);
+	len = list_one(damaged, sizeof(damaged), len, "process gone before its mappings were read",
+		       r->snapshot_failed);
+	list_one(damaged, sizeof(damaged), len, "mapping refresh too late (process gone)",
+		 r->refresh_failed);
 	dests[0] = '\0';
 	for (size_t i = 0, dl = 0; i < n_outs && dl < sizeof(dests); i++)
 		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",
@@ -112,10 +116,15 @@ void report_summary(const struct report *r, size_t n_outs)
 	if (r->agg.ustacks)
 		snprintf(complete, sizeof(complete), "; %.1f%% of user stacks complete",
 			 100.0 * (double)r->agg.ustacks_entry / (double)r->agg.ustacks);
-	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s%s%s%s%s", total,
-		total == 1 ? "" : "s", nproc, plural(nproc), r->recorded_s, dests, complete,
-		*left ? "; left out: " : "", left,
-		*damaged ? "; with lost or unnamed frames: " : "", damaged);
+	pr_warn("%" PRIu64 " sample%s from %zu process%s in %.1f s written to %s%s", total,
+		total == 1 ? "" : "s", nproc, plural(nproc), r->recorded_s, dests, complete);
+	if (*left)
+		pr_warn_more("samples left out: %s", left);
+	if (*damaged)
+		pr_warn_more("with lost or unnamed frames: %s", damaged);
+	if (r->o->comm_regex && !nproc)
+		pr_warn("no process named like --comm '%s' ran on a CPU while recording",
+			r->o->comm_regex);
 }
 
 /* The command line as one string, arguments with spaces or quotes single-quoted. */

@@ -16,13 +16,27 @@ enum log_level log_get_level(void)
 	return cur_level;
 }
 
-static void vlog(enum log_level level, const char *fmt, va_list ap)
+static void vlog_prefix(enum log_level level, const char *prefix, const char *fmt, va_list ap)
 {
 	if (level > cur_level)
 		return;
-	fputs("cpuprof: ", stderr);
+	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+static void vlog(enum log_level level, const char *fmt, va_list ap)
+{
+	vlog_prefix(level, "cpuprof: ", fmt, ap);
+}
+
+void pr_warn_more(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_prefix(LOG_WARN, "  ", fmt, ap);
+	va_end(ap);
 }
 
 #define DEFINE_LOGGER(fn, level)      \

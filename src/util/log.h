@@ -21,5 +21,7 @@ void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A continuation of the line before at the warning level: "  " + message + newline. */
+void pr_warn_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,5 +1,6 @@
 #!/bin/bash
-# --comm selects processes by name, including ones that start after recording began.
+# --comm selects processes by name, including ones that start after recording began; a name
+# that matches nothing is said.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
@@ -13,4 +14,10 @@ others=$(grep -vc '^fix_tree;' "$TMP/comm.folded")
 note "--comm: $n fix_tree samples, $others other lines"
 [ "$n" -ge 30 ] || fail "only $n samples of fix_tree"
 [ "$others" -eq 0 ] || fail "other names in a --comm profile: $(grep -v '^fix_tree;' "$TMP/comm.folded" | head -2)"
+grep -q 'no process named like' "$TMP/rec.err" && fail "a --comm that matched warned: $(cat "$TMP/rec.err")"
+
+"$CPUPROF" record --comm '^no-such-program$' -d 300ms -o "$TMP/none.folded" 2>"$TMP/none.err" ||
+	fail "record --comm (nothing) failed: $(cat "$TMP/none.err")"
+grep -q "no process named like --comm '^no-such-program\$' ran" "$TMP/none.err" ||
+	fail "no warning for a --comm that matched nothing: $(cat "$TMP/none.err")"
 exit 0

@@ -1,14 +1,17 @@
 #!/bin/bash
-# stderr carries one summary line (a progress line only on a terminal), -q silences it,
+# stderr carries the summary: one short line, then only indented lines, each a "reason
+# COUNT" list (a progress line only on a terminal); -q silences it;
 # stdout carries nothing but the profile; version; -p ends when its target exits.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
 "$CPUPROF" record -o "$TMP/a.folded" -- "$FIX/fix_shared" 1.2 >"$TMP/out" 2>"$TMP/err" || fail "record failed"
 [ -s "$TMP/out" ] && fail "stdout is not empty with -o: $(head -c 200 "$TMP/out")"
-[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "stderr is not one line: $(cat "$TMP/err")"
-grep -qE '^cpuprof: [0-9]+ samples from 1 process in [0-9.]+ s written to .*a\.folded' "$TMP/err" ||
+head -1 "$TMP/err" | grep -qE '^cpuprof: [0-9]+ samples from 1 process in [0-9.]+ s written to .*a\.folded(; [0-9.]+% of user stacks complete)?$' ||
 	fail "summary line: $(cat "$TMP/err")"
+[ "$(head -1 "$TMP/err" | wc -c)" -le 160 ] || fail "the first summary line is long: $(head -1 "$TMP/err")"
+tail -n +2 "$TMP/err" | grep -vqE '^  (samples left out|with lost or unnamed frames): [^,]+ [0-9]+(, [^,]+ [0-9]+)*$' &&
+	fail "a summary line that is not an indented list: $(cat "$TMP/err")"
 
 "$CPUPROF" record -q -o "$TMP/b.folded" -- "$FIX/fix_shared" 0.3 2>"$TMP/err" || fail "record -q failed"
 [ -s "$TMP/err" ] && fail "-q still printed: $(cat "$TMP/err")"
