@@ -390,6 +390,32 @@ int record_prepare_tables(struct record *r)
 	return CP_EXIT_OK;
 }
 
+/*
+ * /proc/kallsyms showed zeros: say which setting hid them. The kernel shows the addresses
+ * (kallsyms_show_value) with kptr_restrict 0 when perf_event_paranoid <= 1 or the reader has
+ * CAP_SYSLOG, with kptr_restrict 1 only with CAP_SYSLOG, with 2 never.
+ */
+static void warn_kernel_hidden(void)
+{
+	long kptr = -1, paranoid = -1;
+
+	read_sysctl("/proc/sys/kernel/kptr_restrict", &kptr);
+	read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	if (kptr >= 2)
+		pr_warn("kernel addresses are hidden (kernel.kptr_restrict=%ld hides them even "
+			"from "
+			"root): kernel frames will be unnamed; set kernel.kptr_restrict=1",
+			kptr);
+	else if (kptr == 1)
+		pr_warn("kernel addresses are hidden (kernel.kptr_restrict=1 without CAP_SYSLOG): "
+			"kernel frames will be unnamed; run with CAP_SYSLOG (as root)");
+	else
+		pr_warn("kernel addresses are hidden (kernel.perf_event_paranoid=%ld without "
+			"CAP_SYSLOG): kernel frames will be unnamed; run with CAP_SYSLOG or set "
+			"kernel.perf_event_paranoid=1",
+			paranoid);
+}
+
 int record_load_kernel_symbols(struct record *r)
 {
 	FILE *f;
@@ -403,8 +429,7 @@ int record_load_kernel_symbols(struct record *r)
 	err = symbolizer__load_kallsyms(r->sym, f);
 	fclose(f);
 	if (!err && symbolizer__kernel_restricted(r->sym))
-		pr_warn("kernel addresses are hidden (kernel.kptr_restrict): kernel frames will be "
-			"unnamed; run as root or set kernel.kptr_restrict=0");
+		warn_kernel_hidden();
 	return err;
 }
 

@@ -24,4 +24,20 @@ grep -q 'main' "$TMP/nok.folded" || fail "--no-kernel lost the user frames"
 expect_status 0 "$CPUPROF" record -q --kernel-only -o "$TMP/konly.folded" -- "$FIX/fix_syscall" 1
 grep -qE ';(main|cp_fix_sys_loop)(;| )' "$TMP/konly.folded" && fail "--kernel-only still has user frames"
 grep -q 'read_zero_\[k\]' "$TMP/konly.folded" || fail "--kernel-only lost the kernel frames"
+
+# without CAP_SYSLOG the kernel hides its addresses; the warning names the setting that did
+kptr=$(cat /proc/sys/kernel/kptr_restrict)
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$kptr" -ge 1 ] || [ "$paranoid" -ge 2 ]; then
+	case $kptr in
+	0) want="kernel.perf_event_paranoid=$paranoid without CAP_SYSLOG" ;;
+	1) want="kernel.kptr_restrict=1 without CAP_SYSLOG" ;;
+	*) want="kernel.kptr_restrict=$kptr hides them even from root" ;;
+	esac
+	setpriv --inh-caps=-syslog --bounding-set=-syslog "$CPUPROF" record -d 200ms \
+		-o "$TMP/nosyslog.folded" 2>"$TMP/nosyslog.err" ||
+		fail "record without CAP_SYSLOG: $(cat "$TMP/nosyslog.err")"
+	grep -qF "$want" "$TMP/nosyslog.err" ||
+		fail "without CAP_SYSLOG, expected '$want': $(cat "$TMP/nosyslog.err")"
+fi
 exit 0
