@@ -499,6 +499,10 @@ static int record_session(struct record *r)
 		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
 			"symbol tables only, without inlined frames or lines",
 			stop_signal_name(r->stop_signal), r->agg.hurried);
+	if (symbolizer__debuginfod_error(r->sym))
+		pr_warn("--debuginfod: the servers of DEBUGINFOD_URLS could not be asked (%s): "
+			"objects without local debug files have no lines or inlined frames",
+			strerror(-symbolizer__debuginfod_error(r->sym)));
 	if (symbolizer__zstd_object(r->sym))
 		pr_warn("%s has zstd-compressed debug sections, which libdw %s cannot read: its "
 			"frames have no source lines or inlined functions (recompress them with "

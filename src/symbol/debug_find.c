@@ -200,8 +200,12 @@ static int by_debuglink(Elf *elf, const char *objpath, const struct debug_paths 
 	return -ENOENT;
 }
 
-/* The debug file of build-id id from a debuginfod server ($DEBUGINFOD_URLS; client cache). */
-static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t found_size)
+/*
+ * The debug file of build-id id from a debuginfod server ($DEBUGINFOD_URLS; client cache).
+ * A failure other than "not found" is noted in *net_err (when 0 and not NULL).
+ */
+static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t found_size,
+			 int *net_err)
 {
 	debuginfod_client *c = debuginfod_begin();
 	char *path = NULL;
@@ -211,6 +215,8 @@ static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t foun
 		return -ENOENT;
 	fd = debuginfod_find_debuginfo(c, id, (int)len, &path);
 	debuginfod_end(c);
+	if (fd < 0 && fd != -ENOENT && net_err && !*net_err)
+		*net_err = fd;
 	if (fd < 0) {
 		free(path);
 		return -ENOENT;
@@ -224,7 +230,7 @@ static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t foun
 int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, char *found,
 		    size_t found_size)
 {
-	struct debug_paths d = {host_root, default_dirs, false};
+	struct debug_paths d = {host_root, default_dirs, false, NULL};
 	const uint8_t *id = NULL;
 	size_t len = 0;
 	int fd;
@@ -243,7 +249,7 @@ int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, ch
 	fd = by_debuglink(elf, path, &d, found, found_size);
 	/* the network last, and only when asked for */
 	if (fd < 0 && id && dp && dp->debuginfod)
-		fd = by_debuginfod(id, len, found, found_size);
+		fd = by_debuginfod(id, len, found, found_size, dp->debuginfod_err);
 	return fd;
 }
 

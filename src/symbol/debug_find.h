@@ -30,6 +30,9 @@ struct debug_paths {
 	/* when nothing local is found, ask the debuginfod servers of $DEBUGINFOD_URLS by build-id
 	 */
 	bool debuginfod;
+	/* where to note the first failure to ask them other than "not there" (-errno: a server
+	   that cannot be reached, a timeout...), for the caller to tell once; NULL: nowhere */
+	int *debuginfod_err;
 };
 
 /* The GNU build-id note of elf: 0 and the bytes (owned by elf), or -ENOENT. */

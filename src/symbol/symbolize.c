@@ -48,6 +48,7 @@ struct symbolizer {
 	void *indexes;		 /* tsearch tree of struct index_entry * */
 	void *perfmaps;		 /* tsearch tree of struct pm_cache * */
 	bool debuginfod;	 /* ask debuginfod servers for missing debug files */
+	int debuginfod_err;	 /* the first failure to ask them (-errno), 0: none */
 	char **debug_dirs;	 /* NULL-terminated, or NULL: the default */
 	const char *zstd_object; /* first object with zstd-compressed debug sections */
 };
@@ -357,7 +358,8 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	struct index_entry key = {.build_id = proc_snapshot__build_id(sy->ps, so->obj)}, *e, **slot;
 	char root[4096];
 	const char *roots[] = {root, "", NULL};
-	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod};
+	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod,
+				 &sy->debuginfod_err};
 	bool shared = key.build_id && *key.build_id;
 
 	if (so->di_tried)
@@ -466,6 +468,11 @@ int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs)
 	free_dirs(sy->debug_dirs);
 	sy->debug_dirs = v;
 	return 0;
+}
+
+int symbolizer__debuginfod_error(const struct symbolizer *sy)
+{
+	return sy->debuginfod_err;
 }
 
 void symbolizer__set_debuginfod(struct symbolizer *sy, bool on)

@@ -113,6 +113,13 @@ int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs);
 void symbolizer__set_debuginfod(struct symbolizer *sy, bool on);
 
 /*
+ * The first failure to ask the debuginfod servers other than "not there" (-errno: no server
+ * reachable, a timeout...), or 0. For the caller to warn once: debug files missing locally
+ * were then not fetched.
+ */
+int symbolizer__debuginfod_error(const struct symbolizer *sy);
+
+/*
  * The base name of the first object indexed so far whose debug sections are zstd-compressed
  * (elfutils 0.188 cannot read them: its lines and inlined frames are missing), or NULL. For
  * the caller to warn once.

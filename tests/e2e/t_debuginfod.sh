@@ -31,4 +31,14 @@ all=$(count "$TMP/on.folded" '^stripped_inline;')
 n=$(count "$TMP/on.folded" '^stripped_inline;([^;]*;)*main;cp_inl_run;cp_inl_work;cp_inl_hot_\[i\]( |;)')
 note "--debuginfod: $n of $all samples named with the fetched debug file"
 [ "$all" -gt 50 ] && [ $((100 * n)) -ge $((90 * all)) ] || fail "named in $n of $all samples"
+
+# a server that cannot be reached is said, once, and the profile is still written
+kill $BG_PIDS 2>/dev/null
+wait 2>/dev/null
+rm -rf "$TMP/cache"
+DEBUGINFOD_TIMEOUT=5 expect_status 0 "$CPUPROF" record -F 299 --debuginfod -o "$TMP/down.folded" \
+	-- "$TMP/stripped_inline" 0.5
+[ "$(grep -c 'servers of DEBUGINFOD_URLS could not be asked' "$TMP/err")" -eq 1 ] ||
+	fail "an unreachable server is not said once: $(cat "$TMP/err")"
+[ -s "$TMP/down.folded" ] || fail "no profile with the server down"
 exit 0

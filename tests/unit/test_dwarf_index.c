@@ -157,7 +157,7 @@ static void test_build_id_tree(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", debugdir[256], hex[128] = "";
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false};
+	struct debug_paths dp = {NULL, none, false, NULL};
 	struct dwarf_index *di;
 	FILE *p;
 
@@ -216,7 +216,7 @@ static void test_debuglink_crc(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", path[512];
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false};
+	struct debug_paths dp = {NULL, none, false, NULL};
 	struct dwarf_index *di;
 	int fd;
 
@@ -246,7 +246,7 @@ static void test_debuglink_crc(void **state)
 static void test_minidebuginfo(void **state)
 {
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false};
+	struct debug_paths dp = {NULL, none, false, NULL};
 	struct dwarf_index *di = open_fix("inl_fix.mini", &dp);
 	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL);
 	struct di_frame f[4];
