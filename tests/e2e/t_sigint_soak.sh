@@ -1,6 +1,6 @@
 #!/bin/bash
-# 50 stop signals at random moments, from cpuprof's first milliseconds (30 ms) to well into
-# sampling:
+# 50 stop signals at random moments, from cpuprof's first line of its own (signals blocked)
+# to well into sampling:
 # every run ends promptly with a complete file in each format (folded, pprof), exit 0 when
 # sampling had started and 128+N when it had not, never a hang. A second SIGINT right after
 # the first still leaves complete files.
@@ -12,11 +12,17 @@ before=0 during=0 slowest=0
 for i in $(seq 50); do
 	sig=INT
 	[ $((i % 5)) -eq 0 ] && sig=TERM
-	# not in the first 30 ms: before main() runs (the dynamic loader) a signal still has
-	# its default effect
-	delay_ms=$((30 + (RANDOM * 32768 + RANDOM) % 1470))
+	delay_ms=$(((RANDOM * 32768 + RANDOM) % 1500))
 	"$CPUPROF" record -o "$TMP/s$i.folded" -o "$TMP/s$i.pb.gz" 2>"$TMP/s$i.err" &
 	rec=$!
+	# from the moment cpuprof's own code runs: before main() (the dynamic loader, the
+	# sanitizers' start) a signal still has its default effect; main blocks SIGINT, SIGTERM
+	# and SIGHUP first thing
+	for _ in $(seq 2000); do
+		blk=$(awk '/^SigBlk/ { print $2 }' "/proc/$rec/status" 2>/dev/null)
+		[ -n "$blk" ] && [ $((16#$blk & 0x4003)) -eq $((0x4003)) ] && break
+		sleep 0.001
+	done
 	sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
 	kill -"$sig" "$rec"
 	[ $((i % 10)) -eq 3 ] && kill -INT "$rec" 2>/dev/null # and a second one
