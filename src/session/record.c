@@ -303,6 +303,7 @@ static void fill_report(const struct record *r, struct report *rep)
 		.refresh_failed = r->refresh_failed,
 		.start_unix_ns = r->start_unix_ns,
 		.recorded_s = recorded_s(r),
+		.frequency = r->frequency,
 		.um = r->um,
 	};
 }
@@ -481,7 +482,7 @@ static int record_session(struct record *r)
 		return rc;
 	if (r->o->duration_ms)
 		r->deadline_ns = monotonic_ns() + r->o->duration_ms * 1000000ull;
-	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->o->frequency);
+	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->frequency);
 	rc = start_command(r);
 	if (rc)
 		return rc;

@@ -70,6 +70,7 @@ struct record {
 	struct aggregate_stats agg;
 	uint64_t refresh_failed; /* mapping refreshes of processes already gone */
 	unsigned int max_depth;	 /* kernel.perf_event_max_stack, at most CP_MAX_STACK_DEPTH */
+	unsigned int frequency;	 /* -F, capped at what the kernel and the machine can take */
 	struct timespec t_stop;	 /* when sampling stopped */
 };
 

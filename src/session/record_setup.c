@@ -80,12 +80,18 @@ int record_check_environment(struct record *r)
 	if (read_sysctl("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
 	    max_stack > 0 && max_stack < CP_MAX_STACK_DEPTH)
 		r->max_depth = (unsigned int)max_stack;
+	r->frequency = o->frequency;
 	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
-	    (long)o->frequency > max_rate) {
-		pr_err("frequency %u Hz is above the kernel's limit of %ld Hz "
-		       "(kernel.perf_event_max_sample_rate): use a lower -F",
-		       o->frequency, max_rate);
-		return CP_EXIT_USAGE;
+	    max_rate > 0 && (long)r->frequency > max_rate) {
+		pr_warn("-F %u Hz is above the kernel's limit (kernel.perf_event_max_sample_rate): "
+			"sampling at %ld Hz",
+			o->frequency, max_rate);
+		r->frequency = (unsigned int)max_rate;
+	}
+	if (r->frequency > CP_SAFE_MAX_FREQUENCY) {
+		pr_warn("-F %u Hz would spend the CPUs on sampling itself: sampling at %u Hz",
+			o->frequency, CP_SAFE_MAX_FREQUENCY);
+		r->frequency = CP_SAFE_MAX_FREQUENCY;
 	}
 	for (size_t i = 0; i < o->n_pids; i++) {
 		struct proc_status ps;
@@ -435,7 +441,7 @@ int record_load_kernel_symbols(struct record *r)
 
 int record_start_sampling(struct record *r)
 {
-	int err = bpf_session__start_sampling(r->bpf, r->o->frequency);
+	int err = bpf_session__start_sampling(r->bpf, r->frequency);
 	long paranoid = 0;
 
 	if (!err)

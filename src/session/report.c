@@ -196,8 +196,8 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 	struct profile_meta meta = {
 		.version = CPUPROF_VERSION,
 		.event = "cpu-clock",
-		.frequency = r->o->frequency,
-		.period_ns = (1000000000ull + r->o->frequency / 2) / r->o->frequency,
+		.frequency = r->frequency,
+		.period_ns = r->frequency ? (1000000000ull + r->frequency / 2) / r->frequency : 0,
 		.start_unix_ns = r->start_unix_ns,
 		.duration_ns = (uint64_t)(r->recorded_s * 1e9),
 		.per_thread = r->o->per_thread,

@@ -25,6 +25,7 @@ struct report {
 	uint64_t refresh_failed;      /* mapping refreshes too late */
 	uint64_t start_unix_ns;	      /* wall clock at the start of sampling */
 	double recorded_s;	      /* length of the recording */
+	unsigned int frequency;	      /* the sampling rate used (-F, capped) */
 	const struct unwind_maps *um; /* NULL without --unwind dwarf */
 };
 

@@ -28,6 +28,19 @@ grep -qE '^cpuprof [0-9]' "$TMP/v" && grep -q '^libbpf ' "$TMP/v" && grep -q '^l
 	grep -q '^jansson ' "$TMP/v" || fail "--version: $(cat "$TMP/v")"
 "$CPUPROF" version | cmp -s - "$TMP/v" || fail "'version' and '--version' differ"
 
+# -F above what sampling can sustain is capped with one warning, and -d holds: with both
+# CPUs busy, -F 100000 used to turn -d 1s into 8.5 s (more than 5 s is a failure here)
+bg "$FIX/fix_tree" 20
+bg "$FIX/fix_tree" 20
+start=$(date +%s%N)
+timeout -s KILL 60 "$CPUPROF" record -F 100000 -d 1s -o "$TMP/f.folded" 2>"$TMP/f.err" ||
+	fail "record -F 100000: $(cat "$TMP/f.err")"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$(grep -c 'sampling at [0-9]* Hz' "$TMP/f.err")" -eq 1 ] || fail "-F 100000: no one warning: $(cat "$TMP/f.err")"
+[ "$ms" -lt 5000 ] || fail "-F 100000 -d 1s took $ms ms"
+note "-F 100000 -d 1s, capped: $ms ms"
+kill $BG_PIDS 2>/dev/null
+
 # -p without -d stops when the target exits, and writes its profile
 bg "$FIX/fix_tree" 1.5
 start=$(date +%s%N)
