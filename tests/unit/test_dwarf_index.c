@@ -190,7 +190,7 @@ static void test_build_id_tree(void **state)
 	snprintf(debugdir, sizeof(debugdir), "%s/usr/lib/debug", dir);
 	{
 		const char *dirs[] = {debugdir, NULL};
-		struct debug_paths d2 = {NULL, dirs, false};
+		struct debug_paths d2 = {NULL, dirs, false, NULL};
 
 		di = open_fix("inl_fix.nolink", &d2);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -200,7 +200,7 @@ static void test_build_id_tree(void **state)
 	/* the default directory under a root, as for /proc/PID/root */
 	{
 		const char *roots[] = {"/nonexistent-root", dir, NULL};
-		struct debug_paths d3 = {roots, NULL, false};
+		struct debug_paths d3 = {roots, NULL, false, NULL};
 
 		di = open_fix("inl_fix.nolink", &d3);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
