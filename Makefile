@@ -72,7 +72,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) 
 SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS))
 MAIN_OBJ := $(O)/cmd/cpuprof.o
-CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o
+CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o $(O)/cmd/check.o
 BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:
@@ -114,8 +114,8 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name cpuprof_$* > $@
 
-# bpf_loader.c includes the skeleton
-$(O)/src/session/bpf_loader.o: $(GEN)/profile.skel.h
+# bpf_loader.c and bpf_probe.c include the skeleton
+$(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 $(O)/%.o: %.c

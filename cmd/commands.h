@@ -6,6 +6,9 @@
 /* cmd/symbolize.c: cpuprof symbolize -e FILE [ADDR...] */
 int cmd_symbolize(int argc, char **argv);
 
+/* cmd/check.c: cpuprof check */
+int cmd_check(int argc, char **argv);
+
 /* cmd/unwind_table.c: cpuprof unwind-table FILE */
 int cmd_unwind_table(int argc, char **argv);
 

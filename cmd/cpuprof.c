@@ -342,6 +342,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{"record", cmd_record, "sample stacks and write a profile"},
+	{"check", cmd_check, "say whether this machine can record, and if not, why"},
 	{"symbolize", cmd_symbolize, "print function, file and line of addresses of an ELF file"},
 	{"unwind-table", cmd_unwind_table, "print the unwind rows built from an ELF file's CFI"},
 	{"version", cmd_version, "print the versions of cpuprof and its libraries"},
