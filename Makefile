@@ -315,6 +315,53 @@ bench: $(BIN)
 	$(Q)$(MAKE) --no-print-directory bench-unwind
 .PHONY: bench-unwind bench
 
+# ---- fuzzing ---------------------------------------------------------------------------------
+# tests/fuzz/fuzz_*.c are libFuzzer harnesses of the parsers of files cpuprof did not write.
+# make fuzz FUZZ_SECONDS=N builds them with clang (-fsanitize=fuzzer,address,undefined) into
+# build/fuzz and runs each for N seconds on seeds from real files (scripts/fuzz.sh); a crash
+# is saved under build/fuzz/crashes/ and belongs in tests/fuzz/regress/TARGET/ once fixed.
+# make check runs every harness of its own build (gcc, and ASan+UBSan with SANITIZE=1) once
+# on each file of tests/fuzz/regress/ and of the seeds, through tests/fuzz/standalone.c.
+FUZZ_SECONDS ?= 60
+FUZZ_O := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	-Isrc -Ibpf -I$(GEN) -MMD -MP
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(FUZZ_O)/fuzz_,$(FUZZ_NAMES))
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_O)/src/%.o,$(SRCS))
+
+$(FUZZ_O)/%.o: %.c $(GEN)/profile.skel.h
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_O)/fuzz_%: $(FUZZ_O)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS) scripts/link-objs.sh
+	$(call msg,LINK,$@)
+	$(Q)objs=$$(scripts/link-objs.sh $(FUZZ_O) $<) && \
+		$(CLANG) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $$objs $(LIBS)
+
+fuzz: $(FUZZ_BINS) fixtures
+	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(O)/fixtures $(FUZZ_NAMES)
+
+# the same harnesses as plain programs of this build, run over the regression corpus
+REGRESS_BINS := $(addprefix $(O)/fuzz/regress_,$(FUZZ_NAMES))
+
+$(O)/fuzz/regress_%: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/fuzz/standalone.o $(OBJS) \
+		scripts/link-objs.sh
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
+		$(CC) $(LDFLAGS_ALL) -o $@ $< $(O)/tests/fuzz/standalone.o $$objs $(LIBS)
+
+fuzz-regress: $(REGRESS_BINS) fixtures
+	$(Q)for t in $(FUZZ_NAMES); do \
+		echo "  FUZZREG  $$t"; \
+		$(O)/fuzz/regress_$$t tests/fuzz/regress/$$t $$(scripts/fuzz.sh --seeds $$t \
+			$(O)/fixtures) >/dev/null || exit 1; \
+	done
+.PHONY: fuzz fuzz-regress
+
 # ---- unit tests (cmocka); each links its module and that module's dependencies --------------
 # The link list is derived, not kept by hand: scripts/link-objs.sh follows the compiler's
 # dependency files from the test's object (a header src/STAGE/x.h brings src/STAGE/x.o, and
@@ -352,7 +399,8 @@ build-check: $(BIN)
 	$(call msg,BUILD,check)
 	$(Q)scripts/check-build.sh "$(MAKE)" $(BIN) $(GEN)
 
-check: deps $(BIN) format-check layer-check build-check unit json-check e2e man-check
+check: deps $(BIN) format-check layer-check build-check unit fuzz-regress json-check e2e \
+	man-check
 	@echo "make check: all tests passed"
 
 # ---- demo --------------------------------------------------------------------------------
@@ -369,7 +417,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1
 
 # ---- hygiene -----------------------------------------------------------------------------
-FORMAT_FILES := $(wildcard src/*/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch])
+FORMAT_FILES := $(wildcard src/*/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch] \
+	tests/fuzz/*.[ch])
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
@@ -392,7 +441,7 @@ print-toolchain:
 clean:
 	rm -rf build cpuprof
 
--include $(shell find $(O) $(GEN) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) $(GEN) $(FUZZ_O) -name '*.d' 2>/dev/null)
 
 # ---- JSON output: validation against speedscope's schema and ours (node packages in build/node)
 # node-deps: pinned speedscope + ajv via npm (quiet when present); json-check: the JSON unit
