@@ -309,6 +309,13 @@ bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
 
+# 10 minutes of system-wide recording at 999 Hz while the machine rebuilds this tree, runs
+# an exec storm and dlopen loops: RSS every 10 s, exit status, drops in the summary (root)
+bench-soak: $(BIN) fixtures
+	$(Q)bench/soak.sh $(BIN) $(O)/fixtures $(SOAK_SECONDS)
+SOAK_SECONDS ?= 600
+.PHONY: bench-soak
+
 # one after the other also under -j: they time things
 bench: $(BIN)
 	$(Q)$(MAKE) --no-print-directory bench-symbolize

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run the libFuzzer harnesses of tests/fuzz/ (make fuzz), or name the seed inputs of one.
 #   scripts/fuzz.sh FUZZ_DIR SECONDS FIXTURE_DIR NAME...   fuzz each NAME for SECONDS
+#                                                           (or FUZZ_RUNS executions, if set)
 #   scripts/fuzz.sh --seeds NAME FIXTURE_DIR                print NAME's seed files
 # Seeds are real files: the fixture objects (ELF targets), tests/data and this machine's
 # /proc files (text targets). Crashes go to FUZZ_DIR/crashes/; each run prints its executions.
@@ -44,7 +45,7 @@ for name in "$@"; do
 	ksyms) head -c 200000 /proc/kallsyms >"$corpus/seed-kallsyms" ;;
 	esac
 	log=$dir/$name.log
-	"$dir/fuzz_$name" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+	"$dir/fuzz_$name" -max_total_time="$secs" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -timeout=20 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$dir/crashes/$name-" "$corpus" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
@@ -54,7 +55,8 @@ for name in "$@"; do
 		grep -m3 -E 'ERROR|runtime error|SUMMARY' "$log"
 		status=1
 	else
-		echo "  FUZZ     $name: ${execs:-?} executions in ${secs} s (${speed:-?}/s), 0 crashes"
+		t=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
+		echo "  FUZZ     $name: ${execs:-?} executions in ${t:-$secs} s (${speed:-?}/s), 0 crashes"
 	fi
 done
 exit $status
