@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/idtable.h"
 #include "profile/profile.h"
+#include "util/strset.h"
 
 struct profile {
-	void *strs; /* tsearch tree of interned strings */
+	struct strset strs; /* interned strings */
 	struct idtable fidx, sidx, midx;
 	struct prof_mapping *maps;
 	size_t n_maps, cap_maps;
@@ -98,26 +98,9 @@ static bool mapping_id_eq(const void *ctx, uint32_t id, const void *key)
 	return mapping_eq(&((const struct profile *)ctx)->maps[id], key);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 static const char *intern(struct profile *p, const char *s)
 {
-	void *slot = tfind(s, &p->strs, cmp_str);
-	char *dup;
-
-	if (slot)
-		return *(const char **)slot;
-	dup = strdup(s);
-	if (!dup)
-		return NULL;
-	if (!tsearch(dup, &p->strs, cmp_str)) {
-		free(dup);
-		return NULL;
-	}
-	return dup;
+	return strset_intern(&p->strs, s);
 }
 
 struct profile *profile__new(void)
@@ -137,7 +120,7 @@ void profile__free(struct profile *p)
 		free((void *)p->samples[i].frames);
 	free(p->samples);
 	free(p->frames);
-	tdestroy(p->strs, free);
+	strset_clear(&p->strs);
 	free(p);
 }
 
