@@ -258,6 +258,13 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 			goto out;
 		s->n++;
 	}
+	/* one snapshot per process sampled, kept to the end: only its executable mappings */
+	if (s->n < pm.n) {
+		struct ps_map *v = realloc(s->v, (s->n ? s->n : 1) * sizeof(*v));
+
+		if (v)
+			s->v = v;
+	}
 	*out = s;
 	s = NULL;
 out:
