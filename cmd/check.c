@@ -11,66 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include "commands.h"
-#include "shared.h"
+#include "proc/host.h"
+#include "session/bpf_loader.h"
 #include "session/bpf_probe.h"
 #include "session/options.h"
-
-/* Capability numbers (linux/capability.h) */
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_SYSLOG_BIT	  34
-#define CAP_PERFMON_BIT	  38
-#define CAP_BPF_BIT	  39
 
 struct check {
 	bool fatal; /* something that keeps any recording from working */
 	bool warn;  /* something that makes recordings poorer */
 };
 
-static void line(const char *what, const char *value, const char *verdict)
+/* A sysctl of kernel/, -1 when it cannot be read. */
+static long sysctl_or(const char *name)
 {
-	printf("%-28s %-40s %s\n", what, value, verdict);
-}
-
-static long sysctl_long(const char *name)
-{
-	char path[128], buf[64];
 	long v = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
+	host_sysctl(name, &v);
 	return v;
 }
 
-/* The effective capabilities of this process (CapEff of /proc/self/status), 0 if unknown. */
-static uint64_t cap_eff(void)
+static void line(const char *what, const char *value, const char *verdict)
 {
-	char buf[256];
-	uint64_t caps = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, "CapEff: %" SCNx64, &caps) == 1)
-			break;
-	fclose(f);
-	return caps;
-}
-
-static bool has_cap(uint64_t caps, int bit)
-{
-	return (caps >> bit) & 1;
+	printf("%-28s %-40s %s\n", what, value, verdict);
 }
 
 static void check_kernel(struct check *c)
@@ -95,39 +60,34 @@ static void check_kernel(struct check *c)
 static void check_privileges(struct check *c, uint64_t caps)
 {
 	char value[128];
-	bool ok = geteuid() == 0 || has_cap(caps, CAP_SYS_ADMIN_BIT) ||
-		  (has_cap(caps, CAP_BPF_BIT) && has_cap(caps, CAP_PERFMON_BIT));
+	bool ok = host_may_record(geteuid(), caps);
 
 	snprintf(value, sizeof(value), "uid %u;%s%s%s%s", (unsigned int)geteuid(),
-		 has_cap(caps, CAP_BPF_BIT) ? " CAP_BPF" : "",
-		 has_cap(caps, CAP_PERFMON_BIT) ? " CAP_PERFMON" : "",
-		 has_cap(caps, CAP_SYS_ADMIN_BIT) ? " CAP_SYS_ADMIN" : "",
-		 has_cap(caps, CAP_SYSLOG_BIT) ? " CAP_SYSLOG" : "");
+		 host_has_cap(caps, HOST_CAP_BPF) ? " CAP_BPF" : "",
+		 host_has_cap(caps, HOST_CAP_PERFMON) ? " CAP_PERFMON" : "",
+		 host_has_cap(caps, HOST_CAP_SYS_ADMIN) ? " CAP_SYS_ADMIN" : "",
+		 host_has_cap(caps, HOST_CAP_SYSLOG) ? " CAP_SYSLOG" : "");
 	line("privileges", value, ok ? "ok" : "FAIL: run as root, or with CAP_BPF and CAP_PERFMON");
 	c->fatal |= !ok;
 }
 
 static void check_sysctls(struct check *c, uint64_t caps)
 {
-	long paranoid = sysctl_long("perf_event_paranoid"), kptr = sysctl_long("kptr_restrict");
-	long rate = sysctl_long("perf_event_max_sample_rate");
-	long depth = sysctl_long("perf_event_max_stack");
-	bool syslog = has_cap(caps, CAP_SYSLOG_BIT);
-	bool names = kptr == 0 ? (paranoid <= 1 || syslog) : kptr == 1 ? syslog : false;
+	long paranoid = sysctl_or("perf_event_paranoid"), kptr = sysctl_or("kptr_restrict");
+	long rate = sysctl_or("perf_event_max_sample_rate");
+	long depth = sysctl_or("perf_event_max_stack");
+	bool names = host_kernel_names_shown(kptr, paranoid, caps);
+	bool sample = paranoid <= 1 || host_has_cap(caps, HOST_CAP_PERFMON) || geteuid() == 0;
 	char value[128], verdict[160];
 
 	snprintf(value, sizeof(value), "%ld", paranoid);
-	line("perf_event_paranoid", value,
-	     paranoid <= 1 || has_cap(caps, CAP_PERFMON_BIT) || geteuid() == 0
-		     ? "ok"
-		     : "FAIL: above 1 without CAP_PERFMON");
-	c->fatal |= !(paranoid <= 1 || has_cap(caps, CAP_PERFMON_BIT) || geteuid() == 0);
+	line("perf_event_paranoid", value, sample ? "ok" : "FAIL: above 1 without CAP_PERFMON");
+	c->fatal |= !sample;
 	snprintf(value, sizeof(value), "%ld", kptr);
-	snprintf(verdict, sizeof(verdict), "%s",
-		 names ? "ok: kernel frames are named"
-		       : "warn: kernel frames unnamed (needs CAP_SYSLOG, or kptr_restrict 0 with "
-			 "perf_event_paranoid <= 1)");
-	line("kptr_restrict", value, verdict);
+	line("kptr_restrict", value,
+	     names ? "ok: kernel frames are named"
+		   : "warn: kernel frames unnamed (needs CAP_SYSLOG, or kptr_restrict 0 with "
+		     "perf_event_paranoid <= 1)");
 	c->warn |= !names;
 	snprintf(value, sizeof(value), "%ld Hz", rate);
 	snprintf(verdict, sizeof(verdict), "ok: -F up to %ld Hz",
@@ -156,23 +116,15 @@ static void check_memlock(void)
 
 static void check_cpu_clock(struct check *c)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = 99,
-		.freq = 1,
-		.disabled = 1,
-	};
-	long fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perf_cpu_clock_open(0, 99);
 	char verdict[160];
 
 	if (fd >= 0) {
-		close((int)fd);
+		close(fd);
 		line("cpu-clock event", "CPU 0, every process", "ok");
 		return;
 	}
-	snprintf(verdict, sizeof(verdict), "FAIL: %s", strerror(errno));
+	snprintf(verdict, sizeof(verdict), "FAIL: %s", strerror(-fd));
 	line("cpu-clock event", "CPU 0, every process", verdict);
 	c->fatal = true;
 }
@@ -224,7 +176,7 @@ int cmd_check(int argc, char **argv)
 				  NULL};
 	struct check c = {};
 	struct probe_ctx p = {&c};
-	uint64_t caps = cap_eff();
+	uint64_t caps = host_caps();
 	int n;
 
 	argv[0] = (char *)"cpuprof check";

@@ -273,7 +273,7 @@ int bpf_session__refresh_taken(struct bpf_session *s, uint32_t pid)
 	return 0;
 }
 
-static int perf_event_open_cpu(int cpu, unsigned int freq)
+int perf_cpu_clock_open(int cpu, unsigned int freq)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -294,7 +294,7 @@ int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq)
 
 	for (int i = 0; i < s->ncpus; i++) {
 		s->step = "open a cpu-clock perf event";
-		s->pfds[i] = perf_event_open_cpu(s->cpus[i], freq);
+		s->pfds[i] = perf_cpu_clock_open(s->cpus[i], freq);
 		if (s->pfds[i] < 0) {
 			err = s->pfds[i];
 			s->pfds[i] = -1;

@@ -68,6 +68,12 @@ int bpf_session__refresh_taken(struct bpf_session *s, uint32_t pid);
 /* Open a cpu-clock sampling event at freq Hz on every online CPU and attach the program. */
 int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq);
 
+/*
+ * The event sampling runs on: a disabled cpu-clock software event of every process on cpu,
+ * freq samples a second (also what `cpuprof check` tries). The descriptor or -errno.
+ */
+int perf_cpu_clock_open(int cpu, unsigned int freq);
+
 /* Detach and close the sampling events: after this the counts no longer change. */
 void bpf_session__stop_sampling(struct bpf_session *s);
 

@@ -6,46 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
+#include "proc/host.h"
 #include "proc/proc_status.h"
 #include "session/record_int.h"
 
 /* ---- checks before anything is loaded --------------------------------------------------- */
-
-static bool has_caps(void)
-{
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2] = {};
-	/* CAP_PERFMON (38) and CAP_BPF (39) are in the second word; values from capability.h */
-	const unsigned int perfmon = 38, bpf = 39, sys_admin = 21;
-	uint32_t hi;
-
-	if (geteuid() == 0)
-		return true;
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	hi = data[1].effective;
-	if (data[0].effective & (1u << sys_admin))
-		return true;
-	return (hi & (1u << (perfmon - 32))) && (hi & (1u << (bpf - 32)));
-}
-
-static int read_sysctl(const char *path, long *val)
-{
-	char buf[64];
-	FILE *f = fopen(path, "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%ld", val) != 1)
-		err = -EINVAL;
-	fclose(f);
-	return err;
-}
 
 int record_check_environment(struct record *r)
 {
@@ -53,7 +21,7 @@ int record_check_environment(struct record *r)
 	long max_rate, max_stack;
 	const char *btf;
 
-	if (!has_caps()) {
+	if (!host_may_record(geteuid(), host_caps())) {
 		pr_err("permission denied: recording needs root, or the CAP_BPF and CAP_PERFMON "
 		       "capabilities (lowering kernel.perf_event_paranoid is not enough for BPF); "
 		       "run it with sudo");
@@ -77,12 +45,12 @@ int record_check_environment(struct record *r)
 		r->pidfds[i] = -1;
 	/* the kernel cuts stacks at kernel.perf_event_max_stack frames */
 	r->max_depth = CP_MAX_STACK_DEPTH;
-	if (read_sysctl("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
-	    max_stack > 0 && max_stack < CP_MAX_STACK_DEPTH)
+	if (host_sysctl("perf_event_max_stack", &max_stack) == 0 && max_stack > 0 &&
+	    max_stack < CP_MAX_STACK_DEPTH)
 		r->max_depth = (unsigned int)max_stack;
 	r->frequency = o->frequency;
-	if (read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate) == 0 &&
-	    max_rate > 0 && (long)r->frequency > max_rate) {
+	if (host_sysctl("perf_event_max_sample_rate", &max_rate) == 0 && max_rate > 0 &&
+	    (long)r->frequency > max_rate) {
 		pr_warn("-F %u Hz is above the kernel's limit (kernel.perf_event_max_sample_rate): "
 			"sampling at %ld Hz",
 			o->frequency, max_rate);
@@ -396,17 +364,13 @@ int record_prepare_tables(struct record *r)
 	return CP_EXIT_OK;
 }
 
-/*
- * /proc/kallsyms showed zeros: say which setting hid them. The kernel shows the addresses
- * (kallsyms_show_value) with kptr_restrict 0 when perf_event_paranoid <= 1 or the reader has
- * CAP_SYSLOG, with kptr_restrict 1 only with CAP_SYSLOG, with 2 never.
- */
+/* /proc/kallsyms showed zeros: say which setting hid them (host_kernel_names_shown's rule). */
 static void warn_kernel_hidden(void)
 {
 	long kptr = -1, paranoid = -1;
 
-	read_sysctl("/proc/sys/kernel/kptr_restrict", &kptr);
-	read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	host_sysctl("kptr_restrict", &kptr);
+	host_sysctl("perf_event_paranoid", &paranoid);
 	if (kptr >= 2)
 		pr_warn("kernel addresses are hidden (kernel.kptr_restrict=%ld hides them even "
 			"from "
@@ -447,7 +411,7 @@ int record_start_sampling(struct record *r)
 	if (!err)
 		return CP_EXIT_OK;
 	if (err == -EACCES || err == -EPERM) {
-		read_sysctl("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		host_sysctl("perf_event_paranoid", &paranoid);
 		pr_err("the kernel refused to %s: %s; run as root or with CAP_PERFMON, or lower "
 		       "kernel.perf_event_paranoid (now %ld)",
 		       bpf_session__step(r->bpf), strerror(-err), paranoid);
