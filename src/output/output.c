@@ -18,7 +18,8 @@ struct out_file {
 	bool is_stdout;
 	bool in_place; /* a FIFO, a character device or an inherited descriptor: streamed */
 	char *path;    /* regular file: the final name (a symlink's target), else NULL */
-	char *tmp;     /* regular file without O_TMPFILE: the temporary name next to path */
+	char *prefix;  /* regular file: "DIR/.BASE.", the hidden names beside it start so */
+	char *tmp;     /* the temporary name (at once without O_TMPFILE, else at commit) */
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -144,6 +145,7 @@ static void new_file_owner(uid_t *uid, gid_t *gid)
 static int open_atomic(const char *path, const struct stat *old, struct out_file *o)
 {
 	char *dcopy = strdup(path), *bcopy = strdup(path);
+	const char *dir = dcopy ? dirname(dcopy) : NULL;
 	mode_t mode, mask = umask(0);
 	uid_t uid;
 	gid_t gid;
@@ -152,20 +154,19 @@ static int open_atomic(const char *path, const struct stat *old, struct out_file
 	umask(mask);
 	mode = old ? (old->st_mode & 07777) : (0666 & ~mask);
 	o->path = strdup(path);
-	if (!o->path || !dcopy || !bcopy) {
+	if (!o->path || !dir || !bcopy ||
+	    asprintf(&o->prefix, "%s/.%s.", dir, basename(bcopy)) < 0) {
+		o->prefix = NULL;
 		err = -ENOMEM;
 		goto out;
 	}
-	fd = open(dirname(dcopy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
 		err = -errno;
 		goto out;
 	}
 	if (fd < 0) {
-		free(dcopy);
-		dcopy = strdup(path);
-		if (!dcopy ||
-		    asprintf(&o->tmp, "%s/.%s.XXXXXX", dirname(dcopy), basename(bcopy)) < 0) {
+		if (asprintf(&o->tmp, "%sXXXXXX", o->prefix) < 0) {
 			o->tmp = NULL;
 			err = -ENOMEM;
 			goto out;
@@ -284,35 +285,29 @@ bool out_file__is_stdout(const struct out_file *o)
 	return o->is_stdout;
 }
 
-/* Give the unnamed file of f a hidden name next to path, for rename(). */
-static int link_tmpfile(FILE *f, const char *path, char **tmp)
+/* Give the unnamed file of f a hidden name PREFIX%08x beside the final one, for rename(). */
+static int link_tmpfile(FILE *f, const char *prefix, char **tmp)
 {
-	char proc[64], *dcopy = strdup(path), *bcopy = strdup(path);
+	char proc[64];
 	int err = -EEXIST;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f));
-	for (int tries = 0; dcopy && bcopy && err == -EEXIST && tries < 100; tries++) {
+	for (int tries = 0; err == -EEXIST && tries < 100; tries++) {
 		uint32_t r = 0;
 
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 			r = (uint32_t)getpid() * 2654435761u + (uint32_t)tries;
 		free(*tmp);
-		if (asprintf(tmp, "%s/.%s.%08x", dirname(dcopy), basename(bcopy), r) < 0) {
+		if (asprintf(tmp, "%s%08x", prefix, r) < 0) {
 			*tmp = NULL;
-			break;
+			return -ENOMEM;
 		}
 		err = linkat(AT_FDCWD, proc, AT_FDCWD, *tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
-		free(dcopy);
-		dcopy = strdup(path);
 	}
-	if (!dcopy || !bcopy || !*tmp)
-		err = -ENOMEM;
 	if (err) {
 		free(*tmp);
 		*tmp = NULL;
 	}
-	free(dcopy);
-	free(bcopy);
 	return err;
 }
 
@@ -331,7 +326,7 @@ int out_file__commit(struct out_file *o)
 	if (fflush(o->f) || fsync(fileno(o->f)))
 		err = -errno;
 	if (!err && !o->tmp)
-		err = link_tmpfile(o->f, o->path, &o->tmp);
+		err = link_tmpfile(o->f, o->prefix, &o->tmp);
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
@@ -342,6 +337,7 @@ int out_file__commit(struct out_file *o)
 		return err;
 	}
 	free(o->tmp);
+	free(o->prefix);
 	free(o->path);
 	free(o);
 	return 0;
@@ -356,6 +352,7 @@ void out_file__abort(struct out_file *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);
+	free(o->prefix);
 	free(o->path);
 	free(o);
 }
