@@ -118,13 +118,6 @@ unsigned int proc_snapshot__n_objects(const struct proc_snapshot *ps)
 	return ps->n_objs;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /*
  * Open the file behind mapping e of pid: map_files works for deleted files and other mount
  * namespaces; /proc/PID/root/PATH is the fallback when map_files is not readable.
@@ -171,7 +164,8 @@ static struct object *get_object(struct proc_snapshot *ps, int fd, const char *p
 	*o = key;
 	o->pub.fd = fd;
 	o->pub.pid = pid;
-	o->pub.name = strset_intern(&ps->strs, base_name(path));
+	/* GNU basename (string.h): what follows the last slash, path untouched */
+	o->pub.name = strset_intern(&ps->strs, basename(path));
 	o->pub.path = strset_intern(&ps->strs, path);
 	if (!o->pub.name || !o->pub.path || !tsearch(o, &ps->objs, cmp_obj)) {
 		free_obj(o);
@@ -200,7 +194,7 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 		m->kind = strcmp(e->path, "[vdso]") == 0 ? PS_MAP_VDSO : PS_MAP_SPECIAL;
 		m->label = strset_intern(&ps->strs, e->path);
 	} else {
-		m->label = strset_intern(&ps->strs, base_name(e->path));
+		m->label = strset_intern(&ps->strs, basename(e->path));
 		fd = open_mapped_file(ps, pid, e);
 		if (fd >= 0) {
 			o = get_object(ps, fd, e->path, pid);

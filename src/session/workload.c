@@ -68,13 +68,6 @@ static int resolve(const char *name, char **out)
 	return err;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static void __attribute__((noreturn))
 child_main(const char *path, char *const argv[], int go_rd, int err_wr)
 {
@@ -83,7 +76,8 @@ child_main(const char *path, char *const argv[], int go_rd, int err_wr)
 	int e;
 
 	/* until exec the child is still "cpuprof": samples taken then carry the command's name */
-	prctl(PR_SET_NAME, base_name(path), 0, 0, 0);
+	/* GNU basename (string.h): what follows the last slash, path untouched */
+	prctl(PR_SET_NAME, basename(path), 0, 0, 0);
 	/* blocked signals and ignored dispositions survive exec: give the command a clean slate */
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
