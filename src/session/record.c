@@ -47,9 +47,9 @@ static bool comm_matches(struct record *r, const char *comm)
 	return regexec(&r->comm_re, comm, 0, NULL, 0) == 0;
 }
 
-/* A request from BPF: the first sample of (pid, gen). */
 static bool consume_interrupted(struct record *r);
 
+/* A request from BPF: the first sample of (pid, gen). */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct cp_event *ev = data;
@@ -184,7 +184,10 @@ static bool consume_interrupted(struct record *r)
 	handle_signal(r);
 	if (r->draining)
 		return r->n_stop_signals >= 2;
-	if (r->deadline_ns && now >= r->deadline_ns && r->stop == STOP_NONE)
+	/* -d counts from the start of sampling (t0) */
+	if (r->o->duration_ms && r->stop == STOP_NONE &&
+	    now >= (uint64_t)r->t0.tv_sec * 1000000000ull + (uint64_t)r->t0.tv_nsec +
+			    r->o->duration_ms * 1000000ull)
 		r->stop = STOP_DURATION;
 	return r->stop != STOP_NONE;
 }
@@ -480,8 +483,6 @@ static int record_session(struct record *r)
 	rc = record_start_sampling(r);
 	if (rc)
 		return rc;
-	if (r->o->duration_ms)
-		r->deadline_ns = monotonic_ns() + r->o->duration_ms * 1000000ull;
 	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->frequency);
 	rc = start_command(r);
 	if (rc)

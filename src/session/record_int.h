@@ -61,7 +61,6 @@ struct record {
 	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */
 	bool draining;		     /* sampling has stopped: the counts are being named */
 	uint64_t next_check_ns;	     /* while consuming requests: when to look for signals */
-	uint64_t deadline_ns;	     /* -d: when sampling must stop (monotonic), 0: none */
 	int wl_status;
 	bool wl_exited;
 	struct timespec t0;
