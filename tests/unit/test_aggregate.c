@@ -144,18 +144,20 @@ static void add_dstack(uint64_t key, uint32_t end, size_t n, const uint64_t *ips
 }
 
 /* Drain the fake into prof; the stats. */
+/* The fake drain: the counts and stacks of fk. */
+static const struct drain fake_drain = {
+	.ctx = &fk,
+	.for_each_count = fake_for_each_count,
+	.stack = fake_stack,
+	.dwarf_stack = fake_dwarf_stack,
+};
+
 static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
 {
-	struct drain d = {
-		.ctx = &fk,
-		.for_each_count = fake_for_each_count,
-		.stack = fake_stack,
-		.dwarf_stack = fake_dwarf_stack,
-	};
 	struct aggregate_stats st;
 
 	memset(&st, 0xff, sizeof(st));
-	assert_int_equal(aggregate_counts(&d, sy, o, prof, &st), 0);
+	assert_int_equal(aggregate_counts(&fake_drain, sy, o, prof, &st), 0);
 	return st;
 }
 
@@ -738,19 +740,13 @@ static void test_comm_filter(void **state)
 /* An error of the drain ends the walk and is returned, with the stats so far. */
 static void test_drain_error(void **state)
 {
-	struct drain d = {
-		.ctx = &fk,
-		.for_each_count = fake_for_each_count,
-		.stack = fake_stack,
-		.dwarf_stack = fake_dwarf_stack,
-	};
 	struct aggregate_stats st;
 
 	(void)state;
 	add_count(PID, 0, -EEXIST, CP_STACK_NONE, COMM, 3);
 	add_count(PID, 0, -EEXIST, CP_STACK_NONE, COMM, 5);
 	fk.fail_after = 1;
-	assert_int_equal(aggregate_counts(&d, sym, &defaults, prof, &st), -EIO);
+	assert_int_equal(aggregate_counts(&fake_drain, sym, &defaults, prof, &st), -EIO);
 	assert_int_equal(profile__total(prof), 3);
 	assert_int_equal(st.ustacks, 3);
 }
