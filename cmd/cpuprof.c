@@ -5,7 +5,6 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,15 +305,11 @@ static int cmd_record(int argc, char **argv)
 		.argc = argc,
 		.argv = argv,
 	};
-	sigset_t stop;
+	sigset_t set;
 	int rc;
 
 	/* from here on a stop signal waits for record_run to see it (it ends the run cleanly) */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	record_block_signals(&set, NULL);
 	argv[0] = (char *)"cpuprof record";
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return CP_EXIT_USAGE;

@@ -313,17 +313,23 @@ static void fill_report(const struct record *r, struct report *rep)
 
 /* ---- the session ------------------------------------------------------------------------- */
 
+int record_block_signals(sigset_t *set, sigset_t *old)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGCHLD);
+	return sigprocmask(SIG_BLOCK, set, old) ? -errno : 0;
+}
+
 static int block_signals(struct record *r, sigset_t *old)
 {
 	sigset_t set;
+	int err = record_block_signals(&set, old);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -errno;
+	if (err)
+		return err;
 	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return r->sigfd < 0 ? -errno : 0;
 }
