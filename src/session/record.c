@@ -516,6 +516,10 @@ static int record_session(struct record *r)
 			"frames have no source lines or inlined functions (recompress them with "
 			"objcopy --compress-debug-sections=zlib)",
 			symbolizer__zstd_object(r->sym), dwfl_version(NULL));
+	if (symbolizer__damaged_object(r->sym))
+		pr_warn("%s has damaged debug sections (headers that do not match their data): "
+			"some of its frames have no source lines or inlined functions",
+			symbolizer__damaged_object(r->sym));
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;

@@ -126,7 +126,9 @@ static int read_cus(struct dwarf_index *di)
 	Dwarf_Half version;
 	Dwarf_Die cudie;
 
-	while (dwarf_get_units(di->dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+	int rc;
+
+	while ((rc = dwarf_get_units(di->dw, cu, &next, &version, &unit_type, &cudie, NULL)) == 0) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
@@ -160,6 +162,9 @@ static int read_cus(struct dwarf_index *di)
 		}
 		di->n_cus++;
 	}
+	/* 1 is the end of the units; -1 a unit header libdw cannot read: the rest is lost */
+	if (rc < 0)
+		di->flags |= DI_DAMAGED;
 	if (di->n_ranges > 1)
 		qsort(di->ranges, di->n_ranges, sizeof(*di->ranges), cmp_range);
 	return 0;
@@ -434,15 +439,20 @@ static uint32_t file_index(const struct file_ref *refs, size_t n, const char *na
 	return r ? r->i : UINT32_MAX;
 }
 
-static int read_lines(struct di_cu *cu, Dwarf_Die *cudie)
+static int read_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie)
 {
 	struct file_ref *refs;
 	Dwarf_Lines *lines;
+	Dwarf_Attribute attr;
 	size_t n;
 
 	if (dwarf_getsrclines(cudie, &lines, &n) ||
-	    dwarf_getsrcfiles(cudie, &cu->files, &cu->n_files))
-		return 0; /* no line table: functions without lines */
+	    dwarf_getsrcfiles(cudie, &cu->files, &cu->n_files)) {
+		/* functions without lines; damage when the CU says it has a line table */
+		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr))
+			di->flags |= DI_DAMAGED;
+		return 0;
+	}
 	cu->paths = calloc(cu->n_files + 1, sizeof(*cu->paths));
 	cu->raw = calloc(cu->n_files + 1, sizeof(*cu->raw));
 	cu->rows = calloc(n + 1, sizeof(*cu->rows));
@@ -490,10 +500,11 @@ static int index_cu(struct dwarf_index *di, struct di_cu *cu)
 	cu->indexed = true;
 	if (!dwarf_offdie(di->dw, cu->die, &cudie)) {
 		cu->broken = true;
+		di->flags |= DI_DAMAGED;
 		return 0;
 	}
 	cu->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
-	err = read_lines(cu, &cudie);
+	err = read_lines(di, cu, &cudie);
 	if (!err)
 		err = walk(&b, &cudie, -1, 0);
 	if (!err)
@@ -502,6 +513,7 @@ static int index_cu(struct dwarf_index *di, struct di_cu *cu)
 	if (err == -EIO) {
 		/* a DIE libdw cannot read: keep what was collected before it */
 		cu->broken = true;
+		di->flags |= DI_DAMAGED;
 		err = 0;
 	}
 	return err;
@@ -638,6 +650,8 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 		di->dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
 		if (di->dw)
 			di->flags |= DI_DWARF;
+		else if (!(di->flags & DI_ZSTD))
+			di->flags |= DI_DAMAGED; /* e.g. a section marked compressed that is not */
 	}
 	if (debug_minidebuginfo(di->elf, &img, &size) == 0) {
 		di->mini_image = img;

@@ -44,6 +44,8 @@ enum {
 	DI_MINIDEBUG = 1 << 2,	/* symbols from .gnu_debugdata */
 	DI_SYMBOLS = 1 << 3,	/* at least one function symbol */
 	DI_ZSTD = 1 << 4,	/* zstd-compressed debug sections, which libdw 0.188 cannot read */
+	DI_DAMAGED = 1 << 5,	/* debug sections present but unreadable, wholly or in part:
+				   lines or inline frames are missing (set as CUs are read) */
 };
 
 /*

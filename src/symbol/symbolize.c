@@ -45,12 +45,13 @@ struct symbolizer {
 	struct ksyms *ks;
 	struct elf_syms *vdso;
 	bool vdso_tried;
-	void *indexes;		 /* tsearch tree of struct index_entry * */
-	void *perfmaps;		 /* tsearch tree of struct pm_cache * */
-	bool debuginfod;	 /* ask debuginfod servers for missing debug files */
-	int debuginfod_err;	 /* the first failure to ask them (-errno), 0: none */
-	char **debug_dirs;	 /* NULL-terminated, or NULL: the default */
-	const char *zstd_object; /* first object with zstd-compressed debug sections */
+	void *indexes;		    /* tsearch tree of struct index_entry * */
+	void *perfmaps;		    /* tsearch tree of struct pm_cache * */
+	bool debuginfod;	    /* ask debuginfod servers for missing debug files */
+	int debuginfod_err;	    /* the first failure to ask them (-errno), 0: none */
+	char **debug_dirs;	    /* NULL-terminated, or NULL: the default */
+	const char *zstd_object;    /* first object with zstd-compressed debug sections */
+	const char *damaged_object; /* first object whose debug sections are damaged */
 };
 
 static int cmp_sym_obj(const void *a, const void *b)
@@ -416,6 +417,9 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 	/* the return address - 1 of a caller, as symbolizer__user looked it up */
 	look = leaf ? out[0].rel : out[0].rel - 1;
 	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
+	/* damage shows as the CUs are read, so at lookups */
+	if (!sy->damaged_object && (dwarf_index__flags(di) & DI_DAMAGED))
+		sy->damaged_object = so->obj->name;
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	/* nothing from DWARF or the object's symbols: the debug file's symbols may know */
@@ -483,6 +487,11 @@ void symbolizer__set_debuginfod(struct symbolizer *sy, bool on)
 const char *symbolizer__zstd_object(const struct symbolizer *sy)
 {
 	return sy->zstd_object;
+}
+
+const char *symbolizer__damaged_object(const struct symbolizer *sy)
+{
+	return sy->damaged_object;
 }
 
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out)

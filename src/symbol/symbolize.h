@@ -126,6 +126,12 @@ int symbolizer__debuginfod_error(const struct symbolizer *sy);
  */
 const char *symbolizer__zstd_object(const struct symbolizer *sy);
 
+/*
+ * The base name of the first object whose debug sections turned out damaged while naming
+ * (dwarf_index.h, DI_DAMAGED: some of its frames lack lines or inlined functions), or NULL.
+ */
+const char *symbolizer__damaged_object(const struct symbolizer *sy);
+
 /* Name a kernel address. */
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out);
 

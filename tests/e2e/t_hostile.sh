@@ -1,7 +1,7 @@
 #!/bin/bash
 # Files that any user can plant never stall or blow up cpuprof: a perf map that is a FIFO or a
 # link to /dev/zero (the JIT process's own /tmp/perf-PID.map), a .gnu_debuglink naming a FIFO
-# or /dev/zero. Each run is bounded by timeout; before the fix the FIFO ones hung for ever.
+# or /dev/zero, debug sections whose headers lie. Each run is bounded by timeout; before the fix the FIFO ones hung for ever.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
@@ -41,5 +41,29 @@ expect_status 0 timeout 30 "$CPUPROF" symbolize -e "$TMP/inl_fix.stripped" "$add
 rm "$TMP/inl_fix.debug"
 ln -s /dev/zero "$TMP/inl_fix.debug"
 expect_status 0 timeout 30 "$CPUPROF" symbolize -e "$TMP/inl_fix.stripped" "$addr"
-note "perf map FIFO: $fifo_n samples, -> /dev/zero: $zero_n; debuglink FIFO and /dev/zero: no hang"
+
+# a .debug_line whose header says NOBITS: the names stay, the lost lines are reported
+cp "$FIX/fix_tree" "$TMP/fix_tree"
+python3 - "$TMP/fix_tree" <<'PY' || fail "could not damage the copy"
+import struct, sys
+f = open(sys.argv[1], "r+b")
+d = f.read()
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+stroff, = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)
+for i in range(shnum):
+    h = shoff + i * shentsize
+    name, = struct.unpack_from("<I", d, h)
+    if d[stroff + name:].split(b"\0")[0] == b".debug_line":
+        f.seek(h + 4)
+        f.write(struct.pack("<I", 8))  # SHT_NOBITS
+        sys.exit(0)
+sys.exit(1)
+PY
+expect_status 0 timeout 60 "$CPUPROF" record -F 499 -o "$TMP/damaged.folded" -- "$TMP/fix_tree" 1
+grep -q 'fix_tree has damaged debug sections' "$TMP/err" ||
+	fail "damaged .debug_line not reported: $(cat "$TMP/err")"
+damaged_n=$(count "$TMP/damaged.folded" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)')
+[ "$damaged_n" -gt 100 ] || fail "damaged .debug_line: $damaged_n named leaf samples"
+note "perf map FIFO: $fifo_n samples, -> /dev/zero: $zero_n; debuglink FIFO and /dev/zero: no hang; NOBITS .debug_line: $damaged_n named, reported"
 exit 0

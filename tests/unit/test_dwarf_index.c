@@ -344,6 +344,96 @@ static void test_compressed_symtab(void **state)
 	dwarf_index__free(di);
 }
 
+/*
+ * A copy of inl_fix whose section named sec is damaged in its header only: its type set to
+ * NOBITS (nobits) or SHF_COMPRESSED set on bytes that are not compressed. The layout is kept
+ * (ELF_F_LAYOUT), so only the header lies. The path is to be unlinked.
+ */
+static void make_damaged(char *path, size_t len, const char *sec, bool nobits)
+{
+	char cmd[8192];
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	bool done = false;
+	Elf *elf;
+	int fd;
+
+	snprintf(path, len, "/tmp/cpuprof_damaged_%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "cp %s/inl_fix %s", fixdir(), path);
+	assert_int_equal(system(cmd), 0);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_RDWR, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		assert_non_null(gelf_getshdr(scn, &sh));
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, sec))
+			continue;
+		if (nobits)
+			sh.sh_type = SHT_NOBITS;
+		else
+			sh.sh_flags |= SHF_COMPRESSED;
+		assert_true(gelf_update_shdr(scn, &sh));
+		done = true;
+	}
+	assert_true(done);
+	assert_true(elf_update(elf, ELF_C_WRITE) > 0);
+	elf_end(elf);
+	close(fd);
+}
+
+/*
+ * Debug sections whose headers lie (found by fuzzing: a NOBITS .debug_line, raw bytes marked
+ * SHF_COMPRESSED) cost the lines or the DWARF they describe, not the symbols, and the index
+ * says so (DI_DAMAGED) instead of answering as if the object had no lines. (A NOBITS
+ * .debug_info is how a stripped object points to a debug file: not damage.)
+ */
+static void test_damaged_sections(void **state)
+{
+	static const struct {
+		const char *sec;
+		bool nobits;
+	} cases[] = {
+		{".debug_line", true},
+		{".debug_line", false},
+		{".debug_info", false},
+		{".debug_abbrev", false},
+	};
+	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dwarf_index *di;
+		struct di_frame f[8];
+		char path[256];
+		size_t n = 0;
+		int fd;
+
+		make_damaged(path, sizeof(path), cases[i].sec, cases[i].nobits);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		di = dwarf_index__open(fd, path, NULL);
+		close(fd);
+		unlink(path);
+		assert_non_null(di);
+		assert_int_equal(dwarf_index__lookup(di, a, f, 8, &n), 0);
+		/* the symbol table still names the function */
+		assert_int_equal(n, 1);
+		assert_string_equal(f[0].name, "cp_inl_local");
+		if (!(dwarf_index__flags(di) & DI_DAMAGED))
+			fail_msg("%s %s: not reported damaged", cases[i].sec,
+				 cases[i].nobits ? "NOBITS" : "SHF_COMPRESSED");
+		dwarf_index__free(di);
+	}
+}
+
 static void test_cxx(void **state)
 {
 	struct dwarf_index *di = open_fix("inl_fix_cxx", NULL);
@@ -409,7 +499,8 @@ int main(void)
 		cmocka_unit_test(test_build_id_tree), cmocka_unit_test(test_debuglink_crc),
 		cmocka_unit_test(test_minidebuginfo), cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_cxx),	      cmocka_unit_test(test_compressed_symtab),
-		cmocka_unit_test(test_rust_names),    cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_rust_names),    cmocka_unit_test(test_damaged_sections),
+		cmocka_unit_test(test_not_elf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
