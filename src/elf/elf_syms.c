@@ -32,18 +32,11 @@ struct fn_range {
 	struct elf_sym sym; /* names in the arena, or in the caller's Elf data */
 };
 
-struct load_seg {
-	uint64_t off;
-	uint64_t filesz;
-	uint64_t vaddr;
-	uint64_t memsz;
-};
-
 struct elf_syms {
 	struct fn_range *ranges;
 	size_t nr_ranges;
 	size_t nr_syms;
-	struct load_seg *segs;
+	struct elf_load *segs;
 	size_t nr_segs;
 	char *arena; /* build-id bytes, then the NUL-terminated names and files unless borrowed */
 	size_t build_id_len;
@@ -203,11 +196,12 @@ static int read_phdrs(struct builder *b)
 		else if (ph.p_type == PT_DYNAMIC)
 			read_dynamic(b, &ph);
 		if (ph.p_type == PT_LOAD) {
-			es->segs[es->nr_segs++] = (struct load_seg){
-				.off = ph.p_offset,
+			es->segs[es->nr_segs++] = (struct elf_load){
+				.offset = ph.p_offset,
 				.filesz = ph.p_filesz,
 				.vaddr = ph.p_vaddr,
 				.memsz = ph.p_memsz,
+				.flags = ph.p_flags,
 			};
 		} else if (ph.p_type == PT_NOTE && !b->build_id) {
 			Elf_Data *data;
@@ -510,7 +504,7 @@ static uint64_t seg_end(const struct elf_syms *es, uint64_t vaddr)
 	size_t i;
 
 	for (i = 0; i < es->nr_segs; i++) {
-		const struct load_seg *s = &es->segs[i];
+		const struct elf_load *s = &es->segs[i];
 
 		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->memsz)
 			return s->vaddr + s->memsz;
@@ -831,14 +825,21 @@ int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t 
 	if (!es || !vaddr)
 		return -EINVAL;
 	for (i = 0; i < es->nr_segs; i++) {
-		const struct load_seg *s = &es->segs[i];
+		const struct elf_load *s = &es->segs[i];
 
-		if (off >= s->off && off - s->off < s->filesz) {
-			*vaddr = off - s->off + s->vaddr;
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint64_t *vaddr)
+{
+	if (!es)
+		return -EINVAL;
+	return elf_layout_map_vaddr(es->segs, es->nr_segs, es->type == ET_EXEC, m, vaddr);
 }
 
 /* The range holding vaddr, or NULL. */

@@ -8,14 +8,16 @@
  *
  * Address convention: a runtime address A inside a mapping (start, file offset pgoff) is turned
  * into the object's "file virtual address" (what addr2line and nm print) by
- *   off = A - start + pgoff;  vaddr = off - p_offset + p_vaddr  (the PT_LOAD holding off),
- * which is right for PIE, non-PIE and shared objects alike, and for split-code layouts.
+ *   vaddr = A - start + pgoff - p_offset + p_vaddr  (the PT_LOAD the mapping was made for),
+ * which elf_layout.h finds (elf_syms__map_vaddr): right for PIE, non-PIE and shared objects,
+ * split-code layouts and segments whose vaddr and offset differ (lld, mold).
  */
 #ifndef CPUPROF_ELF_SYMS_H
 #define CPUPROF_ELF_SYMS_H
 #include <stddef.h>
 #include <stdint.h>
 #include <libelf.h>
+#include "elf/elf_layout.h"
 
 struct elf_syms;
 
@@ -84,8 +86,15 @@ struct elf_syms *elf_syms__from_elf(Elf *elf, Elf *extra, enum elf_syms_rules ru
 /* NULL-safe. */
 void elf_syms__free(struct elf_syms *es);
 
-/* File offset -> file virtual address through the PT_LOAD segments. 0, or -ENOENT. */
+/*
+ * File offset -> file virtual address through the first PT_LOAD whose file range holds it.
+ * 0, or -ENOENT. Not for runtime addresses: a page can belong to two segments with different
+ * vaddr - offset (elf_syms__map_vaddr picks the one a mapping was made for).
+ */
 int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr);
+
+/* elf_layout_map_vaddr with the object's PT_LOADs and type. 0, -EINVAL, -ENOENT. */
+int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint64_t *vaddr);
 
 /*
  * The function symbol containing vaddr, by the index's rules (elf_syms__from_fd and __from_mem:

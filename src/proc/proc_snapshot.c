@@ -403,6 +403,24 @@ const char *proc_snapshot__build_id(struct proc_snapshot *ps, struct ps_object *
 	return obj->build_id;
 }
 
+/* The vaddr of o's object at m's start, through its program headers. 0 or a negative errno. */
+static int map_vaddr(struct proc_snapshot *ps, const struct ps_map *m, uint64_t *vaddr)
+{
+	struct elf_map em = {.start = m->start, .end = m->end, .pgoff = m->offset, .exec = true};
+	const struct elf_syms *hdr;
+
+	if (m->kind != PS_MAP_FILE)
+		return -EINVAL;
+	hdr = object_headers(ps, object_of(m->obj));
+	/* every mapping a snapshot keeps is executable */
+	return hdr ? elf_syms__map_vaddr(hdr, &em, vaddr) : -ENOEXEC;
+}
+
+int proc_snapshot__map_vaddr(struct proc_snapshot *ps, const struct ps_map *m, uint64_t *vaddr)
+{
+	return map_vaddr(ps, m, vaddr);
+}
+
 int proc_snapshot__for_each_map(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, ps_map_fn fn,
 				void *ctx)
 {
@@ -419,13 +437,11 @@ int proc_snapshot__for_each_map(struct proc_snapshot *ps, uint32_t pid, uint32_t
 			.fd = -1,
 			.vdso = m->kind == PS_MAP_VDSO,
 		};
-		const struct elf_syms *hdr;
 		struct object *o;
 
 		if (m->kind == PS_MAP_FILE) {
 			o = object_of(m->obj);
-			hdr = object_headers(ps, o);
-			if (hdr && !elf_syms__offset_to_vaddr(hdr, m->offset, &mi.vaddr)) {
+			if (!map_vaddr(ps, m, &mi.vaddr)) {
 				mi.fd = o->pub.fd;
 				mi.dev = o->pub.dev;
 				mi.ino = o->pub.ino;

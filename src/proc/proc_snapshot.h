@@ -89,12 +89,20 @@ uint32_t proc_snapshot__nspid(const struct proc_snapshot *ps, uint32_t pid, uint
  */
 const char *proc_snapshot__build_id(struct proc_snapshot *ps, struct ps_object *o);
 
+/*
+ * The object's file vaddr at m->start, so that a runtime address A of m is the object's vaddr
+ * A - m->start + *vaddr: elf_layout.h's translation, the one the unwinder's mapping tables
+ * (ps_map_info.vaddr) use too. m is a PS_MAP_FILE mapping of ps. 0, -EINVAL (another kind),
+ * -ENOEXEC (program headers unreadable), -ENOENT (no PT_LOAD maps it).
+ */
+int proc_snapshot__map_vaddr(struct proc_snapshot *ps, const struct ps_map *m, uint64_t *vaddr);
+
 /* One executable mapping of a snapshot, for building unwind tables. */
 struct ps_map_info {
 	uint64_t start, end;  /* runtime addresses */
 	int fd;		      /* the object's file (owned by the proc_snapshot), -1 if not a file */
 	uint64_t dev, ino;    /* the object's identity: one table per file */
-	uint64_t vaddr;	      /* file vaddr mapped at start; valid when fd >= 0 */
+	uint64_t vaddr;	      /* file vaddr at start (proc_snapshot__map_vaddr); when fd >= 0 */
 	bool vdso;	      /* the kernel's vDSO (fd -1): the image mapped at start */
 	const char *build_id; /* interned hex (one pointer per id), NULL when none */
 };

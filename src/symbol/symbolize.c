@@ -240,6 +240,20 @@ static struct elf_syms *object_syms(struct sym_object *so)
 }
 
 /*
+ * The object's vaddr at m's start: the translation the unwinder uses (a file's through the
+ * snapshot, the vDSO's through cpuprof's copy es). 0 or a negative errno.
+ */
+static int map_vaddr(struct symbolizer *sy, const struct ps_map *m, const struct elf_syms *es,
+		     uint64_t *vaddr)
+{
+	struct elf_map em = {.start = m->start, .end = m->end, .pgoff = m->offset, .exec = true};
+
+	if (m->kind == PS_MAP_FILE)
+		return proc_snapshot__map_vaddr(sy->ps, m, vaddr);
+	return es ? elf_syms__map_vaddr(es, &em, vaddr) : -ENOENT;
+}
+
+/*
  * Name a user address of (pid, gen) from the symbol tables, as symbolizer__user; *mp is the
  * mapping that holds it (NULL when none does), *sop what the symbolizer knows of its object
  * (NULL when it is no file).
@@ -315,7 +329,9 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	*sop = so;
 	if (m->kind == PS_MAP_ANON || m->kind == PS_MAP_SPECIAL)
 		vaddr = look;
-	else if (!es || elf_syms__offset_to_vaddr(es, off, &vaddr))
+	else if (!map_vaddr(sy, m, es, &vaddr))
+		vaddr += look - m->start;
+	else
 		vaddr = off;
 	if (es)
 		name = elf_syms__lookup(es, vaddr, &soff);
