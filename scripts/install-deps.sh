@@ -10,7 +10,7 @@ set -eu
 # end-to-end tests are checked against; python3.11-minimal: Debian's static python3.11 test.
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format cppcheck
-golang-go
+golang-go lld mold
 libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl
 python3.11-minimal libc6-dbg"
 
