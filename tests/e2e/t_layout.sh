@@ -120,8 +120,9 @@ if command -v ld.lld >/dev/null; then
 fi
 
 # -- Rust: plain rustc (lld by default since 1.90), and a cargo crate --------------------------
-rustc=$(command -v rustc || echo "$HOME/.cargo/bin/rustc")
-cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+rustc=$(command -v rustc || echo "$home/.cargo/bin/rustc")
+cargo=$(command -v cargo || echo "$home/.cargo/bin/cargo")
 if [ -x "$rustc" ]; then
 	"$rustc" -O -g -o "$TMP/tree_rs" "$SRC/fix_tree.rs" 2>"$TMP/cc.err" ||
 		fail "rustc: $(cat "$TMP/cc.err")"
