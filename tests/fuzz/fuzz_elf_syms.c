@@ -15,6 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elf_syms__lookup(es, a, &off);
 	elf_syms__find(es, 0x401000);
 	elf_syms__offset_to_vaddr(es, 0x1000, &vaddr);
+	/* the mapping -> vaddr translation over whatever program headers the image has */
+	for (uint64_t pgoff = 0; pgoff < 0x4000; pgoff += 0x1000) {
+		struct elf_map m = {0x7f0000000000, 0x7f0000003000, pgoff, true};
+
+		elf_syms__map_vaddr(es, &m, &vaddr);
+		m.exec = false;
+		elf_syms__map_vaddr(es, &m, &vaddr);
+	}
 	elf_syms__build_id(es, &len);
 	elf_syms__free(es);
 	return 0;
