@@ -7,6 +7,7 @@
  * them (address order, fd, file vaddr, the vDSO).
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -293,6 +294,70 @@ static void test_fake_procfs(void **state)
 	run("rm -rf %s", dir);
 }
 
+/*
+ * An object laid out as lld lays out a small PIE (headers and read-only data, then the code
+ * from file offset 0x830 at vaddr 0x1830): the executable mapping at file offset 0 holds vaddr
+ * 0x1000, not 0, and the unwinder (for_each_map) and the symbolizer (map_vaddr) both get that.
+ */
+static void test_lld_layout(void **state)
+{
+	static const Elf64_Phdr ph[] = {
+		{PT_LOAD, PF_R, 0x0, 0x0, 0x0, 0x82c, 0x82c, 0x1000},
+		{PT_LOAD, PF_R | PF_X, 0x830, 0x1830, 0x1830, 0x340, 0x340, 0x1000},
+		{PT_LOAD, PF_R | PF_W, 0xb70, 0x2b70, 0x2b70, 0x1d8, 0x1d8, 0x1000},
+	};
+	Elf64_Ehdr eh = {
+		.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+			    EV_CURRENT},
+		.e_type = ET_DYN,
+		.e_machine = EM_X86_64,
+		.e_version = EV_CURRENT,
+		.e_phoff = sizeof(Elf64_Ehdr),
+		.e_ehsize = sizeof(Elf64_Ehdr),
+		.e_phentsize = sizeof(Elf64_Phdr),
+		.e_phnum = sizeof(ph) / sizeof(ph[0]),
+	};
+	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], path[4096];
+	struct walk *w = calloc(1, sizeof(*w));
+	struct proc_snapshot *ps;
+	const struct ps_map *m;
+	uint64_t v = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(w);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, sizeof(p42), "%s/42", dir);
+	run("mkdir -p %s/root/opt", p42);
+	snprintf(path, sizeof(path), "%s/root/opt/lld.so", p42);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(&eh, sizeof(eh), 1, f), 1);
+	assert_int_equal(fwrite(ph, sizeof(ph), 1, f), 1);
+	assert_int_equal(fseek(f, 0x2000 - 1, SEEK_SET), 0);
+	assert_int_equal(fputc(0, f), 0);
+	assert_int_equal(fclose(f), 0);
+	write_file(p42, "maps",
+		   "7f0000000000-7f0000001000 r--p 00000000 08:01 79 /opt/lld.so\n"
+		   "7f0000001000-7f0000002000 r-xp 00000000 08:01 79 /opt/lld.so\n"
+		   "7f0000002000-7f0000003000 rw-p 00000000 08:01 79 /opt/lld.so\n");
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, 42, 0), 0);
+	m = proc_snapshot__find(ps, 42, 0, 0x7f0000001830);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_int_equal(proc_snapshot__map_vaddr(ps, m, &v), 0);
+	assert_int_equal(v, 0x1000);
+	assert_int_equal(proc_snapshot__for_each_map(ps, 42, 0, collect, w), 0);
+	assert_int_equal(w->n, 1);
+	assert_true(w->v[0].fd >= 0);
+	assert_int_equal(w->v[0].vaddr, 0x1000);
+	free(w);
+	proc_snapshot__free(ps);
+	run("rm -rf %s", dir);
+}
+
 /* Refresh: new mappings come in, one that covers an old one replaces it, the rest stay. */
 static void test_refresh(void **state)
 {
@@ -356,7 +421,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_process),  cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_for_each_map), cmocka_unit_test(test_fake_procfs),
-		cmocka_unit_test(test_refresh),
+		cmocka_unit_test(test_lld_layout),   cmocka_unit_test(test_refresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
