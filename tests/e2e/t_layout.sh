@@ -32,15 +32,19 @@ record() {
 	check_folded_grammar "$TMP/$1.folded"
 }
 
-# check NAME LEAF_RE CHAIN_RE: >= 95 % of the samples in the leaves have the exact chain
+# check NAME LEAF_RE CHAIN_RE HEAVY: >= 95 % of the samples in the leaves have the exact chain,
+# and about 3/4 of those go through the heavy branch (the frame named HEAVY)
 check() {
-	local leaf exact
+	local leaf exact heavy pct
 	leaf=$(count "$TMP/$1.folded" "^$1;.*$2")
 	exact=$(count "$TMP/$1.folded" "^$1;$3")
-	note "$1: $exact of $leaf leaf samples exact from the entry point ($(share "$exact" $((leaf - exact)))%)"
+	heavy=$(grep -E "^$1;$3" "$TMP/$1.folded" | grep -E ";$4;" | awk '{ s += $NF } END { print s + 0 }')
+	pct=$(share "$heavy" $((exact - heavy)))
+	note "$1: $exact of $leaf leaf samples exact from the entry point ($(share "$exact" $((leaf - exact)))%), ${pct}% through $4"
 	[ "$leaf" -ge 100 ] || fail "$1: only $leaf samples in the leaves: $(cat "$TMP/err")"
 	[ $((100 * exact)) -ge $((95 * leaf)) ] ||
 		fail "$1: only $exact of $leaf leaf samples exact; others: $(grep -E "^$1;.*$2" "$TMP/$1.folded" | grep -vE "^$1;$3" | cut -c1-240 | head -3)"
+	[ "$pct" -ge 68 ] && [ "$pct" -le 82 ] || fail "$1: the heavy branch has ${pct}%, expected 75% (68..82)"
 	ran=$((ran + 1))
 }
 
@@ -51,7 +55,7 @@ c() {
 	gcc $CFLAGS_NOFP "$@" -o "$TMP/$name" "$SRC/fix_tree.c" 2>"$TMP/cc.err" ||
 		fail "building $name: $(cat "$TMP/cc.err")"
 	record "$name"
-	check "$name" ';cp_fix_leaf( |;)' "$C_TREE"
+	check "$name" ';cp_fix_leaf( |;)' "$C_TREE" cp_fix_heavy
 }
 
 # -- C, each linker ---------------------------------------------------------------------------
@@ -116,7 +120,7 @@ if command -v ld.lld >/dev/null; then
 			print out, $2
 		}' "$TMP/lld_stripped.folded" >"$TMP/lld_stripped.named"
 	mv "$TMP/lld_stripped.named" "$TMP/lld_stripped.folded"
-	check lld_stripped ';cp_fix_leaf( |;)' "$C_TREE"
+	check lld_stripped ';cp_fix_leaf( |;)' "$C_TREE" cp_fix_heavy
 fi
 
 # -- Rust: plain rustc (lld by default since 1.90), and a cargo crate --------------------------
@@ -127,7 +131,7 @@ if [ -x "$rustc" ]; then
 	"$rustc" -O -g -o "$TMP/tree_rs" "$SRC/fix_tree.rs" 2>"$TMP/cc.err" ||
 		fail "rustc: $(cat "$TMP/cc.err")"
 	record tree_rs
-	check tree_rs ';fix_tree::leaf_[ab]( |;)' "${RS_TREE//CRATE/fix_tree}"
+	check tree_rs ';fix_tree::leaf_[ab]( |;)' "${RS_TREE//CRATE/fix_tree}" fix_tree::heavy
 else
 	absent "rustc (rustup, in PATH or ~/.cargo/bin)"
 fi
@@ -140,7 +144,7 @@ if [ -x "$cargo" ]; then
 		fail "cargo build: $(cat "$TMP/cc.err")"
 	cp "$TMP/crate/target/release/cargo_tree" "$TMP/cargo_tree"
 	record cargo_tree
-	check cargo_tree ';cargo_tree::leaf_[ab]( |;)' "${RS_TREE//CRATE/cargo_tree}"
+	check cargo_tree ';cargo_tree::leaf_[ab]( |;)' "${RS_TREE//CRATE/cargo_tree}" cargo_tree::heavy
 else
 	absent "cargo (rustup, in PATH or ~/.cargo/bin)"
 fi
@@ -153,7 +157,7 @@ if command -v go >/dev/null; then
 		go build -o "$TMP/tree_go" fix_tree.go) >"$TMP/cc.err" 2>&1 ||
 		fail "go build: $(cat "$TMP/cc.err")"
 	record tree_go
-	check tree_go ';main.leaf[AB]( |;)' "$GO_TREE"
+	check tree_go ';main.leaf[AB]( |;)' "$GO_TREE" main.heavy
 	# where the Go stacks begin: the main goroutine's and the runtime's threads' roots
 	note "tree_go roots (samples): $(awk '{ n = $NF; sub(/ [0-9]+$/, ""); split($0, f, ";")
 		r[f[2]] += n } END { for (k in r) print r[k], k }' "$TMP/tree_go.folded" | sort -nr |
