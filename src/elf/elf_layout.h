@@ -16,6 +16,8 @@
  * matched with its segment by what the loader did: the segment's permissions (an executable
  * mapping maps a PF_X segment), a non-PIE (ET_EXEC) object's load bias of 0, the mapping's
  * length within the segment's pages, and the mapping starting at the segment's first page.
+ * What this cannot tell apart: a one-page mapping of a page that two executable segments with
+ * different vaddr - offset share (no linker here makes one); the first in header order wins.
  */
 #ifndef CPUPROF_ELF_LAYOUT_H
 #define CPUPROF_ELF_LAYOUT_H
