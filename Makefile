@@ -162,7 +162,31 @@ $(O)/fixtures/fix_inline: tests/fixtures/fix_inline.c tests/fixtures/fixture.h
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		-fno-optimize-sibling-calls -fno-shrink-wrap -o $@ $<
 
-fixtures: $(FIXTURES) $(FIXTURE_EXTRA)
+# Fake CPython objects (tests/fixtures/fake_python.c): the names py_detect looks for, with known
+# values. In a directory of their own: the names are the library names a version is read from.
+FAKEPY := $(O)/fixtures/fakepy
+FAKEPY_FIXTURES := $(FAKEPY)/libpython3.12.so.1.0 $(FAKEPY)/libpython3.9.so.1.0 \
+	$(FAKEPY)/libpython2.7.so.1.0 $(FAKEPY)/python3.13 $(FAKEPY)/libpython3.13t.so.1.0
+FAKEPY_CC = $(Q)mkdir -p $(@D) && $(CC) -O0 -g -o $@ $< -fPIC
+$(FAKEPY)/libpython3.12.so.1.0: tests/fixtures/fake_python.c
+	$(call msg,FIXTURE,$@)
+	$(FAKEPY_CC) -shared -DFAKE_PY_VERSION=0x030c01f0
+$(FAKEPY)/libpython3.9.so.1.0: tests/fixtures/fake_python.c
+	$(call msg,FIXTURE,$@)
+	$(FAKEPY_CC) -shared
+$(FAKEPY)/libpython2.7.so.1.0: tests/fixtures/fake_python.c
+	$(call msg,FIXTURE,$@)
+	$(FAKEPY_CC) -shared -DFAKE_PY27
+$(FAKEPY)/libpython3.13t.so.1.0: tests/fixtures/fake_python.c
+	$(call msg,FIXTURE,$@)
+	$(FAKEPY_CC) -shared -DFAKE_PY_VERSION=0x030d00f0
+# static-interpreter-like: an executable exporting its names, then stripped (only .dynsym left)
+$(FAKEPY)/python3.13: tests/fixtures/fake_python.c
+	$(call msg,FIXTURE,$@)
+	$(FAKEPY_CC) -DFAKE_MAIN -DFAKE_DEBUG_OFFSETS=0x030d01f0 -DFAKE_PY_VERSION=0x030d01f0 \
+		-rdynamic && strip $@
+
+fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 
 # --unwind dwarf: the known call tree and a 200-deep recursion without frame pointers; no
 # sibling calls, so that every function of the tree keeps its frame on the stack

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf/elf_named.h"
+
+struct elf_named {
+	Elf *elf;
+	int fd;
+	int type;
+	Elf_Scn *dynsym, *symtab, *dynamic;
+};
+
+int elf_named__open(int fd, struct elf_named **out)
+{
+	struct elf_named *en;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	int err = -ENOEXEC;
+
+	*out = NULL;
+	en = calloc(1, sizeof(*en));
+	if (!en)
+		return -ENOMEM;
+	en->fd = fd;
+	/* libelf's version handshake: idempotent */
+	elf_version(EV_CURRENT);
+	en->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!en->elf || elf_kind(en->elf) != ELF_K_ELF || gelf_getclass(en->elf) != ELFCLASS64 ||
+	    !gelf_getehdr(en->elf, &eh))
+		goto cleanup;
+	en->type = eh.e_type;
+	while ((scn = elf_nextscn(en->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM && !en->dynsym)
+			en->dynsym = scn;
+		else if (sh.sh_type == SHT_SYMTAB && !en->symtab)
+			en->symtab = scn;
+		else if (sh.sh_type == SHT_DYNAMIC && !en->dynamic)
+			en->dynamic = scn;
+	}
+	*out = en;
+	return 0;
+cleanup:
+	elf_named__free(en);
+	return err;
+}
+
+void elf_named__free(struct elf_named *en)
+{
+	if (!en)
+		return;
+	if (en->elf)
+		elf_end(en->elf);
+	free(en);
+}
+
+static bool nobits_section(const struct elf_named *en, size_t shndx)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(en->elf, shndx);
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS;
+}
+
+static int find_in(const struct elf_named *en, Elf_Scn *scn, const char *name,
+		   struct elf_named_sym *out)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t i, n;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -ENOENT;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 1; i < n; i++) {
+		const char *s;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_name)
+			continue;
+		s = elf_strptr(en->elf, sh.sh_link, sym.st_name);
+		if (!s || strcmp(s, name))
+			continue;
+		out->value = sym.st_value;
+		out->size = sym.st_size;
+		out->type = GELF_ST_TYPE(sym.st_info);
+		out->bind = GELF_ST_BIND(sym.st_info);
+		out->shndx = sym.st_shndx;
+		out->dynamic = sh.sh_type == SHT_DYNSYM;
+		out->nobits = nobits_section(en, sym.st_shndx);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_named__sym(const struct elf_named *en, const char *name, struct elf_named_sym *sym)
+{
+	memset(sym, 0, sizeof(*sym));
+	if (!find_in(en, en->dynsym, name, sym))
+		return 0;
+	return find_in(en, en->symtab, name, sym);
+}
+
+int elf_named__read(const struct elf_named *en, uint64_t vaddr, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(en->elf, scn))) {
+		size_t done = 0;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    (sh.sh_flags & SHF_TLS) || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr > sh.sh_size || len > sh.sh_size - (vaddr - sh.sh_addr))
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return -ENODATA;
+		while (done < len) {
+			ssize_t r = pread(en->fd, (char *)buf + done, len - done,
+					  (off_t)(sh.sh_offset + (vaddr - sh.sh_addr) + done));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return -EIO;
+			done += (size_t)r;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_named__section(const struct elf_named *en, const char *name, uint64_t *start, uint64_t *end)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(en->elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(en->elf, scn))) {
+		const char *s;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		s = elf_strptr(en->elf, shstrndx, sh.sh_name);
+		if (s && !strcmp(s, name)) {
+			*start = sh.sh_addr;
+			*end = sh.sh_addr + sh.sh_size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool elf_named__needs(const struct elf_named *en, const char *prefix)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t i, n;
+
+	if (!en->dynamic || !gelf_getshdr(en->dynamic, &sh) || !sh.sh_entsize)
+		return false;
+	data = elf_getdata(en->dynamic, NULL);
+	if (!data)
+		return false;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		const char *s;
+		GElf_Dyn dyn;
+
+		if (!gelf_getdyn(data, (int)i, &dyn))
+			break;
+		if (dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED)
+			continue;
+		s = elf_strptr(en->elf, sh.sh_link, dyn.d_un.d_val);
+		if (s && !strncmp(s, prefix, strlen(prefix)))
+			return true;
+	}
+	return false;
+}
+
+bool elf_named__has_symtab(const struct elf_named *en)
+{
+	return en->symtab != NULL;
+}
+
+int elf_named__type(const struct elf_named *en)
+{
+	return en->type;
+}
