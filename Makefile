@@ -116,6 +116,8 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 
 # bpf_loader.c and bpf_probe.c include the skeleton
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
+# the CPython walker's harness, loaded by its unit test
+$(O)/tests/unit/test_py_walk.o: $(GEN)/pywalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 $(O)/%.o: %.c

@@ -100,13 +100,15 @@ _Static_assert(__builtin_offsetof(struct cp_py_offsets, str_ascii_data) == 64,
  */
 struct cp_py_proc {
 	struct cp_py_offsets off;
-	__u64 runtime;	 /* &_PyRuntime (3.7+) */
-	__u64 interp;	 /* the main PyInterpreterState, read at attach (thread-list walk) */
-	__u64 code_type; /* &PyCode_Type: a frame's code object has this ob_type */
-	__u64 none;	 /* &_Py_NoneStruct: 3.13 shim frames' f_executable */
+	__u64 interp_head; /* where the first PyInterpreterState* is: &_PyRuntime + interpreters
+			      .head (3.7+), &interp_head (2.7, 3.6 with .symtab); 0 if unknown */
+	__u64 interp;	   /* else that interpreter, read at attach (2.7/3.6 stripped) */
+	__u64 code_type;   /* &PyCode_Type: a frame's code object has this ob_type */
+	__u64 none;	   /* &_Py_NoneStruct: 3.13 shim frames' f_executable */
 	__u64 eval_start, eval_end; /* the eval loop, for interleaving with native frames */
 	__u64 eval_cold_start, eval_cold_end;
-	__s32 tss_key; /* pthread key of autoTSSkey (3.7+), -1 when unknown */
+	__s32 tss_key; /* pthread key holding each thread's tstate: autoTSSkey (3.7+), autoTLSkey
+			  (3.6); -1: none (2.7 keeps its own key list), walk the thread list */
 	__u32 flags;
 };
 _Static_assert(sizeof(struct cp_py_proc) == 72 + 8 * 8 + 8, "cp_py_proc layout");
@@ -123,9 +125,46 @@ struct cp_py_frame {
 	__u16 pad;
 };
 _Static_assert(sizeof(struct cp_py_frame) == 16, "cp_py_frame layout");
-#define CP_PY_FRAME_CODE      1 /* a Python function's frame */
-#define CP_PY_FRAME_TRUNCATED 2 /* more frames than CP_PY_MAX_FRAMES: the root side is cut */
-#define CP_PY_FRAME_ERROR     3 /* a read failed or a pointer was implausible */
-#define CP_PY_FF_ENTRY	      1 /* the first frame one eval-loop activation ran (3.11+ interleaving) */
+#define CP_PY_FRAME_CODE 1 /* a Python function's frame */
+/*
+ * The outermost frame of one C activation of the eval loop (the frame C code called into):
+ * <= 3.10 every frame; 3.11 the is_entry frame; 3.12+ the frame right below a shim. Native
+ * frames of the eval loop consume Python frames up to and including the next one flagged.
+ */
+#define CP_PY_FF_ENTRY 1
+
+/* How a Python walk ended (cp_py_stack.end); counted per reason. */
+enum cp_py_end {
+	CP_PY_END_OK = 0,    /* the outermost frame was reached */
+	CP_PY_END_NO_PROC,   /* the process is not a known CPython (yet) */
+	CP_PY_END_NO_TSTATE, /* no thread state for this thread: not a Python thread */
+	CP_PY_END_TRUNCATED, /* more than CP_PY_MAX_FRAMES frames */
+	CP_PY_END_READ,	     /* a frame could not be read, or the chain loops */
+	CP_PY_END_BAD_CODE,  /* a frame's code is not a code object */
+	CP_PY_END_MAX,
+};
+
+/* The Python frames of one sample, innermost first. */
+struct cp_py_stack {
+	__u32 len;    /* frames used */
+	__u32 end;    /* enum cp_py_end */
+	__u64 tstate; /* the thread's PyThreadState, 0 when none */
+	struct cp_py_frame frames[CP_PY_MAX_FRAMES];
+};
+_Static_assert(sizeof(struct cp_py_stack) == 16 + 16 * CP_PY_MAX_FRAMES, "cp_py_stack layout");
+_Static_assert((CP_PY_MAX_FRAMES & (CP_PY_MAX_FRAMES - 1)) == 0, "a mask bounds the index");
+
+/* The walker's test harness (bpf/pywalk.bpf.c): one ring-buffer record per sample. */
+struct cp_py_event {
+	__u32 tid;
+	__u32 pad;
+	struct cp_py_stack st;
+};
+_Static_assert(sizeof(struct cp_py_event) == 8 + sizeof(struct cp_py_stack), "cp_py_event");
+
+/* Threads of one interpreter the thread-list walk looks at, at most. */
+#define CP_PY_MAX_THREADS 64
+/* Processes with CPython the walker knows at once. */
+#define CP_PY_DEF_PROCS 1024
 
 #endif

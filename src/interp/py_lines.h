@@ -12,6 +12,7 @@
  */
 #ifndef CPUPROF_PY_LINES_H
 #define CPUPROF_PY_LINES_H
+#include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "python_shared.h"

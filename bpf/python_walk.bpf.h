@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CPython frame walker, for inclusion by a BPF program (after vmlinux.h, the libbpf
+ * helpers and python_shared.h). It finds the thread state of the SAMPLED thread, not the GIL
+ * holder's (interpreters.md 1.1, 5.3): the pthread key CPython binds each thread's tstate to,
+ * read through glibc's thread-specific data at the task's fsbase and accepted only if the
+ * tstate's thread_id is that fsbase; else the interpreter's thread list, matched on thread_id.
+ * Then it records, innermost first, each frame's code object and instruction position:
+ * PyFrameObject chains up to 3.10, _PyInterpreterFrame chains from 3.11, where shim frames
+ * (3.12+) are dropped and mark the frame above them as an eval-loop entry.
+ *
+ * The includer defines the py_procs map (tgid -> struct cp_py_proc) before including this, or
+ * uses the one here; cp_py_walk() fills a struct cp_py_stack (in map memory: it is 2 KiB).
+ */
+#ifndef CPUPROF_PYTHON_WALK_BPF_H
+#define CPUPROF_PYTHON_WALK_BPF_H
+
+#ifndef CP_PY_NO_PROCS_MAP
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_py_proc);
+	__uint(max_entries, CP_PY_DEF_PROCS);
+} py_procs SEC(".maps");
+#endif
+
+static __always_inline __u64 py_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* The tstate bound to pthread key `key` of the thread whose thread pointer is fsbase. */
+static __always_inline __u64 py_tss_tstate(__u64 fsbase, __s32 key)
+{
+	__u64 block;
+
+	if (key < 0 || key >= 1024)
+		return 0;
+	if (key < CP_PY_GLIBC_TSD_BLOCK)
+		return py_ptr(fsbase + CP_PY_GLIBC_TSD_FIRST + 16 * (__u64)key + 8);
+	block = py_ptr(fsbase + CP_PY_GLIBC_TSD_SECOND + 8 * (__u64)(key / CP_PY_GLIBC_TSD_BLOCK));
+	if (!block)
+		return 0;
+	return py_ptr(block + 16 * (__u64)(key % CP_PY_GLIBC_TSD_BLOCK) + 8);
+}
+
+/* The sampled thread's PyThreadState, or 0 when it has none. */
+static __always_inline __u64 py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
+{
+	const struct cp_py_offsets *o = &pp->off;
+	__u64 ts, interp;
+
+	ts = py_tss_tstate(fsbase, pp->tss_key);
+	if (ts && py_ptr(ts + o->tstate_thread_id) == fsbase)
+		return ts;
+	/* the thread list, newest first */
+	interp = pp->interp_head ? py_ptr(pp->interp_head) : pp->interp;
+	if (!interp)
+		return 0;
+	ts = py_ptr(interp + o->interp_tstate_head);
+	for (int i = 0; i < CP_PY_MAX_THREADS && ts; i++) {
+		if (py_ptr(ts + o->tstate_thread_id) == fsbase)
+			return ts;
+		ts = py_ptr(ts + o->tstate_next);
+	}
+	return 0;
+}
+
+static __always_inline void py_push(struct cp_py_stack *st, __u64 code, __u32 instr, __u8 kind,
+				    __u8 flags)
+{
+	__u32 n = st->len;
+	struct cp_py_frame *f;
+
+	if (n >= CP_PY_MAX_FRAMES)
+		return;
+	f = &st->frames[n & (CP_PY_MAX_FRAMES - 1)];
+	f->code = code;
+	f->instr = instr;
+	f->kind = kind;
+	f->flags = flags;
+	f->pad = 0;
+	st->len = n + 1;
+}
+
+/* Mark the last frame pushed as the entry of its eval-loop activation. */
+static __always_inline void py_mark_entry(struct cp_py_stack *st)
+{
+	__u32 n = st->len;
+
+	if (n && n <= CP_PY_MAX_FRAMES)
+		st->frames[(n - 1) & (CP_PY_MAX_FRAMES - 1)].flags |= CP_PY_FF_ENTRY;
+}
+
+/*
+ * Walk the Python frames of the current thread, whose thread pointer is fsbase, in process pp.
+ * Returns st->end.
+ */
+static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbase,
+					struct cp_py_stack *st)
+{
+	const struct cp_py_offsets *o = &pp->off;
+	__u64 frame, ts, code, prev = 0;
+	int i;
+
+	st->len = 0;
+	st->end = CP_PY_END_OK;
+	ts = py_find_tstate(pp, fsbase);
+	st->tstate = ts;
+	if (!ts) {
+		st->end = CP_PY_END_NO_TSTATE;
+		return st->end;
+	}
+	frame = py_ptr(ts + o->tstate_frame);
+	if (o->cframe_current_frame != CP_PY_NONE)
+		frame = py_ptr(frame + o->cframe_current_frame); /* 3.11, 3.12: via _PyCFrame */
+
+	for (i = 0; i < CP_PY_MAX_FRAMES + 1 && frame; i++) {
+		__u32 instr = ~0u;
+		__u8 flags = 0;
+
+		if (frame == prev) {
+			st->end = CP_PY_END_READ;
+			return st->end;
+		}
+		prev = frame;
+		if (o->frame_model == CP_PY_FRAMES_OBJECT) {
+			__s32 lasti = -1;
+
+			code = py_ptr(frame + o->frame_code);
+			if (bpf_probe_read_user(&lasti, sizeof(lasti),
+						(void *)(frame + o->frame_lasti)))
+				lasti = -1;
+			instr = lasti < 0 ? ~0u : (__u32)lasti;
+			frame = py_ptr(frame + o->frame_back);
+			flags = CP_PY_FF_ENTRY; /* one frame per activation */
+		} else {
+			__u8 owner = 0, entry = 0;
+			__u64 ip;
+
+			code = py_ptr(frame + o->iframe_code);
+			ip = py_ptr(frame + o->iframe_instr);
+			if (bpf_probe_read_user(&owner, 1, (void *)(frame + o->iframe_owner)))
+				owner = 0xff;
+			if (o->iframe_is_entry != CP_PY_NONE &&
+			    bpf_probe_read_user(&entry, 1, (void *)(frame + o->iframe_is_entry)))
+				entry = 0;
+			frame = py_ptr(frame + o->iframe_previous);
+			if (owner > CP_PY_OWNER_CSTACK) {
+				st->end = CP_PY_END_READ;
+				return st->end;
+			}
+			if (owner == CP_PY_OWNER_CSTACK) {
+				/* a shim: the frame pushed before it started an activation */
+				py_mark_entry(st);
+				continue;
+			}
+			if (entry)
+				flags = CP_PY_FF_ENTRY;
+			/* index of the instruction in the code units after the code object's head
+			 */
+			if (code && ip >= code + o->code_code)
+				instr = (__u32)((ip - code - o->code_code) / 2);
+		}
+		if (!code || py_ptr(code + 8) != pp->code_type) {
+			st->end = CP_PY_END_BAD_CODE;
+			return st->end;
+		}
+		if (st->len >= CP_PY_MAX_FRAMES) {
+			/* the root side is cut: user space puts a truncation frame there */
+			st->end = CP_PY_END_TRUNCATED;
+			return st->end;
+		}
+		py_push(st, code, instr, CP_PY_FRAME_CODE, flags);
+	}
+	if (frame) {
+		st->end = CP_PY_END_TRUNCATED;
+		return st->end;
+	}
+	/* the outermost frame entered the eval loop from C */
+	py_mark_entry(st);
+	return st->end;
+}
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF walker needs about one process's CPython (struct cp_py_proc), read once at
+ * attach, and the naming of the code objects it records: function, file, first line, and the
+ * current line from the code object's line table, read from the process's memory.
+ */
+#ifndef CPUPROF_PY_PROC_H
+#define CPUPROF_PY_PROC_H
+#include <linux/types.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "python_shared.h"
+
+struct py_process;
+
+/*
+ * Fill out for the CPython pp (py_detect_process) of process pid with offsets o
+ * (py_offsets_for_process): runtime addresses, the thread-state pthread key, the interpreter.
+ * 0; -EAGAIN: the interpreter is not initialised yet (no key, no interpreter: ask again
+ * later); -ESRCH and the other errors of pmem_read().
+ */
+int py_proc_build(pid_t pid, const struct py_process *pp, const struct cp_py_offsets *o,
+		  struct cp_py_proc *out);
+
+/* A code object, named. */
+struct py_code_info {
+	char name[128]; /* co_qualname (3.11+), else co_name; UTF-8 */
+	char file[512]; /* co_filename */
+	int firstline;	/* co_firstlineno */
+	int line;	/* the line of the instruction given, -1 when the table has none */
+};
+
+/*
+ * Read code object code of process pid under offsets o and compute the line of instruction
+ * position instr (cp_py_frame.instr). 0; -EINVAL: not a code object the offsets describe
+ * (implausible strings); the errors of pmem_read(). A string too long is cut.
+ */
+int py_code_read(pid_t pid, const struct cp_py_offsets *o, uint64_t code, uint32_t instr,
+		 struct py_code_info *out);
+
+#endif
