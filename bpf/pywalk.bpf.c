@@ -26,6 +26,14 @@ struct {
 	__uint(max_entries, CP_PY_END_MAX + 1);
 } py_stats SEC(".maps");
 
+/* the walk's own cost: [0] ns spent in cp_py_walk, [1] walks (bpf_ktime_get_ns around it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 2);
+} py_cost SEC(".maps");
+
 static __always_inline void py_stat(__u32 idx)
 {
 	__u64 *v = bpf_map_lookup_elem(&py_stats, &idx);
@@ -41,7 +49,8 @@ int cp_py_test(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct cp_py_event *ev;
 	struct cp_py_proc *pp;
-	__u32 tgid = id >> 32;
+	__u32 tgid = id >> 32, zero = 0, one = 1;
+	__u64 t0, *cost;
 
 	if (tgid != target_tgid)
 		return 0;
@@ -58,8 +67,16 @@ int cp_py_test(struct bpf_perf_event_data *ctx)
 	ev->tid = (__u32)id;
 	ev->pad = 0;
 	task = bpf_get_current_task_btf();
+	t0 = bpf_ktime_get_ns();
 	py_stat(cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &ev->st));
+	t0 = bpf_ktime_get_ns() - t0;
 	bpf_ringbuf_submit(ev, 0);
+	cost = bpf_map_lookup_elem(&py_cost, &zero);
+	if (cost)
+		*cost += t0;
+	cost = bpf_map_lookup_elem(&py_cost, &one);
+	if (cost)
+		*cost += 1;
 	return 0;
 }
 
