@@ -70,6 +70,49 @@ static __always_inline __u64 py_find_tstate(const struct cp_py_proc *pp, __u64 f
 	return 0;
 }
 
+/*
+ * Bytes of a frame read at once: the fields the walker uses lie below (PyFrameObject: f_lasti
+ * at 120 in 2.7/3.6; _PyInterpreterFrame: owner at 70, and the struct is 80 bytes: reading
+ * further could cross into an unmapped page at the end of a data-stack chunk).
+ */
+#define PY_OBJ_FRAME_READ    128
+#define PY_INTERP_FRAME_READ 72
+
+/*
+ * A field of a frame read into buf (size bytes); 0 when off lies outside. Byte loads: the
+ * verifier refuses wider loads from the stack at an offset not known to be aligned.
+ */
+static __always_inline __u8 py_buf_u8(const __u64 *buf, __u32 size, __u32 off)
+{
+	if (off > size - 1)
+		return 0;
+	return *((const __u8 *)buf + off);
+}
+
+static __always_inline __u64 py_buf_le(const __u64 *buf, __u32 size, __u32 off, __u32 n)
+{
+	const __u8 *b = (const __u8 *)buf;
+	__u64 v = 0;
+
+	if (off > size - n)
+		return 0;
+#pragma unroll
+	for (int i = 0; i < 8; i++)
+		if (i < (int)n)
+			v |= (__u64)b[off + i] << (8 * i);
+	return v;
+}
+
+static __always_inline __u64 py_buf_u64(const __u64 *buf, __u32 size, __u32 off)
+{
+	return py_buf_le(buf, size, off, 8);
+}
+
+static __always_inline __u32 py_buf_u32(const __u64 *buf, __u32 size, __u32 off)
+{
+	return (__u32)py_buf_le(buf, size, off, 4);
+}
+
 static __always_inline void py_push(struct cp_py_stack *st, __u64 code, __u32 instr, __u8 kind,
 				    __u8 flags)
 {
@@ -105,6 +148,7 @@ static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbas
 {
 	const struct cp_py_offsets *o = &pp->off;
 	__u64 frame, ts, code, prev = 0;
+	__u64 buf[PY_OBJ_FRAME_READ / 8];
 	int i;
 
 	st->len = 0;
@@ -128,28 +172,33 @@ static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbas
 			return st->end;
 		}
 		prev = frame;
+		/* the whole frame head in one read: the fields are picked from it */
 		if (o->frame_model == CP_PY_FRAMES_OBJECT) {
-			__s32 lasti = -1;
+			__s32 lasti;
 
-			code = py_ptr(frame + o->frame_code);
-			if (bpf_probe_read_user(&lasti, sizeof(lasti),
-						(void *)(frame + o->frame_lasti)))
-				lasti = -1;
+			if (bpf_probe_read_user(buf, PY_OBJ_FRAME_READ, (void *)frame)) {
+				st->end = CP_PY_END_READ;
+				return st->end;
+			}
+			code = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_code);
+			lasti = (__s32)py_buf_u32(buf, PY_OBJ_FRAME_READ, o->frame_lasti);
 			instr = lasti < 0 ? ~0u : (__u32)lasti;
-			frame = py_ptr(frame + o->frame_back);
+			frame = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_back);
 			flags = CP_PY_FF_ENTRY; /* one frame per activation */
 		} else {
-			__u8 owner = 0, entry = 0;
+			__u8 owner, entry = 0;
 			__u64 ip;
 
-			code = py_ptr(frame + o->iframe_code);
-			ip = py_ptr(frame + o->iframe_instr);
-			if (bpf_probe_read_user(&owner, 1, (void *)(frame + o->iframe_owner)))
-				owner = 0xff;
-			if (o->iframe_is_entry != CP_PY_NONE &&
-			    bpf_probe_read_user(&entry, 1, (void *)(frame + o->iframe_is_entry)))
-				entry = 0;
-			frame = py_ptr(frame + o->iframe_previous);
+			if (bpf_probe_read_user(buf, PY_INTERP_FRAME_READ, (void *)frame)) {
+				st->end = CP_PY_END_READ;
+				return st->end;
+			}
+			code = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_code);
+			ip = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_instr);
+			owner = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_owner);
+			if (o->iframe_is_entry != CP_PY_NONE)
+				entry = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_is_entry);
+			frame = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_previous);
 			if (owner > CP_PY_OWNER_CSTACK) {
 				st->end = CP_PY_END_READ;
 				return st->end;
