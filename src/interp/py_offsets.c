@@ -372,3 +372,83 @@ bool py_offsets_field(const struct cp_py_offsets *o, size_t i, const char **name
 	memcpy(value, (const char *)o + fields[i].off, sizeof(*value));
 	return true;
 }
+
+/* PyTypeObject.tp_basicsize and tp_members, the same from 2.7 to 3.13; PyMemberDef is
+ * {name @0, type @8, offset @16, flags @24, doc @32} (interpreters.md 1.4, "constant"). */
+#define TP_BASICSIZE	 32
+#define TP_MEMBERS	 240
+#define MEMBERDEF_SIZE	 40
+#define MEMBERDEF_OFFSET 16
+#define MAX_CODE_MEMBERS 64
+
+int py_offsets_check_code(pid_t pid, const struct py_process *pp, const struct cp_py_offsets *o,
+			  const char **mismatch)
+{
+	static const struct {
+		const char *member;
+		size_t field;
+	} names[] = {
+		{"co_argcount", offsetof(struct cp_py_offsets, code_argcount)},
+		{"co_kwonlyargcount", offsetof(struct cp_py_offsets, code_kwonlyargcount)},
+		{"co_flags", offsetof(struct cp_py_offsets, code_flags)},
+		{"co_firstlineno", offsetof(struct cp_py_offsets, code_firstlineno)},
+		{"co_filename", offsetof(struct cp_py_offsets, code_filename)},
+		{"co_name", offsetof(struct cp_py_offsets, code_name)},
+		{"co_qualname", offsetof(struct cp_py_offsets, code_qualname)},
+		{"co_lnotab", offsetof(struct cp_py_offsets, code_linetable)},
+		{"co_linetable", offsetof(struct cp_py_offsets, code_linetable)},
+		{"co_code", offsetof(struct cp_py_offsets, code_code)},
+	};
+	uint64_t type = pp->info.code_type + pp->bias, members, basicsize;
+	int compared = 0, err, i;
+	size_t k;
+
+	*mismatch = NULL;
+	if ((err = pmem_read(pid, type + TP_MEMBERS, &members, sizeof(members))) ||
+	    (err = pmem_read(pid, type + TP_BASICSIZE, &basicsize, sizeof(basicsize))))
+		return err;
+	if (!members)
+		return -EINVAL;
+	/* from 3.11 the bytecode is inline after the fixed part */
+	if (o->frame_model == CP_PY_FRAMES_INTERP) {
+		compared++;
+		if (basicsize != o->code_code) {
+			*mismatch = "code.code";
+			return compared;
+		}
+	}
+	for (i = 0; i < MAX_CODE_MEMBERS; i++) {
+		uint8_t def[MEMBERDEF_SIZE];
+		uint64_t name_at, off;
+		char name[32];
+
+		err = pmem_read(pid, members + (uint64_t)i * MEMBERDEF_SIZE, def, sizeof(def));
+		if (err)
+			return err;
+		memcpy(&name_at, def, sizeof(name_at));
+		memcpy(&off, def + MEMBERDEF_OFFSET, sizeof(off));
+		if (!name_at)
+			break; /* the table's sentinel */
+		if (pmem_read(pid, name_at, name, sizeof(name)))
+			continue; /* a name at the end of a mapping: not one of ours (all short) */
+		name[sizeof(name) - 1] = 0;
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			__u16 want;
+
+			if (strcmp(name, names[k].member))
+				continue;
+			memcpy(&want, (const char *)o + names[k].field, sizeof(want));
+			/* co_code is a member only while it is a pointer (<= 3.10) */
+			if (want == CP_PY_NONE ||
+			    (!strcmp(name, "co_code") && o->frame_model != CP_PY_FRAMES_OBJECT))
+				break;
+			compared++;
+			if (off != want) {
+				*mismatch = names[k].member;
+				return compared;
+			}
+			break;
+		}
+	}
+	return compared ? compared : -EINVAL;
+}

@@ -50,6 +50,18 @@ int py_offsets_for_process(pid_t pid, const struct py_process *pp, struct cp_py_
 			   enum py_offsets_source *src);
 
 /*
+ * Check o's code-object offsets against the running interpreter's own description:
+ * PyCode_Type's member table (tp_members: name and offset of co_filename, co_name,
+ * co_firstlineno...) and, from 3.11, tp_basicsize (= the offset of co_code_adaptive). Works on
+ * stripped builds; catches a table entry that does not fit the build (interpreters.md 5.2).
+ * Returns the number of fields compared (> 0) with *mismatch NULL, or with *mismatch naming
+ * the first field that differs; -EINVAL (no member table where it should be), or the errors of
+ * pmem_read().
+ */
+int py_offsets_check_code(pid_t pid, const struct py_process *pp, const struct cp_py_offsets *o,
+			  const char **mismatch);
+
+/*
  * Field i of o by name (the names of scripts/py-offsets-dwarf.py: "tstate.frame"...), for
  * comparisons with an independent source. false past the last field.
  */

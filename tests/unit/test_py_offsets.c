@@ -288,13 +288,69 @@ static void test_live_313(void **state)
 	cp_skip("no CPython 3.13 in pyenv");
 }
 
+/* Every interpreter's own PyCode_Type member table agrees with the table, and a wrong entry
+ * is caught; Debian's stripped python3.11 included. */
+static void test_code_members(void **state)
+{
+	static char libs[16][1024], bins[17][1024];
+	size_t n = pyenv_libs(libs, bins, 16), i;
+
+	(void)state;
+	if (!access("/usr/bin/python3.11", X_OK))
+		snprintf(bins[n++], 1024, "/usr/bin/python3.11");
+	if (!n)
+		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
+	for (i = 0; i < n; i++) {
+		struct proc_snapshot *ps = proc_snapshot__new("/proc");
+		enum py_offsets_source src;
+		struct cp_py_offsets o;
+		struct py_process pp;
+		const char *bad = NULL;
+		int pfd[2], status, compared, compared2;
+		char line[16];
+		pid_t pid;
+		FILE *f;
+
+		assert_non_null(ps);
+		assert_int_equal(pipe(pfd), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			dup2(pfd[1], 1);
+			close(pfd[0]);
+			execl(bins[i], bins[i], "-c",
+			      "import sys, time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
+			      (char *)NULL);
+			_exit(127);
+		}
+		close(pfd[1]);
+		f = fdopen(pfd[0], "r");
+		assert_non_null(fgets(line, sizeof(line), f));
+		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
+		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, &pp), 0);
+		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
+		compared = py_offsets_check_code(pid, &pp, &o, &bad);
+		print_message("%s %08x: %d code fields compared, mismatch %s\n", bins[i],
+			      pp.info.hexversion, compared, bad ? bad : "none");
+		o.code_name += 8;
+		compared2 = py_offsets_check_code(pid, &pp, &o, &bad);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fclose(f);
+		proc_snapshot__free(ps);
+		assert_true(compared >= 6);
+		assert_true(compared2 > 0);
+		assert_non_null(bad);
+		assert_string_equal(bad, "co_name");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_debug_offsets),
-		cmocka_unit_test(test_table_vs_dwarf),
-		cmocka_unit_test(test_live_313),
+		cmocka_unit_test(test_table),	       cmocka_unit_test(test_debug_offsets),
+		cmocka_unit_test(test_table_vs_dwarf), cmocka_unit_test(test_live_313),
+		cmocka_unit_test(test_code_members),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
