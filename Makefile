@@ -329,6 +329,11 @@ bench-symbolize: $(BIN)
 	$(Q)bench/symbolize.sh $(BIN) build/bench
 .PHONY: bench-symbolize
 
+# line_table against libdw's dwarf_getsrclines on every object of the machine with .debug_line
+bench-line-check: $(O)/tests/test_line_table
+	$(Q)bench/line_check.sh $(O)/tests/test_line_table /
+.PHONY: bench-line-check
+
 # BPF time per sample with --unwind fp and dwarf (kernel.bpf_stats_enabled), slowdown of a
 # fixed-work program under cpuprof and perf record, unwind table build time (root).
 bench-unwind: $(BIN)

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include "elf/elf_syms.h"
 #include "symbol/demangle.h"
 #include "symbol/dwarf_index.h"
+#include "symbol/line_table.h"
 
 /* One address range of a CU. */
 struct di_cu_range {
@@ -51,7 +53,8 @@ struct di_cu {
 	size_t n_files;
 	char **paths; /* joined file names, lazily; owned unless equal to the raw name */
 	const char **raw;
-	struct di_row *rows;
+	struct line_table *lt; /* the line program, decoded a sequence at a time; or: */
+	struct di_row *rows;   /* libdw's rows, for the programs line_table leaves to it */
 	size_t n_rows;
 	struct di_node *nodes;
 	size_t n_nodes, cap_nodes;
@@ -79,6 +82,7 @@ struct dwarf_index {
 	struct elf_syms *syms;	  /* what llvm-symbolizer uses: the object's own symbols */
 	struct elf_syms *fb_syms; /* the debug file's .symtab, for code nothing else names */
 	struct demangle_cache *dc;
+	struct lt_sections lt_sec; /* .debug_line and its strings, for line_table */
 	unsigned int flags;
 };
 
@@ -439,13 +443,43 @@ static uint32_t file_index(const struct file_ref *refs, size_t n, const char *na
 	return r ? r->i : UINT32_MAX;
 }
 
+/* The CU's line program through line_table: 0, -ENOMEM, or another error to try libdw. */
+static int own_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	uint8_t asize, osize;
+	Dwarf_Die die;
+	int err;
+
+	if (!di->lt_sec.line || !dwarf_attr(cudie, DW_AT_stmt_list, &attr) ||
+	    dwarf_formudata(&attr, &off) || !dwarf_diecu(cudie, &die, &asize, &osize))
+		return -ENOENT;
+	err = line_table__open(&di->lt_sec, off, asize, cu->comp_dir, &cu->lt);
+	if (err)
+		return err;
+	cu->n_files = line_table__n_files(cu->lt);
+	cu->paths = calloc(cu->n_files + 1, sizeof(*cu->paths));
+	cu->raw = calloc(cu->n_files + 1, sizeof(*cu->raw));
+	if (!cu->paths || !cu->raw)
+		return -ENOMEM;
+	for (size_t i = 0; i < cu->n_files; i++)
+		cu->raw[i] = line_table__file(cu->lt, i);
+	return 0;
+}
+
 static int read_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie)
 {
 	struct file_ref *refs;
 	Dwarf_Lines *lines;
 	Dwarf_Attribute attr;
 	size_t n;
+	int err = own_lines(di, cu, cudie);
 
+	if (err != -ENOENT && err != -EINVAL && err != -ENOTSUP)
+		return err;
+	line_table__free(cu->lt);
+	cu->lt = NULL;
 	if (dwarf_getsrclines(cudie, &lines, &n) ||
 	    dwarf_getsrcfiles(cudie, &cu->files, &cu->n_files)) {
 		/* functions without lines; damage when the CU says it has a line table */
@@ -519,9 +553,23 @@ static int index_cu(struct dwarf_index *di, struct di_cu *cu)
 	return err;
 }
 
-static const struct di_row *find_row(const struct di_cu *cu, uint64_t addr)
+/* The line row at addr, into *out: 0, -ENOENT (none) or -ENOMEM. */
+static int find_row(struct dwarf_index *di, struct di_cu *cu, uint64_t addr, struct di_row *out)
 {
 	size_t lo = 0, hi = cu->n_rows;
+
+	if (cu->lt) {
+		struct lt_row r;
+		int err = line_table__find(cu->lt, addr, &r);
+
+		if (err == -EINVAL)
+			di->flags |= DI_DAMAGED;
+		if (err)
+			return err == -ENOMEM ? err : -ENOENT;
+		*out = (struct di_row){
+			.addr = r.addr, .line = r.line, .col = r.col, .file = r.file};
+		return 0;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -532,8 +580,9 @@ static const struct di_row *find_row(const struct di_cu *cu, uint64_t addr)
 			hi = mid;
 	}
 	if (!lo || cu->rows[lo - 1].end)
-		return NULL;
-	return &cu->rows[lo - 1];
+		return -ENOENT;
+	*out = cu->rows[lo - 1];
+	return 0;
 }
 
 static int32_t find_node(const struct di_cu *cu, uint64_t addr)
@@ -626,6 +675,44 @@ static void unmap(struct mapping *m)
 		munmap(m->p, m->size);
 }
 
+/*
+ * .debug_line, .debug_line_str and .debug_str as libdw left them (it decompresses sections in
+ * place when it opens them), for line_table; no .debug_line (line_table unused) when a section
+ * is still compressed or the object is not little-endian.
+ */
+static void line_sections(Elf *elf, struct lt_sections *sec)
+{
+	static const char *const names[] = {".debug_line", ".debug_line_str", ".debug_str"};
+	const uint8_t *p[3] = {};
+	size_t size[3] = {}, shstrndx;
+	const char *ident = elf_getident(elf, NULL);
+	Elf_Scn *scn = NULL;
+
+	if (!ident || ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)))
+			continue;
+		for (int i = 0; i < 3; i++) {
+			if (strcmp(name, names[i]))
+				continue;
+			if (shdr.sh_flags & SHF_COMPRESSED)
+				return;
+			d = elf_getdata(scn, NULL);
+			if (d && d->d_buf) {
+				p[i] = d->d_buf;
+				size[i] = d->d_size;
+			}
+		}
+	}
+	*sec = (struct lt_sections){p[0], p[1], p[2], size[0], size[1], size[2]};
+}
+
 static void open_debug(struct dwarf_index *di, const char *path, const struct debug_paths *dp)
 {
 	char found[PATH_MAX];
@@ -648,9 +735,10 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 		di->flags |= DI_ZSTD;
 	if (debug_has_dwarf(src)) {
 		di->dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
-		if (di->dw)
+		if (di->dw) {
 			di->flags |= DI_DWARF;
-		else if (!(di->flags & DI_ZSTD))
+			line_sections(src, &di->lt_sec);
+		} else if (!(di->flags & DI_ZSTD))
 			di->flags |= DI_DAMAGED; /* e.g. a section marked compressed that is not */
 	}
 	if (debug_minidebuginfo(di->elf, &img, &size) == 0) {
@@ -695,6 +783,7 @@ static void free_cu(struct di_cu *cu)
 		free(cu->paths[i]);
 	free(cu->paths);
 	free(cu->raw);
+	line_table__free(cu->lt);
 	free(cu->rows);
 	free(cu->nodes);
 	free(cu->segs);
@@ -751,6 +840,7 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 	const struct elf_sym *sym = elf_syms__find(di->syms, vaddr);
 	struct di_cu *cu = di->dw ? find_cu(di, vaddr) : NULL;
 	const struct di_row *row = NULL;
+	struct di_row row_mem;
 	int32_t chain[256];
 	size_t depth = 0, k = 0;
 	int err;
@@ -764,7 +854,10 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 			return err;
 	}
 	if (cu) {
-		row = find_row(cu, vaddr);
+		err = find_row(di, cu, vaddr, &row_mem);
+		if (err == -ENOMEM)
+			return err;
+		row = err ? NULL : &row_mem;
 		for (int32_t id = find_node(cu, vaddr); id >= 0 && depth < 256;
 		     id = cu->nodes[id].parent)
 			chain[depth++] = id;
