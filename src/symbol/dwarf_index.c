@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,19 @@ struct di_cu {
 	size_t n_segs;
 };
 
+/*
+ * What one thread reads DWARF through: its own Dwarf handle (libdw 0.188's caches are not
+ * safe to share between threads) over its own Elf handle of the same mapping, and its own
+ * demangled names. ctx[0] is the index's own; the others are made for batches (-j).
+ */
+struct di_ctx {
+	Elf *elf; /* NULL for ctx[0] (the index's) */
+	Dwarf *dw;
+	struct demangle_cache *dc;
+};
+
+#define DI_MAX_JOBS 64
+
 /* A whole file mapped at once (see map_elf). */
 struct mapping {
 	void *p;
@@ -83,8 +97,17 @@ struct dwarf_index {
 	struct elf_syms *fb_syms; /* the debug file's .symtab, for code nothing else names */
 	struct demangle_cache *dc;
 	struct lt_sections lt_sec; /* .debug_line and its strings, for line_table */
-	unsigned int flags;
+	struct mapping *dw_map;	   /* the mapping DWARF is read from, for more contexts */
+	bool serial;		   /* sections decompressed in place: one context only */
+	struct di_ctx ctx[DI_MAX_JOBS];
+	unsigned int n_ctx;
+	unsigned int flags; /* set atomically (set_flag): batch threads report damage */
 };
+
+static void set_flag(struct dwarf_index *di, unsigned int f)
+{
+	__atomic_fetch_or(&di->flags, f, __ATOMIC_RELAXED);
+}
 
 /* ---- symbols -------------------------------------------------------------------------- */
 
@@ -132,7 +155,8 @@ static int read_cus(struct dwarf_index *di)
 
 	int rc;
 
-	while ((rc = dwarf_get_units(di->dw, cu, &next, &version, &unit_type, &cudie, NULL)) == 0) {
+	while ((rc = dwarf_get_units(di->ctx[0].dw, cu, &next, &version, &unit_type, &cudie,
+				     NULL)) == 0) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
@@ -168,7 +192,7 @@ static int read_cus(struct dwarf_index *di)
 	}
 	/* 1 is the end of the units; -1 a unit header libdw cannot read: the rest is lost */
 	if (rc < 0)
-		di->flags |= DI_DAMAGED;
+		set_flag(di, DI_DAMAGED);
 	if (di->n_ranges > 1)
 		qsort(di->ranges, di->n_ranges, sizeof(*di->ranges), cmp_range);
 	return 0;
@@ -403,8 +427,13 @@ static int build_segments(struct cu_builder *b)
 	if (b->n > 1)
 		qsort(b->v, b->n, sizeof(*b->v), cmp_scope);
 	stack = calloc(b->n + 1, sizeof(*stack));
-	if (!stack)
+	/* each range makes at most two segments */
+	b->cu->segs = calloc(2 * b->n + 1, sizeof(*b->cu->segs));
+	if (!stack || !b->cu->segs) {
+		free(stack);
 		return -ENOMEM;
+	}
+	cap = 2 * b->n + 1;
 	for (size_t i = 0; i < b->n && !err; i++) {
 		while (top && stack[top - 1].hi <= b->v[i].lo && !err) {
 			top--;
@@ -484,7 +513,7 @@ static int read_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie
 	    dwarf_getsrcfiles(cudie, &cu->files, &cu->n_files)) {
 		/* functions without lines; damage when the CU says it has a line table */
 		if (dwarf_attr(cudie, DW_AT_stmt_list, &attr))
-			di->flags |= DI_DAMAGED;
+			set_flag(di, DI_DAMAGED);
 		return 0;
 	}
 	cu->paths = calloc(cu->n_files + 1, sizeof(*cu->paths));
@@ -524,7 +553,7 @@ static int read_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie
 	return 0;
 }
 
-static int index_cu(struct dwarf_index *di, struct di_cu *cu)
+static int index_cu(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu)
 {
 	struct cu_builder b = {.di = di, .cu = cu};
 	Dwarf_Attribute attr;
@@ -532,9 +561,9 @@ static int index_cu(struct dwarf_index *di, struct di_cu *cu)
 	int err;
 
 	cu->indexed = true;
-	if (!dwarf_offdie(di->dw, cu->die, &cudie)) {
+	if (!dwarf_offdie(ctx->dw, cu->die, &cudie)) {
 		cu->broken = true;
-		di->flags |= DI_DAMAGED;
+		set_flag(di, DI_DAMAGED);
 		return 0;
 	}
 	cu->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
@@ -547,7 +576,7 @@ static int index_cu(struct dwarf_index *di, struct di_cu *cu)
 	if (err == -EIO) {
 		/* a DIE libdw cannot read: keep what was collected before it */
 		cu->broken = true;
-		di->flags |= DI_DAMAGED;
+		set_flag(di, DI_DAMAGED);
 		err = 0;
 	}
 	return err;
@@ -563,7 +592,7 @@ static int find_row(struct dwarf_index *di, struct di_cu *cu, uint64_t addr, str
 		int err = line_table__find(cu->lt, addr, &r);
 
 		if (err == -EINVAL)
-			di->flags |= DI_DAMAGED;
+			set_flag(di, DI_DAMAGED);
 		if (err)
 			return err == -ENOMEM ? err : -ENOENT;
 		*out = (struct di_row){
@@ -619,20 +648,20 @@ static const char *file_path(struct di_cu *cu, uint32_t idx)
 }
 
 /* Name a node from its DIE: the linkage name (demangled) or DW_AT_name, through origins. */
-static void resolve_node(struct dwarf_index *di, struct di_node *nd)
+static void resolve_node(struct di_ctx *ctx, struct di_node *nd)
 {
 	Dwarf_Attribute attr;
 	const char *lk = NULL;
 	Dwarf_Die die;
 
 	nd->resolved = true;
-	if (!dwarf_offdie(di->dw, nd->die, &die))
+	if (!dwarf_offdie(ctx->dw, nd->die, &die))
 		return;
 	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &attr) ||
 	    dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &attr))
 		lk = dwarf_formstring(&attr);
 	if (lk) {
-		nd->name = demangle_cache__get(di->dc, lk);
+		nd->name = demangle_cache__get(ctx->dc, lk);
 		nd->mangled = nd->name != lk ? lk : NULL;
 		return;
 	}
@@ -713,6 +742,30 @@ static void line_sections(Elf *elf, struct lt_sections *sec)
 	*sec = (struct lt_sections){p[0], p[1], p[2], size[0], size[1], size[2]};
 }
 
+/*
+ * libdw decompresses sections in place: the shared mapping then no longer describes what a
+ * second Elf handle would read, so such objects keep to one context.
+ */
+static bool has_compressed(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			return true;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if ((shdr.sh_flags & SHF_COMPRESSED) || (name && !strncmp(name, ".zdebug", 7)))
+			return true;
+	}
+	return false;
+}
+
 static void open_debug(struct dwarf_index *di, const char *path, const struct debug_paths *dp)
 {
 	char found[PATH_MAX];
@@ -734,12 +787,16 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 	if (debug_has_zstd_sections(src))
 		di->flags |= DI_ZSTD;
 	if (debug_has_dwarf(src)) {
-		di->dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
-		if (di->dw) {
+		/* before libdw decompresses anything in place */
+		di->serial = has_compressed(src);
+		di->ctx[0].dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
+		if (di->ctx[0].dw) {
 			di->flags |= DI_DWARF;
 			line_sections(src, &di->lt_sec);
+			di->dw_map = src == di->dbg_elf ? &di->dbg_map : &di->map;
+			di->serial |= !di->dw_map->p;
 		} else if (!(di->flags & DI_ZSTD))
-			di->flags |= DI_DAMAGED; /* e.g. a section marked compressed that is not */
+			set_flag(di, DI_DAMAGED); /* e.g. a section marked compressed that is not */
 	}
 	if (debug_minidebuginfo(di->elf, &img, &size) == 0) {
 		di->mini_image = img;
@@ -755,9 +812,10 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 	if (!di)
 		goto fail;
 	di->dbg_fd = -1;
+	di->n_ctx = 1;
 	elf_version(EV_CURRENT);
-	di->dc = demangle_cache__new();
-	if (!di->dc)
+	di->ctx[0].dc = demangle_cache__new();
+	if (!di->ctx[0].dc)
 		goto fail;
 	di->elf = map_elf(fd, &di->map);
 	if (!di->elf || elf_kind(di->elf) != ELF_K_ELF) {
@@ -766,7 +824,7 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 	}
 	open_debug(di, path, dp);
 	err = read_symbols(di);
-	if (!err && di->dw)
+	if (!err && di->ctx[0].dw)
 		err = read_cus(di);
 	if (err)
 		goto fail;
@@ -799,9 +857,14 @@ void dwarf_index__free(struct dwarf_index *di)
 	free(di->ranges);
 	elf_syms__free(di->syms);
 	elf_syms__free(di->fb_syms);
-	demangle_cache__free(di->dc);
-	if (di->dw)
-		dwarf_end(di->dw);
+	for (unsigned int i = 1; i < di->n_ctx; i++) {
+		dwarf_end(di->ctx[i].dw);
+		elf_end(di->ctx[i].elf);
+		demangle_cache__free(di->ctx[i].dc);
+	}
+	demangle_cache__free(di->ctx[0].dc);
+	if (di->ctx[0].dw)
+		dwarf_end(di->ctx[0].dw);
 	if (di->mini_elf)
 		elf_end(di->mini_elf);
 	free(di->mini_image);
@@ -831,14 +894,13 @@ const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
 {
 	const struct elf_sym *sym = elf_syms__find(di->fb_syms, vaddr);
 
-	return sym ? demangle_cache__get(di->dc, sym->name) : NULL;
+	return sym ? demangle_cache__get(di->ctx[0].dc, sym->name) : NULL;
 }
 
-int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
-			size_t *n)
+static int lookup(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu, uint64_t vaddr,
+		  struct di_frame *out, size_t max, size_t *n)
 {
 	const struct elf_sym *sym = elf_syms__find(di->syms, vaddr);
-	struct di_cu *cu = di->dw ? find_cu(di, vaddr) : NULL;
 	const struct di_row *row = NULL;
 	struct di_row row_mem;
 	int32_t chain[256];
@@ -849,7 +911,7 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 	if (!max)
 		return -EINVAL;
 	if (cu && !cu->indexed) {
-		err = index_cu(di, cu);
+		err = index_cu(di, ctx, cu);
 		if (err)
 			return err;
 	}
@@ -871,7 +933,7 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 			continue;
 		f = &out[k++];
 		if (!nd->resolved)
-			resolve_node(di, nd);
+			resolve_node(ctx, nd);
 		f->name = nd->name;
 		f->mangled = nd->mangled;
 		f->inlined = nd->inlined;
@@ -898,7 +960,7 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 	if (k && sym) {
 		struct di_frame *f = &out[k - 1];
 
-		f->name = demangle_cache__get(di->dc, sym->name);
+		f->name = demangle_cache__get(ctx->dc, sym->name);
 		f->mangled = f->name != sym->name ? sym->name : NULL;
 		/* the source file of a local symbol, as llvm-symbolizer gives it */
 		if (!f->file)
@@ -906,4 +968,220 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
 	}
 	*n = k;
 	return 0;
+}
+
+int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
+			size_t *n)
+{
+	return lookup(di, &di->ctx[0], di->ctx[0].dw ? find_cu(di, vaddr) : NULL, vaddr, out, max,
+		      n);
+}
+
+/* ---- batches ---------------------------------------------------------------------------- */
+
+/* One address of a batch: its CU (UINT32_MAX: none) and its place in the caller's order. */
+struct bitem {
+	uint64_t vaddr;
+	uint32_t cu;
+	uint32_t idx;
+};
+
+/* Where an answer's frames are: in the frames of thread t, from first, n of them. */
+struct banswer {
+	uint32_t t, n;
+	size_t first;
+};
+
+struct bframes {
+	struct di_frame *v;
+	size_t n, cap;
+};
+
+struct di_batch {
+	size_t n;
+	struct banswer *ans;
+	struct bframes fr[DI_MAX_JOBS];
+};
+
+/* A run of items of one CU (or of no CU): the unit of work a thread takes. */
+struct brun {
+	size_t start, end;
+};
+
+struct bwork {
+	struct dwarf_index *di;
+	struct di_batch *b;
+	struct bitem *items;
+	struct brun *runs;
+	size_t n_runs, max;
+	size_t next; /* the next run to take, atomically */
+	int err;
+};
+
+struct bthread {
+	struct bwork *w;
+	unsigned int t;
+	pthread_t tid;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct bitem *x = a, *y = b;
+
+	if (x->cu != y->cu)
+		return x->cu < y->cu ? -1 : 1;
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void *bthread_main(void *arg)
+{
+	struct bthread *th = arg;
+	struct bwork *w = th->w;
+	struct di_ctx *ctx = &w->di->ctx[th->t];
+	struct bframes *fr = &w->b->fr[th->t];
+	size_t r;
+
+	while ((r = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n_runs) {
+		for (size_t i = w->runs[r].start; i < w->runs[r].end; i++) {
+			const struct bitem *it = &w->items[i];
+			struct di_cu *cu = it->cu == UINT32_MAX ? NULL : &w->di->cus[it->cu];
+			size_t n = 0;
+			int err;
+
+			if (fr->cap - fr->n < w->max) {
+				/* about three frames an address */
+				size_t nc = fr->cap ? 2 * fr->cap : 4 * (w->runs[r].end - i) + 1024;
+				struct di_frame *v;
+
+				while (nc - fr->n < w->max)
+					nc *= 2;
+				v = reallocarray(fr->v, nc, sizeof(*v));
+				if (!v) {
+					__atomic_store_n(&w->err, -ENOMEM, __ATOMIC_RELAXED);
+					return NULL;
+				}
+				fr->v = v;
+				fr->cap = nc;
+			}
+			err = lookup(w->di, ctx, cu, it->vaddr, fr->v + fr->n, w->max, &n);
+			if (err) {
+				__atomic_store_n(&w->err, err, __ATOMIC_RELAXED);
+				return NULL;
+			}
+			w->b->ans[it->idx] = (struct banswer){th->t, (uint32_t)n, fr->n};
+			fr->n += n;
+		}
+	}
+	return NULL;
+}
+
+/* One more context over the mapping DWARF is read from; false when it cannot be made. */
+static bool add_ctx(struct dwarf_index *di)
+{
+	struct di_ctx *c = &di->ctx[di->n_ctx];
+
+	c->elf = elf_memory(di->dw_map->p, di->dw_map->size);
+	c->dw = c->elf ? dwarf_begin_elf(c->elf, DWARF_C_READ, NULL) : NULL;
+	c->dc = c->dw ? demangle_cache__new() : NULL;
+	if (!c->dc) {
+		if (c->dw)
+			dwarf_end(c->dw);
+		if (c->elf)
+			elf_end(c->elf);
+		*c = (struct di_ctx){};
+		return false;
+	}
+	di->n_ctx++;
+	return true;
+}
+
+int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, size_t n, size_t max,
+			      unsigned int jobs, struct di_batch **out)
+{
+	struct bthread th[DI_MAX_JOBS];
+	struct bwork w = {.di = di, .max = max};
+	struct di_batch *b = calloc(1, sizeof(*b));
+	unsigned int started = 0;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!max || n > UINT32_MAX) {
+		free(b);
+		return -EINVAL;
+	}
+	if (!b)
+		return -ENOMEM;
+	b->n = n;
+	b->ans = calloc(n + 1, sizeof(*b->ans));
+	w.b = b;
+	w.items = calloc(n + 1, sizeof(*w.items));
+	w.runs = calloc(n + 1, sizeof(*w.runs));
+	if (!b->ans || !w.items || !w.runs)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct di_cu *cu = di->ctx[0].dw ? find_cu(di, vaddrs[i]) : NULL;
+
+		w.items[i] = (struct bitem){vaddrs[i], cu ? (uint32_t)(cu - di->cus) : UINT32_MAX,
+					    (uint32_t)i};
+	}
+	qsort(w.items, n, sizeof(*w.items), cmp_item);
+	/* a run per CU; addresses of no CU (symbols only) in runs of 256 */
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && w.items[j].cu == w.items[i].cu &&
+		       (w.items[i].cu != UINT32_MAX || j - i < 256))
+			j++;
+		w.runs[w.n_runs++] = (struct brun){i, j};
+		i = j;
+	}
+	if (jobs > DI_MAX_JOBS)
+		jobs = DI_MAX_JOBS;
+	if (jobs > w.n_runs)
+		jobs = (unsigned int)w.n_runs;
+	if (di->serial || !di->dw_map)
+		jobs = 1;
+	while (di->n_ctx < jobs && add_ctx(di))
+		;
+	if (jobs > di->n_ctx)
+		jobs = di->n_ctx;
+	for (unsigned int t = 0; t < jobs; t++)
+		th[t] = (struct bthread){.w = &w, .t = t};
+	for (unsigned int t = 1; t < jobs; t++) {
+		if (pthread_create(&th[t].tid, NULL, bthread_main, &th[t]))
+			break;
+		started = t;
+	}
+	bthread_main(&th[0]);
+	for (unsigned int t = 1; t <= started; t++)
+		pthread_join(th[t].tid, NULL);
+	err = w.err;
+out:
+	free(w.items);
+	free(w.runs);
+	if (err)
+		di_batch__free(b);
+	else
+		*out = b;
+	return err;
+}
+
+size_t di_batch__frames(const struct di_batch *b, size_t i, const struct di_frame **frames)
+{
+	const struct banswer *a = &b->ans[i];
+
+	*frames = a->n ? b->fr[a->t].v + a->first : NULL;
+	return a->n;
+}
+
+void di_batch__free(struct di_batch *b)
+{
+	if (!b)
+		return;
+	for (unsigned int t = 0; t < DI_MAX_JOBS; t++)
+		free(b->fr[t].v);
+	free(b->ans);
+	free(b);
 }

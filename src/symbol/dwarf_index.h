@@ -17,7 +17,8 @@
  * a symbol covers the address (llvm-symbolizer does the same: it shows .constprop/.isra clones and
  * the alias the linker kept), by DWARF otherwise.
  *
- * Not thread-safe: one index is used by one thread at a time.
+ * Not thread-safe: one index is used by one thread at a time; dwarf_index__lookup_batch starts
+ * threads of its own (each with its own libdw handle) and waits for them.
  */
 #ifndef CPUPROF_DWARF_INDEX_H
 #define CPUPROF_DWARF_INDEX_H
@@ -74,6 +75,23 @@ const char *dwarf_index__debug_path(const struct dwarf_index *di);
  */
 int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
 			size_t *n);
+
+/*
+ * The frames of n addresses at once, each answered as dwarf_index__lookup would, with up to
+ * jobs threads: the addresses are grouped by CU and each CU is indexed and read by one thread,
+ * so the answers do not depend on jobs. Objects whose debug sections are compressed use one
+ * thread. *out (free with di_batch__free) holds the answers; their strings live as long as
+ * the index. Returns 0, -EINVAL (max == 0) or -ENOMEM.
+ */
+struct di_batch;
+int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, size_t n, size_t max,
+			      unsigned int jobs, struct di_batch **out);
+
+/* The frames of the batch's i-th address, innermost first, into *frames; their number. */
+size_t di_batch__frames(const struct di_batch *b, size_t i, const struct di_frame **frames);
+
+/* NULL-safe. */
+void di_batch__free(struct di_batch *b);
 
 /*
  * The function symbol of the separate debug file's .symtab at vaddr, demangled, or NULL: names

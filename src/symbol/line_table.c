@@ -804,8 +804,14 @@ const char *line_table__file(const struct line_table *lt, size_t i)
 
 static int decode_seq(struct line_table *lt, struct lt_seq *s)
 {
-	struct pass ps = {.lt = lt};
-	int err = run(&ps, s->off);
+	struct pass ps = {.lt = lt, .cap = s->n_rows};
+	int err;
+
+	/* the scan counted the rows: one allocation */
+	ps.rows = calloc(ps.cap + 1, sizeof(*ps.rows));
+	if (!ps.rows)
+		return -ENOMEM;
+	err = run(&ps, s->off);
 
 	if (!err && ps.n != s->n_rows)
 		err = -EINVAL;

@@ -492,6 +492,91 @@ static void test_not_elf(void **state)
 	dwarf_index__free(NULL);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The batch answers of path (every 7th byte of .text) with jobs threads equal lookups'. */
+static size_t check_batch(const char *path, unsigned int jobs)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct dwarf_index *one, *many;
+	uint64_t lo = 0, hi = 0, *addrs;
+	struct di_batch *b;
+	size_t n = 0, frames = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		gelf_getshdr(scn, &sh);
+		if (!strcmp(elf_strptr(elf, shstrndx, sh.sh_name), ".text"))
+			lo = sh.sh_addr, hi = sh.sh_addr + sh.sh_size;
+	}
+	elf_end(elf);
+	assert_true(hi > lo);
+	one = dwarf_index__open(fd, path, NULL);
+	many = dwarf_index__open(fd, path, NULL);
+	close(fd);
+	assert_non_null(one);
+	assert_non_null(many);
+	addrs = calloc((hi - lo) / 7 + 1, sizeof(*addrs));
+	assert_non_null(addrs);
+	/* from the end, so that the batch's order is not the address order */
+	for (uint64_t a = hi - 1; a >= lo && a < hi; a -= 7)
+		addrs[n++] = a;
+	assert_int_equal(dwarf_index__lookup_batch(many, addrs, n, 16, jobs, &b), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct di_frame f[16];
+		const struct di_frame *g;
+		size_t k, m = di_batch__frames(b, i, &g);
+
+		assert_int_equal(dwarf_index__lookup(one, addrs[i], f, 16, &k), 0);
+		assert_int_equal(k, m);
+		for (size_t j = 0; j < k; j++) {
+			assert_true(same_str(f[j].name, g[j].name));
+			assert_true(same_str(f[j].mangled, g[j].mangled));
+			assert_true(same_str(f[j].file, g[j].file));
+			assert_int_equal(f[j].line, g[j].line);
+			assert_int_equal(f[j].column, g[j].column);
+			assert_int_equal(f[j].inlined, g[j].inlined);
+		}
+		frames += k;
+	}
+	di_batch__free(b);
+	free(addrs);
+	dwarf_index__free(one);
+	dwarf_index__free(many);
+	return frames;
+}
+
+/*
+ * Batches answer as single lookups do, whatever the number of threads: on this test program
+ * (-O2 -g, one CU per source file of the modules it links) and on the zlib fixture (compressed
+ * sections, one thread).
+ */
+static void test_batch_threads(void **state)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	char path[4096];
+
+	(void)state;
+	assert_non_null(self);
+	assert_true(check_batch(self, 1) > 1000);
+	assert_true(check_batch(self, 3) > 1000);
+	free(self);
+	snprintf(path, sizeof(path), "%s/inl_fix.zlib", fixdir());
+	assert_true(check_batch(path, 4) > 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,7 +585,7 @@ int main(void)
 		cmocka_unit_test(test_minidebuginfo), cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_cxx),	      cmocka_unit_test(test_compressed_symtab),
 		cmocka_unit_test(test_rust_names),    cmocka_unit_test(test_damaged_sections),
-		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_not_elf),	      cmocka_unit_test(test_batch_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
