@@ -72,6 +72,11 @@ struct di_ctx {
 	Elf *elf; /* NULL for ctx[0] (the index's) */
 	Dwarf *dw;
 	struct demangle_cache *dc;
+	/* scratch of index_cu, kept from CU to CU: no realloc per CU */
+	struct scope_range *ranges;
+	size_t cap_ranges;
+	struct di_node *nodes;
+	size_t cap_nodes;
 };
 
 #define DI_MAX_JOBS 64
@@ -568,11 +573,29 @@ static int index_cu(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu
 	}
 	cu->comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 	err = read_lines(di, cu, &cudie);
+	/* nodes and ranges grow in the context's scratch; the CU keeps an exact copy */
+	b.v = ctx->ranges;
+	b.cap = ctx->cap_ranges;
+	cu->nodes = ctx->nodes;
+	cu->cap_nodes = ctx->cap_nodes;
 	if (!err)
 		err = walk(&b, &cudie, -1, 0);
 	if (!err)
 		err = build_segments(&b);
-	free(b.v);
+	ctx->ranges = b.v;
+	ctx->cap_ranges = b.cap;
+	ctx->nodes = cu->nodes;
+	ctx->cap_nodes = cu->cap_nodes;
+	cu->nodes = NULL;
+	cu->cap_nodes = 0;
+	if (cu->n_nodes) {
+		cu->nodes = malloc(cu->n_nodes * sizeof(*cu->nodes));
+		if (cu->nodes)
+			memcpy(cu->nodes, ctx->nodes, cu->n_nodes * sizeof(*cu->nodes));
+		else
+			cu->n_nodes = 0, err = err ? err : -ENOMEM;
+		cu->cap_nodes = cu->n_nodes;
+	}
 	if (err == -EIO) {
 		/* a DIE libdw cannot read: keep what was collected before it */
 		cu->broken = true;
@@ -857,6 +880,10 @@ void dwarf_index__free(struct dwarf_index *di)
 	free(di->ranges);
 	elf_syms__free(di->syms);
 	elf_syms__free(di->fb_syms);
+	for (unsigned int i = 0; i < di->n_ctx; i++) {
+		free(di->ctx[i].ranges);
+		free(di->ctx[i].nodes);
+	}
 	for (unsigned int i = 1; i < di->n_ctx; i++) {
 		dwarf_end(di->ctx[i].dw);
 		elf_end(di->ctx[i].elf);

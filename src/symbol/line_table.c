@@ -31,14 +31,14 @@ struct lt_seq {
 	size_t off;
 	uint32_t first_row, n_rows, tail_idx;
 	bool tail_end, monotonic;
-	struct lt_drow *rows; /* decoded lazily */
+	struct lt_drow *rows; /* decoded lazily, in the table's blocks */
 };
 
 /* Strings made by joining directory and file names live in blocks freed with the table. */
 struct lt_block {
 	struct lt_block *next;
 	size_t used, size;
-	char data[];
+	_Alignas(8) char data[];
 };
 
 struct line_table {
@@ -122,12 +122,14 @@ static const char *sec_string(const uint8_t *sec, size_t size, uint64_t off)
 	return (const char *)sec + off;
 }
 
-static char *lt_alloc(struct line_table *lt, size_t n)
+/* n bytes from the table's blocks, 8-aligned; freed with the table. */
+static void *lt_alloc(struct line_table *lt, size_t n)
 {
 	struct lt_block *b = lt->blocks;
 
+	n = (n + 7) & ~(size_t)7;
 	if (!b || b->size - b->used < n) {
-		size_t size = n > 8192 ? n : 8192;
+		size_t size = n > 16384 ? n : 16384;
 
 		b = malloc(sizeof(*b) + size);
 		if (!b)
@@ -510,15 +512,8 @@ static int emit(struct pass *ps, const struct state *st, bool end)
 		s->n_rows++;
 		return 0;
 	}
-	if (ps->n == ps->cap) {
-		size_t nc = ps->cap ? 2 * ps->cap : 64;
-		struct lt_drow *v = reallocarray(ps->rows, nc, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ps->rows = v;
-		ps->cap = nc;
-	}
+	if (ps->n == ps->cap)
+		return -EINVAL; /* more rows than the scan counted: cannot be */
 	ps->rows[ps->n++] = (struct lt_drow){
 		.addr = st->addr,
 		.line = st->line > 0 ? (uint32_t)st->line : 0,
@@ -777,8 +772,6 @@ void line_table__free(struct line_table *lt)
 {
 	if (!lt)
 		return;
-	for (size_t i = 0; i < lt->n_seqs; i++)
-		free(lt->seqs[i].rows);
 	free(lt->seqs);
 	free(lt->pmax_hi);
 	free(lt->files);
@@ -807,18 +800,16 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 	struct pass ps = {.lt = lt, .cap = s->n_rows};
 	int err;
 
-	/* the scan counted the rows: one allocation */
-	ps.rows = calloc(ps.cap + 1, sizeof(*ps.rows));
+	/* the scan counted the rows: their room comes from the table's blocks */
+	ps.rows = lt_alloc(lt, (ps.cap + 1) * sizeof(*ps.rows));
 	if (!ps.rows)
 		return -ENOMEM;
 	err = run(&ps, s->off);
 
 	if (!err && ps.n != s->n_rows)
 		err = -EINVAL;
-	if (err) {
-		free(ps.rows);
-		return err;
-	}
+	if (err)
+		return err; /* the rows stay in the blocks until the table goes */
 	s->rows = ps.rows;
 	return 0;
 }
