@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "output/folded.h"
 #include "output/json_out.h"
 #include "util/log.h"
@@ -113,6 +114,13 @@ void report_summary(const struct report *r, size_t n_outs)
 			       options_output_name(r->o, i));
 	if (r->um)
 		unwind_summary(r);
+	{
+		struct rusage ru;
+
+		/* -v: what naming and the rest cost in memory at their worst */
+		if (!getrusage(RUSAGE_SELF, &ru))
+			pr_info("peak RSS %.1f MB", (double)ru.ru_maxrss / 1024.0);
+	}
 	if (r->agg.ustacks)
 		snprintf(complete, sizeof(complete), "; %.1f%% of user stacks complete",
 			 100.0 * (double)r->agg.ustacks_entry / (double)r->agg.ustacks);
