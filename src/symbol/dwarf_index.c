@@ -48,6 +48,7 @@ struct di_seg {
 
 struct di_cu {
 	Dwarf_Off die;
+	uint64_t size; /* bytes of .debug_info up to the next unit: the work of indexing it */
 	bool indexed, broken;
 	const char *comp_dir;
 	Dwarf_Files *files;
@@ -80,6 +81,8 @@ struct di_ctx {
 };
 
 #define DI_MAX_JOBS 64
+/* DIE bytes to index that make one more thread worth its set-up */
+#define DI_BYTES_PER_THREAD (4 << 20)
 
 /* A whole file mapped at once (see map_elf). */
 struct mapping {
@@ -106,7 +109,8 @@ struct dwarf_index {
 	bool serial;		   /* sections decompressed in place: one context only */
 	struct di_ctx ctx[DI_MAX_JOBS];
 	unsigned int n_ctx;
-	unsigned int flags; /* set atomically (set_flag): batch threads report damage */
+	uint64_t thread_bytes; /* DIE bytes to index per thread of a batch */
+	unsigned int flags;    /* set atomically (set_flag): batch threads report damage */
 };
 
 static void set_flag(struct dwarf_index *di, unsigned int f)
@@ -166,6 +170,9 @@ static int read_cus(struct dwarf_index *di)
 		ptrdiff_t off = 0;
 
 		cu = next;
+		if (di->n_cus && !di->cus[di->n_cus - 1].size)
+			di->cus[di->n_cus - 1].size =
+				dwarf_dieoffset(&cudie) - di->cus[di->n_cus - 1].die;
 		if (unit_type != DW_UT_compile)
 			continue;
 		if (di->n_cus == cap_cus) {
@@ -836,6 +843,7 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 		goto fail;
 	di->dbg_fd = -1;
 	di->n_ctx = 1;
+	di->thread_bytes = DI_BYTES_PER_THREAD;
 	elf_version(EV_CURRENT);
 	di->ctx[0].dc = demangle_cache__new();
 	if (!di->ctx[0].dc)
@@ -1168,6 +1176,25 @@ int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, si
 		jobs = DI_MAX_JOBS;
 	if (jobs > w.n_runs)
 		jobs = (unsigned int)w.n_runs;
+	/*
+	 * A thread's own libdw handle reads unit headers and the abbreviations of the CUs it
+	 * touches again: worth it only for several MB of DIEs still to index (a small LTO
+	 * program ran slower with two threads than with one).
+	 */
+	{
+		uint64_t todo = 0;
+		unsigned int want;
+
+		for (size_t r = 0; r < w.n_runs; r++) {
+			uint32_t c = w.items[w.runs[r].start].cu;
+
+			if (c != UINT32_MAX && !di->cus[c].indexed)
+				todo += di->cus[c].size ? di->cus[c].size : 1 << 20;
+		}
+		want = (unsigned int)(1 + todo / di->thread_bytes);
+		if (jobs > want)
+			jobs = want;
+	}
 	if (di->serial || !di->dw_map)
 		jobs = 1;
 	while (di->n_ctx < jobs && add_ctx(di))
@@ -1211,4 +1238,9 @@ void di_batch__free(struct di_batch *b)
 		free(b->fr[t].v);
 	free(b->ans);
 	free(b);
+}
+
+void dwarf_index__set_thread_bytes(struct dwarf_index *di, uint64_t bytes)
+{
+	di->thread_bytes = bytes ? bytes : 1;
 }

@@ -87,6 +87,12 @@ struct di_batch;
 int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, size_t n, size_t max,
 			      unsigned int jobs, struct di_batch **out);
 
+/*
+ * A batch starts one thread per this many bytes of DIEs it has to index (default 4 MiB: below
+ * that, a thread's set-up costs more than it saves), up to its jobs. Tests lower it.
+ */
+void dwarf_index__set_thread_bytes(struct dwarf_index *di, uint64_t bytes);
+
 /* The frames of the batch's i-th address, innermost first, into *frames; their number. */
 size_t di_batch__frames(const struct di_batch *b, size_t i, const struct di_frame **frames);
 
