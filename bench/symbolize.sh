@@ -52,5 +52,5 @@ echo "cpuprof symbolize benchmark: $(nproc) CPUs, $(addr2line --version | head -
 	"$(${LLVM_SYMBOLIZER:-llvm-symbolizer-14} --version | grep -i 'llvm version' | sed 's/^ *//')"
 python3 "$HERE/run_symbolize.py" C "$CPUPROF" "$OUT/c/big_c" "$OUT/c.addrs" "$OUT" "$REPS"
 python3 "$HERE/run_symbolize.py" C++ "$CPUPROF" "$OUT/cxx/big_cxx" "$OUT/cxx.addrs" "$OUT" "$REPS"
-python3 "$HERE/run_symbolize.py" "C++ LTO" "$CPUPROF" "$OUT/lto/big_lto" "$OUT/lto.addrs" "$OUT" "$REPS"
+python3 "$HERE/run_symbolize.py" "LTO, small CUs" "$CPUPROF" "$OUT/lto/big_lto" "$OUT/lto.addrs" "$OUT" "$REPS"
 python3 "$HERE/run_symbolize.py" libc "$CPUPROF" "$libc" "$OUT/libc.addrs" "$OUT" "$REPS"
