@@ -531,6 +531,12 @@ static int close_seq(struct pass *ps)
 
 	if (!ps->scan || !ps->cur.n_rows)
 		return 0;
+	/*
+	 * Rows that go back in address are sorted once decoded (decode_seq); the greatest is
+	 * then the last. Its number only needs to tell this sequence from the others.
+	 */
+	if (!ps->cur.monotonic)
+		ps->cur.tail_idx = ps->cur.first_row + ps->cur.n_rows - 1;
 	if (lt->n_seqs == ps->cap_seqs) {
 		size_t nc = ps->cap_seqs ? 2 * ps->cap_seqs : 16;
 		struct lt_seq *v = reallocarray(lt->seqs, nc, sizeof(*v));
@@ -637,7 +643,9 @@ static int run(struct pass *ps, size_t start)
 					return err;
 				break;
 			case DW_LNE_set_discriminator:
-				if (std_len[sub] != 1 || c.p >= c.end)
+				/* libdw checks a standard opcode's length here; with
+				 * fewer than 4 of them it reads past the header: left to it */
+				if (sub >= opbase || std_len[sub] != 1 || c.p >= c.end)
 					return -EINVAL;
 				rd_uleb(&c, &bad);
 				break;
@@ -795,6 +803,42 @@ const char *line_table__file(const struct line_table *lt, size_t i)
 	return i < lt->n_files ? lt->files[i] : NULL;
 }
 
+/* A row and its place in the program, for sorting in libdw's order. */
+struct sort_row {
+	struct lt_drow r;
+	uint32_t pos;
+};
+
+static int cmp_sort_row(const void *a, const void *b)
+{
+	const struct sort_row *x = a, *y = b;
+
+	if (x->r.addr != y->r.addr)
+		return x->r.addr < y->r.addr ? -1 : 1;
+	if (x->r.end != y->r.end)
+		return x->r.end ? -1 : 1; /* ends first at one address */
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Rows of a sequence that goes back in address, in libdw's order, so that lookups stay binary
+ * searches (a linear scan per lookup would let one crafted sequence cost rows x lookups).
+ */
+static int sort_rows(struct lt_drow *rows, uint32_t n)
+{
+	struct sort_row *v = calloc((size_t)n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = (struct sort_row){rows[i], i};
+	qsort(v, n, sizeof(*v), cmp_sort_row);
+	for (uint32_t i = 0; i < n; i++)
+		rows[i] = v[i].r;
+	free(v);
+	return 0;
+}
+
 static int decode_seq(struct line_table *lt, struct lt_seq *s)
 {
 	struct pass ps = {.lt = lt, .cap = s->n_rows};
@@ -808,6 +852,8 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 
 	if (!err && ps.n != s->n_rows)
 		err = -EINVAL;
+	if (!err && !s->monotonic)
+		err = sort_rows(ps.rows, s->n_rows);
 	if (err)
 		return err; /* the rows stay in the blocks until the table goes */
 	s->rows = ps.rows;
@@ -865,7 +911,8 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 			if (err)
 				return err;
 		}
-		if (s->monotonic) {
+		/* rows by address (decode_seq sorted those that were not): a binary search */
+		{
 			size_t a = 0, b = s->n_rows;
 
 			while (a < b) {
@@ -880,15 +927,6 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 				r = &s->rows[a - 1];
 				idx = s->first_row + (uint32_t)(a - 1);
 			}
-		} else {
-			for (uint32_t i = 0; i < s->n_rows; i++) {
-				const struct lt_drow *q = &s->rows[i];
-
-				if (q->addr <= addr &&
-				    (!r || after(q->addr, q->end, i, r->addr, r->end, idx)))
-					r = q, idx = i;
-			}
-			idx += s->first_row;
 		}
 		if (r && (!found || after(r->addr, r->end, idx, best, best_end, best_idx))) {
 			best = r->addr;

@@ -252,10 +252,119 @@ static void test_listed_objects_agree(void **state)
 	assert_int_equal(t.mismatches, 0);
 }
 
+/* Append a little-endian value. */
+static size_t put(uint8_t *b, size_t at, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		b[at + i] = (uint8_t)(v >> (8 * i));
+	return at + n;
+}
+
+static size_t set_address(uint8_t *b, size_t at, uint64_t a)
+{
+	b[at++] = 0;
+	b[at++] = 9;
+	b[at++] = DW_LNE_set_address;
+	return put(b, at, a, 8);
+}
+
+static size_t end_sequence(uint8_t *b, size_t at)
+{
+	b[at++] = 0;
+	b[at++] = 1;
+	b[at++] = DW_LNE_end_sequence;
+	return at;
+}
+
+static void expect_row(struct line_table *lt, uint64_t addr, int line)
+{
+	struct lt_row r;
+	int err = line_table__find(lt, addr, &r);
+
+	if (line < 0) {
+		assert_int_equal(err, -ENOENT);
+		return;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(r.line, line);
+	assert_string_equal(line_table__file(lt, r.file), "/src/a.c");
+}
+
+/*
+ * A hand-made DWARF 4 program: a sequence whose rows go back in address (set_address lower),
+ * then a sequence starting where the first ends. Answers as libdw's sorted rows give them:
+ * by address, an end before a row at the same address, nothing past the last end.
+ */
+static void test_backwards_sequence(void **state)
+{
+	static const uint8_t std_len[12] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+	uint8_t b[256] = {};
+	size_t at = 10, hdr;
+	struct lt_sections sec = {.line = b};
+	struct line_table *lt;
+
+	(void)state;
+	/* unit_length and header_length are filled in below */
+	put(b, 4, 4, 2); /* version */
+	hdr = at;
+	b[at++] = 1;	/* minimum_instruction_length */
+	b[at++] = 1;	/* maximum_operations_per_instruction */
+	b[at++] = 1;	/* default_is_stmt */
+	b[at++] = 0xfb; /* line_base -5 */
+	b[at++] = 14;	/* line_range */
+	b[at++] = 13;	/* opcode_base */
+	memcpy(b + at, std_len, sizeof(std_len));
+	at += sizeof(std_len);
+	b[at++] = 0; /* no include_directories */
+	memcpy(b + at, "a.c", 4);
+	at += 4;
+	b[at++] = 0; /* directory 0: the CU's comp_dir */
+	b[at++] = 0;
+	b[at++] = 0;
+	b[at++] = 0; /* end of file_names */
+	put(b, 6, at - hdr, 4);
+	at = set_address(b, at, 0x1000);
+	b[at++] = DW_LNS_copy; /* 0x1000 line 1 */
+	b[at++] = DW_LNS_advance_pc;
+	b[at++] = 0x10;
+	b[at++] = DW_LNS_advance_line;
+	b[at++] = 1;
+	b[at++] = DW_LNS_copy; /* 0x1010 line 2 */
+	at = set_address(b, at, 0xff0);
+	b[at++] = DW_LNS_advance_line;
+	b[at++] = 1;
+	b[at++] = DW_LNS_copy; /* 0xff0 line 3: back in address */
+	b[at++] = DW_LNS_advance_pc;
+	b[at++] = 0x40;
+	at = end_sequence(b, at); /* 0x1030 */
+	at = set_address(b, at, 0x1030);
+	b[at++] = DW_LNS_copy; /* 0x1030 line 1 */
+	b[at++] = DW_LNS_advance_pc;
+	b[at++] = 8;
+	at = end_sequence(b, at); /* 0x1038 */
+	put(b, 0, at - 4, 4);
+	sec.line_size = at;
+
+	assert_int_equal(line_table__open(&sec, 0, 8, "/src", &lt), 0);
+	assert_int_equal(line_table__n_files(lt), 2);
+	assert_string_equal(line_table__file(lt, 0), "???");
+	expect_row(lt, 0xfef, -1);
+	expect_row(lt, 0xff0, 3);
+	expect_row(lt, 0xff8, 3);
+	expect_row(lt, 0x1000, 1);
+	expect_row(lt, 0x1020, 2);
+	expect_row(lt, 0x1030, 1); /* the second sequence's row, not the first's end */
+	expect_row(lt, 0x1037, 1);
+	expect_row(lt, 0x1038, -1);
+	expect_row(lt, 0x5000, -1);
+	line_table__free(lt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixtures_agree),
+		cmocka_unit_test(test_backwards_sequence),
 	};
 	const struct CMUnitTest listed[] = {
 		cmocka_unit_test(test_listed_objects_agree),
