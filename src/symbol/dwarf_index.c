@@ -587,8 +587,12 @@ static int index_cu(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu
 	cu->cap_nodes = ctx->cap_nodes;
 	if (!err)
 		err = walk(&b, &cudie, -1, 0);
-	if (!err)
-		err = build_segments(&b);
+	/* a DIE libdw cannot read (-EIO) ends the walk: what was collected before it is kept */
+	if (!err || err == -EIO) {
+		int serr = build_segments(&b);
+
+		err = serr ? serr : err;
+	}
 	ctx->ranges = b.v;
 	ctx->cap_ranges = b.cap;
 	ctx->nodes = cu->nodes;
@@ -604,7 +608,6 @@ static int index_cu(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu
 		cu->cap_nodes = cu->n_nodes;
 	}
 	if (err == -EIO) {
-		/* a DIE libdw cannot read: keep what was collected before it */
 		cu->broken = true;
 		set_flag(di, DI_DAMAGED);
 		err = 0;
