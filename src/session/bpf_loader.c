@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -23,8 +25,30 @@ struct bpf_session {
 	const char *step;
 	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
 	uint32_t rows_cap;
-	size_t rows_len; /* bytes mapped */
+	size_t rows_len;	 /* bytes mapped */
+	bool dwarf;		 /* the dstacks maps are in use */
+	unsigned int drain_slot; /* the set bpf_session__drain reads */
+	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
+	uint64_t base[CP_SLOTS][3];
+	void *keys;	 /* keys of a map being cleared */
+	size_t keys_cap; /* bytes */
 };
+
+/* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
+struct slot_maps {
+	struct bpf_map *counts, *ustacks, *kstacks, *dstacks;
+};
+
+static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot)
+{
+	const struct cpuprof_profile *k = s->skel;
+
+	if (slot)
+		return (struct slot_maps){k->maps.counts1, k->maps.ustacks1, k->maps.kstacks1,
+					  k->maps.dstacks1};
+	return (struct slot_maps){k->maps.counts0, k->maps.ustacks0, k->maps.kstacks0,
+				  k->maps.dstacks0};
+}
 
 static int read_file_str(const char *path, char *buf, size_t size)
 {
@@ -108,7 +132,7 @@ out:
 static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwind_sizes *uw)
 {
 	struct cpuprof_profile *k = s->skel;
-	int err;
+	int err = 0;
 
 	if (dwarf) {
 		if (!uw || !uw->rows || uw->rows > CP_MAX_UNWIND_ROWS)
@@ -117,15 +141,16 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 		if (!err && uw->procs)
 			err = bpf_map__set_max_entries(k->maps.uprocs, uw->procs);
 		/* frame-pointer stacks are the fallback only (no table yet): 4 MiB, not 32 */
-		if (!err)
-			err = bpf_map__set_max_entries(k->maps.ustacks, CP_DEF_USTACK_ENTRIES / 8);
+		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+			err = bpf_map__set_max_entries(slot_maps(s, i).ustacks,
+						       CP_DEF_USTACK_ENTRIES / 8);
 		return err;
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
-	if (!err)
-		err = bpf_map__set_max_entries(k->maps.dstacks, 1);
+	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
 }
 
@@ -192,6 +217,7 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	}
 	s->skel->rodata->cfg = *cfg;
 	s->step = "size the unwind table maps";
+	s->dwarf = cfg->unwind_dwarf;
 	err = setup_unwind(s, cfg->unwind_dwarf, uw);
 	if (err)
 		goto fail;
@@ -386,17 +412,181 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 	return 0;
 }
 
+/* ---- the two sets of aggregation maps ---------------------------------------------------- */
+
+/* The per-CPU slot counters, summed over the CPUs. */
+static int read_slot_counters(const struct bpf_session *s, struct cp_slot_counters *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct cp_slot_counters *v;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.slot_counters), &zero, v))
+		err = -errno;
+	for (int c = 0; !err && c < ncpu; c++) {
+		for (int i = 0; i < CP_SLOTS; i++) {
+			sum->enter[i] += v[c].enter[i];
+			sum->leave[i] += v[c].leave[i];
+			sum->counts[i] += v[c].counts[i];
+			sum->ustacks[i] += v[c].ustacks[i];
+			sum->dstacks[i] += v[c].dstacks[i];
+		}
+	}
+	free(v);
+	return err;
+}
+
+unsigned int bpf_session__active_slot(const struct bpf_session *s)
+{
+	return __atomic_load_n(&s->skel->bss->active_slot, __ATOMIC_SEQ_CST) & 1;
+}
+
+int bpf_session__switch_slot(struct bpf_session *s, unsigned int *old)
+{
+	struct cp_slot_counters sum;
+	unsigned int o = bpf_session__active_slot(s);
+	uint64_t deadline = 0;
+	struct timespec ts;
+	int err;
+
+	*old = o;
+	/* a sequentially consistent store, before the loads of the counters (shared.h) */
+	__atomic_store_n(&s->skel->bss->active_slot, o ^ 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		err = read_slot_counters(s, &sum);
+		if (err)
+			return err;
+		if (sum.enter[o] == sum.leave[o])
+			return 0;
+		/* a program runs for microseconds: a second means one never left */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!deadline)
+			deadline =
+				(uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1000;
+		else if ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 > deadline)
+			return -ETIMEDOUT;
+		sched_yield();
+	}
+}
+
+int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct)
+{
+	unsigned int slot = bpf_session__active_slot(s);
+	struct slot_maps m = slot_maps(s, slot);
+	struct cp_slot_counters sum;
+	const uint64_t *b = s->base[slot];
+	uint64_t counts, ustacks, dstacks, worst;
+	int err = read_slot_counters(s, &sum);
+
+	*pct = 0;
+	if (err)
+		return err;
+	counts = sum.counts[slot] - b[0];
+	ustacks = sum.ustacks[slot] - b[1];
+	dstacks = sum.dstacks[slot] - b[2];
+	/* in per mille of each map's capacity; every count key may name a new kernel stack */
+	worst = counts * 1000 / bpf_map__max_entries(m.counts);
+	if (ustacks * 1000 / bpf_map__max_entries(m.ustacks) > worst)
+		worst = ustacks * 1000 / bpf_map__max_entries(m.ustacks);
+	if (counts * 1000 / bpf_map__max_entries(m.kstacks) > worst)
+		worst = counts * 1000 / bpf_map__max_entries(m.kstacks);
+	if (s->dwarf && dstacks * 1000 / bpf_map__max_entries(m.dstacks) > worst)
+		worst = dstacks * 1000 / bpf_map__max_entries(m.dstacks);
+	*pct = (unsigned int)(worst / 10);
+	return 0;
+}
+
+/* Every key of map m into s->keys; their number in *n. */
+static int collect_keys(struct bpf_session *s, struct bpf_map *m, size_t *n)
+{
+	size_t ksize = bpf_map__key_size(m);
+	int fd = bpf_map__fd(m);
+	const void *prev = NULL;
+
+	*n = 0;
+	for (;;) {
+		if ((*n + 1) * ksize > s->keys_cap) {
+			size_t cap = s->keys_cap ? s->keys_cap * 2 : 65536;
+			void *k = realloc(s->keys, cap);
+
+			if (!k)
+				return -ENOMEM;
+			s->keys = k;
+			s->keys_cap = cap;
+		}
+		if (bpf_map_get_next_key(fd, prev, (char *)s->keys + *n * ksize))
+			break;
+		prev = (char *)s->keys + *n * ksize;
+		(*n)++;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Delete every key of map m (no program writes it now). */
+static int clear_map(struct bpf_session *s, struct bpf_map *m)
+{
+	size_t ksize = bpf_map__key_size(m), n;
+	int fd = bpf_map__fd(m);
+	int err = collect_keys(s, m, &n);
+
+	for (size_t i = 0; !err && i < n; i++)
+		if (bpf_map_delete_elem(fd, (char *)s->keys + i * ksize) && errno != ENOENT)
+			err = -errno;
+	return err;
+}
+
+int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
+{
+	struct slot_maps m = slot_maps(s, slot & 1);
+	struct cp_slot_counters sum;
+	int err;
+
+	/* the set is quiet: its fill counters stand still, and count from here */
+	err = read_slot_counters(s, &sum);
+	if (!err) {
+		s->base[slot & 1][0] = sum.counts[slot & 1];
+		s->base[slot & 1][1] = sum.ustacks[slot & 1];
+		s->base[slot & 1][2] = sum.dstacks[slot & 1];
+		err = clear_map(s, m.counts);
+	}
+	if (!err)
+		err = clear_map(s, m.ustacks);
+	if (!err)
+		err = clear_map(s, m.kstacks);
+	if (!err && s->dwarf)
+		err = clear_map(s, m.dstacks);
+	return err;
+}
+
+int bpf_session__proc_gen(const struct bpf_session *s, uint32_t pid, uint32_t *gen)
+{
+	struct cp_proc p;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &p))
+		return -errno;
+	*gen = p.gen;
+	return 0;
+}
+
 static int drain_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
 {
 	const struct bpf_session *s = ctx;
-	int fd = bpf_map__fd(s->skel->maps.counts);
+	int fd = bpf_map__fd(slot_maps(s, s->drain_slot).counts);
 	struct cp_count_key key, next;
 	const void *prev = NULL;
 	uint64_t count;
 	int err;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		/* counting has stopped, so a key cannot vanish between next_key and lookup */
+		/* no program writes this set now, so a key cannot vanish between next_key and
+		 * lookup */
 		if (bpf_map_lookup_elem(fd, &next, &count))
 			return -errno;
 		err = fn(&next, count, fn_ctx);
@@ -411,7 +601,8 @@ static int drain_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
 static int drain_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
 {
 	const struct bpf_session *s = ctx;
-	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+	struct slot_maps sm = slot_maps(s, s->drain_slot);
+	struct bpf_map *m = kernel ? sm.kstacks : sm.ustacks;
 	uint32_t key = (uint32_t)id;
 	size_t i;
 
@@ -431,15 +622,16 @@ static int drain_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
 {
 	const struct bpf_session *s = ctx;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dstacks), &key, out))
+	if (bpf_map_lookup_elem(bpf_map__fd(slot_maps(s, s->drain_slot).dstacks), &key, out))
 		return -errno;
 	if (out->len > CP_MAX_USTACK_DEPTH)
 		return -EINVAL;
 	return 0;
 }
 
-void bpf_session__drain(struct bpf_session *s, struct drain *out)
+void bpf_session__drain(struct bpf_session *s, unsigned int slot, struct drain *out)
 {
+	s->drain_slot = slot & 1;
 	*out = (struct drain){
 		.ctx = s,
 		.for_each_count = drain_counts,
@@ -461,6 +653,7 @@ void bpf_session__free(struct bpf_session *s)
 	if (s->rows)
 		munmap(s->rows, s->rows_len);
 	cpuprof_profile__destroy(s->skel);
+	free(s->keys);
 	free(s->plinks);
 	free(s->pfds);
 	free(s->cpus);

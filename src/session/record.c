@@ -17,6 +17,7 @@
 #include "profile/aggregate.h"
 #include "session/bpf_loader.h"
 #include "util/clock.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
@@ -48,6 +49,7 @@ static bool comm_matches(struct record *r, const char *comm)
 }
 
 static bool consume_interrupted(struct record *r);
+static int drain_tick(struct record *r);
 
 /* A request from BPF: the first sample of (pid, gen). */
 static int on_event(void *ctx, void *data, size_t size)
@@ -223,6 +225,12 @@ static int event_loop(struct record *r)
 		if (r->durfd < 0 || add_fd(r->epfd, r->durfd))
 			return r->durfd < 0 ? r->durfd : -errno;
 	}
+	/* fill levels are looked at every 200 ms at most */
+	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
+	r->drainfd = arm_timer(r->o->drain_ms < 200 ? r->o->drain_ms : 200,
+			       r->o->drain_ms < 200 ? r->o->drain_ms : 200);
+	if (r->drainfd < 0 || add_fd(r->epfd, r->drainfd))
+		return r->drainfd < 0 ? r->drainfd : -errno;
 	if (r->progress) {
 		r->progfd = arm_timer(1000, 1000);
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
@@ -255,6 +263,13 @@ static int event_loop(struct record *r)
 			} else if (fd == r->progfd) {
 				if (read(fd, &ticks, sizeof(ticks)) > 0)
 					show_progress(r);
+			} else if (fd == r->drainfd) {
+				int err = 0;
+
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					err = drain_tick(r);
+				if (err)
+					return err;
 			} else {
 				target_exited(r, fd);
 			}
@@ -267,30 +282,142 @@ static int event_loop(struct record *r)
 
 /* ---- drain ------------------------------------------------------------------------------ */
 
-static int drain(struct record *r)
+/*
+ * The kernel aggregates in two sets of maps (bpf/shared.h): while samples go to one, the other
+ * is moved into r->prof, named, and cleared. While recording this runs every --drain-interval
+ * and whenever a set is filling up; at the end both sets are drained.
+ */
+
+/* aggregate_opts.hurry of a drain while recording: answer requests from BPF meanwhile. */
+static bool drain_requests(void *ctx)
 {
-	struct aggregate_opts ao = {
+	struct record *r = ctx;
+
+	/* processes that start while we name must be read before they are gone */
+	ring_buffer__consume(r->rb);
+	return false;
+}
+
+static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
+{
+	*ao = (struct aggregate_opts){
 		.kernel_only = r->o->kernel_only,
 		.no_kernel = r->o->no_kernel,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.max_depth = r->max_depth,
-		.hurry = naming_hurried,
+		.hurry = r->draining ? naming_hurried : drain_requests,
 		.hurry_ctx = r,
 	};
-	struct drain counts;
+}
+
+/* Switch sets, then move the counts of the one switched from into r->prof and clear it. */
+static int drain_set(struct record *r)
+{
+	struct aggregate_stats st;
+	struct aggregate_opts ao;
+	struct drain d;
+	unsigned int old;
+	int err;
+
+	err = bpf_session__switch_slot(r->bpf, &old);
+	if (err == -ETIMEDOUT)
+		pr_debug("a BPF program did not leave the maps being drained within a second");
+	else if (err)
+		return err;
+	aggregate_opts_of(r, &ao);
+	bpf_session__drain(r->bpf, old, &d);
+	err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
+	aggregate_stats_add(&r->agg, &st);
+	if (!err)
+		err = bpf_session__clear_slot(r->bpf, old);
+	/* the next drain reads the perf maps (JIT symbols) again: they may have grown */
+	symbolizer__forget_perf_maps(r->sym);
+	return err;
+}
+
+/*
+ * A snapshot whose process has exited, or whose generation exec or pid reuse has ended: no
+ * sample of it can come after the next switch (but for the microseconds of an exit in
+ * progress, hence a drain of delay).
+ */
+static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
+{
+	struct record *r = ctx;
+	uint32_t now;
+
+	if (!(bpf_session__proc_gen(r->bpf, pid, &now) == 0 && now != gen) &&
+	    !(kill((pid_t)pid, 0) && errno == ESRCH))
+		return 0;
+	if (array_grow((void **)&r->gone, &r->cap_gone, r->n_gone + 1, sizeof(*r->gone)))
+		return -ENOMEM;
+	r->gone[r->n_gone++] = (uint64_t)pid << 32 | gen;
+	return 0;
+}
+
+/*
+ * A drain while recording. The snapshots of processes found gone at the drain before are
+ * released after this one (every sample of theirs is named), so memory follows the live
+ * processes, not all the processes ever seen.
+ */
+static int drain_now(struct record *r, bool filling)
+{
+	size_t n_old = r->n_gone;
+	int err;
+
+	/* requests still queued: their mappings name the samples drained now */
+	ring_buffer__consume(r->rb);
+	err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
+	if (!err)
+		err = drain_set(r);
+	for (size_t i = 0; !err && i < n_old; i++)
+		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i] >> 32),
+					    (uint32_t)r->gone[i]))
+			r->n_released++;
+	if (!err) {
+		/* still listed when found gone twice: released once */
+		memmove(r->gone, r->gone + n_old, (r->n_gone - n_old) * sizeof(*r->gone));
+		r->n_gone -= n_old;
+	}
+	r->n_drains++;
+	r->n_fill_drains += filling;
+	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
+	return err;
+}
+
+/* A tick of the drain timer: drain when it is time or a set is filling up. */
+static int drain_tick(struct record *r)
+{
+	unsigned int pct = 0;
+	bool due = monotonic_ns() >= r->next_drain_ns;
+
+	if (!due && bpf_session__fill_level(r->bpf, &pct))
+		pct = 0;
+	if (!due && pct < CP_DRAIN_FILL_PCT)
+		return 0;
+	return drain_now(r, !due);
+}
+
+/* After sampling has stopped: both sets. */
+static int drain(struct record *r)
+{
 	int err;
 
 	r->draining = true;
 	/* requests still queued: name what is still alive */
 	ring_buffer__consume(r->rb);
-	err = bpf_session__read_stats(r->bpf, r->stats);
-	if (err)
-		return err;
-	r->prof = profile__new();
-	if (!r->prof)
-		return -ENOMEM;
-	bpf_session__drain(r->bpf, &counts);
-	return aggregate_counts(&counts, r->sym, &ao, r->prof, &r->agg);
+	err = drain_set(r);
+	if (!err)
+		err = drain_set(r);
+	if (!err)
+		err = bpf_session__read_stats(r->bpf, r->stats);
+	if (!err)
+		pr_info("%" PRIu64
+			" samples counted in the kernel, drained %u times while recording "
+			"(%u when a map was filling up); %" PRIu64 " snapshot%s of ended processes "
+			"released",
+			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
+			r->n_released == 1 ? "" : "s");
+	return err;
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
@@ -483,6 +610,11 @@ static int record_session(struct record *r)
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
 		return CP_EXIT_FAILURE;
 	}
+	r->prof = profile__new();
+	if (!r->prof) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	r->start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
@@ -541,6 +673,7 @@ int record_run(const struct cp_options *opts)
 		.epfd = -1,
 		.durfd = -1,
 		.progfd = -1,
+		.drainfd = -1,
 	};
 	sigset_t old;
 	int rc;
@@ -585,6 +718,8 @@ int record_run(const struct cp_options *opts)
 	close_fd(r.epfd);
 	close_fd(r.durfd);
 	close_fd(r.progfd);
+	close_fd(r.drainfd);
+	free(r.gone);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

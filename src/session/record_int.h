@@ -55,7 +55,14 @@ struct record {
 	regex_t comm_re;
 	bool comm_re_set;
 	int sigfd, epfd, durfd, progfd;
-	bool progress; /* a progress line on stderr (a terminal) */
+	int drainfd;		    /* ticks: time for a drain, or a set filling up? */
+	uint64_t next_drain_ns;	    /* the next periodic drain (monotonic) */
+	unsigned int n_drains;	    /* sets drained while recording */
+	unsigned int n_fill_drains; /* of which because a map was filling up */
+	uint64_t *gone; /* pid << 32 | gen of snapshots to release after the next drain */
+	size_t n_gone, cap_gone;
+	uint64_t n_released; /* snapshots released while recording */
+	bool progress;	     /* a progress line on stderr (a terminal) */
 	enum stop_reason stop;
 	int stop_signal;
 	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */
