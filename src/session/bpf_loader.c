@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "session/bpf_loader.h"
 #include "profile/drain.h"
+#include "util/grow.h"
 #include "profile.skel.h"
 
 struct bpf_session {
@@ -25,9 +26,8 @@ struct bpf_session {
 	const char *step;
 	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
 	uint32_t rows_cap;
-	size_t rows_len;	 /* bytes mapped */
-	bool dwarf;		 /* the dstacks maps are in use */
-	unsigned int drain_slot; /* the set bpf_session__drain reads */
+	size_t rows_len; /* bytes mapped */
+	bool dwarf;	 /* the dstacks maps are in use */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -575,68 +575,240 @@ int bpf_session__proc_gen(const struct bpf_session *s, uint32_t pid, uint32_t *g
 	return 0;
 }
 
-static int drain_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
+/* A set of aggregation maps copied out of the kernel: its counts and the stacks they name. */
+struct bpf_copy {
+	struct cp_count_key *keys;
+	uint64_t *counts;
+	size_t n, cap;
+	uint64_t *frames; /* every stack's frames, one after the other */
+	size_t n_frames, cap_frames;
+	/* stack id -> its frames: frames[first[id] - 1 ...] (first 0: not copied), len[id] */
+	uint32_t *ufirst, *ulen, n_uids;
+	uint32_t *kfirst, *klen, n_kids;
+	struct copied_dstack {
+		uint64_t key;
+		uint64_t first; /* in frames */
+		uint32_t len, end;
+	} * ds;
+	size_t n_ds, cap_ds;
+};
+
+void bpf_copy__free(struct bpf_copy *c)
 {
-	const struct bpf_session *s = ctx;
-	int fd = bpf_map__fd(slot_maps(s, s->drain_slot).counts);
-	struct cp_count_key key, next;
-	const void *prev = NULL;
-	uint64_t count;
+	if (!c)
+		return;
+	free(c->keys);
+	free(c->counts);
+	free(c->frames);
+	free(c->ufirst);
+	free(c->ulen);
+	free(c->kfirst);
+	free(c->klen);
+	free(c->ds);
+	free(c);
+}
+
+static int copy_frames(struct bpf_copy *c, const uint64_t *ips, size_t n, uint64_t *first)
+{
+	if (array_grow((void **)&c->frames, &c->cap_frames, c->n_frames + n, sizeof(*c->frames)))
+		return -ENOMEM;
+	memcpy(c->frames + c->n_frames, ips, n * sizeof(*ips));
+	*first = c->n_frames;
+	c->n_frames += n;
+	return 0;
+}
+
+/* Copy stack id of map m once (frames up to the first 0); a stack that is gone stays out. */
+static int copy_stack(struct bpf_copy *c, struct bpf_map *m, bool kernel, int32_t id)
+{
+	uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
+	uint64_t ips[CP_MAX_STACK_DEPTH], at;
+	uint32_t key = (uint32_t)id;
+	size_t n;
 	int err;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		/* no program writes this set now, so a key cannot vanish between next_key and
-		 * lookup */
-		if (bpf_map_lookup_elem(fd, &next, &count))
-			return -errno;
-		err = fn(&next, count, fn_ctx);
-		if (err)
-			return err;
+	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || first[key])
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
+		return errno == ENOENT ? 0 : -errno;
+	/* the map zero-fills after the last frame */
+	for (n = 0; n < CP_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	err = copy_frames(c, ips, n, &at);
+	if (err)
+		return err;
+	if (at + 1 > UINT32_MAX)
+		return -E2BIG;
+	first[key] = (uint32_t)at + 1;
+	len[key] = (uint32_t)n;
+	return 0;
+}
+
+static int cmp_dstack(const void *a, const void *b)
+{
+	const struct copied_dstack *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int copy_dstacks(struct bpf_copy *c, struct bpf_map *m)
+{
+	int fd = bpf_map__fd(m);
+	struct cp_dstack *st = malloc(sizeof(*st));
+	uint64_t key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	if (!st)
+		return -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct copied_dstack *d;
+
 		key = next;
 		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st)) {
+			err = errno == ENOENT ? 0 : -errno;
+			continue;
+		}
+		if (st->len > CP_MAX_USTACK_DEPTH)
+			continue; /* not a stack the walker writes: left out, so counted missing */
+		if (array_grow((void **)&c->ds, &c->cap_ds, c->n_ds + 1, sizeof(*c->ds))) {
+			err = -ENOMEM;
+			break;
+		}
+		d = &c->ds[c->n_ds];
+		d->key = key;
+		d->len = st->len;
+		d->end = st->end;
+		err = copy_frames(c, (const uint64_t *)st->ips, st->len, &d->first);
+		if (!err)
+			c->n_ds++;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	if (!err && errno != ENOENT && prev)
+		err = -errno;
+	free(st);
+	if (!err && c->n_ds)
+		qsort(c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack);
+	return err;
 }
 
-static int drain_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out)
 {
-	const struct bpf_session *s = ctx;
-	struct slot_maps sm = slot_maps(s, s->drain_slot);
-	struct bpf_map *m = kernel ? sm.kstacks : sm.ustacks;
+	struct slot_maps m = slot_maps(s, slot & 1);
+	struct bpf_copy *c = calloc(1, sizeof(*c));
+	int fd = bpf_map__fd(m.counts);
+	struct cp_count_key key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->n_uids = bpf_map__max_entries(m.ustacks);
+	c->n_kids = bpf_map__max_entries(m.kstacks);
+	c->ufirst = calloc(c->n_uids, sizeof(*c->ufirst));
+	c->ulen = calloc(c->n_uids, sizeof(*c->ulen));
+	c->kfirst = calloc(c->n_kids, sizeof(*c->kfirst));
+	c->klen = calloc(c->n_kids, sizeof(*c->klen));
+	if (!c->ufirst || !c->ulen || !c->kfirst || !c->klen)
+		err = -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		uint64_t count;
+
+		key = next;
+		prev = &key;
+		/* no program writes this set now: a key cannot vanish between next_key and lookup
+		 */
+		if (bpf_map_lookup_elem(fd, &key, &count)) {
+			err = -errno;
+			break;
+		}
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 1024;
+			void *k = realloc(c->keys, cap * sizeof(*c->keys));
+
+			if (k)
+				c->keys = k;
+			k = k ? realloc(c->counts, cap * sizeof(*c->counts)) : NULL;
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			c->counts = k;
+			c->cap = cap;
+		}
+		c->keys[c->n] = key;
+		c->counts[c->n++] = count;
+		err = copy_stack(c, m.ustacks, false, key.ustack_id);
+		if (!err)
+			err = copy_stack(c, m.kstacks, true, key.kstack_id);
+	}
+	if (!err && prev && errno != ENOENT)
+		err = -errno;
+	if (!err && s->dwarf)
+		err = copy_dstacks(c, m.dstacks);
+	if (err) {
+		bpf_copy__free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+size_t bpf_copy__n_counts(const struct bpf_copy *c)
+{
+	return c->n;
+}
+
+static int copy_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
+{
+	const struct bpf_copy *c = ctx;
+
+	for (size_t i = 0; i < c->n; i++) {
+		int err = fn(&c->keys[i], c->counts[i], fn_ctx);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int copy_stack_of(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	const struct bpf_copy *c = ctx;
+	const uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
 	uint32_t key = (uint32_t)id;
-	size_t i;
 
 	*n = 0;
-	if (id < 0)
+	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || !first[key])
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
-		return -errno;
-	/* the map zero-fills after the last frame */
-	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
+	memcpy(ips, c->frames + first[key] - 1, len[key] * sizeof(*ips));
+	*n = len[key];
 	return 0;
 }
 
-static int drain_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
+static int copy_dstack_of(void *ctx, uint64_t key, struct cp_dstack *out)
 {
-	const struct bpf_session *s = ctx;
+	const struct bpf_copy *c = ctx;
+	struct copied_dstack k = {.key = key}, *d;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(slot_maps(s, s->drain_slot).dstacks), &key, out))
-		return -errno;
-	if (out->len > CP_MAX_USTACK_DEPTH)
-		return -EINVAL;
+	d = c->n_ds ? bsearch(&k, c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack) : NULL;
+	if (!d)
+		return -ENOENT;
+	out->len = d->len;
+	out->end = d->end;
+	out->check = 0;
+	memcpy(out->ips, c->frames + d->first, d->len * sizeof(*out->ips));
 	return 0;
 }
 
-void bpf_session__drain(struct bpf_session *s, unsigned int slot, struct drain *out)
+void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
-	s->drain_slot = slot & 1;
 	*out = (struct drain){
-		.ctx = s,
-		.for_each_count = drain_counts,
-		.stack = drain_stack,
-		.dwarf_stack = drain_dwarf_stack,
+		.ctx = c,
+		.for_each_count = copy_counts,
+		.stack = copy_stack_of,
+		.dwarf_stack = copy_dstack_of,
 	};
 }
 

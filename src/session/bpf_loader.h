@@ -89,8 +89,10 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 /*
  * The aggregation maps exist twice (bpf/shared.h, struct cp_slot_counters): samples go to the
  * active slot's set while the other is drained. A drain: bpf_session__switch_slot, then
- * aggregate_counts on bpf_session__drain of the old slot, then bpf_session__clear_slot.
+ * bpf_session__copy_slot of the old slot, then bpf_session__clear_slot; the copy is named
+ * (aggregate_counts on bpf_copy__drain) at leisure, while the kernel fills the other set.
  */
+struct bpf_copy;
 
 /* The slot samples go to now (0 or 1). */
 unsigned int bpf_session__active_slot(const struct bpf_session *s);
@@ -105,11 +107,20 @@ int bpf_session__switch_slot(struct bpf_session *s, unsigned int *old);
 int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct);
 
 /*
- * The drain (profile/drain.h) reading the counts map, the stack maps and the DWARF-walked
- * stacks of slot: for aggregate_counts, once slot is not active and quiet (switch_slot, or
- * sampling stopped). Valid while s is, until the next call.
+ * Copy the counts of slot, with the stacks they name, out of the kernel (once slot is not
+ * active and quiet: switch_slot, or sampling stopped). A stack the kernel no longer holds is
+ * left out (the drain says -ENOENT for it).
  */
-void bpf_session__drain(struct bpf_session *s, unsigned int slot, struct drain *out);
+int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out);
+
+/* The drain (profile/drain.h) reading a copy, for aggregate_counts. Valid while c is. */
+void bpf_copy__drain(struct bpf_copy *c, struct drain *out);
+
+/* Number of counts in c. */
+size_t bpf_copy__n_counts(const struct bpf_copy *c);
+
+/* NULL-safe. */
+void bpf_copy__free(struct bpf_copy *c);
 
 /* Empty the maps of slot (drained, not active) for its next turn. */
 int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot);

@@ -288,13 +288,41 @@ static int event_loop(struct record *r)
  * and whenever a set is filling up; at the end both sets are drained.
  */
 
-/* aggregate_opts.hurry of a drain while recording: answer requests from BPF meanwhile. */
+static int take_set(struct record *r);
+
+/* Stop the sampling events now (once): the recording ends here, naming may go on. */
+static void stop_sampling(struct record *r)
+{
+	if (r->sampling_stopped)
+		return;
+	bpf_session__stop_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	r->sampling_stopped = true;
+}
+
+/*
+ * aggregate_opts.hurry while recording, asked every 64 names: answer the requests from BPF,
+ * take the active set when it is filling up (naming may be slow on a busy machine), and stop
+ * sampling as soon as a stop comes (-d holds, Ctrl-C is prompt).
+ */
 static bool drain_requests(void *ctx)
 {
 	struct record *r = ctx;
+	unsigned int pct;
 
 	/* processes that start while we name must be read before they are gone */
 	ring_buffer__consume(r->rb);
+	if (r->sampling_stopped)
+		return false;
+	if (consume_interrupted(r)) {
+		stop_sampling(r);
+		return false;
+	}
+	if (!bpf_session__fill_level(r->bpf, &pct) && pct >= CP_DRAIN_FILL_PCT) {
+		if (take_set(r))
+			r->take_failed = true; /* the event loop says so */
+		r->n_fill_drains++;
+	}
 	return false;
 }
 
@@ -310,12 +338,13 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 	};
 }
 
-/* Switch sets, then move the counts of the one switched from into r->prof and clear it. */
-static int drain_set(struct record *r)
+/*
+ * Switch sets, copy the one switched from out of the kernel and clear it: fast, so the sets
+ * never fill up while a copy is named. The copy joins the queue of copies to name.
+ */
+static int take_set(struct record *r)
 {
-	struct aggregate_stats st;
-	struct aggregate_opts ao;
-	struct drain d;
+	struct bpf_copy *c;
 	unsigned int old;
 	int err;
 
@@ -324,14 +353,38 @@ static int drain_set(struct record *r)
 		pr_debug("a BPF program did not leave the maps being drained within a second");
 	else if (err)
 		return err;
-	aggregate_opts_of(r, &ao);
-	bpf_session__drain(r->bpf, old, &d);
-	err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
-	aggregate_stats_add(&r->agg, &st);
-	if (!err)
-		err = bpf_session__clear_slot(r->bpf, old);
-	/* the next drain reads the perf maps (JIT symbols) again: they may have grown */
-	symbolizer__forget_perf_maps(r->sym);
+	err = bpf_session__copy_slot(r->bpf, old, &c);
+	if (err)
+		return err;
+	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
+		bpf_copy__free(c);
+		return -ENOMEM;
+	}
+	r->queue[r->n_queue++] = c;
+	r->n_drains++;
+	return bpf_session__clear_slot(r->bpf, old);
+}
+
+/* Name the queued copies into r->prof, oldest first (more may join meanwhile). */
+static int name_queue(struct record *r)
+{
+	struct aggregate_stats st;
+	struct aggregate_opts ao;
+	struct drain d;
+	int err = 0;
+
+	while (!err && r->n_queue) {
+		struct bpf_copy *c = r->queue[0];
+
+		aggregate_opts_of(r, &ao);
+		bpf_copy__drain(c, &d);
+		err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
+		aggregate_stats_add(&r->agg, &st);
+		bpf_copy__free(c);
+		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
+		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
+		symbolizer__forget_perf_maps(r->sym);
+	}
 	return err;
 }
 
@@ -356,10 +409,10 @@ static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
 
 /*
  * A drain while recording. The snapshots of processes found gone at the drain before are
- * released after this one (every sample of theirs is named), so memory follows the live
- * processes, not all the processes ever seen.
+ * released after this one's copies are named (every sample of theirs is), so memory follows
+ * the live processes, not all the processes ever seen.
  */
-static int drain_now(struct record *r, bool filling)
+static int drain_now(struct record *r)
 {
 	size_t n_old = r->n_gone;
 	int err;
@@ -368,7 +421,11 @@ static int drain_now(struct record *r, bool filling)
 	ring_buffer__consume(r->rb);
 	err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
 	if (!err)
-		err = drain_set(r);
+		err = take_set(r);
+	if (!err)
+		err = name_queue(r);
+	if (!err && r->take_failed)
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n_old; i++)
 		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i] >> 32),
 					    (uint32_t)r->gone[i]))
@@ -378,8 +435,6 @@ static int drain_now(struct record *r, bool filling)
 		memmove(r->gone, r->gone + n_old, (r->n_gone - n_old) * sizeof(*r->gone));
 		r->n_gone -= n_old;
 	}
-	r->n_drains++;
-	r->n_fill_drains += filling;
 	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
 	return err;
 }
@@ -394,10 +449,11 @@ static int drain_tick(struct record *r)
 		pct = 0;
 	if (!due && pct < CP_DRAIN_FILL_PCT)
 		return 0;
-	return drain_now(r, !due);
+	r->n_fill_drains += !due;
+	return drain_now(r);
 }
 
-/* After sampling has stopped: both sets. */
+/* After sampling has stopped: the copies not named yet, and both sets. */
 static int drain(struct record *r)
 {
 	int err;
@@ -405,18 +461,22 @@ static int drain(struct record *r)
 	r->draining = true;
 	/* requests still queued: name what is still alive */
 	ring_buffer__consume(r->rb);
-	err = drain_set(r);
+	err = take_set(r);
 	if (!err)
-		err = drain_set(r);
+		err = take_set(r);
+	if (!err)
+		err = name_queue(r);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
 	if (!err)
-		pr_info("%" PRIu64
-			" samples counted in the kernel, drained %u times while recording "
-			"(%u when a map was filling up); %" PRIu64 " snapshot%s of ended processes "
-			"released",
+		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
+			"was filling "
+			"up); %" PRIu64
+			" snapshot%s of ended processes released; the profile holds "
+			"%zu distinct stacks, %zu frames, %zu mappings",
 			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
-			r->n_released == 1 ? "" : "s");
+			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
+			profile__n_frames(r->prof), profile__n_mappings(r->prof));
 	return err;
 }
 
@@ -626,8 +686,7 @@ static int record_session(struct record *r)
 	if (rc)
 		return rc;
 	err = event_loop(r);
-	bpf_session__stop_sampling(r->bpf);
-	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	stop_sampling(r);
 	if (err)
 		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
 	err = drain(r);
@@ -720,6 +779,9 @@ int record_run(const struct cp_options *opts)
 	close_fd(r.progfd);
 	close_fd(r.drainfd);
 	free(r.gone);
+	for (size_t i = 0; i < r.n_queue; i++)
+		bpf_copy__free(r.queue[i]);
+	free(r.queue);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -57,9 +57,13 @@ struct record {
 	int sigfd, epfd, durfd, progfd;
 	int drainfd;		    /* ticks: time for a drain, or a set filling up? */
 	uint64_t next_drain_ns;	    /* the next periodic drain (monotonic) */
-	unsigned int n_drains;	    /* sets drained while recording */
+	unsigned int n_drains;	    /* sets taken from the kernel */
 	unsigned int n_fill_drains; /* of which because a map was filling up */
-	uint64_t *gone; /* pid << 32 | gen of snapshots to release after the next drain */
+	struct bpf_copy **queue;    /* sets taken, not named yet (oldest first) */
+	size_t n_queue, cap_queue;
+	bool take_failed;      /* taking a set failed while naming */
+	bool sampling_stopped; /* the sampling events are closed: t_stop is set */
+	uint64_t *gone;	       /* pid << 32 | gen of snapshots to release after the next drain */
 	size_t n_gone, cap_gone;
 	uint64_t n_released; /* snapshots released while recording */
 	bool progress;	     /* a progress line on stderr (a terminal) */

@@ -10,14 +10,14 @@ for unwind in dwarf fp; do
 	expect_status 0 "$CPUPROF" record -v --unwind "$unwind" --drain-interval 20ms -F 499 \
 		-o "$out" -- "$FIX/fix_tree" 3
 	check_folded_grammar "$out"
-	# "N samples counted in the kernel, drained M times while recording (...)"
+	# "N samples counted in the kernel, M sets drained (...); ..."
 	line=$(grep 'samples counted in the kernel' "$TMP/err")
 	[ -n "$line" ] || fail "no drain summary with -v: $(cat "$TMP/err")"
 	counted=$(sed -n 's/.*: \([0-9]*\) samples counted in the kernel.*/\1/p' <<<"$line")
-	drains=$(sed -n 's/.*drained \([0-9]*\) times.*/\1/p' <<<"$line")
+	drains=$(sed -n 's/.*kernel, \([0-9]*\) sets drained.*/\1/p' <<<"$line")
 	all=$(total "$out")
 	note "--unwind $unwind: $drains drains, $counted samples counted in the kernel, $all in the profile"
-	# 3 s of recording at 20 ms: well over 20 drains (naming takes some of the time)
+	# 3 s of recording at 20 ms: well over 20 sets drained (naming takes some of the time)
 	[ "${drains:-0}" -ge 20 ] || fail "only ${drains:-0} drains in 3 s at --drain-interval 20ms"
 	# exact: every sample the kernel counted is in the profile, once
 	[ "$counted" -eq "$all" ] || fail "the kernel counted $counted samples, the profile has $all"
