@@ -284,8 +284,9 @@ static int event_loop(struct record *r)
 
 /*
  * The kernel aggregates in two sets of maps (bpf/shared.h): while samples go to one, the other
- * is moved into r->prof, named, and cleared. While recording this runs every --drain-interval
- * and whenever a set is filling up; at the end both sets are drained.
+ * is copied out and cleared (take_set), and the copies are named into r->prof (name_queue).
+ * While recording this runs every --drain-interval and whenever a set is filling up; at the
+ * end both sets are taken and every copy named.
  */
 
 static int take_set(struct record *r);
