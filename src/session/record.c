@@ -290,6 +290,8 @@ static int event_loop(struct record *r)
  */
 
 static int take_set(struct record *r);
+static int note_gone(uint32_t pid, uint32_t gen, void *ctx);
+static void release_gone(struct record *r);
 
 /* Stop the sampling events now (once): the recording ends here, naming may go on. */
 static void stop_sampling(struct record *r)
@@ -347,9 +349,16 @@ static int take_set(struct record *r)
 {
 	struct bpf_copy *c;
 	unsigned int old;
-	int err;
+	int err = 0;
 
-	err = bpf_session__switch_slot(r->bpf, &old);
+	/*
+	 * Ended processes: their snapshots go once the set after this one is named. Looked for
+	 * again only when those found before are released, so none is listed twice.
+	 */
+	if (!r->draining && !r->n_gone)
+		err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
+	if (!err)
+		err = bpf_session__switch_slot(r->bpf, &old);
 	if (err == -ETIMEDOUT)
 		pr_debug("a BPF program did not leave the maps being drained within a second");
 	else if (err)
@@ -383,6 +392,9 @@ static int name_queue(struct record *r)
 		aggregate_stats_add(&r->agg, &st);
 		bpf_copy__free(c);
 		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
+		r->n_named++;
+		if (!r->draining)
+			release_gone(r);
 		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
 		symbolizer__forget_perf_maps(r->sym);
 	}
@@ -391,8 +403,8 @@ static int name_queue(struct record *r)
 
 /*
  * A snapshot whose process has exited, or whose generation exec or pid reuse has ended: no
- * sample of it can come after the next switch (but for the microseconds of an exit in
- * progress, hence a drain of delay).
+ * sample of it can go to a set taken after the next one (the next may still get one from an
+ * exit in progress, for microseconds). So it is released once that set is named.
  */
 static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
 {
@@ -404,38 +416,39 @@ static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
 		return 0;
 	if (array_grow((void **)&r->gone, &r->cap_gone, r->n_gone + 1, sizeof(*r->gone)))
 		return -ENOMEM;
-	r->gone[r->n_gone++] = (uint64_t)pid << 32 | gen;
+	r->gone[r->n_gone++] = (struct gone_snap){(uint64_t)pid << 32 | gen, r->n_drains + 2};
 	return 0;
 }
 
+/* Release the snapshots of ended processes whose every set is named (oldest first). */
+static void release_gone(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_gone && r->gone[i].named <= r->n_named; i++)
+		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i].key >> 32),
+					    (uint32_t)r->gone[i].key))
+			r->n_released++;
+	memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
+	r->n_gone -= i;
+}
+
 /*
- * A drain while recording. The snapshots of processes found gone at the drain before are
- * released after this one's copies are named (every sample of theirs is), so memory follows
- * the live processes, not all the processes ever seen.
+ * A drain while recording: look for ended processes, take the active set, name every copy
+ * (sets taken meanwhile included). Snapshots are released as their sets are named, so memory
+ * follows the live processes, not all the processes ever seen.
  */
 static int drain_now(struct record *r)
 {
-	size_t n_old = r->n_gone;
 	int err;
 
 	/* requests still queued: their mappings name the samples drained now */
 	ring_buffer__consume(r->rb);
-	err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
-	if (!err)
-		err = take_set(r);
+	err = take_set(r);
 	if (!err)
 		err = name_queue(r);
 	if (!err && r->take_failed)
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < n_old; i++)
-		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i] >> 32),
-					    (uint32_t)r->gone[i]))
-			r->n_released++;
-	if (!err) {
-		/* still listed when found gone twice: released once */
-		memmove(r->gone, r->gone + n_old, (r->n_gone - n_old) * sizeof(*r->gone));
-		r->n_gone -= n_old;
-	}
 	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
 	return err;
 }

@@ -63,8 +63,12 @@ struct record {
 	size_t n_queue, cap_queue;
 	bool take_failed;      /* taking a set failed while naming */
 	bool sampling_stopped; /* the sampling events are closed: t_stop is set */
-	uint64_t *gone;	       /* pid << 32 | gen of snapshots to release after the next drain */
+	struct gone_snap {
+		uint64_t key;	/* pid << 32 | gen: a process found gone */
+		uint64_t named; /* release its snapshot once this many sets are named */
+	} * gone;
 	size_t n_gone, cap_gone;
+	uint64_t n_named;    /* sets named so far */
 	uint64_t n_released; /* snapshots released while recording */
 	bool progress;	     /* a progress line on stderr (a terminal) */
 	enum stop_reason stop;
