@@ -40,7 +40,12 @@ done
 wait "$rec"
 rc=$?
 echo "  exit $rc after $(($(date +%s) - start)) s"
-grep -v '^cpuprof: sampling' "$TMP/rec.err" | tail -8
-echo "  folded: $(wc -l <"$TMP/soak.folded") stacks, $(awk '{ s += $NF } END { print s }' "$TMP/soak.folded") samples;" \
+grep -v '^cpuprof: sampling' "$TMP/rec.err" | tail -10
+folded=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/soak.folded")
+echo "  folded: $(wc -l <"$TMP/soak.folded") stacks, $folded samples;" \
 	"pprof: $(gzip -dc "$TMP/soak.pb.gz" | wc -c) bytes"
-[ "$rc" -eq 0 ]
+# exact accounting: the profile holds every sample the kernel counted (no --comm here)
+counted=$(sed -n 's/.*: \([0-9]*\) samples counted in the kernel.*/\1/p' "$TMP/rec.err")
+summary=$(sed -n 's/^cpuprof: \([0-9]*\) samples\{0,1\} from .*/\1/p' "$TMP/rec.err")
+echo "  accounting: kernel counted ${counted:-?}, summary ${summary:-?}, folded $folded"
+[ "$rc" -eq 0 ] && [ "${counted:-x}" = "$folded" ] && [ "${summary:-x}" = "$folded" ]

@@ -25,26 +25,41 @@ const volatile struct cp_config cfg = {};
 /* bumped by user space after each mapping table it publishes: the row caches are stale */
 volatile __u32 tables_epoch;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, CP_MAX_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, CP_DEF_USTACK_ENTRIES);
-} ustacks SEC(".maps");
+/*
+ * The aggregation maps, two sets (slot 0 and 1; see struct cp_slot_counters in shared.h): a
+ * sample goes to the set of the slot active when it began, while user space drains the other.
+ */
+#define CP_STACK_MAP(name, entries)                                     \
+	struct {                                                        \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                 \
+		__uint(key_size, sizeof(__u32));                        \
+		__uint(value_size, CP_MAX_STACK_DEPTH * sizeof(__u64)); \
+		__uint(max_entries, entries);                           \
+	} name SEC(".maps")
+#define CP_COUNTS_MAP(name)                                \
+	struct {                                           \
+		__uint(type, BPF_MAP_TYPE_HASH);           \
+		__type(key, struct cp_count_key);          \
+		__type(value, __u64);                      \
+		__uint(max_entries, CP_DEF_COUNT_ENTRIES); \
+	} name SEC(".maps")
+
+CP_STACK_MAP(ustacks0, CP_DEF_USTACK_ENTRIES);
+CP_STACK_MAP(ustacks1, CP_DEF_USTACK_ENTRIES);
+CP_STACK_MAP(kstacks0, CP_DEF_KSTACK_ENTRIES);
+CP_STACK_MAP(kstacks1, CP_DEF_KSTACK_ENTRIES);
+CP_COUNTS_MAP(counts0);
+CP_COUNTS_MAP(counts1);
+
+/* the slot new samples go to; flipped by user space to drain the other set */
+volatile __u32 active_slot;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, CP_MAX_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, CP_DEF_KSTACK_ENTRIES);
-} kstacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct cp_count_key);
-	__type(value, __u64);
-	__uint(max_entries, CP_DEF_COUNT_ENTRIES);
-} counts SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_slot_counters);
+	__uint(max_entries, 1);
+} slot_counters SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -113,12 +128,17 @@ struct {
 	__uint(max_entries, CP_DEF_UPROC_ENTRIES);
 } uprocs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u64);
-	__type(value, struct cp_dstack);
-	__uint(max_entries, CP_DEF_DSTACK_ENTRIES);
-} dstacks SEC(".maps");
+#define CP_DSTACK_MAP(name)                                 \
+	struct {                                            \
+		__uint(type, BPF_MAP_TYPE_HASH);            \
+		__type(key, __u64);                         \
+		__type(value, struct cp_dstack);            \
+		__uint(max_entries, CP_DEF_DSTACK_ENTRIES); \
+	} name SEC(".maps")
+
+/* the walked stacks, one map per slot like counts */
+CP_DSTACK_MAP(dstacks0);
+CP_DSTACK_MAP(dstacks1);
 
 /* slot 0: cp_unwind, set by user space after load */
 struct {
@@ -142,6 +162,8 @@ struct cp_ustate {
 	__u64 h1, h2;	  /* two hashes of the frames pushed so far */
 	__u32 exact;	  /* pc is not a return address: look it up as is */
 	__u32 epoch;	  /* tables_epoch when this walk started */
+	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
+	__u32 pad;
 	struct cp_count_key key;
 	struct cp_dstack st;
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
@@ -164,6 +186,90 @@ static __always_inline void stat_inc(__u32 idx)
 	/* per-CPU slot: no other CPU writes it, and the program does not nest on one CPU */
 	if (v)
 		*v += 1;
+}
+
+/* The set of aggregation maps of a slot. */
+static __always_inline void *counts_of(__u32 slot)
+{
+	return slot ? (void *)&counts1 : (void *)&counts0;
+}
+
+static __always_inline void *ustacks_of(__u32 slot)
+{
+	return slot ? (void *)&ustacks1 : (void *)&ustacks0;
+}
+
+static __always_inline void *kstacks_of(__u32 slot)
+{
+	return slot ? (void *)&kstacks1 : (void *)&kstacks0;
+}
+
+static __always_inline void *dstacks_of(__u32 slot)
+{
+	return slot ? (void *)&dstacks1 : (void *)&dstacks0;
+}
+
+static __always_inline struct cp_slot_counters *slot_ctr(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&slot_counters, &zero);
+}
+
+/*
+ * Begin using the active slot's maps (shared.h, struct cp_slot_counters, says why this is
+ * exact): announce the slot, then check that it is still the active one. 0 with *slot set, or
+ * -1 when user space switched twice meanwhile (the sample is dropped, and counted).
+ */
+static __always_inline int slot_enter(__u32 *slot)
+{
+	struct cp_slot_counters *c = slot_ctr();
+	__u32 s;
+
+	if (!c)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		s = active_slot & 1;
+		/* an atomic read-modify-write: a full barrier before the second read */
+		__sync_fetch_and_add(&c->enter[s], 1);
+		if ((active_slot & 1) == s) {
+			*slot = s;
+			return 0;
+		}
+		__sync_fetch_and_add(&c->leave[s], 1);
+	}
+	stat_inc(CP_STAT_SLOT_BUSY);
+	return -1;
+}
+
+/* Done with the maps of slot: every write to them is before this. */
+static __always_inline void slot_leave(__u32 slot)
+{
+	struct cp_slot_counters *c = slot_ctr();
+
+	if (c)
+		__sync_fetch_and_add(&c->leave[slot & 1], 1);
+}
+
+/* One more key in the counts map of slot (its fill level); per CPU: no atomic needed. */
+static __always_inline void slot_added(__u32 slot, const struct cp_count_key *key)
+{
+	struct cp_slot_counters *c = slot_ctr();
+
+	if (!c)
+		return;
+	c->counts[slot & 1] += 1;
+	if (key->ustack_id >= 0)
+		c->ustacks[slot & 1] += 1;
+}
+
+/* One more stack in the dstacks map of slot. */
+static __always_inline void slot_added_dstack(__u32 slot)
+{
+	struct cp_slot_counters *c = slot_ctr();
+
+	if (c)
+		c->dstacks[slot & 1] += 1;
 }
 
 /* True when this CPU may send one more request now (CP_REQ_PER_WINDOW per window). */
@@ -269,9 +375,9 @@ static __always_inline int select_process(__u32 tgid, struct mm_struct *mm, __u3
 	return 0;
 }
 
-static __always_inline __s32 user_stack(struct bpf_perf_event_data *ctx)
+static __always_inline __s32 user_stack(struct bpf_perf_event_data *ctx, __u32 slot)
 {
-	long id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+	long id = bpf_get_stackid(ctx, ustacks_of(slot), BPF_F_USER_STACK);
 
 	if (id >= 0)
 		return id;
@@ -286,9 +392,9 @@ static __always_inline __s32 user_stack(struct bpf_perf_event_data *ctx)
 	return id;
 }
 
-static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx)
+static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx, __u32 slot)
 {
-	long id = bpf_get_stackid(ctx, &kstacks, 0);
+	long id = bpf_get_stackid(ctx, kstacks_of(slot), 0);
 
 	if (id >= 0)
 		return id;
@@ -304,27 +410,32 @@ static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx)
 	return id;
 }
 
-static __always_inline void count_sample(struct cp_count_key *key)
+/* Count the sample of key in the counts map of slot, then leave the slot. */
+static __always_inline void count_sample(struct cp_count_key *key, __u32 slot)
 {
+	void *counts = counts_of(slot);
 	__u64 one = 1, *c;
 	long err;
 
-	c = bpf_map_lookup_elem(&counts, key);
+	c = bpf_map_lookup_elem(counts, key);
 	if (!c) {
-		err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+		err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
 		if (!err) {
+			slot_added(slot, key);
 			stat_inc(CP_STAT_RECORDED);
-			return;
+			goto out;
 		}
 		/* another CPU inserted the key meanwhile: add to it */
-		c = bpf_map_lookup_elem(&counts, key);
+		c = bpf_map_lookup_elem(counts, key);
 		if (!c) {
 			stat_inc(CP_STAT_COUNTS_FULL);
-			return;
+			goto out;
 		}
 	}
 	__sync_fetch_and_add(c, 1);
 	stat_inc(CP_STAT_RECORDED);
+out:
+	slot_leave(slot);
 }
 
 /*
@@ -332,7 +443,8 @@ static __always_inline void count_sample(struct cp_count_key *key)
  * walker, which counts the sample. Returns -1 when the sample is to be counted here with a
  * frame-pointer stack instead (tables not loaded yet, tail call failed).
  */
-static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct cp_count_key *key)
+static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct cp_count_key *key,
+				       __u32 slot)
 {
 	struct cp_unwind_proc *up;
 	struct cp_ustate *s;
@@ -367,6 +479,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->st.len = 0;
 	s->st.end = CP_DEND_OK;
 	s->key = *key;
+	s->slot = slot;
 	bpf_tail_call(ctx, &unwind_progs, 0);
 	stat_inc(CP_STAT_DWARF_TAILCALL);
 	return -1;
@@ -378,7 +491,7 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct cp_count_key key = {};
-	__u32 tgid = id >> 32, gen;
+	__u32 tgid = id >> 32, gen, slot;
 	struct mm_struct *mm;
 
 	stat_inc(CP_STAT_SAMPLES);
@@ -402,15 +515,19 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	}
 	key.ustack_id = CP_STACK_NONE;
 	key.kstack_id = CP_STACK_NONE;
+	/* from here to count_sample (or the walker's), this sample writes the maps of slot */
+	if (slot_enter(&slot))
+		return 0;
 	if (cfg.kernel_stacks)
-		key.kstack_id = kernel_stack(ctx);
+		key.kstack_id = kernel_stack(ctx, slot);
 	/* kernel threads have no user address space */
 	if (cfg.user_stacks && mm) {
-		if (cfg.unwind_dwarf && tgid && dwarf_start(ctx, &key) == 0)
+		/* the walker counts the sample and leaves the slot */
+		if (cfg.unwind_dwarf && tgid && dwarf_start(ctx, &key, slot) == 0)
 			return 0;
-		key.ustack_id = user_stack(ctx);
+		key.ustack_id = user_stack(ctx, slot);
 	}
-	count_sample(&key);
+	count_sample(&key, slot);
 	return 0;
 }
 
@@ -608,9 +725,10 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	return STEP_MORE;
 }
 
-/* Store the walked stack in dstacks and count the sample under it. */
+/* Store the walked stack in the dstacks map of its slot and count the sample under it. */
 static __always_inline void dwarf_finish(struct cp_ustate *s)
 {
+	void *dstacks = dstacks_of(s->slot);
 	struct cp_dstack *old;
 	__u32 end = s->st.end;
 	long err;
@@ -623,11 +741,13 @@ static __always_inline void dwarf_finish(struct cp_ustate *s)
 	s->key.ustack_id = CP_STACK_DWARF;
 	s->key.dstack = (s->h1 ^ ((__u64)end << 56)) * 0x100000001b3ull;
 	/* most stacks were seen before: look up (no lock, no copy) before inserting */
-	old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
+	old = bpf_map_lookup_elem(dstacks, &s->key.dstack);
 	if (!old) {
-		err = bpf_map_update_elem(&dstacks, &s->key.dstack, &s->st, BPF_NOEXIST);
-		if (err == -CP_EEXIST)
-			old = bpf_map_lookup_elem(&dstacks, &s->key.dstack);
+		err = bpf_map_update_elem(dstacks, &s->key.dstack, &s->st, BPF_NOEXIST);
+		if (!err)
+			slot_added_dstack(s->slot);
+		else if (err == -CP_EEXIST)
+			old = bpf_map_lookup_elem(dstacks, &s->key.dstack);
 		else if (err) {
 			stat_inc(CP_STAT_DWARF_FULL);
 			s->key.ustack_id = -CP_ENOMEM;
@@ -639,7 +759,7 @@ static __always_inline void dwarf_finish(struct cp_ustate *s)
 	}
 	if (s->key.ustack_id != CP_STACK_DWARF)
 		s->key.dstack = 0;
-	count_sample(&s->key);
+	count_sample(&s->key, s->slot);
 }
 
 /* The walker: CP_UNWIND_FRAMES_PER_PROG frames per run, then a tail call to itself. */

@@ -126,6 +126,40 @@ _Static_assert(sizeof(struct cp_count_key) == 64, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
 _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key the kernel takes");
 
+/* ---- two sets of aggregation maps, drained while recording --------------------------- */
+
+/*
+ * counts, ustacks, kstacks and dstacks exist twice: slot 0 and slot 1. A sample reads the
+ * active slot (the BPF global active_slot) once at its start and writes only that slot's maps,
+ * the tail-called walker included (it carries the slot in its per-CPU state). To drain, user
+ * space makes the other slot active, waits until no program still uses the old one, reads the
+ * old set whole, and clears it. Nothing is lost, and a sample lands whole in one set.
+ *
+ * The wait is exact, by per-CPU counters (the per-CPU array slot_counters, one element): a
+ * program adds 1 to enter[s] with an atomic instruction (a full barrier), reads active_slot
+ * again and uses slot s only if it is still active; otherwise it adds 1 to leave[s] and tries
+ * the new slot (a sample is dropped, CP_STAT_SLOT_BUSY, only if the slot changed twice in
+ * between). When done with the maps it adds 1 to leave[s]. User space stores the new slot
+ * (sequentially consistent) and then waits until leave[old] == enter[old], summed over the
+ * CPUs. Either it saw a program's enter and waits for its leave, or that program reads the new
+ * slot and backs out: the two sides store, fence, then load what the other stores.
+ *
+ * counts[s] and dstacks[s] count the keys added to those maps, ustacks[s] the counts keys
+ * with a user stack id: their fill level since the set was last cleared (user space keeps
+ * the values of that moment). A stack map holds at most as many stacks as counts has keys
+ * naming one, plus the samples dropped because counts was full.
+ */
+#define CP_SLOTS 2
+struct cp_slot_counters {
+	__u64 enter[CP_SLOTS];
+	__u64 leave[CP_SLOTS];
+	__u64 counts[CP_SLOTS];	 /* keys added to counts */
+	__u64 ustacks[CP_SLOTS]; /* of which with a ustacks id (ustack_id >= 0) */
+	__u64 dstacks[CP_SLOTS]; /* stacks added to dstacks */
+};
+_Static_assert(sizeof(struct cp_slot_counters) == 80, "cp_slot_counters layout");
+_Static_assert(sizeof(struct cp_slot_counters) <= CP_KLIMIT_PERCPU_VALUE, "a per-CPU value");
+
 /* ---- --unwind dwarf: stacks walked with the unwind tables ------------------------------ */
 
 /* How a DWARF-walked user stack ended (cp_dstack.end). */
@@ -244,6 +278,7 @@ enum cp_stat {
 	CP_STAT_DWARF_FULL,	   /* user stack lost: dstacks map full */
 	CP_STAT_DWARF_TAILCALL,	   /* walk not started: tail call failed (frame pointers) */
 	CP_STAT_REQ_THROTTLED,	   /* mapping request put off: over the rate limit */
+	CP_STAT_SLOT_BUSY,	   /* dropped: the aggregation maps switched twice meanwhile */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_LOOP - CP_STAT_DWARF_OK == CP_DEND_LOOP,

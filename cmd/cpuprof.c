@@ -41,6 +41,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
+	OPT_DRAIN_INTERVAL,
 };
 
 static const struct argp_option record_options[] = {
@@ -68,6 +69,10 @@ static const struct argp_option record_options[] = {
 	 2},
 	{"max-unwind-memory", OPT_MAX_UNWIND_MEMORY, "MIB", 0,
 	 "Most memory the unwind tables may take, in MiB, 1 to 256 (default 64)", 2},
+	{"drain-interval", OPT_DRAIN_INTERVAL, "TIME", 0,
+	 "Move the kernel's counts into the profile every TIME while recording (default 5s; "
+	 "sooner when a map is a quarter full; at least 10ms)",
+	 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -237,6 +242,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 					   " (a number of MiB from 1 to 256)");
 		o->max_unwind_mib = v;
 		break;
+	case OPT_DRAIN_INTERVAL:
+		err = parse_duration_ms(arg, &o->drain_ms);
+		if (!err && o->drain_ms < CP_MIN_DRAIN_MS)
+			err = -ERANGE;
+		if (err)
+			return usage_value(state, "drain interval", arg, err,
+					   " (use e.g. 500ms, 5s; at least 10ms)");
+		break;
 	case 'o':
 		outs = reallocarray(o->outputs, o->n_outputs + 1, sizeof(*o->outputs));
 		if (!outs)
@@ -302,6 +315,7 @@ static int cmd_record(int argc, char **argv)
 	struct cp_options o = {
 		.frequency = CP_DEFAULT_FREQUENCY,
 		.max_unwind_mib = CP_DEFAULT_UNWIND_MIB,
+		.drain_ms = CP_DEFAULT_DRAIN_MS,
 		.argc = argc,
 		.argv = argv,
 	};

@@ -118,6 +118,43 @@ unsigned int proc_snapshot__n_objects(const struct proc_snapshot *ps)
 	return ps->n_objs;
 }
 
+int proc_snapshot__release(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;
+	struct snapshot *s;
+
+	slot = tfind(&key, &ps->snaps, cmp_snap);
+	if (!slot)
+		return -ENOENT;
+	s = *slot;
+	tdelete(&key, &ps->snaps, cmp_snap);
+	free_snap(s);
+	return 0;
+}
+
+struct walk_ctx {
+	ps_snap_fn fn;
+	void *ctx;
+	int err;
+};
+
+static void walk_snap(const void *node, VISIT which, void *ctx)
+{
+	const struct snapshot *s = *(struct snapshot *const *)node;
+	struct walk_ctx *w = ctx;
+
+	if ((which == postorder || which == leaf) && !w->err)
+		w->err = w->fn((uint32_t)(s->key >> 32), (uint32_t)s->key, w->ctx);
+}
+
+int proc_snapshot__for_each_snapshot(const struct proc_snapshot *ps, ps_snap_fn fn, void *ctx)
+{
+	struct walk_ctx w = {.fn = fn, .ctx = ctx};
+
+	twalk_r(ps->snaps, walk_snap, &w);
+	return w.err;
+}
+
 /*
  * Open the file behind mapping e of pid: map_files works for deleted files and other mount
  * namespaces; /proc/PID/root/PATH is the fallback when map_files is not readable.

@@ -71,6 +71,20 @@ int proc_snapshot__take(struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
 int proc_snapshot__refresh(struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
 
 /*
+ * Forget the snapshot of (pid, gen): the process has exited or exec'd, and its samples are
+ * named. Its objects stay open (other processes map them too). -ENOENT when there is none.
+ */
+int proc_snapshot__release(struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
+
+typedef int (*ps_snap_fn)(uint32_t pid, uint32_t gen, void *ctx);
+
+/*
+ * Call fn for each snapshot held, as (pid, gen); stops at and returns fn's first nonzero
+ * result. fn must not take or release snapshots.
+ */
+int proc_snapshot__for_each_snapshot(const struct proc_snapshot *ps, ps_snap_fn fn, void *ctx);
+
+/*
  * The mapping of (pid, gen) that holds addr; NULL when none does or there is no snapshot. Valid
  * until the next refresh of (pid, gen).
  */
@@ -117,7 +131,7 @@ typedef int (*ps_map_fn)(const struct ps_map_info *mi, void *ctx);
 int proc_snapshot__for_each_map(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, ps_map_fn fn,
 				void *ctx);
 
-/* Number of snapshots taken and of distinct objects opened. */
+/* Number of snapshots taken (released ones included) and of distinct objects opened. */
 unsigned int proc_snapshot__n_snapshots(const struct proc_snapshot *ps);
 unsigned int proc_snapshot__n_objects(const struct proc_snapshot *ps);
 

@@ -380,3 +380,12 @@ int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct 
 	free(a);
 	return err;
 }
+
+void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stats *from)
+{
+	to->comm_filtered += from->comm_filtered;
+	to->stacks_missing += from->stacks_missing;
+	to->ustacks += from->ustacks;
+	to->ustacks_entry += from->ustacks_entry;
+	to->hurried += from->hurried;
+}

@@ -2,8 +2,9 @@
 /*
  * Drain the in-kernel aggregation (read through struct drain) into a struct profile: for each
  * (process, stacks) count, name every frame (root first: user frames, then kernel frames) and
- * mark what was lost with pseudo-frames, so the totals stay honest. Run after sampling has
- * stopped.
+ * mark what was lost with pseudo-frames, so the totals stay honest. Run on each set of maps
+ * drained while recording (and the last ones after it): the counts of one stack from several
+ * drains add up in the profile, as do the stats with aggregate_stats_add.
  */
 #ifndef CPUPROF_AGGREGATE_H
 #define CPUPROF_AGGREGATE_H
@@ -37,8 +38,11 @@ struct aggregate_stats {
 	uint64_t hurried;	 /* addresses named without DWARF because hurry said so */
 };
 
-/* Add every count of d to p; fill *st. 0 or a negative errno. */
+/* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */
 int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st);
+
+/* Add the stats of one drain to those of the drains before it. */
+void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stats *from);
 
 #endif

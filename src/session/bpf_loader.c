@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -12,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "session/bpf_loader.h"
 #include "profile/drain.h"
+#include "util/grow.h"
 #include "profile.skel.h"
 
 struct bpf_session {
@@ -24,7 +27,28 @@ struct bpf_session {
 	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
 	uint32_t rows_cap;
 	size_t rows_len; /* bytes mapped */
+	bool dwarf;	 /* the dstacks maps are in use */
+	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
+	uint64_t base[CP_SLOTS][3];
+	void *keys;	 /* keys of a map being cleared */
+	size_t keys_cap; /* bytes */
 };
+
+/* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
+struct slot_maps {
+	struct bpf_map *counts, *ustacks, *kstacks, *dstacks;
+};
+
+static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot)
+{
+	const struct cpuprof_profile *k = s->skel;
+
+	if (slot)
+		return (struct slot_maps){k->maps.counts1, k->maps.ustacks1, k->maps.kstacks1,
+					  k->maps.dstacks1};
+	return (struct slot_maps){k->maps.counts0, k->maps.ustacks0, k->maps.kstacks0,
+				  k->maps.dstacks0};
+}
 
 static int read_file_str(const char *path, char *buf, size_t size)
 {
@@ -108,7 +132,7 @@ out:
 static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwind_sizes *uw)
 {
 	struct cpuprof_profile *k = s->skel;
-	int err;
+	int err = 0;
 
 	if (dwarf) {
 		if (!uw || !uw->rows || uw->rows > CP_MAX_UNWIND_ROWS)
@@ -117,15 +141,16 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 		if (!err && uw->procs)
 			err = bpf_map__set_max_entries(k->maps.uprocs, uw->procs);
 		/* frame-pointer stacks are the fallback only (no table yet): 4 MiB, not 32 */
-		if (!err)
-			err = bpf_map__set_max_entries(k->maps.ustacks, CP_DEF_USTACK_ENTRIES / 8);
+		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+			err = bpf_map__set_max_entries(slot_maps(s, i).ustacks,
+						       CP_DEF_USTACK_ENTRIES / 8);
 		return err;
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
-	if (!err)
-		err = bpf_map__set_max_entries(k->maps.dstacks, 1);
+	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
 }
 
@@ -192,6 +217,7 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	}
 	s->skel->rodata->cfg = *cfg;
 	s->step = "size the unwind table maps";
+	s->dwarf = cfg->unwind_dwarf;
 	err = setup_unwind(s, cfg->unwind_dwarf, uw);
 	if (err)
 		goto fail;
@@ -386,65 +412,403 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 	return 0;
 }
 
-static int drain_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
+/* ---- the two sets of aggregation maps ---------------------------------------------------- */
+
+/* The per-CPU slot counters, summed over the CPUs. */
+static int read_slot_counters(const struct bpf_session *s, struct cp_slot_counters *sum)
 {
-	const struct bpf_session *s = ctx;
-	int fd = bpf_map__fd(s->skel->maps.counts);
-	struct cp_count_key key, next;
-	const void *prev = NULL;
-	uint64_t count;
+	int ncpu = libbpf_num_possible_cpus();
+	struct cp_slot_counters *v;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.slot_counters), &zero, v))
+		err = -errno;
+	for (int c = 0; !err && c < ncpu; c++) {
+		for (int i = 0; i < CP_SLOTS; i++) {
+			sum->enter[i] += v[c].enter[i];
+			sum->leave[i] += v[c].leave[i];
+			sum->counts[i] += v[c].counts[i];
+			sum->ustacks[i] += v[c].ustacks[i];
+			sum->dstacks[i] += v[c].dstacks[i];
+		}
+	}
+	free(v);
+	return err;
+}
+
+unsigned int bpf_session__active_slot(const struct bpf_session *s)
+{
+	return __atomic_load_n(&s->skel->bss->active_slot, __ATOMIC_SEQ_CST) & 1;
+}
+
+int bpf_session__switch_slot(struct bpf_session *s, unsigned int *old)
+{
+	struct cp_slot_counters sum;
+	unsigned int o = bpf_session__active_slot(s);
+	uint64_t deadline = 0;
+	struct timespec ts;
 	int err;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		/* counting has stopped, so a key cannot vanish between next_key and lookup */
-		if (bpf_map_lookup_elem(fd, &next, &count))
-			return -errno;
-		err = fn(&next, count, fn_ctx);
+	*old = o;
+	/* a sequentially consistent store, before the loads of the counters (shared.h) */
+	__atomic_store_n(&s->skel->bss->active_slot, o ^ 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		err = read_slot_counters(s, &sum);
 		if (err)
 			return err;
-		key = next;
-		prev = &key;
+		if (sum.enter[o] == sum.leave[o])
+			return 0;
+		/* a program runs for microseconds: a second means one never left */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!deadline)
+			deadline =
+				(uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 + 1000;
+		else if ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000 > deadline)
+			return -ETIMEDOUT;
+		sched_yield();
+	}
+}
+
+int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct)
+{
+	unsigned int slot = bpf_session__active_slot(s);
+	struct slot_maps m = slot_maps(s, slot);
+	struct cp_slot_counters sum;
+	const uint64_t *b = s->base[slot];
+	uint64_t counts, ustacks, dstacks, worst;
+	int err = read_slot_counters(s, &sum);
+
+	*pct = 0;
+	if (err)
+		return err;
+	counts = sum.counts[slot] - b[0];
+	ustacks = sum.ustacks[slot] - b[1];
+	dstacks = sum.dstacks[slot] - b[2];
+	/* in per mille of each map's capacity; every count key may name a new kernel stack */
+	worst = counts * 1000 / bpf_map__max_entries(m.counts);
+	if (ustacks * 1000 / bpf_map__max_entries(m.ustacks) > worst)
+		worst = ustacks * 1000 / bpf_map__max_entries(m.ustacks);
+	if (counts * 1000 / bpf_map__max_entries(m.kstacks) > worst)
+		worst = counts * 1000 / bpf_map__max_entries(m.kstacks);
+	if (s->dwarf && dstacks * 1000 / bpf_map__max_entries(m.dstacks) > worst)
+		worst = dstacks * 1000 / bpf_map__max_entries(m.dstacks);
+	*pct = (unsigned int)(worst / 10);
+	return 0;
+}
+
+/* Every key of map m into s->keys; their number in *n. */
+static int collect_keys(struct bpf_session *s, struct bpf_map *m, size_t *n)
+{
+	size_t ksize = bpf_map__key_size(m);
+	int fd = bpf_map__fd(m);
+	const void *prev = NULL;
+
+	*n = 0;
+	for (;;) {
+		if ((*n + 1) * ksize > s->keys_cap) {
+			size_t cap = s->keys_cap ? s->keys_cap * 2 : 65536;
+			void *k = realloc(s->keys, cap);
+
+			if (!k)
+				return -ENOMEM;
+			s->keys = k;
+			s->keys_cap = cap;
+		}
+		if (bpf_map_get_next_key(fd, prev, (char *)s->keys + *n * ksize))
+			break;
+		prev = (char *)s->keys + *n * ksize;
+		(*n)++;
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
 
-static int drain_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+/* Delete every key of map m (no program writes it now). */
+static int clear_map(struct bpf_session *s, struct bpf_map *m)
 {
-	const struct bpf_session *s = ctx;
-	struct bpf_map *m = kernel ? s->skel->maps.kstacks : s->skel->maps.ustacks;
+	size_t ksize = bpf_map__key_size(m), n;
+	int fd = bpf_map__fd(m);
+	int err = collect_keys(s, m, &n);
+
+	for (size_t i = 0; !err && i < n; i++)
+		if (bpf_map_delete_elem(fd, (char *)s->keys + i * ksize) && errno != ENOENT)
+			err = -errno;
+	return err;
+}
+
+int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
+{
+	struct slot_maps m = slot_maps(s, slot & 1);
+	struct cp_slot_counters sum;
+	int err;
+
+	/* the set is quiet: its fill counters stand still, and count from here */
+	err = read_slot_counters(s, &sum);
+	if (!err) {
+		s->base[slot & 1][0] = sum.counts[slot & 1];
+		s->base[slot & 1][1] = sum.ustacks[slot & 1];
+		s->base[slot & 1][2] = sum.dstacks[slot & 1];
+		err = clear_map(s, m.counts);
+	}
+	if (!err)
+		err = clear_map(s, m.ustacks);
+	if (!err)
+		err = clear_map(s, m.kstacks);
+	if (!err && s->dwarf)
+		err = clear_map(s, m.dstacks);
+	return err;
+}
+
+int bpf_session__proc_gen(const struct bpf_session *s, uint32_t pid, uint32_t *gen)
+{
+	struct cp_proc p;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &p))
+		return -errno;
+	*gen = p.gen;
+	return 0;
+}
+
+/* A set of aggregation maps copied out of the kernel: its counts and the stacks they name. */
+struct bpf_copy {
+	struct cp_count_key *keys;
+	uint64_t *counts;
+	size_t n, cap;
+	uint64_t *frames; /* every stack's frames, one after the other */
+	size_t n_frames, cap_frames;
+	/* stack id -> its frames: frames[first[id] - 1 ...] (first 0: not copied), len[id] */
+	uint32_t *ufirst, *ulen, n_uids;
+	uint32_t *kfirst, *klen, n_kids;
+	struct copied_dstack {
+		uint64_t key;
+		uint64_t first; /* in frames */
+		uint32_t len, end;
+	} * ds;
+	size_t n_ds, cap_ds;
+};
+
+void bpf_copy__free(struct bpf_copy *c)
+{
+	if (!c)
+		return;
+	free(c->keys);
+	free(c->counts);
+	free(c->frames);
+	free(c->ufirst);
+	free(c->ulen);
+	free(c->kfirst);
+	free(c->klen);
+	free(c->ds);
+	free(c);
+}
+
+static int copy_frames(struct bpf_copy *c, const uint64_t *ips, size_t n, uint64_t *first)
+{
+	if (array_grow((void **)&c->frames, &c->cap_frames, c->n_frames + n, sizeof(*c->frames)))
+		return -ENOMEM;
+	memcpy(c->frames + c->n_frames, ips, n * sizeof(*ips));
+	*first = c->n_frames;
+	c->n_frames += n;
+	return 0;
+}
+
+/* Copy stack id of map m once (frames up to the first 0); a stack that is gone stays out. */
+static int copy_stack(struct bpf_copy *c, struct bpf_map *m, bool kernel, int32_t id)
+{
+	uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
+	uint64_t ips[CP_MAX_STACK_DEPTH], at;
 	uint32_t key = (uint32_t)id;
-	size_t i;
+	size_t n;
+	int err;
+
+	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || first[key])
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
+		return errno == ENOENT ? 0 : -errno;
+	/* the map zero-fills after the last frame */
+	for (n = 0; n < CP_MAX_STACK_DEPTH && ips[n]; n++)
+		;
+	err = copy_frames(c, ips, n, &at);
+	if (err)
+		return err;
+	if (at + 1 > UINT32_MAX)
+		return -E2BIG;
+	first[key] = (uint32_t)at + 1;
+	len[key] = (uint32_t)n;
+	return 0;
+}
+
+static int cmp_dstack(const void *a, const void *b)
+{
+	const struct copied_dstack *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int copy_dstacks(struct bpf_copy *c, struct bpf_map *m)
+{
+	int fd = bpf_map__fd(m);
+	struct cp_dstack *st = malloc(sizeof(*st));
+	uint64_t key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	if (!st)
+		return -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct copied_dstack *d;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st)) {
+			err = errno == ENOENT ? 0 : -errno;
+			continue;
+		}
+		if (st->len > CP_MAX_USTACK_DEPTH)
+			continue; /* not a stack the walker writes: left out, so counted missing */
+		if (array_grow((void **)&c->ds, &c->cap_ds, c->n_ds + 1, sizeof(*c->ds))) {
+			err = -ENOMEM;
+			break;
+		}
+		d = &c->ds[c->n_ds];
+		d->key = key;
+		d->len = st->len;
+		d->end = st->end;
+		err = copy_frames(c, (const uint64_t *)st->ips, st->len, &d->first);
+		if (!err)
+			c->n_ds++;
+	}
+	if (!err && errno != ENOENT && prev)
+		err = -errno;
+	free(st);
+	if (!err && c->n_ds)
+		qsort(c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack);
+	return err;
+}
+
+int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out)
+{
+	struct slot_maps m = slot_maps(s, slot & 1);
+	struct bpf_copy *c = calloc(1, sizeof(*c));
+	int fd = bpf_map__fd(m.counts);
+	struct cp_count_key key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->n_uids = bpf_map__max_entries(m.ustacks);
+	c->n_kids = bpf_map__max_entries(m.kstacks);
+	c->ufirst = calloc(c->n_uids, sizeof(*c->ufirst));
+	c->ulen = calloc(c->n_uids, sizeof(*c->ulen));
+	c->kfirst = calloc(c->n_kids, sizeof(*c->kfirst));
+	c->klen = calloc(c->n_kids, sizeof(*c->klen));
+	if (!c->ufirst || !c->ulen || !c->kfirst || !c->klen)
+		err = -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		uint64_t count;
+
+		key = next;
+		prev = &key;
+		/* no program writes this set now: a key cannot vanish between next_key and lookup
+		 */
+		if (bpf_map_lookup_elem(fd, &key, &count)) {
+			err = -errno;
+			break;
+		}
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 1024;
+			void *k = realloc(c->keys, cap * sizeof(*c->keys));
+
+			if (k)
+				c->keys = k;
+			k = k ? realloc(c->counts, cap * sizeof(*c->counts)) : NULL;
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
+			c->counts = k;
+			c->cap = cap;
+		}
+		c->keys[c->n] = key;
+		c->counts[c->n++] = count;
+		err = copy_stack(c, m.ustacks, false, key.ustack_id);
+		if (!err)
+			err = copy_stack(c, m.kstacks, true, key.kstack_id);
+	}
+	if (!err && prev && errno != ENOENT)
+		err = -errno;
+	if (!err && s->dwarf)
+		err = copy_dstacks(c, m.dstacks);
+	if (err) {
+		bpf_copy__free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+size_t bpf_copy__n_counts(const struct bpf_copy *c)
+{
+	return c->n;
+}
+
+static int copy_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
+{
+	const struct bpf_copy *c = ctx;
+
+	for (size_t i = 0; i < c->n; i++) {
+		int err = fn(&c->keys[i], c->counts[i], fn_ctx);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int copy_stack_of(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+{
+	const struct bpf_copy *c = ctx;
+	const uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
+	uint32_t key = (uint32_t)id;
 
 	*n = 0;
-	if (id < 0)
+	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || !first[key])
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
-		return -errno;
-	/* the map zero-fills after the last frame */
-	for (i = 0; i < CP_MAX_STACK_DEPTH && ips[i]; i++)
-		;
-	*n = i;
+	memcpy(ips, c->frames + first[key] - 1, len[key] * sizeof(*ips));
+	*n = len[key];
 	return 0;
 }
 
-static int drain_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
+static int copy_dstack_of(void *ctx, uint64_t key, struct cp_dstack *out)
 {
-	const struct bpf_session *s = ctx;
+	const struct bpf_copy *c = ctx;
+	struct copied_dstack k = {.key = key}, *d;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.dstacks), &key, out))
-		return -errno;
-	if (out->len > CP_MAX_USTACK_DEPTH)
-		return -EINVAL;
+	d = c->n_ds ? bsearch(&k, c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack) : NULL;
+	if (!d)
+		return -ENOENT;
+	out->len = d->len;
+	out->end = d->end;
+	out->check = 0;
+	memcpy(out->ips, c->frames + d->first, d->len * sizeof(*out->ips));
 	return 0;
 }
 
-void bpf_session__drain(struct bpf_session *s, struct drain *out)
+void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
 	*out = (struct drain){
-		.ctx = s,
-		.for_each_count = drain_counts,
-		.stack = drain_stack,
-		.dwarf_stack = drain_dwarf_stack,
+		.ctx = c,
+		.for_each_count = copy_counts,
+		.stack = copy_stack_of,
+		.dwarf_stack = copy_dstack_of,
 	};
 }
 
@@ -461,6 +825,7 @@ void bpf_session__free(struct bpf_session *s)
 	if (s->rows)
 		munmap(s->rows, s->rows_len);
 	cpuprof_profile__destroy(s->skel);
+	free(s->keys);
 	free(s->plinks);
 	free(s->pfds);
 	free(s->cpus);

@@ -74,7 +74,7 @@ int bpf_session__start_sampling(struct bpf_session *s, unsigned int freq);
  */
 int perf_cpu_clock_open(int cpu, unsigned int freq);
 
-/* Detach and close the sampling events: after this the counts no longer change. */
+/* Detach and close the sampling events: no new sample starts after this. */
 void bpf_session__stop_sampling(struct bpf_session *s);
 
 /* Number of CPUs sampled. */
@@ -87,10 +87,46 @@ int bpf_session__events_fd(const struct bpf_session *s);
 int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MAX]);
 
 /*
- * The drain (profile/drain.h) reading the counts map, the stack maps and the DWARF-walked
- * stacks of s: for aggregate_counts, after bpf_session__stop_sampling. Valid while s is.
+ * The aggregation maps exist twice (bpf/shared.h, struct cp_slot_counters): samples go to the
+ * active slot's set while the other is drained. A drain: bpf_session__switch_slot, then
+ * bpf_session__copy_slot of the old slot, then bpf_session__clear_slot; the copy is named
+ * (aggregate_counts on bpf_copy__drain) at leisure, while the kernel fills the other set.
  */
-void bpf_session__drain(struct bpf_session *s, struct drain *out);
+struct bpf_copy;
+
+/* The slot samples go to now (0 or 1). */
+unsigned int bpf_session__active_slot(const struct bpf_session *s);
+
+/*
+ * Make the other slot active and wait until no program uses the one that was (*old): then its
+ * maps stand still. -ETIMEDOUT when a program did not leave it within a second (*old is set).
+ */
+int bpf_session__switch_slot(struct bpf_session *s, unsigned int *old);
+
+/* How full the active set is: the fullest of its maps, in percent of its capacity. */
+int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct);
+
+/*
+ * Copy the counts of slot, with the stacks they name, out of the kernel (once slot is not
+ * active and quiet: switch_slot, or sampling stopped). A stack the kernel no longer holds is
+ * left out (the drain says -ENOENT for it).
+ */
+int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out);
+
+/* The drain (profile/drain.h) reading a copy, for aggregate_counts. Valid while c is. */
+void bpf_copy__drain(struct bpf_copy *c, struct drain *out);
+
+/* Number of counts in c. */
+size_t bpf_copy__n_counts(const struct bpf_copy *c);
+
+/* NULL-safe. */
+void bpf_copy__free(struct bpf_copy *c);
+
+/* Empty the maps of slot (drained, not active) for its next turn. */
+int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot);
+
+/* The generation BPF holds for process pid now; -ENOENT when it holds none. */
+int bpf_session__proc_gen(const struct bpf_session *s, uint32_t pid, uint32_t *gen);
 
 /* Name of the step that failed last ("open a cpu-clock perf event"...); "" if none. */
 const char *bpf_session__step(const struct bpf_session *s);

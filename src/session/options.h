@@ -32,6 +32,7 @@ struct cp_options {
 	bool per_thread;
 	enum unwind_mode unwind; /* --unwind */
 	uint64_t max_unwind_mib; /* --max-unwind-memory: unwind rows, MiB */
+	uint64_t drain_ms;	 /* --drain-interval: read the kernel's counts this often */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;
@@ -57,6 +58,13 @@ const char *options_output_name(const struct cp_options *o, size_t i);
 #define CP_DEFAULT_FREQUENCY 99
 /* --max-unwind-memory default: the most the unwind tables may take */
 #define CP_DEFAULT_UNWIND_MIB 64
+/*
+ * --drain-interval default: the in-kernel counts are read (and their stacks named) this often
+ * while recording, and sooner when a map is a quarter full (CP_DRAIN_FILL_PCT).
+ */
+#define CP_DEFAULT_DRAIN_MS 5000
+#define CP_MIN_DRAIN_MS	    10
+#define CP_DRAIN_FILL_PCT   25
 /* Refused above this; the kernel's own cap is kernel.perf_event_max_sample_rate. */
 #define CP_MAX_FREQUENCY 100000
 /*

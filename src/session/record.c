@@ -17,6 +17,7 @@
 #include "profile/aggregate.h"
 #include "session/bpf_loader.h"
 #include "util/clock.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "output/output.h"
 #include "profile/profile.h"
@@ -48,6 +49,7 @@ static bool comm_matches(struct record *r, const char *comm)
 }
 
 static bool consume_interrupted(struct record *r);
+static int drain_tick(struct record *r);
 
 /* A request from BPF: the first sample of (pid, gen). */
 static int on_event(void *ctx, void *data, size_t size)
@@ -223,6 +225,12 @@ static int event_loop(struct record *r)
 		if (r->durfd < 0 || add_fd(r->epfd, r->durfd))
 			return r->durfd < 0 ? r->durfd : -errno;
 	}
+	/* fill levels are looked at every 200 ms at most */
+	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
+	r->drainfd = arm_timer(r->o->drain_ms < 200 ? r->o->drain_ms : 200,
+			       r->o->drain_ms < 200 ? r->o->drain_ms : 200);
+	if (r->drainfd < 0 || add_fd(r->epfd, r->drainfd))
+		return r->drainfd < 0 ? r->drainfd : -errno;
 	if (r->progress) {
 		r->progfd = arm_timer(1000, 1000);
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
@@ -255,6 +263,13 @@ static int event_loop(struct record *r)
 			} else if (fd == r->progfd) {
 				if (read(fd, &ticks, sizeof(ticks)) > 0)
 					show_progress(r);
+			} else if (fd == r->drainfd) {
+				int err = 0;
+
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					err = drain_tick(r);
+				if (err)
+					return err;
 			} else {
 				target_exited(r, fd);
 			}
@@ -267,30 +282,216 @@ static int event_loop(struct record *r)
 
 /* ---- drain ------------------------------------------------------------------------------ */
 
-static int drain(struct record *r)
+/*
+ * The kernel aggregates in two sets of maps (bpf/shared.h): while samples go to one, the other
+ * is copied out and cleared (take_set), and the copies are named into r->prof (name_queue).
+ * While recording this runs every --drain-interval and whenever a set is filling up; at the
+ * end both sets are taken and every copy named.
+ */
+
+static int take_set(struct record *r);
+static int note_gone(uint32_t pid, uint32_t gen, void *ctx);
+static void release_gone(struct record *r);
+
+/* Stop the sampling events now (once): the recording ends here, naming may go on. */
+static void stop_sampling(struct record *r)
 {
-	struct aggregate_opts ao = {
+	if (r->sampling_stopped)
+		return;
+	bpf_session__stop_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	r->sampling_stopped = true;
+}
+
+/*
+ * aggregate_opts.hurry while recording, asked every 64 names: answer the requests from BPF,
+ * take the active set when it is filling up (naming may be slow on a busy machine), and stop
+ * sampling as soon as a stop comes (-d holds, Ctrl-C is prompt).
+ */
+static bool drain_requests(void *ctx)
+{
+	struct record *r = ctx;
+	unsigned int pct;
+
+	/* processes that start while we name must be read before they are gone */
+	ring_buffer__consume(r->rb);
+	if (r->sampling_stopped)
+		return false;
+	if (consume_interrupted(r)) {
+		stop_sampling(r);
+		return false;
+	}
+	if (!bpf_session__fill_level(r->bpf, &pct) && pct >= CP_DRAIN_FILL_PCT) {
+		if (take_set(r))
+			r->take_failed = true; /* the event loop says so */
+		r->n_fill_drains++;
+	}
+	return false;
+}
+
+static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
+{
+	*ao = (struct aggregate_opts){
 		.kernel_only = r->o->kernel_only,
 		.no_kernel = r->o->no_kernel,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.max_depth = r->max_depth,
-		.hurry = naming_hurried,
+		.hurry = r->draining ? naming_hurried : drain_requests,
 		.hurry_ctx = r,
 	};
-	struct drain counts;
+}
+
+/*
+ * Switch sets, copy the one switched from out of the kernel and clear it: fast, so the sets
+ * never fill up while a copy is named. The copy joins the queue of copies to name.
+ */
+static int take_set(struct record *r)
+{
+	struct bpf_copy *c;
+	unsigned int old;
+	int err = 0;
+
+	/*
+	 * Ended processes: their snapshots go once the set after this one is named. Looked for
+	 * again only when those found before are released, so none is listed twice.
+	 */
+	if (!r->draining && !r->n_gone)
+		err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
+	if (!err)
+		err = bpf_session__switch_slot(r->bpf, &old);
+	if (err == -ETIMEDOUT)
+		pr_debug("a BPF program did not leave the maps being drained within a second");
+	else if (err)
+		return err;
+	err = bpf_session__copy_slot(r->bpf, old, &c);
+	if (err)
+		return err;
+	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
+		bpf_copy__free(c);
+		return -ENOMEM;
+	}
+	r->queue[r->n_queue++] = c;
+	r->n_drains++;
+	return bpf_session__clear_slot(r->bpf, old);
+}
+
+/* Name the queued copies into r->prof, oldest first (more may join meanwhile). */
+static int name_queue(struct record *r)
+{
+	struct aggregate_stats st;
+	struct aggregate_opts ao;
+	struct drain d;
+	int err = 0;
+
+	while (!err && r->n_queue) {
+		struct bpf_copy *c = r->queue[0];
+
+		aggregate_opts_of(r, &ao);
+		bpf_copy__drain(c, &d);
+		err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
+		aggregate_stats_add(&r->agg, &st);
+		bpf_copy__free(c);
+		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
+		r->n_named++;
+		if (!r->draining)
+			release_gone(r);
+		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
+		symbolizer__forget_perf_maps(r->sym);
+	}
+	return err;
+}
+
+/*
+ * A snapshot whose process has exited, or whose generation exec or pid reuse has ended: no
+ * sample of it can go to a set taken after the next one (the next may still get one from an
+ * exit in progress, for microseconds). So it is released once that set is named.
+ */
+static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
+{
+	struct record *r = ctx;
+	uint32_t now;
+
+	if (!(bpf_session__proc_gen(r->bpf, pid, &now) == 0 && now != gen) &&
+	    !(kill((pid_t)pid, 0) && errno == ESRCH))
+		return 0;
+	if (array_grow((void **)&r->gone, &r->cap_gone, r->n_gone + 1, sizeof(*r->gone)))
+		return -ENOMEM;
+	r->gone[r->n_gone++] = (struct gone_snap){(uint64_t)pid << 32 | gen, r->n_drains + 2};
+	return 0;
+}
+
+/* Release the snapshots of ended processes whose every set is named (oldest first). */
+static void release_gone(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_gone && r->gone[i].named <= r->n_named; i++)
+		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i].key >> 32),
+					    (uint32_t)r->gone[i].key))
+			r->n_released++;
+	memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
+	r->n_gone -= i;
+}
+
+/*
+ * A drain while recording: look for ended processes, take the active set, name every copy
+ * (sets taken meanwhile included). Snapshots are released as their sets are named, so memory
+ * follows the live processes, not all the processes ever seen.
+ */
+static int drain_now(struct record *r)
+{
+	int err;
+
+	/* requests still queued: their mappings name the samples drained now */
+	ring_buffer__consume(r->rb);
+	err = take_set(r);
+	if (!err)
+		err = name_queue(r);
+	if (!err && r->take_failed)
+		err = -ENOMEM;
+	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
+	return err;
+}
+
+/* A tick of the drain timer: drain when it is time or a set is filling up. */
+static int drain_tick(struct record *r)
+{
+	unsigned int pct = 0;
+	bool due = monotonic_ns() >= r->next_drain_ns;
+
+	if (!due && bpf_session__fill_level(r->bpf, &pct))
+		pct = 0;
+	if (!due && pct < CP_DRAIN_FILL_PCT)
+		return 0;
+	r->n_fill_drains += !due;
+	return drain_now(r);
+}
+
+/* After sampling has stopped: the copies not named yet, and both sets. */
+static int drain(struct record *r)
+{
 	int err;
 
 	r->draining = true;
 	/* requests still queued: name what is still alive */
 	ring_buffer__consume(r->rb);
-	err = bpf_session__read_stats(r->bpf, r->stats);
-	if (err)
-		return err;
-	r->prof = profile__new();
-	if (!r->prof)
-		return -ENOMEM;
-	bpf_session__drain(r->bpf, &counts);
-	return aggregate_counts(&counts, r->sym, &ao, r->prof, &r->agg);
+	err = take_set(r);
+	if (!err)
+		err = take_set(r);
+	if (!err)
+		err = name_queue(r);
+	if (!err)
+		err = bpf_session__read_stats(r->bpf, r->stats);
+	if (!err)
+		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
+			"was filling "
+			"up); %" PRIu64
+			" snapshot%s of ended processes released; the profile holds "
+			"%zu distinct stacks, %zu frames, %zu mappings",
+			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
+			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
+			profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	return err;
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
@@ -483,6 +684,11 @@ static int record_session(struct record *r)
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
 		return CP_EXIT_FAILURE;
 	}
+	r->prof = profile__new();
+	if (!r->prof) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	r->start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
@@ -494,8 +700,7 @@ static int record_session(struct record *r)
 	if (rc)
 		return rc;
 	err = event_loop(r);
-	bpf_session__stop_sampling(r->bpf);
-	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	stop_sampling(r);
 	if (err)
 		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
 	err = drain(r);
@@ -541,6 +746,7 @@ int record_run(const struct cp_options *opts)
 		.epfd = -1,
 		.durfd = -1,
 		.progfd = -1,
+		.drainfd = -1,
 	};
 	sigset_t old;
 	int rc;
@@ -585,6 +791,11 @@ int record_run(const struct cp_options *opts)
 	close_fd(r.epfd);
 	close_fd(r.durfd);
 	close_fd(r.progfd);
+	close_fd(r.drainfd);
+	free(r.gone);
+	for (size_t i = 0; i < r.n_queue; i++)
+		bpf_copy__free(r.queue[i]);
+	free(r.queue);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -55,7 +55,22 @@ struct record {
 	regex_t comm_re;
 	bool comm_re_set;
 	int sigfd, epfd, durfd, progfd;
-	bool progress; /* a progress line on stderr (a terminal) */
+	int drainfd;		    /* ticks: time for a drain, or a set filling up? */
+	uint64_t next_drain_ns;	    /* the next periodic drain (monotonic) */
+	unsigned int n_drains;	    /* sets taken from the kernel */
+	unsigned int n_fill_drains; /* of which because a map was filling up */
+	struct bpf_copy **queue;    /* sets taken, not named yet (oldest first) */
+	size_t n_queue, cap_queue;
+	bool take_failed;      /* taking a set failed while naming */
+	bool sampling_stopped; /* the sampling events are closed: t_stop is set */
+	struct gone_snap {
+		uint64_t key;	/* pid << 32 | gen: a process found gone */
+		uint64_t named; /* release its snapshot once this many sets are named */
+	} * gone;
+	size_t n_gone, cap_gone;
+	uint64_t n_named;    /* sets named so far */
+	uint64_t n_released; /* snapshots released while recording */
+	bool progress;	     /* a progress line on stderr (a terminal) */
 	enum stop_reason stop;
 	int stop_signal;
 	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */

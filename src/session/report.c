@@ -18,6 +18,7 @@ static const char *const left_out_names[CP_STAT_MAX] = {
 	[CP_STAT_IDLE] = "idle",
 	[CP_STAT_FILTERED] = "other processes",
 	[CP_STAT_COUNTS_FULL] = "count map full",
+	[CP_STAT_SLOT_BUSY] = "maps being switched",
 };
 
 /* Samples the profile holds with a stack that is marked lost, or frames left unnamed. */

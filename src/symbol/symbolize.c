@@ -124,6 +124,12 @@ void symbolizer__free(struct symbolizer *sy)
 	free(sy);
 }
 
+void symbolizer__forget_perf_maps(struct symbolizer *sy)
+{
+	tdestroy(sy->perfmaps, free_pm_cache);
+	sy->perfmaps = NULL;
+}
+
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f)
 {
 	struct ksyms *ks = ksyms__load(f);

@@ -69,6 +69,12 @@ struct symbolizer *symbolizer__new(struct proc_snapshot *ps);
 /* NULL-safe; frees the indexes built, not the proc_snapshot. */
 void symbolizer__free(struct symbolizer *sy);
 
+/*
+ * Forget the perf maps read so far (each is read at its first use): JIT code written since is
+ * in the files, and processes that are gone leave nothing behind. Between two drains.
+ */
+void symbolizer__forget_perf_maps(struct symbolizer *sy);
+
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);
 

@@ -751,6 +751,91 @@ static void test_drain_error(void **state)
 	assert_int_equal(st.ustacks, 3);
 }
 
+/*
+ * Drains while recording: each set of maps is named into the same profile, then cleared, so a
+ * stack id or DWARF key of one drain may stand for another stack in the next. Equal named
+ * stacks of several drains are one sample whose counts add up; stack ids never leak from one
+ * drain into the next; the stats of the drains add up with aggregate_stats_add.
+ */
+static void test_drains_merge(void **state)
+{
+	const uint64_t a[] = {ad.leaf + 4, ad.heavy + 8, ad.run + 0x10, ad.main + 0x20,
+			      ad.start + 0x10};
+	const uint64_t b[] = {ad.leaf + 4, ad.run + 0x10, ad.main + 0x20, ad.start + 0x10};
+	const char *const sa = "_start;main;cp_fix_run;cp_fix_heavy;cp_fix_leaf";
+	const char *const sb = "_start;main;cp_fix_run;cp_fix_leaf";
+	struct aggregate_stats st, sum;
+	struct cp_count_key *key;
+	size_t ia, ib;
+
+	(void)state;
+	memset(&sum, 0, sizeof(sum));
+	/* drain 1: id 1 is a, DWARF key 7 is b, and a count of another process's name */
+	add_stack(false, 1, 5, a);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 3);
+	add_dstack(7, CP_DEND_OK, 4, b);
+	key = add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 2);
+	key->dstack = 7;
+	st = run(sym, &defaults);
+	aggregate_stats_add(&sum, &st);
+	assert_int_equal(profile__n_samples(prof), 2);
+	assert_int_equal(profile__total(prof), 5);
+
+	/* drain 2, the set cleared: id 1 is now b, id 2 is a; DWARF key 7 is gone, 9 is a */
+	memset(&fk, 0, sizeof(fk));
+	add_stack(false, 1, 4, b);
+	add_stack(false, 2, 5, a);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 5);
+	add_count(PID, 0, 2, CP_STACK_NONE, COMM, 4);
+	add_dstack(9, CP_DEND_OK, 5, a);
+	key = add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 1);
+	key->dstack = 9;
+	/* a key of drain 1 whose stack was cleared with its set: lost, and counted so */
+	key = add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 6);
+	key->dstack = 7;
+	st = run(sym, &defaults);
+	assert_int_equal(st.ustacks, 16);
+	assert_int_equal(st.stacks_missing, 6);
+	aggregate_stats_add(&sum, &st);
+
+	/* drain 3: nothing was sampled */
+	memset(&fk, 0, sizeof(fk));
+	st = run(sym, &defaults);
+	aggregate_stats_add(&sum, &st);
+
+	assert_int_equal(profile__n_samples(prof), 3);
+	ia = !strcmp(names(0), sa) ? 0 : !strcmp(names(1), sa) ? 1 : 2;
+	ib = !strcmp(names(0), sb) ? 0 : !strcmp(names(1), sb) ? 1 : 2;
+	assert_string_equal(names(ia), sa);
+	assert_string_equal(names(ib), sb);
+	assert_int_equal(sample(ia)->count, 3 + 4 + 1);
+	assert_int_equal(sample(ib)->count, 2 + 5);
+	assert_string_equal(names(3 - ia - ib), "[user stack lost: missing]");
+	assert_int_equal(sample(3 - ia - ib)->count, 6);
+	assert_int_equal(profile__total(prof), 21);
+	assert_int_equal(sum.ustacks, 21);
+	assert_int_equal(sum.ustacks_entry, 15);
+	assert_int_equal(sum.stacks_missing, 6);
+	assert_int_equal(sum.comm_filtered, 0);
+	assert_int_equal(sum.hurried, 0);
+}
+
+/* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
+static void test_stats_add(void **state)
+{
+	struct aggregate_stats to = {1, 2, 3, 4, 5}, from = {10, 20, 30, 40, 50};
+
+	(void)state;
+	/* the initializers above fill every field: a new field must be added there and here */
+	_Static_assert(sizeof(struct aggregate_stats) == 5 * sizeof(uint64_t), "fields");
+	aggregate_stats_add(&to, &from);
+	assert_int_equal(to.comm_filtered, 11);
+	assert_int_equal(to.stacks_missing, 22);
+	assert_int_equal(to.ustacks, 33);
+	assert_int_equal(to.ustacks_entry, 44);
+	assert_int_equal(to.hurried, 55);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +852,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drains_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_add, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -203,6 +203,25 @@ static void test_for_each_map(void **state)
 	proc_snapshot__free(ps);
 }
 
+/* ps_snap_fn: xor of pid << 32 | gen of every snapshot listed, into *ctx. */
+static int list_snap(uint32_t pid, uint32_t gen, void *ctx)
+{
+	uint64_t *acc = ctx;
+
+	acc[0] ^= (uint64_t)pid << 32 | gen;
+	acc[1]++;
+	return 0;
+}
+
+/* The snapshots proc_snapshot__for_each_snapshot lists: xor of their keys, xor their number. */
+static uint64_t snaps_listed(const struct proc_snapshot *ps)
+{
+	uint64_t acc[2] = {0, 0};
+
+	assert_int_equal(proc_snapshot__for_each_snapshot(ps, list_snap, acc), 0);
+	return acc[0] ^ acc[1];
+}
+
 /*
  * A fake procfs: two processes map one file (a hard link: one inode) that is reachable only
  * through root/, next to anonymous memory, a file that cannot be opened, the vDSO and
@@ -290,6 +309,18 @@ static void test_fake_procfs(void **state)
 		assert_int_equal(w->v[i].fd, -1);
 	assert_true(w->v[3].vdso);
 	free(w);
+
+	/* a process that has ended: its snapshot goes, the other's and the shared object stay */
+	assert_int_equal(snaps_listed(ps), (42ull << 32 | 3) ^ (43ull << 32 | 0) ^ 2);
+	assert_int_equal(proc_snapshot__release(ps, 42, 3), 0);
+	assert_null(proc_snapshot__find(ps, 42, 3, 0x401010));
+	assert_int_equal(proc_snapshot__release(ps, 42, 3), -ENOENT);
+	assert_int_equal(proc_snapshot__release(ps, 43, 1), -ENOENT); /* another generation */
+	assert_int_equal(snaps_listed(ps), (43ull << 32 | 0) ^ 1);
+	m = proc_snapshot__find(ps, 43, 0, 0x401010);
+	assert_non_null(m);
+	assert_int_equal(pread(m->obj->fd, magic, 4, 0), 4);
+	assert_memory_equal(magic, "\177ELF", 4);
 	proc_snapshot__free(ps);
 	run("rm -rf %s", dir);
 }
