@@ -11,7 +11,9 @@
 cd "$(dirname "$0")/.." || exit 1
 
 # stage: the stages it may include besides itself, bottom up. bpf = bpf/shared.h, gen = the
-# skeleton that only the BPF loader includes.
+# generated headers: the skeleton that only the BPF loader includes, and the protobuf-c
+# decoder of the pprof reader (input). input reads profiles back into the profile stage's
+# model (cpuprof report/diff): below output and session, which take what it builds.
 declare -A may=(
 	[util]=""
 	[elf]="util"
@@ -20,9 +22,10 @@ declare -A may=(
 	[symbol]="util elf proc"
 	[interp]="util elf proc bpf"
 	[profile]="util elf proc symbol interp bpf"
+	[input]="util profile gen"
 	[output]="util profile"
-	[session]="util elf proc unwind symbol interp profile output bpf gen"
-	[cmd]="util elf proc unwind symbol interp profile output session bpf"
+	[session]="util elf proc unwind symbol interp profile input output bpf gen"
+	[cmd]="util elf proc unwind symbol interp profile input output session bpf"
 )
 
 bad=0 n=0
@@ -39,7 +42,7 @@ for f in src/*/*.[ch] cmd/*.[ch]; do
 		n=$((n + 1))
 		case $inc in
 		shared.h | python_shared.h) to=bpf ;;
-		*.skel.h) to=gen ;;
+		*.skel.h | *.pb-c.h) to=gen ;;
 		commands.h) to=cmd ;;
 		*/*)
 			to=${inc%%/*}

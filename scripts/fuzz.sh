@@ -21,6 +21,7 @@ seeds() {
 	proc_maps) ls tests/data/maps_*.txt ;;
 	ksyms) ls tests/data/kallsyms_*.txt ;;
 	perfmap) ls tests/data/perfmap_*.txt ;;
+	input) ls tests/data/go_cpu.pb.gz tests/fuzz/seeds/input/* ;;
 	*) echo "fuzz.sh: no seeds for $name" >&2 ;;
 	esac
 }

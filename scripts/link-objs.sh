@@ -25,5 +25,12 @@ while [ "$i" -lt "${#queue[@]}" ]; do
 		seen="$seen $o"
 		queue+=("${o%.o}.d")
 	done
+	# generated protobuf-c decoders: build/gen/x.pb-c.h brings O/gen/x.pb-c.o
+	for h in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$d" | tr ' ' '\n' |
+		grep -E '^build/gen/[a-z0-9_]+\.pb-c\.h$' | sort -u); do
+		o="$O/gen/$(basename "${h%.h}").o"
+		case " $seen " in *" $o "*) continue ;; esac
+		seen="$seen $o"
+	done
 done
 echo $seen

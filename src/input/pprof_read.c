@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pprof reader: protobuf-c's decoder (generated from src/input/pprof_profile.proto at build
+ * time) turns the bytes into messages; this file checks what protobuf cannot (string indices,
+ * ids, value counts; the checks of pprof's own CheckValid, formats.md 1.4) and builds the
+ * profile: stacks root first, a Location's extra Lines (inlined callees, innermost first) as
+ * inlined frames, labels pid, tid, comm and thread_name (cpuprof's and perf_to_profile's).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pprof_profile.pb-c.h"
+#include "input/pprof_read.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__Mapping PbMapping;
+
+struct rd {
+	const PbProfile *pb;
+	struct profile *p;
+	struct input_error *err;
+	/* messages sorted by id, for bsearch */
+	PbLocation **locs;
+	PbFunction **funcs;
+	PbMapping **maps;
+	/* per location (index in locs): its frames, root first, interned lazily */
+	uint32_t **loc_frames;
+	uint32_t *loc_nframes;
+	const char *default_comm;
+};
+
+static int cmp_loc(const void *a, const void *b)
+{
+	uint64_t x = (*(PbLocation *const *)a)->id, y = (*(PbLocation *const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	uint64_t x = (*(PbFunction *const *)a)->id, y = (*(PbFunction *const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	uint64_t x = (*(PbMapping *const *)a)->id, y = (*(PbMapping *const *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index i of the string table, or NULL (error set) when out of range. */
+static const char *str(struct rd *r, int64_t i, const char *what)
+{
+	if (i < 0 || (uint64_t)i >= r->pb->n_string_table) {
+		input_fail(r->err, "pprof: %s refers to string %lld, past the string table (%zu)",
+			   what, (long long)i, r->pb->n_string_table);
+		return NULL;
+	}
+	return r->pb->string_table[i];
+}
+
+static size_t find_loc(const struct rd *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->pb->n_location;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->locs[mid]->id == id)
+			return mid;
+		if (r->locs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+static PbFunction *find_func(const struct rd *r, uint64_t id)
+{
+	PbFunction key = {.id = id}, *k = &key, **f;
+
+	f = bsearch(&k, r->funcs, r->pb->n_function, sizeof(*r->funcs), cmp_func);
+	return f ? *f : NULL;
+}
+
+static PbMapping *find_map(const struct rd *r, uint64_t id)
+{
+	PbMapping key = {.id = id}, *k = &key, **m;
+
+	if (!id)
+		return NULL;
+	m = bsearch(&k, r->maps, r->pb->n_mapping, sizeof(*r->maps), cmp_map);
+	return m ? *m : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* Sort the messages by id; ids must be non-zero and distinct. */
+static int index_ids(struct rd *r)
+{
+	const PbProfile *pb = r->pb;
+	size_t i;
+
+	r->locs = malloc((pb->n_location + 1) * sizeof(*r->locs));
+	r->funcs = malloc((pb->n_function + 1) * sizeof(*r->funcs));
+	r->maps = malloc((pb->n_mapping + 1) * sizeof(*r->maps));
+	r->loc_frames = calloc(pb->n_location + 1, sizeof(*r->loc_frames));
+	r->loc_nframes = calloc(pb->n_location + 1, sizeof(*r->loc_nframes));
+	if (!r->locs || !r->funcs || !r->maps || !r->loc_frames || !r->loc_nframes)
+		return -ENOMEM;
+	if (pb->n_location)
+		memcpy(r->locs, pb->location, pb->n_location * sizeof(*r->locs));
+	if (pb->n_function)
+		memcpy(r->funcs, pb->function, pb->n_function * sizeof(*r->funcs));
+	if (pb->n_mapping)
+		memcpy(r->maps, pb->mapping, pb->n_mapping * sizeof(*r->maps));
+	qsort(r->locs, pb->n_location, sizeof(*r->locs), cmp_loc);
+	qsort(r->funcs, pb->n_function, sizeof(*r->funcs), cmp_func);
+	qsort(r->maps, pb->n_mapping, sizeof(*r->maps), cmp_map);
+	for (i = 0; i < pb->n_location; i++)
+		if (!r->locs[i]->id || (i && r->locs[i]->id == r->locs[i - 1]->id))
+			return input_fail(r->err, "pprof: location id %llu is %s",
+					  (unsigned long long)r->locs[i]->id,
+					  r->locs[i]->id ? "used twice" : "reserved");
+	for (i = 0; i < pb->n_function; i++)
+		if (!r->funcs[i]->id || (i && r->funcs[i]->id == r->funcs[i - 1]->id))
+			return input_fail(r->err, "pprof: function id %llu is %s",
+					  (unsigned long long)r->funcs[i]->id,
+					  r->funcs[i]->id ? "used twice" : "reserved");
+	for (i = 0; i < pb->n_mapping; i++)
+		if (!r->maps[i]->id || (i && r->maps[i]->id == r->maps[i - 1]->id))
+			return input_fail(r->err, "pprof: mapping id %llu is %s",
+					  (unsigned long long)r->maps[i]->id,
+					  r->maps[i]->id ? "used twice" : "reserved");
+	return 0;
+}
+
+/* The frames of location index li, root first (interned on first use). */
+static int loc_frames(struct rd *r, size_t li)
+{
+	const PbLocation *l = r->locs[li];
+	const PbMapping *m = find_map(r, l->mapping_id);
+	const char *mpath = NULL;
+	uint32_t *ids;
+	size_t n = l->n_line ? l->n_line : 1;
+	bool kernel = false;
+
+	if (r->loc_frames[li])
+		return 0;
+	if (m) {
+		mpath = str(r, m->filename, "a mapping's file name");
+		if (!mpath)
+			return -EINVAL;
+		kernel = !strncmp(mpath, "[kernel", 7) || !strcmp(mpath, "[vmlinux]");
+	}
+	ids = calloc(n, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	r->loc_frames[li] = ids;
+	r->loc_nframes[li] = (uint32_t)n;
+	for (size_t k = 0; k < n; k++) {
+		struct prof_frame f = {
+			.addr = l->address,
+			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+			.module = mpath && *mpath ? base_name(mpath) : NULL,
+		};
+		char anon[64];
+		int err;
+
+		if (m && l->address >= m->memory_start)
+			f.rel = l->address - m->memory_start + m->file_offset;
+		if (l->n_line) {
+			/* root first: the last Line is the outer function, the others inlined */
+			const Perftools__Profiles__Line *ln = l->line[l->n_line - 1 - k];
+			const PbFunction *fn = find_func(r, ln->function_id);
+
+			if (!fn)
+				return input_fail(r->err,
+						  "pprof: location %llu has a line with function "
+						  "%llu, which does not exist",
+						  (unsigned long long)l->id,
+						  (unsigned long long)ln->function_id);
+			f.name = str(r, fn->name, "a function name");
+			f.mangled = str(r, fn->system_name, "a function's system name");
+			f.file = str(r, fn->filename, "a function's file name");
+			if (!f.name || !f.mangled || !f.file)
+				return -EINVAL;
+			if (!strcmp(f.mangled, f.name))
+				f.mangled = NULL;
+			if (!*f.file)
+				f.file = NULL;
+			f.line = ln->line > 0 && ln->line <= UINT32_MAX ? (uint32_t)ln->line : 0;
+			f.column = ln->column > 0 && ln->column <= UINT32_MAX ? (uint32_t)ln->column
+									      : 0;
+			f.named = *f.name != '\0';
+			f.inlined = k > 0;
+		}
+		if (!f.named) {
+			if (f.module)
+				snprintf(anon, sizeof(anon), "%.32s+0x%llx", f.module,
+					 (unsigned long long)f.rel);
+			else
+				snprintf(anon, sizeof(anon), "0x%llx", (unsigned long long)f.addr);
+			f.name = anon;
+			f.file = NULL;
+		}
+		err = profile__intern_frame(r->p, &f, &ids[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Which value of the samples to read: "samples" if there is one, else the default type. */
+static int pick_value(struct rd *r, size_t *vi, struct input_info *info)
+{
+	const PbProfile *pb = r->pb;
+	const char *t, *u, *def = NULL;
+	size_t i;
+
+	*vi = pb->n_sample_type ? pb->n_sample_type - 1 : 0;
+	if (pb->default_sample_type &&
+	    !(def = str(r, pb->default_sample_type, "default_sample_type")))
+		return -EINVAL;
+	for (i = 0; i < pb->n_sample_type; i++) {
+		t = str(r, pb->sample_type[i]->type, "a sample type");
+		if (!t || !str(r, pb->sample_type[i]->unit, "a sample unit"))
+			return -EINVAL;
+		if (def && !strcmp(t, def))
+			*vi = i;
+	}
+	for (i = 0; i < pb->n_sample_type; i++)
+		if (!strcmp(pb->string_table[pb->sample_type[i]->type], "samples")) {
+			*vi = i;
+			break;
+		}
+	if (pb->n_sample_type) {
+		t = pb->string_table[pb->sample_type[*vi]->type];
+		u = pb->string_table[pb->sample_type[*vi]->unit];
+		if (strcmp(t, "samples"))
+			snprintf(info->value, sizeof(info->value), "%.30s/%.30s", t, u);
+	}
+	return 0;
+}
+
+static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t vi,
+		      uint32_t **stack, size_t *cap)
+{
+	const char *comm = r->default_comm, *thread = "";
+	uint64_t pid = 0, tid = 0;
+	size_t n = 0, li;
+	int64_t v;
+	int err;
+
+	if (s->n_value != r->pb->n_sample_type)
+		return input_fail(r->err, "pprof: a sample has %zu values for %zu sample types",
+				  s->n_value, r->pb->n_sample_type);
+	v = s->value[vi];
+	if (v < 0)
+		return input_fail(r->err, "pprof: negative sample value %lld (a diff profile?)",
+				  (long long)v);
+	for (size_t i = 0; i < s->n_label; i++) {
+		const char *k = str(r, s->label[i]->key, "a label key"), *sv;
+
+		if (!k || !(sv = str(r, s->label[i]->str, "a label value")))
+			return -EINVAL;
+		if (!strcmp(k, "pid"))
+			pid = (uint64_t)s->label[i]->num;
+		else if (!strcmp(k, "tid"))
+			tid = (uint64_t)s->label[i]->num;
+		else if (!strcmp(k, "comm") && *sv)
+			comm = sv;
+		else if ((!strcmp(k, "thread_name") || !strcmp(k, "thread_comm")) && *sv)
+			thread = sv;
+	}
+	if (!v)
+		return 0;
+	if (pid > UINT32_MAX || tid > UINT32_MAX)
+		return input_fail(r->err, "pprof: label pid or tid out of range");
+	for (size_t i = s->n_location_id; i-- > 0;) {
+		li = find_loc(r, s->location_id[i]);
+		if (li == SIZE_MAX)
+			return input_fail(r->err,
+					  "pprof: a sample refers to location %llu, which does not "
+					  "exist",
+					  (unsigned long long)s->location_id[i]);
+		err = loc_frames(r, li);
+		if (err)
+			return err;
+		if (n + r->loc_nframes[li] > INPUT_MAX_DEPTH)
+			return input_fail(r->err, "pprof: a stack deeper than %d frames",
+					  INPUT_MAX_DEPTH);
+		if (n + r->loc_nframes[li] > *cap) {
+			size_t ncap = (n + r->loc_nframes[li]) * 2;
+			uint32_t *ns = realloc(*stack, ncap * sizeof(**stack));
+
+			if (!ns)
+				return -ENOMEM;
+			*stack = ns;
+			*cap = ncap;
+		}
+		memcpy(*stack + n, r->loc_frames[li], r->loc_nframes[li] * sizeof(**stack));
+		n += r->loc_nframes[li];
+	}
+	return profile__add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
+			    (uint64_t)v);
+}
+
+int pprof_read(const void *data, size_t len, struct profile *p, struct input_info *info,
+	       struct input_error *err)
+{
+	struct rd r = {.p = p, .err = err};
+	uint32_t *stack = NULL;
+	size_t cap = 0, vi;
+	PbProfile *pb;
+	int ret;
+
+	pb = perftools__profiles__profile__unpack(NULL, len, data);
+	if (!pb)
+		return input_fail(err, "not a pprof profile: protobuf decoding failed "
+				       "(truncated or not a profile)");
+	r.pb = pb;
+	if (!pb->n_string_table || pb->string_table[0][0]) {
+		ret = input_fail(err, "pprof: the string table %s",
+				 pb->n_string_table ? "does not start with \"\"" : "is missing");
+		goto out;
+	}
+	if (pb->n_sample && !pb->n_sample_type) {
+		ret = input_fail(err, "pprof: samples without sample_type");
+		goto out;
+	}
+	ret = index_ids(&r);
+	ret = ret ?: pick_value(&r, &vi, info);
+	if (ret)
+		goto out;
+	if (pb->period_type && pb->period > 0) {
+		const char *u = str(&r, pb->period_type->unit, "the period unit");
+
+		if (!u || !str(&r, pb->period_type->type, "the period type")) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!strcmp(u, "nanoseconds"))
+			info->period_ns = (uint64_t)pb->period;
+	}
+	/* a profile without comm labels (Go's): the main executable's name */
+	r.default_comm = "";
+	if (pb->n_mapping) {
+		const char *m0 = str(&r, pb->mapping[0]->filename, "a mapping's file name");
+
+		if (!m0) {
+			ret = -EINVAL;
+			goto out;
+		}
+		r.default_comm = base_name(m0);
+	}
+	for (size_t i = 0; i < pb->n_sample && !ret; i++) {
+		ret = add_sample(&r, pb->sample[i], vi, &stack, &cap);
+		if (!ret && pb->sample[i]->n_label)
+			for (size_t k = 0; k < pb->sample[i]->n_label; k++)
+				if (pb->sample[i]->label[k]->key > 0 &&
+				    !strcmp(pb->string_table[pb->sample[i]->label[k]->key], "tid"))
+					info->per_thread = true;
+	}
+out:
+	if (r.loc_frames)
+		for (size_t i = 0; i < pb->n_location; i++)
+			free(r.loc_frames[i]);
+	free(r.loc_frames);
+	free(r.loc_nframes);
+	free(r.locs);
+	free(r.funcs);
+	free(r.maps);
+	free(stack);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	return ret;
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profile readers: a Go runtime/pprof profile, round trips through cpuprof's own folded,
+ * JSON and pprof writers (read back, written as folded: the same text), and the refusal of
+ * damaged input with one message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmocka_inc.h"
+#include "input/input.h"
+#include "output/folded.h"
+#include "output/json_out.h"
+#include "output/pprof.h"
+
+#define PERIOD 2004008ull
+
+static uint32_t frame(struct profile *p, const char *name, enum frame_kind kind, bool inl,
+		      const char *file, uint32_t line)
+{
+	struct prof_mapping km = {.kind = PMAP_KERNEL,
+				  .start = 0xffffffff81000000ull,
+				  .limit = 0xffffffff83000000ull,
+				  .path = "[kernel.kallsyms]",
+				  .build_id = ""};
+	uint32_t mid;
+	struct prof_frame f = {.name = name,
+			       .kind = kind,
+			       .inlined = inl,
+			       .file = file,
+			       .line = line,
+			       .named = true,
+			       .module = kind == FRAME_KERNEL ? "[kernel.kallsyms]" : "app",
+			       .addr = 0x1000 + line};
+	uint32_t id;
+
+	/* kernel frames in the kernel's mapping, as the recorder makes them */
+	if (kind == FRAME_KERNEL) {
+		assert_int_equal(profile__intern_mapping(p, &km, &mid), 0);
+		f.mapping = mid + 1;
+		f.addr = 0xffffffff81234567ull;
+	}
+
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+/* Three stacks of two processes, with kernel and inlined frames; per thread if asked. */
+static struct profile *build(bool per_thread)
+{
+	struct profile *p = profile__new();
+	uint32_t m = frame(p, "main", FRAME_USER, false, "/src/app.c", 40);
+	uint32_t r = frame(p, "run", FRAME_USER, false, "/src/app.c", 30);
+	uint32_t l = frame(p, "leaf", FRAME_USER, true, "/src/app.h", 3);
+	uint32_t k = frame(p, "vfs_read", FRAME_KERNEL, false, NULL, 0);
+	uint32_t s1[] = {m, r, l}, s2[] = {m, r, k}, s3[] = {m};
+
+	assert_non_null(p);
+	assert_int_equal(
+		profile__add(p, 10, per_thread ? 11 : 0, "app", per_thread ? "w1" : "", s1, 3, 40),
+		0);
+	assert_int_equal(
+		profile__add(p, 10, per_thread ? 12 : 0, "app", per_thread ? "w2" : "", s2, 3, 7),
+		0);
+	assert_int_equal(
+		profile__add(p, 20, per_thread ? 20 : 0, "other", per_thread ? "o" : "", s3, 1, 1),
+		0);
+	return p;
+}
+
+static struct profile_meta meta(bool per_thread)
+{
+	return (struct profile_meta){.version = "test",
+				     .command_line = "cpuprof record",
+				     .event = "cpu-clock",
+				     .frequency = 499,
+				     .period_ns = PERIOD,
+				     .per_thread = per_thread};
+}
+
+static char *folded(const struct profile *p, bool per_thread, bool lines)
+{
+	struct folded_opts o = {.per_thread = per_thread, .lines = lines};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(folded_write(p, &o, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct profile *read_ok(const void *data, size_t len, struct input_info *info)
+{
+	struct input_error err;
+	struct profile *p;
+	int rc = input_read_mem(data, len, &p, info, &err);
+
+	if (rc)
+		fail_msg("read failed (%d): %s", rc, err.msg);
+	return p;
+}
+
+static void test_go_pprof(void **state)
+{
+	const char *dir = getenv("CPUPROF_TESTDATA");
+	char path[4096], *text;
+	struct input_error err;
+	struct input_info info;
+	struct profile *p;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/go_cpu.pb.gz", dir && *dir ? dir : "tests/data");
+	if (input_read_file(path, &p, &info, &err))
+		fail_msg("%s: %s", path, err.msg);
+	assert_int_equal(info.format, INPUT_PPROF);
+	/* runtime/pprof: 100 Hz, samples/count and cpu/nanoseconds */
+	assert_int_equal(info.period_ns, 10000000);
+	assert_string_equal(info.value, "samples");
+	/* the committed fixture: 108 samples (go tool pprof: Total samples = 1080ms) */
+	assert_int_equal(profile__total(p), 108);
+	text = folded(p, false, false);
+	/* stacks root first, the process named after the main executable */
+	assert_non_null(strstr(text, "burn;runtime.main;main.main;main.work;main.hot;main.spin "));
+	assert_non_null(strstr(text, "burn;runtime.main;main.main;main.work;main.cold;main.spin "));
+	free(text);
+	/* source positions come along */
+	text = folded(p, false, true);
+	assert_non_null(strstr(text, "main.hot (burn.go:"));
+	free(text);
+	profile__free(p);
+}
+
+/* folded text -> profile -> folded text, with marks and source positions */
+static void test_folded_round_trip(void **state)
+{
+	const char *in = "app;main (app.c:40);run (app.c:30);leaf (app.h:3)_[i] 40\n"
+			 "app;main (app.c:40);run (app.c:30);vfs_read_[k] 7\n"
+			 "my_app;[user stack lost: hash collision] 2\n"
+			 "other;main (app.c:40) 1\n";
+	struct input_info info;
+	struct profile *p;
+	char *out;
+
+	(void)state;
+	p = read_ok(in, strlen(in), &info);
+	assert_int_equal(info.format, INPUT_FOLDED);
+	assert_int_equal(profile__total(p), 50);
+	out = folded(p, false, true);
+	assert_string_equal(out, in);
+	free(out);
+	/* the marks became kinds: kernel and inlined frames */
+	out = folded(p, false, false);
+	assert_string_equal(out, "app;main;run;leaf_[i] 40\n"
+				 "app;main;run;vfs_read_[k] 7\n"
+				 "my_app;[user stack lost: hash collision] 2\n"
+				 "other;main 1\n");
+	free(out);
+	profile__free(p);
+}
+
+/* profile -> JSON -> profile: the same folded text, per process and per thread */
+static void test_json_round_trip(void **state)
+{
+	(void)state;
+	for (int pt = 0; pt < 2; pt++) {
+		struct profile *p = build(pt), *q;
+		struct profile_meta m = meta(pt);
+		struct input_info info;
+		char *buf = NULL, *a, *b;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_int_equal(json_write(p, &m, f), 0);
+		fclose(f);
+		q = read_ok(buf, len, &info);
+		assert_int_equal(info.format, INPUT_JSON);
+		assert_int_equal(info.period_ns, PERIOD);
+		assert_int_equal(info.per_thread, pt);
+		a = folded(p, pt, true);
+		b = folded(q, pt, true);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		free(buf);
+		profile__free(p);
+		profile__free(q);
+	}
+}
+
+/* profile -> pprof (gzipped and raw) -> profile: the same folded text */
+static void test_pprof_round_trip(void **state)
+{
+	(void)state;
+	for (int pt = 0; pt < 2; pt++) {
+		struct profile *p = build(pt), *q;
+		struct profile_meta m = meta(pt);
+		struct input_info info;
+		struct pb raw = {0};
+		char *buf = NULL, *a, *b;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_int_equal(pprof_write(p, &m, f), 0);
+		fclose(f);
+		q = read_ok(buf, len, &info);
+		assert_int_equal(info.format, INPUT_PPROF);
+		assert_int_equal(info.per_thread, pt);
+		assert_int_equal(info.period_ns, PERIOD);
+		a = folded(p, pt, true);
+		b = folded(q, pt, true);
+		assert_string_equal(a, b);
+		free(b);
+		profile__free(q);
+		assert_int_equal(pprof_encode(p, &m, &raw), 0);
+		q = read_ok(raw.buf, raw.len, &info);
+		b = folded(q, pt, true);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		pb_free(&raw);
+		free(buf);
+		profile__free(p);
+		profile__free(q);
+	}
+}
+
+static void expect_error(const void *data, size_t len, const char *msg_part)
+{
+	struct input_error err;
+	struct input_info info;
+	struct profile *p = (struct profile *)1;
+
+	assert_int_equal(input_read_mem(data, len, &p, &info, &err), -EINVAL);
+	assert_null(p);
+	if (!strstr(err.msg, msg_part))
+		fail_msg("message '%s' lacks '%s'", err.msg, msg_part);
+	assert_null(strchr(err.msg, '\n'));
+}
+
+static void test_bad_input(void **state)
+{
+	struct profile *p = build(false);
+	struct profile_meta m = meta(false);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	/* string_table = ["x"]: index 0 must be "" */
+	static const unsigned char bad_strtab[] = {0x32, 0x01, 'x'};
+	/* one sample type, one sample of value 1 that names location 5, string table [""] */
+	static const unsigned char bad_loc[] = {0x0a, 0x00, 0x12, 0x04, 0x08,
+						0x05, 0x10, 0x01, 0x32, 0x00};
+
+	(void)state;
+	expect_error("", 0, "empty file");
+	expect_error("a;b 12\nnot a line\n", 18, "line 2");
+	expect_error("a;b 1.5\n", 8, "line 1");
+	expect_error("{\"x\": ", 6, "json");
+	expect_error("{\"shared\": {}}", 14, "neither");
+	expect_error(bad_strtab, sizeof(bad_strtab), "string table");
+	expect_error(bad_loc, sizeof(bad_loc), "location 5");
+	expect_error("\x0a\xff\xff\xff", 4, "protobuf");
+	/* a gzipped profile cut anywhere */
+	assert_int_equal(pprof_write(p, &m, f), 0);
+	fclose(f);
+	for (size_t cut = 2; cut < len; cut += 7)
+		expect_error(buf, cut, "gzip");
+	free(buf);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_go_pprof),	cmocka_unit_test(test_folded_round_trip),
+		cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_pprof_round_trip),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
