@@ -75,7 +75,7 @@ SRCS := $(wildcard src/*/*.c)
 PB_OBJ := $(O)/gen/pprof_profile.pb-c.o
 OBJS := $(patsubst src/%.c,$(O)/src/%.o,$(SRCS)) $(PB_OBJ)
 MAIN_OBJ := $(O)/cmd/cpuprof.o
-CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o $(O)/cmd/check.o
+CMD_OBJS := $(O)/cmd/symbolize.o $(O)/cmd/unwind_table.o $(O)/cmd/check.o $(O)/cmd/view.o
 BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:

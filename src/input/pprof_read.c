@@ -211,7 +211,8 @@ static int loc_frames(struct rd *r, size_t li)
 				snprintf(anon, sizeof(anon), "%.32s+0x%llx", f.module,
 					 (unsigned long long)f.rel);
 			else
-				snprintf(anon, sizeof(anon), "0x%llx", (unsigned long long)f.addr);
+				snprintf(anon, sizeof(anon), "[unknown]+0x%llx",
+					 (unsigned long long)f.addr);
 			f.name = anon;
 			f.file = NULL;
 		}

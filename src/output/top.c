@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "output/top.h"
+
+static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
+
+const char *top_by_name(enum top_by by)
+{
+	return by_names[by];
+}
+
+int top_by_parse(const char *s, enum top_by *by)
+{
+	for (size_t i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (!strcmp(s, by_names[i])) {
+			*by = (enum top_by)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t size)
+{
+	const char *k = f->kind == FRAME_KERNEL ? "_[k]" : "";
+
+	switch (by) {
+	case TOP_FILE:
+		if (f->file)
+			snprintf(buf, size, "%s", f->file);
+		else if (f->module)
+			snprintf(buf, size, "[%s]", base_name(f->module));
+		else
+			snprintf(buf, size, "[unknown]");
+		break;
+	case TOP_LINE:
+		if (f->file && f->line)
+			snprintf(buf, size, "%s%s %s:%u", f->name, k, base_name(f->file), f->line);
+		else
+			snprintf(buf, size, "%s%s", f->name, k);
+		break;
+	default:
+		snprintf(buf, size, "%s%s", f->name, k);
+		break;
+	}
+}
+
+/* Rows by key: a tsearch tree during the count, an array after. */
+struct acc {
+	void *tree;
+	struct top_row **all;
+	size_t n, cap;
+	uint64_t stamp_sample; /* which sample last counted a row's total */
+};
+
+struct row_ex {
+	struct top_row row;
+	size_t last; /* index + 1 of the last sample that added to total */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct top_row *)a)->key, ((const struct top_row *)b)->key);
+}
+
+static struct row_ex *row_of(struct acc *a, const char *key)
+{
+	struct top_row probe = {.key = (char *)key};
+	struct row_ex *r, **slot;
+
+	slot = tfind(&probe, &a->tree, cmp_key);
+	if (slot)
+		return *slot;
+	if (a->n == a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 64;
+		struct top_row **na = realloc(a->all, ncap * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		a->all = na;
+		a->cap = ncap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->row.key = strdup(key))) {
+		free(r);
+		return NULL;
+	}
+	if (!tsearch(r, &a->tree, cmp_key)) {
+		free(r->row.key);
+		free(r);
+		return NULL;
+	}
+	a->all[a->n++] = &r->row;
+	return r;
+}
+
+static void no_free(void *p)
+{
+	(void)p;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static bool focused(const struct profile *p, const struct prof_sample *s, const regex_t *re)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (!regexec(re, profile__frame(p, s->frames[i])->name, 0, NULL, 0))
+			return true;
+	return false;
+}
+
+int top_compute(const struct profile *p, const struct top_opts *o, struct top *t)
+{
+	struct acc a = {0};
+	char key[1024];
+	struct row_ex *r;
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+
+		if ((o->has_pid && s->pid != o->pid) ||
+		    (o->comm && regexec(o->comm, s->comm, 0, NULL, 0)))
+			continue;
+		t->samples += s->count;
+		if (o->focus && !focused(p, s, o->focus))
+			continue;
+		t->focused += s->count;
+		if (o->by == TOP_PROCESS || o->by == TOP_THREAD) {
+			if (o->by == TOP_PROCESS)
+				snprintf(key, sizeof(key), s->pid ? "%s (pid %u)" : "%s", s->comm,
+					 s->pid);
+			else
+				snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
+					 *s->thread ? s->thread : s->comm, s->tid);
+			if (!(r = row_of(&a, key))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->row.self += s->count;
+			r->row.total += s->count;
+			continue;
+		}
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			top_frame_key(profile__frame(p, s->frames[k]), o->by, key, sizeof(key));
+			if (!(r = row_of(&a, key))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			/* recursion: a key counts once per sample in total */
+			if (r->last != i + 1) {
+				r->row.total += s->count;
+				r->last = i + 1;
+			}
+			if (k + 1 == s->nframes)
+				r->row.self += s->count;
+		}
+	}
+	t->rows = calloc(a.n ? a.n : 1, sizeof(*t->rows));
+	if (!t->rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < a.n; i++) {
+		t->rows[i] = *a.all[i];
+		a.all[i]->key = NULL;
+	}
+	t->n = a.n;
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp_rows);
+out:
+	tdestroy(a.tree, no_free);
+	for (size_t i = 0; i < a.n; i++) {
+		free(a.all[i]->key);
+		free(a.all[i]); /* the row is the first member of its row_ex */
+	}
+	free(a.all);
+	if (err)
+		top_free(t);
+	return err;
+}
+
+const struct top_row *top_find(const struct top *t, const char *key)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->rows[i].key, key))
+			return &t->rows[i];
+	return NULL;
+}
+
+void top_free(struct top *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->rows[i].key);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+static double pct(uint64_t v, uint64_t of)
+{
+	return of ? 100.0 * (double)v / (double)of : 0.0;
+}
+
+int top_write_text(const struct top *t, enum top_by by, size_t n, FILE *out)
+{
+	if (!n || n > t->n)
+		n = t->n;
+	if (fprintf(out, "%10s %7s %10s %7s  %s\n", "self", "self%", "total", "total%",
+		    top_by_name(by)) < 0)
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *r = &t->rows[i];
+
+		if (fprintf(out, "%10llu %6.2f%% %10llu %6.2f%%  %s\n", (unsigned long long)r->self,
+			    pct(r->self, t->samples), (unsigned long long)r->total,
+			    pct(r->total, t->samples), r->key) < 0)
+			return -EIO;
+	}
+	return fflush(out) ? -EIO : 0;
+}
+
+/* A JSON string of s; bytes that are not UTF-8 become '?' (names from foreign files). */
+static json_t *str_json(const char *s)
+{
+	json_t *j = json_string(s);
+	char *c;
+
+	if (j || !(c = strdup(s)))
+		return j;
+	for (unsigned char *u = (unsigned char *)c; *u; u++)
+		if (*u >= 0x80)
+			*u = '?';
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+/* A percentage with 2 decimals, so the text and JSON tables agree. */
+static json_t *pct_json(uint64_t v, uint64_t of)
+{
+	return json_real((double)(int64_t)(pct(v, of) * 100.0 + 0.5) / 100.0);
+}
+
+int top_write_json(const struct top *t, enum top_by by, size_t n, const char *source,
+		   const char *format, const char *value, FILE *out)
+{
+	json_t *doc = json_object(), *rows = json_array();
+	int err = 0;
+
+	if (!n || n > t->n)
+		n = t->n;
+	if (!doc || !rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct top_row *r = &t->rows[i];
+		json_t *o = json_object();
+
+		if (!o || json_object_set_new(o, "name", str_json(r->key)) ||
+		    json_object_set_new(o, "self", json_integer((json_int_t)r->self)) ||
+		    json_object_set_new(o, "self_pct", pct_json(r->self, t->samples)) ||
+		    json_object_set_new(o, "total", json_integer((json_int_t)r->total)) ||
+		    json_object_set_new(o, "total_pct", pct_json(r->total, t->samples)) ||
+		    json_array_append_new(rows, o))
+			err = -ENOMEM;
+	}
+	if (err || json_object_set_new(doc, "source", str_json(source)) ||
+	    json_object_set_new(doc, "format", json_string(format)) ||
+	    json_object_set_new(doc, "value", json_string(value)) ||
+	    json_object_set_new(doc, "by", json_string(top_by_name(by))) ||
+	    json_object_set_new(doc, "samples", json_integer((json_int_t)t->samples)) ||
+	    json_object_set_new(doc, "focused", json_integer((json_int_t)t->focused)) ||
+	    json_object_set(doc, "rows", rows)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
+	    fputc('\n', out) < 0 || fflush(out))
+		err = -EIO;
+out:
+	json_decref(rows);
+	json_decref(doc);
+	return err;
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Top tables: self and total per key, recursion counted once, filters, order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmocka_inc.h"
+#include "output/top.h"
+
+static uint32_t frame(struct profile *p, const char *name, enum frame_kind kind, const char *file)
+{
+	struct prof_frame f = {.name = name, .kind = kind, .file = file, .line = 7};
+	uint32_t id;
+
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+static struct profile *build(void)
+{
+	struct profile *p = profile__new();
+	uint32_t m = frame(p, "main", FRAME_USER, "/s/a.c"),
+		 r = frame(p, "rec", FRAME_USER, "/s/b.c");
+	uint32_t k = frame(p, "read", FRAME_KERNEL, NULL);
+	uint32_t s1[] = {m, r, r, r}, s2[] = {m, r, k}, s3[] = {m};
+
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s1, 4, 6), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s2, 3, 3), 0);
+	assert_int_equal(profile__add(p, 2, 0, "tool", "", s3, 1, 1), 0);
+	return p;
+}
+
+static void check_row(const struct top *t, const char *key, uint64_t self, uint64_t total)
+{
+	const struct top_row *r = top_find(t, key);
+
+	if (!r)
+		fail_msg("no row %s", key);
+	assert_int_equal(r->self, self);
+	assert_int_equal(r->total, total);
+}
+
+static void test_functions(void **state)
+{
+	struct profile *p = build();
+	struct top_opts o = {.by = TOP_FUNCTION};
+	struct top t;
+
+	(void)state;
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 10);
+	assert_int_equal(t.n, 3);
+	/* sorted by self, total, name; rec's recursion counts once in total */
+	assert_string_equal(t.rows[0].key, "rec");
+	check_row(&t, "rec", 6, 9);
+	check_row(&t, "read_[k]", 3, 3);
+	check_row(&t, "main", 1, 10);
+	assert_string_equal(t.rows[1].key, "read_[k]");
+	top_free(&t);
+	profile__free(p);
+}
+
+static void test_keys_and_filters(void **state)
+{
+	struct profile *p = build();
+	struct top_opts o = {.by = TOP_FILE};
+	regex_t re;
+	struct top t;
+
+	(void)state;
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	check_row(&t, "/s/b.c", 6, 9);
+	check_row(&t, "[unknown]", 3, 3);
+	top_free(&t);
+	o.by = TOP_LINE;
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	check_row(&t, "rec b.c:7", 6, 9);
+	top_free(&t);
+	o.by = TOP_PROCESS;
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	check_row(&t, "app (pid 1)", 9, 9);
+	check_row(&t, "tool (pid 2)", 1, 1);
+	top_free(&t);
+	/* --pid and --comm narrow the base; --focus keeps the base */
+	o = (struct top_opts){.by = TOP_FUNCTION, .has_pid = true, .pid = 2};
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 1);
+	assert_int_equal(t.n, 1);
+	top_free(&t);
+	assert_int_equal(regcomp(&re, "^read$", REG_EXTENDED | REG_NOSUB), 0);
+	o = (struct top_opts){.by = TOP_FUNCTION, .focus = &re};
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 10);
+	assert_int_equal(t.focused, 3);
+	check_row(&t, "main", 0, 3);
+	top_free(&t);
+	o = (struct top_opts){.by = TOP_FUNCTION, .comm = &re};
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 0);
+	assert_int_equal(t.n, 0);
+	top_free(&t);
+	regfree(&re);
+	profile__free(p);
+}
+
+static void test_text(void **state)
+{
+	struct profile *p = build();
+	struct top_opts o = {.by = TOP_FUNCTION};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct top t;
+
+	(void)state;
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(top_write_text(&t, o.by, 2, f), 0);
+	fclose(f);
+	assert_string_equal(buf, "      self   self%      total  total%  function\n"
+				 "         6  60.00%          9  90.00%  rec\n"
+				 "         3  30.00%          3  30.00%  read_[k]\n");
+	free(buf);
+	top_free(&t);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_keys_and_filters),
+		cmocka_unit_test(test_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
