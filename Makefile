@@ -206,6 +206,20 @@ $(FAKEPY)/python3.13: tests/fixtures/fake_python.c
 
 fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 
+# cpuprof diff: the same program with one function doing 1 and 3 units of work
+DIFF_FIXTURES := $(O)/fixtures/fix_diff_base $(O)/fixtures/fix_diff_slow
+$(O)/fixtures/fix_diff_base: tests/fixtures/fix_diff.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $<
+
+$(O)/fixtures/fix_diff_slow: tests/fixtures/fix_diff.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -DPARSE_WORK=3 -o $@ $<
+
+fixtures: $(DIFF_FIXTURES)
+
 # --unwind dwarf: the known call tree and a 200-deep recursion without frame pointers; no
 # sibling calls, so that every function of the tree keeps its frame on the stack
 NOFP_FIXTURES := $(O)/fixtures/fix_tree_nofp $(O)/fixtures/fix_deep_nofp

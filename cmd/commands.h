@@ -14,6 +14,7 @@ int cmd_unwind_table(int argc, char **argv);
 
 /* cmd/view.c: cpuprof report FILE, cpuprof diff BASE NEW */
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* exit statuses of report and diff besides those of session/options.h */
 enum {

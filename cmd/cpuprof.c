@@ -352,6 +352,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{"record", cmd_record, "sample stacks and write a profile"},
 	{"report", cmd_report, "print the top functions of a profile file"},
+	{"diff", cmd_diff, "compare two profiles; --fail-if for CI"},
 	{"check", cmd_check, "say whether this machine can record, and if not, why"},
 	{"symbolize", cmd_symbolize, "print function, file and line of addresses of an ELF file"},
 	{"unwind-table", cmd_unwind_table, "print the unwind rows built from an ELF file's CFI"},

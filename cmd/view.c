@@ -4,6 +4,7 @@
  * top-function tables (src/output/top.c), compared, judged (--fail-if) or drawn.
  */
 #include <argp.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 #include "commands.h"
 #include "input/input.h"
+#include "output/diff.h"
+#include "output/failif.h"
+#include "output/output.h"
 #include "output/top.h"
 #include "session/options.h"
 #include "util/strnum.h"
@@ -21,6 +25,7 @@ enum {
 	OPT_COMM,
 	OPT_FOCUS,
 	OPT_FORMAT,
+	OPT_FAIL_IF,
 };
 
 enum view_format {
@@ -35,6 +40,9 @@ struct view_opts {
 	struct top_opts top;
 	regex_t comm_re, focus_re;
 	enum view_format format;
+	struct failif *fail_if;
+	size_t n_fail_if;
+	const char *output;
 };
 
 static const char *format_label(enum input_format f)
@@ -227,6 +235,167 @@ int cmd_report(int argc, char **argv)
 out:
 	top_free(&t);
 	profile__free(p);
+	free_opts(&o);
+	return rc;
+}
+
+static const struct argp_option diff_options[] = {
+	COMMON_OPTIONS,
+	{"fail-if", OPT_FAIL_IF, "EXPR", 0,
+	 "Exit with status 3 when EXPR holds (repeatable): total(GLOB) > +5%, self(any) > +10%, "
+	 "samples < 100; see the man page",
+	 3},
+	{"output", 'o', "FILE", 0,
+	 "Also write both profiles as one file: FILE.folded in flamegraph.pl's difffolded layout "
+	 "(STACK BASE NEW)",
+	 3},
+	{NULL, 0, NULL, 0, NULL, 0},
+};
+
+static const char diff_doc[] =
+	"Compare two profiles: the change of each function's share of the samples, in points.\v"
+	"BASE and NEW are read as by cpuprof report (pprof, JSON or folded, by content). Shares "
+	"are normalised by each profile's own samples, so profiles of different lengths compare. "
+	"Rows are sorted by the size of the change of total share.\n\n"
+	"--fail-if EXPR (repeatable), for CI:\n"
+	"  total(GLOB) OP [+-]N%   change in points of total share of the functions matching "
+	"GLOB (a shell pattern; 'any': every function)\n"
+	"  self(GLOB) OP [+-]N%    the same for self share\n"
+	"  samples < N             either profile has fewer than N samples (too few to judge)\n"
+	"  OP is >, >=, < or <=; the expression holds when it holds for one matching function.\n\n"
+	"Examples:\n"
+	"  cpuprof diff base.pb.gz new.pb.gz\n"
+	"  cpuprof diff --fail-if 'total(parse_*) > +5%' --fail-if 'samples < 100' a.json b.json\n"
+	"  cpuprof diff -o diff.folded base.folded new.folded\n\n"
+	"Exit status:\n"
+	"  0    compared; no --fail-if expression holds\n"
+	"  1    runtime failure\n"
+	"  3    a --fail-if expression holds (the offending lines are printed on stderr)\n"
+	"  64   bad usage or option value, a malformed --fail-if expression\n"
+	"  65   BASE or NEW is not a profile cpuprof reads, or it is damaged\n"
+	"  66   BASE or NEW cannot be opened\n"
+	"  73   the -o file cannot be written";
+
+static error_t diff_parse(int key, char *arg, struct argp_state *state)
+{
+	struct view_opts *o = state->input;
+	struct failif *f;
+	char why[160];
+
+	switch (key) {
+	case OPT_FAIL_IF:
+		f = reallocarray(o->fail_if, o->n_fail_if + 1, sizeof(*f));
+		if (!f)
+			argp_failure(state, 1, ENOMEM, "out of memory");
+		o->fail_if = f;
+		if (failif_parse(arg, &f[o->n_fail_if], why, sizeof(why)))
+			argp_error(state, "invalid --fail-if '%s': %s", arg, why);
+		o->n_fail_if++;
+		return 0;
+	case 'o':
+		if (o->output)
+			argp_error(state, "give -o once");
+		if (!strcmp(arg, "-") ||
+		    strncmp(arg + (strlen(arg) > 7 ? strlen(arg) - 7 : 0), ".folded", 7))
+			argp_error(state, "-o '%s': name the file *.folded (difffolded layout)",
+				   arg);
+		o->output = arg;
+		return 0;
+	default:
+		return common_parse(key, arg, state, o);
+	}
+}
+
+/* Write the difffolded file; the exit status. */
+static int write_diff_folded(const char *path, const struct profile *a, const struct profile *b,
+			     bool per_thread)
+{
+	struct out_file *of;
+	int err = out_file__open(path, &of);
+
+	if (err) {
+		fprintf(stderr, "cpuprof: cannot write '%s': %s\n", path, strerror(-err));
+		return CP_EXIT_CANTCREAT;
+	}
+	err = diff_write_folded(a, b, per_thread, out_file__stream(of));
+	if (err) {
+		out_file__abort(of);
+	} else {
+		err = out_file__commit(of);
+	}
+	if (err) {
+		fprintf(stderr, "cpuprof: writing '%s': %s\n", path, strerror(-err));
+		return CP_EXIT_CANTCREAT;
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const struct argp argp = {diff_options, diff_parse, "BASE NEW", diff_doc, NULL, NULL, NULL};
+	struct view_opts o = {.want_files = 2, .top_n = 20};
+	struct profile *p[2] = {NULL, NULL};
+	struct input_info info[2];
+	struct top t[2] = {{0}, {0}};
+	struct diff d = {0};
+	size_t offending = 0;
+	int rc, err = 0;
+
+	argv[0] = (char *)"cpuprof diff";
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return CP_EXIT_USAGE;
+	rc = load(o.files[0], &p[0], &info[0]);
+	rc = rc ?: load(o.files[1], &p[1], &info[1]);
+	if (rc)
+		goto out;
+	err = top_compute(p[0], &o.top, &t[0]);
+	err = err ?: top_compute(p[1], &o.top, &t[1]);
+	err = err ?: diff_compute(&t[0], &t[1], &d);
+	if (err) {
+		fprintf(stderr, "cpuprof: %s\n", strerror(-err));
+		rc = CP_EXIT_FAILURE;
+		goto out;
+	}
+	if (o.format == VIEW_JSON) {
+		err = diff_write_json(&d, o.top.by, o.top_n, o.files[0], o.files[1], stdout);
+	} else {
+		printf("%s: %s, %llu samples -> %s: %s, %llu samples\n", o.files[0],
+		       format_label(info[0].format), (unsigned long long)d.base_samples, o.files[1],
+		       format_label(info[1].format), (unsigned long long)d.new_samples);
+		err = diff_write_text(&d, o.top.by, o.top_n, stdout);
+	}
+	if (err) {
+		fprintf(stderr, "cpuprof: writing the table: %s\n", strerror(-err));
+		rc = CP_EXIT_FAILURE;
+		goto out;
+	}
+	if (o.output) {
+		rc = write_diff_folded(o.output, p[0], p[1],
+				       info[0].per_thread && info[1].per_thread);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < o.n_fail_if; i++) {
+		const struct failif *f = &o.fail_if[i];
+		size_t matched = 0;
+
+		offending += failif_eval(f, &d, o.files[0], o.files[1], stderr);
+		if (f->metric == FAILIF_SAMPLES)
+			continue;
+		for (size_t k = 0; k < d.n; k++)
+			matched += !fnmatch(f->glob, d.rows[k].key, 0);
+		if (!matched)
+			fprintf(stderr, "cpuprof: note: --fail-if '%s': no %s matches '%s'\n",
+				f->text, top_by_name(o.top.by), f->glob);
+	}
+	rc = offending ? CP_EXIT_REGRESSION : CP_EXIT_OK;
+out:
+	for (int i = 0; i < 2; i++) {
+		top_free(&t[i]);
+		profile__free(p[i]);
+	}
+	diff_free(&d);
+	free(o.fail_if);
 	free_opts(&o);
 	return rc;
 }

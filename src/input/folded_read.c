@@ -108,14 +108,18 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 int folded_read(const char *data, size_t len, struct profile *p, struct input_info *info,
 		struct input_error *err)
 {
-	size_t lineno = 0, cap = 0, pos = 0;
-	uint32_t *stack = NULL;
+	size_t lineno = 0, cap = 64, pos = 0;
+	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
+	uint32_t *stack = malloc(cap * sizeof(*stack));
 	char *copy = malloc(len + 1);
 	int ret = 0;
 
 	(void)info;
-	if (!copy)
+	if (!copy || !stack) {
+		free(copy);
+		free(stack);
 		return -ENOMEM;
+	}
 	memcpy(copy, data, len);
 	copy[len] = '\0';
 	while (pos < len && !ret) {

@@ -263,9 +263,16 @@ int json_read(const char *data, size_t len, struct profile *p, struct input_info
 	json_t *root, *cp;
 	int ret;
 
+	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
+	r.cap = 64;
+	r.stack = malloc(r.cap * sizeof(*r.stack));
+	if (!r.stack)
+		return -ENOMEM;
 	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
+	if (!root) {
+		free(r.stack);
 		return input_fail(err, "json: line %d: %s", jerr.line, jerr.text);
+	}
 	if (!json_is_object(root)) {
 		ret = input_fail(err, "json: the document is not an object");
 		goto out;

@@ -322,15 +322,20 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 	       struct input_error *err)
 {
 	struct rd r = {.p = p, .err = err};
-	uint32_t *stack = NULL;
-	size_t cap = 0, vi;
+	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
+	size_t cap = 64, vi;
+	uint32_t *stack = malloc(cap * sizeof(*stack));
 	PbProfile *pb;
 	int ret;
 
+	if (!stack)
+		return -ENOMEM;
 	pb = perftools__profiles__profile__unpack(NULL, len, data);
-	if (!pb)
+	if (!pb) {
+		free(stack);
 		return input_fail(err, "not a pprof profile: protobuf decoding failed "
 				       "(truncated or not a profile)");
+	}
 	r.pb = pb;
 	if (!pb->n_string_table || pb->string_table[0][0]) {
 		ret = input_fail(err, "pprof: the string table %s",

@@ -208,8 +208,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	copy = malloc((nframes ? nframes : 1) * sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
-	if (nframes) /* frames may be NULL for an empty stack */
-		memcpy(copy, frames, nframes * sizeof(*copy));
+	memcpy(copy, frames, nframes * sizeof(*copy));
 	ns.frames = copy;
 	p->samples[p->n_samples] = ns;
 	idtable_fill(&p->sidx, sl, h, (uint32_t)p->n_samples);

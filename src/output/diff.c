@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "output/diff.h"
+#include "output/folded.h"
+
+static double fabs_(double v)
+{
+	return v < 0 ? -v : v;
+}
+
+static double pct(uint64_t v, uint64_t of)
+{
+	return of ? 100.0 * (double)v / (double)of : 0.0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct diff_row *)a)->key, ((const struct diff_row *)b)->key);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	double dx = fabs_(x->total_change), dy = fabs_(y->total_change);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	dx = fabs_(x->self_change);
+	dy = fabs_(y->self_change);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+int diff_compute(const struct top *base, const struct top *new, struct diff *d)
+{
+	size_t n = 0, i;
+
+	memset(d, 0, sizeof(*d));
+	d->base_samples = base->samples;
+	d->new_samples = new->samples;
+	d->rows = calloc(base->n + new->n + 1, sizeof(*d->rows));
+	if (!d->rows)
+		return -ENOMEM;
+	for (i = 0; i < base->n; i++) {
+		d->rows[n].key = strdup(base->rows[i].key);
+		if (!d->rows[n].key)
+			goto nomem;
+		d->rows[n].base_self = base->rows[i].self;
+		d->rows[n].base_total = base->rows[i].total;
+		n++;
+	}
+	d->n = n;
+	qsort(d->rows, n, sizeof(*d->rows), cmp_key);
+	for (i = 0; i < new->n; i++) {
+		struct diff_row probe = {.key = new->rows[i].key}, *r;
+
+		r = bsearch(&probe, d->rows, d->n, sizeof(*d->rows), cmp_key);
+		if (!r) {
+			r = &d->rows[n];
+			r->key = strdup(new->rows[i].key);
+			if (!r->key)
+				goto nomem;
+			n++;
+		}
+		r->new_self = new->rows[i].self;
+		r->new_total = new->rows[i].total;
+	}
+	d->n = n;
+	for (i = 0; i < n; i++) {
+		struct diff_row *r = &d->rows[i];
+
+		r->base_self_pct = pct(r->base_self, base->samples);
+		r->base_total_pct = pct(r->base_total, base->samples);
+		r->new_self_pct = pct(r->new_self, new->samples);
+		r->new_total_pct = pct(r->new_total, new->samples);
+		r->self_change = r->new_self_pct - r->base_self_pct;
+		r->total_change = r->new_total_pct - r->base_total_pct;
+	}
+	qsort(d->rows, n, sizeof(*d->rows), cmp_change);
+	return 0;
+nomem:
+	d->n = n;
+	diff_free(d);
+	return -ENOMEM;
+}
+
+const struct diff_row *diff_find(const struct diff *d, const char *key)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->rows[i].key, key))
+			return &d->rows[i];
+	return NULL;
+}
+
+void diff_free(struct diff *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		free(d->rows[i].key);
+	free(d->rows);
+	memset(d, 0, sizeof(*d));
+}
+
+int diff_write_text(const struct diff *d, enum top_by by, size_t n, FILE *out)
+{
+	if (!n || n > d->n)
+		n = d->n;
+	if (fprintf(out, "%8s %8s %8s  %8s %8s %8s  %s\n", "base%", "new%", "change", "self",
+		    "self", "self", top_by_name(by)) < 0 ||
+	    fprintf(out, "%8s %8s %8s  %8s %8s %8s\n", "total", "total", "points", "base%", "new%",
+		    "points") < 0)
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		if (fprintf(out, "%7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  %s\n",
+			    r->base_total_pct, r->new_total_pct, r->total_change, r->base_self_pct,
+			    r->new_self_pct, r->self_change, r->key) < 0)
+			return -EIO;
+	}
+	return fflush(out) ? -EIO : 0;
+}
+
+static json_t *round2(double v)
+{
+	return json_real((double)(long long)(v * 100.0 + (v < 0 ? -0.5 : 0.5)) / 100.0);
+}
+
+/* A JSON string of s; bytes that are not UTF-8 become '?' (names from foreign files). */
+static json_t *str_json(const char *s)
+{
+	json_t *j = json_string(s);
+	char *c;
+
+	if (j || !(c = strdup(s)))
+		return j;
+	for (unsigned char *u = (unsigned char *)c; *u; u++)
+		if (*u >= 0x80)
+			*u = '?';
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *base_name,
+		    const char *new_name, FILE *out)
+{
+	json_t *doc = json_object(), *rows = json_array();
+	int err = 0;
+
+	if (!n || n > d->n)
+		n = d->n;
+	if (!doc || !rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct diff_row *r = &d->rows[i];
+		json_t *o = json_object();
+
+		if (!o || json_object_set_new(o, "name", str_json(r->key)) ||
+		    json_object_set_new(o, "base_total_pct", round2(r->base_total_pct)) ||
+		    json_object_set_new(o, "new_total_pct", round2(r->new_total_pct)) ||
+		    json_object_set_new(o, "total_change", round2(r->total_change)) ||
+		    json_object_set_new(o, "base_self_pct", round2(r->base_self_pct)) ||
+		    json_object_set_new(o, "new_self_pct", round2(r->new_self_pct)) ||
+		    json_object_set_new(o, "self_change", round2(r->self_change)) ||
+		    json_object_set_new(o, "base_total", json_integer((json_int_t)r->base_total)) ||
+		    json_object_set_new(o, "new_total", json_integer((json_int_t)r->new_total)) ||
+		    json_object_set_new(o, "base_self", json_integer((json_int_t)r->base_self)) ||
+		    json_object_set_new(o, "new_self", json_integer((json_int_t)r->new_self)) ||
+		    json_array_append_new(rows, o))
+			err = -ENOMEM;
+	}
+	if (err || json_object_set_new(doc, "base", str_json(base_name)) ||
+	    json_object_set_new(doc, "new", str_json(new_name)) ||
+	    json_object_set_new(doc, "by", json_string(top_by_name(by))) ||
+	    json_object_set_new(doc, "base_samples", json_integer((json_int_t)d->base_samples)) ||
+	    json_object_set_new(doc, "new_samples", json_integer((json_int_t)d->new_samples)) ||
+	    json_object_set(doc, "rows", rows)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (json_dumpf(doc, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
+	    fputc('\n', out) < 0 || fflush(out))
+		err = -EIO;
+out:
+	json_decref(rows);
+	json_decref(doc);
+	return err;
+}
+
+/* The folded text of p in memory (sorted lines "STACK COUNT"). */
+static char *folded_text(const struct profile *p, bool per_thread, int *err)
+{
+	struct folded_opts o = {.per_thread = per_thread};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = folded_write(p, &o, f);
+	if (fclose(f) && !*err)
+		*err = -ENOMEM;
+	if (*err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Split one line "STACK COUNT" at its last space; advance *s past it. */
+static bool next_line(char **s, char **stack, size_t *slen, unsigned long long *count)
+{
+	char *nl, *sp;
+
+	if (!*s || !**s)
+		return false;
+	nl = strchr(*s, '\n');
+	if (nl)
+		*nl = '\0';
+	sp = strrchr(*s, ' ');
+	*stack = *s;
+	*slen = sp ? (size_t)(sp - *s) : strlen(*s);
+	*count = sp ? strtoull(sp + 1, NULL, 10) : 0;
+	*s = nl ? nl + 1 : NULL;
+	return true;
+}
+
+static int stack_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+
+	return c ? c : al < bl ? -1 : al > bl;
+}
+
+int diff_write_folded(const struct profile *base, const struct profile *new, bool per_thread,
+		      FILE *out)
+{
+	int err = 0;
+	char *a = folded_text(base, per_thread, &err),
+	     *b = a ? folded_text(new, per_thread, &err) : NULL;
+	char *pa = a, *pb = b, *sa = NULL, *sb = NULL;
+	size_t la = 0, lb = 0;
+	unsigned long long ca = 0, cb = 0;
+	bool ha, hb;
+
+	if (err)
+		goto out;
+	/* folded_write sorts by stack text (bytewise): a merge of two sorted lists */
+	ha = next_line(&pa, &sa, &la, &ca);
+	hb = next_line(&pb, &sb, &lb, &cb);
+	while (ha || hb) {
+		int c = !ha ? 1 : !hb ? -1 : stack_cmp(sa, la, sb, lb);
+
+		if (fprintf(out, "%.*s %llu %llu\n", (int)(c <= 0 ? la : lb), c <= 0 ? sa : sb,
+			    c <= 0 ? ca : 0, c >= 0 ? cb : 0) < 0) {
+			err = -EIO;
+			goto out;
+		}
+		if (c <= 0)
+			ha = next_line(&pa, &sa, &la, &ca);
+		if (c >= 0)
+			hb = next_line(&pb, &sb, &lb, &cb);
+	}
+	if (fflush(out))
+		err = -EIO;
+out:
+	free(a);
+	free(b);
+	return err;
+}

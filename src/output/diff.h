@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Two profiles compared (cpuprof diff): per key, the self and total shares of the samples in
+ * the base and the new profile, and the change in points (new share - base share; a key absent
+ * from one side has share 0 there). Sorted by the size of the total change, then of the self
+ * change (both descending), then key, so the same files give the same table.
+ */
+#ifndef CPUPROF_DIFF_H
+#define CPUPROF_DIFF_H
+#include <stdio.h>
+#include "output/top.h"
+
+struct diff_row {
+	char *key;
+	uint64_t base_self, base_total, new_self, new_total; /* samples */
+	double base_self_pct, base_total_pct, new_self_pct, new_total_pct;
+	double self_change, total_change; /* points */
+};
+
+struct diff {
+	struct diff_row *rows;
+	size_t n;
+	uint64_t base_samples, new_samples;
+};
+
+/* Merge the top tables of both profiles. 0 or -ENOMEM. */
+int diff_compute(const struct top *base, const struct top *new, struct diff *d);
+
+const struct diff_row *diff_find(const struct diff *d, const char *key);
+
+void diff_free(struct diff *d); /* NULL-safe */
+
+/* The first n rows (0: all) as an aligned text table. 0 or -EIO. */
+int diff_write_text(const struct diff *d, enum top_by by, size_t n, FILE *out);
+
+/* The same as one JSON document (see the man page). 0, -ENOMEM or -EIO. */
+int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *base_name,
+		    const char *new_name, FILE *out);
+
+/*
+ * Both profiles as folded stacks in flamegraph.pl's difffolded layout: "STACK BASE NEW" per
+ * distinct stack of either (0 where absent), sorted bytewise; raw sample counts.
+ * 0, -ENOMEM or -EIO.
+ */
+int diff_write_folded(const struct profile *base, const struct profile *new, bool per_thread,
+		      FILE *out);
+
+#endif
