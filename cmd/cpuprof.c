@@ -79,8 +79,8 @@ static const struct argp_option record_options[] = {
 	 "several formats of the same recording",
 	 3},
 	{"format", OPT_FORMAT, "FORMAT", 0,
-	 "folded, pprof or json (default: from the file name: .pb.gz/.pprof pprof, .json json, "
-	 "else folded)",
+	 "folded, pprof, json or svg (a flame graph) (default: from the file name: .pb.gz/.pprof "
+	 "pprof, .json json, .svg svg, else folded)",
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
@@ -126,7 +126,10 @@ static int usage_value(struct argp_state *state, const char *what, const char *a
 
 static const char *format_name(enum output_format f)
 {
-	return f == FORMAT_PPROF ? "pprof" : f == FORMAT_JSON ? "json" : "folded";
+	return f == FORMAT_PPROF  ? "pprof"
+	       : f == FORMAT_JSON ? "json"
+	       : f == FORMAT_SVG  ? "svg"
+				  : "folded";
 }
 
 /* Whether outputs i and j name the same file (the same name, or one file under two). */
@@ -264,8 +267,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			o->format = FORMAT_PPROF;
 		else if (strcmp(arg, "json") == 0)
 			o->format = FORMAT_JSON;
+		else if (strcmp(arg, "svg") == 0)
+			o->format = FORMAT_SVG;
 		else
-			argp_error(state, "unknown format '%s': use folded, pprof or json", arg);
+			argp_error(state, "unknown format '%s': use folded, pprof, json or svg",
+				   arg);
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "commands.h"
 #include "input/input.h"
 #include "output/diff.h"
 #include "output/failif.h"
 #include "output/output.h"
+#include "output/svg.h"
 #include "output/top.h"
 #include "session/options.h"
 #include "util/strnum.h"
@@ -29,8 +31,11 @@ enum {
 };
 
 enum view_format {
-	VIEW_TEXT = 0,
+	VIEW_AUTO = 0, /* from the -o name, else text */
+	VIEW_TEXT,
 	VIEW_JSON,
+	VIEW_SVG,
+	VIEW_FOLDED, /* diff -o: difffolded */
 };
 
 struct view_opts {
@@ -48,6 +53,13 @@ struct view_opts {
 static const char *format_label(enum input_format f)
 {
 	return f == INPUT_PPROF ? "pprof" : f == INPUT_JSON ? "json" : "folded";
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
 /* Read one profile; on failure print one line and return the exit status. */
@@ -113,8 +125,17 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 			o->format = VIEW_TEXT;
 		else if (!strcmp(arg, "json"))
 			o->format = VIEW_JSON;
+		else if (!strcmp(arg, "svg"))
+			o->format = VIEW_SVG;
 		else
-			argp_error(state, "unknown --format '%s': use text or json", arg);
+			argp_error(state, "unknown --format '%s': use text, json or svg", arg);
+		return 0;
+	case 'o':
+		if (o->output)
+			argp_error(state, "give -o once");
+		if (!strcmp(arg, "-"))
+			argp_error(state, "-o '-': leave -o out to write to stdout");
+		o->output = arg;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->n_files == o->want_files)
@@ -131,31 +152,21 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 	}
 }
 
-#define COMMON_OPTIONS                                                                        \
-	{"top", 'n', "N", 0, "Show the first N rows (default 20; 0: all)", 1},                \
-		{"by",                                                                        \
-		 OPT_BY,                                                                      \
-		 "KEY",                                                                       \
-		 0,                                                                           \
-		 "Rows per function (default), file, line, process or thread",                \
-		 1},                                                                          \
-		{"pid", OPT_PID, "PID", 0, "Only the samples of this process", 1},            \
-		{"comm",                                                                      \
-		 OPT_COMM,                                                                    \
-		 "REGEX",                                                                     \
-		 0,                                                                           \
-		 "Only the samples of processes whose name matches (extended regex)",         \
-		 1},                                                                          \
-		{"focus",                                                                     \
-		 OPT_FOCUS,                                                                   \
-		 "REGEX",                                                                     \
-		 0,                                                                           \
-		 "Only the samples with a frame whose name matches; shares stay relative to " \
-		 "all samples",                                                               \
-		 1},                                                                          \
-	{                                                                                     \
-		"format", OPT_FORMAT, "FORMAT", 0, "text (default) or json", 2                \
-	}
+/* clang-format off */
+#define COMMON_OPTIONS \
+	{"top", 'n', "N", 0, "Show the first N rows (default 20; 0: all)", 1}, \
+	{"by", OPT_BY, "KEY", 0, "Rows per function (default), file, line, process or thread", 1}, \
+	{"pid", OPT_PID, "PID", 0, "Only the samples of this process", 1}, \
+	{"comm", OPT_COMM, "REGEX", 0, \
+	 "Only the samples of processes whose name matches (extended regex)", 1}, \
+	{"focus", OPT_FOCUS, "REGEX", 0, \
+	 "Only the samples with a frame whose name matches; shares stay relative to all samples", \
+	 1}, \
+	{"format", OPT_FORMAT, "FORMAT", 0, \
+	 "text (default), json, or svg (a flame graph); default: from the -o name (.json, .svg), " \
+	 "else text", 2}, \
+	{"output", 'o', "FILE", 0, "Write to FILE (atomically) instead of stdout", 2}
+/* clang-format on */
 
 static const struct argp_option report_options[] = {
 	COMMON_OPTIONS,
@@ -177,7 +188,8 @@ static const char report_doc[] =
 	"  1    runtime failure\n"
 	"  64   bad usage or option value\n"
 	"  65   FILE is not a profile cpuprof reads, or it is damaged\n"
-	"  66   FILE cannot be opened";
+	"  66   FILE cannot be opened\n"
+	"  73   the -o file cannot be written";
 
 static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
@@ -190,6 +202,114 @@ static void free_opts(struct view_opts *o)
 		regfree(&o->comm_re);
 	if (o->top.focus)
 		regfree(&o->focus_re);
+}
+
+/* What a command renders: a top table (report) or a diff, and the profiles behind it. */
+struct render {
+	enum view_format format;
+	const struct view_opts *o;
+	const struct profile *p, *base; /* base: diff only */
+	const struct input_info *info, *base_info;
+	const struct top *t;
+	const struct diff *d;
+};
+
+static int render_report(const struct render *r, FILE *out)
+{
+	const struct top *t = r->t;
+	const char *src = r->o->files[0];
+
+	switch (r->format) {
+	case VIEW_JSON:
+		return top_write_json(t, r->o->top.by, r->o->top_n, src,
+				      format_label(r->info->format), r->info->value, out);
+	case VIEW_SVG:
+		return svg_write_profile(r->p, NULL, r->info->per_thread, src, out);
+	default:
+		fprintf(out, "%s: %s, %llu %s", src, format_label(r->info->format),
+			(unsigned long long)t->samples, r->info->value);
+		if (r->o->top.focus)
+			fprintf(out, ", %llu matching --focus", (unsigned long long)t->focused);
+		if (r->info->period_ns && !strcmp(r->info->value, "samples"))
+			fprintf(out, " (%.2f s at %.6g ms)",
+				(double)t->samples * r->info->period_ns / 1e9,
+				r->info->period_ns / 1e6);
+		fprintf(out, "\n");
+		return top_write_text(t, r->o->top.by, r->o->top_n, out);
+	}
+}
+
+static int render_diff(const struct render *r, FILE *out)
+{
+	const struct view_opts *o = r->o;
+	bool per_thread = r->info->per_thread && r->base_info->per_thread;
+	char title[512];
+
+	switch (r->format) {
+	case VIEW_JSON:
+		return diff_write_json(r->d, o->top.by, o->top_n, o->files[0], o->files[1], out);
+	case VIEW_SVG:
+		snprintf(title, sizeof(title), "%s -> %s", o->files[0], o->files[1]);
+		return svg_write_profile(r->p, r->base, per_thread, title, out);
+	case VIEW_FOLDED:
+		return diff_write_folded(r->base, r->p, per_thread, out);
+	default:
+		fprintf(out, "%s: %s, %llu samples -> %s: %s, %llu samples\n", o->files[0],
+			format_label(r->base_info->format), (unsigned long long)r->d->base_samples,
+			o->files[1], format_label(r->info->format),
+			(unsigned long long)r->d->new_samples);
+		return diff_write_text(r->d, o->top.by, o->top_n, out);
+	}
+}
+
+/* Render to path (atomically) or stdout; the exit status. */
+static int emit(const struct render *r, const char *path,
+		int (*fn)(const struct render *r, FILE *out))
+{
+	struct out_file *of;
+	int err;
+
+	if (!path) {
+		err = fn(r, stdout);
+		if (!err && fflush(stdout))
+			err = -EIO;
+		if (err) {
+			fprintf(stderr, "cpuprof: writing to stdout: %s\n", strerror(-err));
+			return CP_EXIT_FAILURE;
+		}
+		return 0;
+	}
+	err = out_file__open(path, &of);
+	if (err) {
+		fprintf(stderr, "cpuprof: cannot write '%s': %s\n", path, strerror(-err));
+		return CP_EXIT_CANTCREAT;
+	}
+	err = fn(r, out_file__stream(of));
+	if (err)
+		out_file__abort(of);
+	else
+		err = out_file__commit(of);
+	if (err) {
+		fprintf(stderr, "cpuprof: writing '%s': %s\n", path, strerror(-err));
+		return err == -ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_CANTCREAT;
+	}
+	return 0;
+}
+
+/* --format, else from the -o name. */
+static enum view_format pick_format(const struct view_opts *o, bool diff)
+{
+	if (o->format != VIEW_AUTO)
+		return o->format;
+	if (!o->output)
+		return VIEW_TEXT;
+	if (has_suffix(o->output, ".svg"))
+		return VIEW_SVG;
+	if (has_suffix(o->output, ".json"))
+		return VIEW_JSON;
+	if (diff && has_suffix(o->output, ".folded"))
+		return VIEW_FOLDED;
+	return VIEW_TEXT;
 }
 
 int cmd_report(int argc, char **argv)
@@ -214,23 +334,11 @@ int cmd_report(int argc, char **argv)
 		rc = CP_EXIT_FAILURE;
 		goto out;
 	}
-	if (o.format == VIEW_JSON) {
-		err = top_write_json(&t, o.top.by, o.top_n, o.files[0], format_label(info.format),
-				     info.value, stdout);
-	} else {
-		printf("%s: %s, %llu %s", o.files[0], format_label(info.format),
-		       (unsigned long long)t.samples, info.value);
-		if (o.top.focus)
-			printf(", %llu matching --focus", (unsigned long long)t.focused);
-		if (info.period_ns && !strcmp(info.value, "samples"))
-			printf(" (%.2f s at %.6g ms)", (double)t.samples * info.period_ns / 1e9,
-			       info.period_ns / 1e6);
-		printf("\n");
-		err = top_write_text(&t, o.top.by, o.top_n, stdout);
-	}
-	if (err) {
-		fprintf(stderr, "cpuprof: writing the table: %s\n", strerror(-err));
-		rc = CP_EXIT_FAILURE;
+	{
+		const struct render r = {
+			.format = pick_format(&o, false), .o = &o, .p = p, .info = &info, .t = &t};
+
+		rc = emit(&r, o.output, render_report);
 	}
 out:
 	top_free(&t);
@@ -245,10 +353,6 @@ static const struct argp_option diff_options[] = {
 	 "Exit with status 3 when EXPR holds (repeatable): total(GLOB) > +5%, self(any) > +10%, "
 	 "samples < 100; see the man page",
 	 3},
-	{"output", 'o', "FILE", 0,
-	 "Also write both profiles as one file: FILE.folded in flamegraph.pl's difffolded layout "
-	 "(STACK BASE NEW)",
-	 3},
 	{NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -258,19 +362,19 @@ static const char diff_doc[] =
 	"are normalised by each profile's own samples, so profiles of different lengths compare. "
 	"Rows are sorted by the size of the change of total share.\n\n"
 	"--fail-if EXPR (repeatable), for CI:\n"
-	"  total(GLOB) OP [+-]N%   change in points of total share of the functions matching "
-	"GLOB (a shell pattern; 'any': every function)\n"
-	"  self(GLOB) OP [+-]N%    the same for self share\n"
-	"  samples < N             either profile has fewer than N samples (too few to judge)\n"
-	"  OP is >, >=, < or <=; the expression holds when it holds for one matching function.\n\n"
+	"  total(GLOB) OP [+-]N%  change in points of the total share of a function\n"
+	"                         matching GLOB (shell pattern; any: every function)\n"
+	"  self(GLOB) OP [+-]N%   the same for the self share\n"
+	"  samples < N            either profile has fewer than N samples\n"
+	"  OP: >, >=, < or <=; holds when it holds for one matching function.\n\n"
 	"Examples:\n"
 	"  cpuprof diff base.pb.gz new.pb.gz\n"
-	"  cpuprof diff --fail-if 'total(parse_*) > +5%' --fail-if 'samples < 100' a.json b.json\n"
-	"  cpuprof diff -o diff.folded base.folded new.folded\n\n"
+	"  cpuprof diff --fail-if 'total(parse_*) > +5%' a.json b.json\n"
+	"  cpuprof diff -o diff.svg base.folded new.folded\n\n"
 	"Exit status:\n"
 	"  0    compared; no --fail-if expression holds\n"
 	"  1    runtime failure\n"
-	"  3    a --fail-if expression holds (the offending lines are printed on stderr)\n"
+	"  3    a --fail-if expression holds (offending lines on stderr)\n"
 	"  64   bad usage or option value, a malformed --fail-if expression\n"
 	"  65   BASE or NEW is not a profile cpuprof reads, or it is damaged\n"
 	"  66   BASE or NEW cannot be opened\n"
@@ -292,42 +396,19 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --fail-if '%s': %s", arg, why);
 		o->n_fail_if++;
 		return 0;
-	case 'o':
-		if (o->output)
-			argp_error(state, "give -o once");
-		if (!strcmp(arg, "-") ||
-		    strncmp(arg + (strlen(arg) > 7 ? strlen(arg) - 7 : 0), ".folded", 7))
-			argp_error(state, "-o '%s': name the file *.folded (difffolded layout)",
-				   arg);
-		o->output = arg;
-		return 0;
+	case ARGP_KEY_END:
+		if (o->output && o->format == VIEW_AUTO && !has_suffix(o->output, ".folded") &&
+		    !has_suffix(o->output, ".svg") && !has_suffix(o->output, ".json") &&
+		    !has_suffix(o->output, ".txt"))
+			argp_error(
+				state,
+				"-o '%s': name it .folded (difffolded), .svg (flame graph), .json "
+				"or .txt (the table), or give --format",
+				o->output);
+		return common_parse(key, arg, state, o);
 	default:
 		return common_parse(key, arg, state, o);
 	}
-}
-
-/* Write the difffolded file; the exit status. */
-static int write_diff_folded(const char *path, const struct profile *a, const struct profile *b,
-			     bool per_thread)
-{
-	struct out_file *of;
-	int err = out_file__open(path, &of);
-
-	if (err) {
-		fprintf(stderr, "cpuprof: cannot write '%s': %s\n", path, strerror(-err));
-		return CP_EXIT_CANTCREAT;
-	}
-	err = diff_write_folded(a, b, per_thread, out_file__stream(of));
-	if (err) {
-		out_file__abort(of);
-	} else {
-		err = out_file__commit(of);
-	}
-	if (err) {
-		fprintf(stderr, "cpuprof: writing '%s': %s\n", path, strerror(-err));
-		return CP_EXIT_CANTCREAT;
-	}
-	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -356,22 +437,28 @@ int cmd_diff(int argc, char **argv)
 		rc = CP_EXIT_FAILURE;
 		goto out;
 	}
-	if (o.format == VIEW_JSON) {
-		err = diff_write_json(&d, o.top.by, o.top_n, o.files[0], o.files[1], stdout);
-	} else {
-		printf("%s: %s, %llu samples -> %s: %s, %llu samples\n", o.files[0],
-		       format_label(info[0].format), (unsigned long long)d.base_samples, o.files[1],
-		       format_label(info[1].format), (unsigned long long)d.new_samples);
-		err = diff_write_text(&d, o.top.by, o.top_n, stdout);
-	}
-	if (err) {
-		fprintf(stderr, "cpuprof: writing the table: %s\n", strerror(-err));
-		rc = CP_EXIT_FAILURE;
-		goto out;
-	}
-	if (o.output) {
-		rc = write_diff_folded(o.output, p[0], p[1],
-				       info[0].per_thread && info[1].per_thread);
+	{
+		const struct render r = {.format = pick_format(&o, true),
+					 .o = &o,
+					 .p = p[1],
+					 .base = p[0],
+					 .info = &info[1],
+					 .base_info = &info[0],
+					 .d = &d};
+
+		/* the table on stdout also when -o writes a file in another format */
+		if (o.output && r.format != VIEW_TEXT && r.format != VIEW_JSON) {
+			const struct render table = {.format = VIEW_TEXT,
+						     .o = &o,
+						     .p = p[1],
+						     .base = p[0],
+						     .info = &info[1],
+						     .base_info = &info[0],
+						     .d = &d};
+
+			rc = emit(&table, NULL, render_diff);
+		}
+		rc = rc ?: emit(&r, o.output, render_diff);
 		if (rc)
 			goto out;
 	}

@@ -37,6 +37,8 @@ enum output_format format_from_name(const char *path)
 		return FORMAT_PPROF;
 	if (ends_with(path, ".json"))
 		return FORMAT_JSON;
+	if (ends_with(path, ".svg"))
+		return FORMAT_SVG;
 	return FORMAT_FOLDED;
 }
 

@@ -10,6 +10,7 @@
 #include "output/json_out.h"
 #include "util/log.h"
 #include "output/pprof.h"
+#include "output/svg.h"
 #include "session/report.h"
 #include "unwind/unwind_maps.h"
 
@@ -191,6 +192,9 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 		break;
 	case FORMAT_JSON:
 		err = json_write(r->prof, meta, f);
+		break;
+	case FORMAT_SVG:
+		err = svg_write_profile(r->prof, NULL, r->o->per_thread, "Flame Graph", f);
 		break;
 	default:
 		err = folded_write(r->prof, &fo, f);
