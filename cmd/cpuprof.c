@@ -79,8 +79,8 @@ static const struct argp_option record_options[] = {
 	 "several formats of the same recording",
 	 3},
 	{"format", OPT_FORMAT, "FORMAT", 0,
-	 "folded, pprof, json or svg (a flame graph) (default: from the file name: .pb.gz/.pprof "
-	 "pprof, .json json, .svg svg, else folded)",
+	 "folded, pprof, json, svg or html (flame graphs) (default: from the file name: "
+	 ".pb.gz/.pprof pprof, .json json, .svg svg, .html html, else folded)",
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
@@ -129,6 +129,7 @@ static const char *format_name(enum output_format f)
 	return f == FORMAT_PPROF  ? "pprof"
 	       : f == FORMAT_JSON ? "json"
 	       : f == FORMAT_SVG  ? "svg"
+	       : f == FORMAT_HTML ? "html"
 				  : "folded";
 }
 
@@ -269,8 +270,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			o->format = FORMAT_JSON;
 		else if (strcmp(arg, "svg") == 0)
 			o->format = FORMAT_SVG;
+		else if (strcmp(arg, "html") == 0)
+			o->format = FORMAT_HTML;
 		else
-			argp_error(state, "unknown format '%s': use folded, pprof, json or svg",
+			argp_error(state,
+				   "unknown format '%s': use folded, pprof, json, svg or html",
 				   arg);
 		break;
 	case 'h':

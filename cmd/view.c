@@ -16,6 +16,7 @@
 #include "output/diff.h"
 #include "output/failif.h"
 #include "output/output.h"
+#include "output/html.h"
 #include "output/svg.h"
 #include "output/top.h"
 #include "session/options.h"
@@ -35,6 +36,7 @@ enum view_format {
 	VIEW_TEXT,
 	VIEW_JSON,
 	VIEW_SVG,
+	VIEW_HTML,
 	VIEW_FOLDED, /* diff -o: difffolded */
 };
 
@@ -127,8 +129,11 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 			o->format = VIEW_JSON;
 		else if (!strcmp(arg, "svg"))
 			o->format = VIEW_SVG;
+		else if (!strcmp(arg, "html"))
+			o->format = VIEW_HTML;
 		else
-			argp_error(state, "unknown --format '%s': use text, json or svg", arg);
+			argp_error(state, "unknown --format '%s': use text, json, svg or html",
+				   arg);
 		return 0;
 	case 'o':
 		if (o->output)
@@ -163,8 +168,8 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 	 "Only the samples with a frame whose name matches; shares stay relative to all samples", \
 	 1}, \
 	{"format", OPT_FORMAT, "FORMAT", 0, \
-	 "text (default), json, or svg (a flame graph); default: from the -o name (.json, .svg), " \
-	 "else text", 2}, \
+	 "text (default), json, svg or html (flame graphs); default: from the -o name (.json, " \
+	 ".svg, .html), else text", 2}, \
 	{"output", 'o', "FILE", 0, "Write to FILE (atomically) instead of stdout", 2}
 /* clang-format on */
 
@@ -225,6 +230,8 @@ static int render_report(const struct render *r, FILE *out)
 				      format_label(r->info->format), r->info->value, out);
 	case VIEW_SVG:
 		return svg_write_profile(r->p, NULL, r->info->per_thread, src, out);
+	case VIEW_HTML:
+		return html_write_profile(r->p, NULL, r->info->per_thread, src, out);
 	default:
 		fprintf(out, "%s: %s, %llu %s", src, format_label(r->info->format),
 			(unsigned long long)t->samples, r->info->value);
@@ -251,6 +258,9 @@ static int render_diff(const struct render *r, FILE *out)
 	case VIEW_SVG:
 		snprintf(title, sizeof(title), "%s -> %s", o->files[0], o->files[1]);
 		return svg_write_profile(r->p, r->base, per_thread, title, out);
+	case VIEW_HTML:
+		snprintf(title, sizeof(title), "%s -> %s", o->files[0], o->files[1]);
+		return html_write_profile(r->p, r->base, per_thread, title, out);
 	case VIEW_FOLDED:
 		return diff_write_folded(r->base, r->p, per_thread, out);
 	default:
@@ -305,6 +315,8 @@ static enum view_format pick_format(const struct view_opts *o, bool diff)
 		return VIEW_TEXT;
 	if (has_suffix(o->output, ".svg"))
 		return VIEW_SVG;
+	if (has_suffix(o->output, ".html") || has_suffix(o->output, ".htm"))
+		return VIEW_HTML;
 	if (has_suffix(o->output, ".json"))
 		return VIEW_JSON;
 	if (diff && has_suffix(o->output, ".folded"))
@@ -399,12 +411,12 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->output && o->format == VIEW_AUTO && !has_suffix(o->output, ".folded") &&
 		    !has_suffix(o->output, ".svg") && !has_suffix(o->output, ".json") &&
+		    !has_suffix(o->output, ".html") && !has_suffix(o->output, ".htm") &&
 		    !has_suffix(o->output, ".txt"))
-			argp_error(
-				state,
-				"-o '%s': name it .folded (difffolded), .svg (flame graph), .json "
-				"or .txt (the table), or give --format",
-				o->output);
+			argp_error(state,
+				   "-o '%s': name it .folded (difffolded), .svg or .html (flame "
+				   "graphs), .json or .txt (the table), or give --format",
+				   o->output);
 		return common_parse(key, arg, state, o);
 	default:
 		return common_parse(key, arg, state, o);

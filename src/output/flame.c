@@ -30,7 +30,7 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 
 /* The child of parent named name (interned), created if new; its id in *id. */
 static int child(struct flame *f, uint32_t parent, const char *name, enum flame_kind kind,
-		 const char *file, uint32_t *id)
+		 const char *file, uint32_t line, uint32_t *id)
 {
 	struct node_key k = {parent, strset_intern(&f->names, name), kind};
 	struct idslot *slot;
@@ -58,6 +58,7 @@ static int child(struct flame *f, uint32_t parent, const char *name, enum flame_
 	f->nodes[f->n] = (struct flame_node){
 		.name = k.name,
 		.file = file ? strset_intern(&f->names, file) : NULL,
+		.line = line,
 		.parent = parent,
 		.depth = parent == FLAME_NONE ? 0 : f->nodes[parent].depth + 1,
 		.kind = kind,
@@ -90,7 +91,7 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 
 		cur = 0;
 		*(base ? &f->nodes[0].base_total : &f->nodes[0].total) += c;
-		err = child(f, cur, s->comm, FLAME_PROCESS, NULL, &id);
+		err = child(f, cur, s->comm, FLAME_PROCESS, NULL, 0, &id);
 		if (err)
 			return err;
 		cur = id;
@@ -98,7 +99,7 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 		if (per_thread) {
 			snprintf(name, sizeof(name), "%s (tid %u)",
 				 *s->thread ? s->thread : s->comm, s->tid);
-			err = child(f, cur, name, FLAME_THREAD, NULL, &id);
+			err = child(f, cur, name, FLAME_THREAD, NULL, 0, &id);
 			if (err)
 				return err;
 			cur = id;
@@ -107,7 +108,7 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			const struct prof_frame *fr = profile__frame(p, s->frames[k]);
 
-			err = child(f, cur, fr->name, frame_kind(fr), fr->file, &id);
+			err = child(f, cur, fr->name, frame_kind(fr), fr->file, fr->line, &id);
 			if (err)
 				return err;
 			cur = id;
@@ -142,7 +143,7 @@ int flame_build(const struct profile *p, const struct profile *base, bool per_th
 
 	memset(f, 0, sizeof(*f));
 	f->diff = base != NULL;
-	err = child(f, FLAME_NONE, "all", FLAME_ROOT, NULL, &root);
+	err = child(f, FLAME_NONE, "all", FLAME_ROOT, NULL, 0, &root);
 	err = err ?: add_profile(f, p, per_thread, false);
 	if (!err && base)
 		err = add_profile(f, base, per_thread, true);

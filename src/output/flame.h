@@ -32,6 +32,7 @@ enum flame_kind {
 struct flame_node {
 	const char *name; /* interned in the tree's set */
 	const char *file; /* source file of the first frame merged here, or NULL */
+	uint32_t line;	  /* and its line, 0 when unknown */
 	uint32_t parent;  /* FLAME_NONE for the root */
 	uint32_t depth;	  /* root 0 */
 	enum flame_kind kind;

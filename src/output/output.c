@@ -39,6 +39,8 @@ enum output_format format_from_name(const char *path)
 		return FORMAT_JSON;
 	if (ends_with(path, ".svg"))
 		return FORMAT_SVG;
+	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+		return FORMAT_HTML;
 	return FORMAT_FOLDED;
 }
 

@@ -26,7 +26,8 @@ enum output_format {
 	FORMAT_FOLDED,
 	FORMAT_PPROF,
 	FORMAT_JSON,
-	FORMAT_SVG, /* a static flame graph */
+	FORMAT_SVG,  /* a static flame graph */
+	FORMAT_HTML, /* an interactive flame graph */
 };
 
 struct out_file;
@@ -47,8 +48,8 @@ int out_file__commit(struct out_file *o);
 /* Remove the temporary file and free o. NULL-safe. */
 void out_file__abort(struct out_file *o);
 
-/* FORMAT_PPROF for *.pb.gz / *.pprof, FORMAT_JSON for *.json, FORMAT_SVG for *.svg, else
- * FORMAT_FOLDED. */
+/* FORMAT_PPROF for *.pb.gz / *.pprof, FORMAT_JSON for *.json, FORMAT_SVG for *.svg,
+ * FORMAT_HTML for *.html / *.htm, else FORMAT_FOLDED. */
 enum output_format format_from_name(const char *path);
 
 #endif

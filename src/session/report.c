@@ -10,6 +10,7 @@
 #include "output/json_out.h"
 #include "util/log.h"
 #include "output/pprof.h"
+#include "output/html.h"
 #include "output/svg.h"
 #include "session/report.h"
 #include "unwind/unwind_maps.h"
@@ -195,6 +196,10 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 		break;
 	case FORMAT_SVG:
 		err = svg_write_profile(r->prof, NULL, r->o->per_thread, "Flame Graph", f);
+		break;
+	case FORMAT_HTML:
+		err = html_write_profile(r->prof, NULL, r->o->per_thread,
+					 meta->command_line ? meta->command_line : "cpuprof", f);
 		break;
 	default:
 		err = folded_write(r->prof, &fo, f);
