@@ -80,7 +80,7 @@ static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
 {
 	return x->pid == y->pid && x->tid == y->tid && x->comm == y->comm &&
 	       x->thread == y->thread && x->nframes == y->nframes &&
-	       memcmp(x->frames, y->frames, x->nframes * sizeof(*x->frames)) == 0;
+	       (!x->nframes || memcmp(x->frames, y->frames, x->nframes * sizeof(*x->frames)) == 0);
 }
 
 static bool frame_id_eq(const void *ctx, uint32_t id, const void *key)
@@ -208,7 +208,9 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	copy = malloc((nframes ? nframes : 1) * sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, frames, nframes * sizeof(*copy));
+	/* frames may be NULL when there are none: memcpy must not see it */
+	if (nframes)
+		memcpy(copy, frames, nframes * sizeof(*copy));
 	ns.frames = copy;
 	p->samples[p->n_samples] = ns;
 	idtable_fill(&p->sidx, sl, h, (uint32_t)p->n_samples);

@@ -67,6 +67,12 @@ static void test_merge_samples(void **state)
 	st[0] = 77;
 	assert_int_equal(profile__add(p, 10, 0, "app", "", st, 3, 1), -EINVAL);
 	assert_int_equal(profile__total(p), 16);
+	/* a stack of no frames may come without an array (the pprof reader's empty samples);
+	 * UBSan: memcpy/memcmp must not be handed NULL */
+	assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 2), 0);
+	assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 3), 0);
+	assert_int_equal(profile__n_samples(p), 6);
+	assert_int_equal(profile__total(p), 21);
 	profile__free(p);
 }
 
