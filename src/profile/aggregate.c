@@ -21,6 +21,7 @@ struct named_addr {
 	uint64_t addr;
 	bool leaf;
 	bool entry;	   /* the function is where a process's or thread's stack begins */
+	bool known;	   /* a user address in an executable mapping of the process */
 	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
 };
 
@@ -155,6 +156,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	na->first = (uint32_t)a->n_pool;
 	na->n = (uint32_t)n;
 	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
+	/* JIT code mapped after the last read of the mappings is known by its perf map name */
+	na->known = !kernel && (a->chain[0].map_kind != SYM_MAP_NONE || a->chain[0].named);
 	/* the chain is innermost first; the profile wants the real function first */
 	for (size_t j = n; j-- > 0;) {
 		const struct sym_frame *sf = &a->chain[j];
@@ -182,9 +185,9 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	return 0;
 }
 
-/* Append the frames of one address (root first) to the sample being built. */
-static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		       bool kernel, uint32_t *n, bool *entry)
+/* The cache entry of one address (index in a->named), named at its first use. */
+static int find_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+			bool kernel, size_t *idx)
 {
 	struct named_addr key, *na;
 	uint32_t h;
@@ -203,24 +206,66 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 		return -ENOMEM;
 	sl = idtable_probe(&a->cache, h, named_eq, a, &key, &found);
 	if (found) {
-		na = &a->named[sl->id1 - 1];
-	} else {
-		if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1,
-			       sizeof(*a->named)))
-			return -ENOMEM;
-		na = &a->named[a->n_named];
-		*na = key;
-		err = name_address(a, na, kernel);
-		if (err)
-			return err;
-		idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named++);
+		*idx = sl->id1 - 1;
+		return 0;
 	}
+	if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1, sizeof(*a->named)))
+		return -ENOMEM;
+	na = &a->named[a->n_named];
+	*na = key;
+	err = name_address(a, na, kernel);
+	if (err)
+		return err;
+	idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named);
+	*idx = a->n_named++;
+	return 0;
+}
+
+/* Append the frames of one address (root first) to the sample being built. */
+static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		       bool kernel, uint32_t *n, bool *entry)
+{
+	const struct named_addr *na;
+	size_t idx;
+	int err;
+
+	err = find_address(a, pid, gen, addr, leaf, kernel, &idx);
+	if (err)
+		return err;
+	na = &a->named[idx];
 	if (entry)
 		*entry = na->entry;
 	if (*n + na->n > MAX_FRAMES)
 		return -E2BIG;
 	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
 	*n += na->n;
+	return 0;
+}
+
+/*
+ * Frames of a user stack (leaf first) that may be kept: up to the first return address
+ * outside the executable mappings of the process, which a frame-pointer walk took from
+ * something that was no frame. The leaf is where the thread ran: always kept. *depth is cut
+ * there; true when it was.
+ */
+static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
+		       size_t *depth, bool *cut)
+{
+	size_t idx;
+	int err;
+
+	*cut = false;
+	for (size_t i = 1; i < *depth; i++) {
+		err = find_address(a, k->pid, k->gen, ips[i] & ~CP_IP_EXACT,
+				   (ips[i] & CP_IP_EXACT) != 0, false, &idx);
+		if (err)
+			return err;
+		if (!a->named[idx].known) {
+			*depth = i;
+			*cut = true;
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -242,6 +287,10 @@ static const char *dwarf_end_name(uint32_t end)
 		return "[unwind-failed: stack unreadable]";
 	case CP_DEND_LOOP:
 		return "[unwind-failed: loop]";
+	case CP_DEND_BAD_FP:
+		return "[truncated: bad frame pointer]";
+	case CP_DEND_BAD_RA:
+		return "[truncated: bad return address]";
 	default:
 		return "[unwind-failed: unknown]";
 	}
@@ -251,6 +300,8 @@ static const char *dwarf_end_name(uint32_t end)
 static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
 {
 	const char *end;
+	size_t depth;
+	bool cut;
 	int err;
 
 	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds) || !a->ds.len) {
@@ -258,14 +309,23 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		a->st.ustacks += count;
 		return add_pseudo(a, "[user stack lost: missing]", n);
 	}
-	end = dwarf_end_name(a->ds.end);
+	depth = a->ds.len > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->ds.len;
+	/* (__u64 is not uint64_t's type) */
+	for (size_t i = 0; i < depth; i++)
+		a->ips[i] = a->ds.ips[i];
+	err = cut_unknown(a, k, a->ips, &depth, &cut);
+	if (err)
+		return err;
+	end = cut ? "[truncated: bad return address]" : dwarf_end_name(a->ds.end);
+	if (cut)
+		a->st.bad_ra += count;
 	if (end) {
 		err = add_pseudo(a, end, n);
 		if (err)
 			return err;
 	}
 	a->st.ustacks += count;
-	for (size_t i = a->ds.len; i-- > 0;) {
+	for (size_t i = depth; i-- > 0;) {
 		uint64_t ip = a->ds.ips[i];
 		bool entry = false;
 
@@ -273,7 +333,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		 */
 		err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
 				  i == 0 || (ip & CP_IP_EXACT), false, n,
-				  i == a->ds.len - 1 && !end ? &entry : NULL);
+				  i == depth - 1 && !end ? &entry : NULL);
 		if (err)
 			return err;
 		if (entry)
@@ -287,7 +347,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	char pseudo[64];
-	bool truncated;
+	bool truncated, cut = false;
 	size_t depth;
 	int err;
 
@@ -308,8 +368,20 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	}
 	/* the outermost callers are the ones lost: mark the root end */
 	truncated = depth >= a->o->max_depth;
+	if (!kernel) {
+		err = cut_unknown(a, k, a->ips, &depth, &cut);
+		if (err)
+			return err;
+		if (cut) {
+			a->st.bad_ra += count;
+			truncated = true;
+		}
+	}
 	if (truncated) {
-		err = add_pseudo(a, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
+		err = add_pseudo(a,
+				 kernel ? "[kernel stack truncated]"
+				 : cut	? "[truncated: bad return address]"
+					: "[user stack truncated]",
 				 n);
 		if (err)
 			return err;
