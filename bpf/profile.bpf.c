@@ -894,19 +894,36 @@ int BPF_PROG(cp_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* exec replaces the address space (and the name): new generation, new snapshot, new verdict. */
+/*
+ * exec replaces the address space (and the name): new generation, new snapshot, new verdict.
+ * The executable and the dynamic loader are mapped by now, so the request for the mappings
+ * goes out here rather than at the first sample: their tables can be in before it.
+ */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = p->tgid;
-	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid);
+	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid), fresh = {};
 
 	bpf_map_delete_elem(&excluded, &tgid);
 	bpf_map_delete_elem(&refresh, &tgid);
-	if (!cp)
+	if (cp) {
+		cp->gen += 1;
+		cp->flags &= ~CP_PROC_REQUESTED;
+	} else {
+		/* only -p targets and their children are traced: they have an entry */
+		if (cfg.filter_mode == CP_FILTER_PIDS)
+			return 0;
+		if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST))
+			return 0; /* full: counted at its samples */
+		cp = bpf_map_lookup_elem(&procs, &tgid);
+		if (!cp)
+			return 0;
+	}
+	if (cfg.filter_mode == CP_FILTER_PIDS && !(cp->flags & CP_PROC_TRACED))
 		return 0;
-	cp->gen += 1;
-	cp->flags &= ~CP_PROC_REQUESTED;
+	if (cfg.user_stacks)
+		request_maps(tgid, cp, BPF_CORE_READ(p, mm, exec_vm));
 	return 0;
 }
 

@@ -106,21 +106,30 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /*
- * Functions a complete user stack starts with: the program's entry point, glibc's start of
- * main (when _start has no symbol), a thread's start and the clone that began it.
+ * Functions a complete user stack starts with, per runtime (listed in the man page, section
+ * OUTPUT): where the kernel starts a program or a thread, or where a runtime begins a stack
+ * of its own. The same rule for every unwinder: the outermost frame kept, once named.
  */
 static bool is_entry_point(const char *name)
 {
 	static const char *const entries[] = {
+		/* glibc: the program (_start, or the first named frame of a stripped one) */
 		"_start",
 		"__libc_start_main",
 		"__libc_start_call_main",
+		"_dl_start_user",
+		/* glibc and musl: a thread, and the clone that began it */
 		"start_thread",
 		"clone3",
 		"clone",
 		"__clone",
 		"__clone3",
-		"_dl_start_user",
+		/* musl: the C start of the program */
+		"_start_c",
+		/* Go: a goroutine, the first thread's and other threads' system stacks */
+		"runtime.goexit",
+		"runtime.rt0_go",
+		"runtime.mstart",
 	};
 
 	if (!name)
@@ -243,26 +252,27 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 }
 
 /*
- * Frames of a user stack (leaf first) that may be kept: up to the first return address
- * outside the executable mappings of the process, which a frame-pointer walk took from
- * something that was no frame. The leaf is where the thread ran: always kept. *depth is cut
- * there; true when it was.
+ * Frames of a user stack (leaf first) that may be kept: those in executable mappings of the
+ * process up to the first that is not (a frame-pointer walk read something that was no frame;
+ * a leaf outside them is the previous program's pc in a sample taken during execve, or
+ * memory never seen mapped). *depth is cut there; the pseudo-frame that says so in *why.
  */
 static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
-		       size_t *depth, bool *cut)
+		       size_t *depth, const char **why)
 {
 	size_t idx;
 	int err;
 
-	*cut = false;
-	for (size_t i = 1; i < *depth; i++) {
+	*why = NULL;
+	for (size_t i = 0; i < *depth; i++) {
 		err = find_address(a, k->pid, k->gen, ips[i] & ~CP_IP_EXACT,
-				   (ips[i] & CP_IP_EXACT) != 0, false, &idx);
+				   i == 0 || (ips[i] & CP_IP_EXACT), false, &idx);
 		if (err)
 			return err;
 		if (!a->named[idx].known) {
+			*why = i ? "[truncated: bad return address]"
+				 : "[truncated: pc outside the mappings]";
 			*depth = i;
-			*cut = true;
 			break;
 		}
 	}
@@ -299,9 +309,8 @@ static const char *dwarf_end_name(uint32_t end)
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
 static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
 {
-	const char *end;
+	const char *end, *cut;
 	size_t depth;
-	bool cut;
 	int err;
 
 	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds) || !a->ds.len) {
@@ -316,7 +325,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	err = cut_unknown(a, k, a->ips, &depth, &cut);
 	if (err)
 		return err;
-	end = cut ? "[truncated: bad return address]" : dwarf_end_name(a->ds.end);
+	end = cut ? cut : dwarf_end_name(a->ds.end);
 	if (cut)
 		a->st.bad_ra += count;
 	if (end) {
@@ -347,7 +356,8 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	char pseudo[64];
-	bool truncated, cut = false;
+	const char *cut = NULL;
+	bool truncated;
 	size_t depth;
 	int err;
 
@@ -380,7 +390,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	if (truncated) {
 		err = add_pseudo(a,
 				 kernel ? "[kernel stack truncated]"
-				 : cut	? "[truncated: bad return address]"
+				 : cut	? cut
 					: "[user stack truncated]",
 				 n);
 		if (err)

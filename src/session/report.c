@@ -107,7 +107,7 @@ void report_summary(const struct report *r, size_t n_outs)
 	list_one(left, sizeof(left), len, "name not matching --comm", r->agg.comm_filtered);
 	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
 	len = list_one(damaged, sizeof(damaged), len, "stack missing", r->agg.stacks_missing);
-	len = list_one(damaged, sizeof(damaged), len, "user stack cut at a bad return address",
+	len = list_one(damaged, sizeof(damaged), len, "user stack cut outside the mappings",
 		       r->agg.bad_ra);
 	len = list_one(damaged, sizeof(damaged), len, "process gone before its mappings were read",
 		       r->snapshot_failed);
@@ -232,7 +232,7 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 	counters[nc++] = (struct prof_counter){"name not matching", r->agg.comm_filtered};
 	counters[nc++] = (struct prof_counter){"stacks missing", r->agg.stacks_missing};
 	counters[nc++] =
-		(struct prof_counter){"user stacks cut at a bad return address", r->agg.bad_ra};
+		(struct prof_counter){"user stacks cut outside the mappings", r->agg.bad_ra};
 	counters[nc++] = (struct prof_counter){"processes gone before their mappings were read",
 					       r->snapshot_failed};
 	counters[nc++] = (struct prof_counter){"mapping refreshes too late", r->refresh_failed};
