@@ -508,6 +508,20 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	return -1;
 }
 
+/*
+ * The task is in execve: its user registers are those of the program being replaced (whose
+ * address space may be gone already), while its name may be the new program's. Such a sample
+ * has no user stack of either.
+ */
+static __always_inline bool in_execve(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (!bpf_core_field_exists(t->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD(t, in_execve) != 0;
+}
+
 SEC("perf_event")
 int cp_sample(struct bpf_perf_event_data *ctx)
 {
@@ -544,7 +558,9 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	if (cfg.kernel_stacks)
 		key.kstack_id = kernel_stack(ctx, slot);
 	/* kernel threads have no user address space */
-	if (cfg.user_stacks && mm) {
+	if (cfg.user_stacks && mm && in_execve()) {
+		stat_inc(CP_STAT_IN_EXECVE);
+	} else if (cfg.user_stacks && mm) {
 		/* the walker counts the sample and leaves the slot */
 		if (cfg.unwind_dwarf && tgid && dwarf_start(ctx, &key, slot) == 0)
 			return 0;

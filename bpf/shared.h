@@ -298,6 +298,8 @@ enum cp_stat {
 	CP_STAT_DWARF_TAILCALL,	   /* walk not started: tail call failed (frame pointers) */
 	CP_STAT_REQ_THROTTLED,	   /* mapping request put off: over the rate limit */
 	CP_STAT_SLOT_BUSY,	   /* dropped: the aggregation maps switched twice meanwhile */
+	CP_STAT_IN_EXECVE,	   /* user stack left out: sampled in execve, whose user
+				      registers are the replaced program's */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&

@@ -46,6 +46,7 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_DWARF_FULL] = "unwound stack map full",
 	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
 	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
+	[CP_STAT_IN_EXECVE] = "user stack left out (sampled in execve)",
 };
 
 /* Append "name N" items to buf for the nonzero counters that have a name. */
