@@ -27,8 +27,10 @@ JS
 out=$TMP/node.folded
 # interpreted frames get native frames of their own (named in the perf map); no inlining keeps
 # every function a frame
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$node" --perf-basic-prof \
-	--interpreted-frames-native-stack --max-inlined-bytecode-size=0 "$TMP/tree.js" 2500
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$node' \
+	--perf-basic-prof --interpreted-frames-native-stack --max-inlined-bytecode-size=0 \
+	'$TMP/tree.js' 2500"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check_folded_grammar "$out"
 
 native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*Builtins_JSEntry;'

@@ -60,7 +60,9 @@ main()
 PY
 
 out=$TMP/py.folded
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$py" -X perf "$TMP/tree.py" 2.5
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$py' \
+	-X perf '$TMP/tree.py' 2.5"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check_folded_grammar "$out"
 
 fn() { echo "py::$1:[^;]*;_PyEval_EvalFrameDefault;"; }
