@@ -635,7 +635,7 @@ static __always_inline int step_end(struct cp_ustate *s, __u32 why)
 /*
  * The caller of a frame whose pc has no table (JIT code, code without CFI), or -1 when the
  * code at pc does not say. The code that runs next decides, when it is an epilogue:
- * "[add $imm8, %rsp;] [pop %rbp;] ret [imm16]" (CPython 3.12's perf trampolines return
+ * "add $imm8, %rsp; ret", "pop %rbp; ret" or "ret" (CPython 3.12's perf trampolines return
  * through "add $8, %rsp; ret" and keep no frame pointer, Python/asm_trampoline.S). Emulating
  * it is exact, whatever rbp holds.
  */
