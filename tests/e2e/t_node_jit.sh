@@ -26,8 +26,8 @@ JS
 
 out=$TMP/node.folded
 # interpreted frames get native frames of their own (named in the perf map); no inlining keeps
-# every function a frame
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$node' \
+# every function a frame; node runs in $TMP, where V8 may write its log
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
 	--perf-basic-prof --interpreted-frames-native-stack --max-inlined-bytecode-size=0 \
 	'$TMP/tree.js' 2500"
 rm -f "/tmp/perf-$(cat "$TMP/pid").map"
