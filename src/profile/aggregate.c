@@ -126,10 +126,18 @@ static bool is_entry_point(const char *name)
 		"__clone3",
 		/* musl: the C start of the program */
 		"_start_c",
-		/* Go: a goroutine, the first thread's and other threads' system stacks */
+		/*
+		 * Go: a goroutine, the first thread's and other threads' system stacks, and
+		 * the clone that began a thread; assembly functions carry an ABI suffix
+		 */
 		"runtime.goexit",
+		"runtime.goexit.abi0",
 		"runtime.rt0_go",
+		"runtime.rt0_go.abi0",
 		"runtime.mstart",
+		"runtime.mstart.abi0",
+		"runtime.clone",
+		"runtime.clone.abi0",
 	};
 
 	if (!name)
