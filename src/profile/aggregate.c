@@ -478,4 +478,5 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	to->ustacks += from->ustacks;
 	to->ustacks_entry += from->ustacks_entry;
 	to->hurried += from->hurried;
+	to->bad_ra += from->bad_ra;
 }
