@@ -163,7 +163,7 @@ struct cp_ustate {
 	__u32 exact;	  /* pc is not a return address: look it up as is */
 	__u32 epoch;	  /* tables_epoch when this walk started */
 	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
-	__u32 pad;
+	__u32 unknown;	  /* a pc outside the known mappings was met: ask to read them again */
 	struct cp_count_key key;
 	struct cp_dstack st;
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
@@ -339,6 +339,28 @@ static __always_inline void request_maps(__u32 pid, struct cp_proc *p, __u64 exe
 }
 
 /*
+ * A walk of (pid, gen) met a pc outside its known mappings: ask user space to read them
+ * again, at most once per CP_UNKNOWN_REFRESH_NS, and only while no refresh is pending.
+ */
+static __always_inline void request_unknown(__u32 pid, __u32 gen)
+{
+	struct cp_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	__u64 now;
+
+	if (!p || p->gen != gen || !(p->flags & CP_PROC_REQUESTED))
+		return;
+	now = bpf_ktime_get_ns();
+	if (now - p->unknown_ns < CP_UNKNOWN_REFRESH_NS)
+		return;
+	if (bpf_map_update_elem(&refresh, &pid, &gen, BPF_NOEXIST))
+		return;
+	if (send_event(CP_EV_MAPS_CHANGED, pid, gen) == 0)
+		p->unknown_ns = now;
+	else
+		bpf_map_delete_elem(&refresh, &pid);
+}
+
+/*
  * Decide whether the sample of process tgid is kept, and find its generation.
  * Returns 0 to keep it, -1 to drop it (counted as filtered).
  */
@@ -476,6 +498,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->h2 = 0x9e3779b97f4a7c15ull;
 	s->exact = 1;
 	s->epoch = tables_epoch;
+	s->unknown = 0;
 	s->st.len = 0;
 	s->st.end = CP_DEND_OK;
 	s->key = *key;
@@ -483,6 +506,20 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	bpf_tail_call(ctx, &unwind_progs, 0);
 	stat_inc(CP_STAT_DWARF_TAILCALL);
 	return -1;
+}
+
+/*
+ * The task is in execve: its user registers are those of the program being replaced (whose
+ * address space may be gone already), while its name may be the new program's. Such a sample
+ * has no user stack of either.
+ */
+static __always_inline bool in_execve(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (!bpf_core_field_exists(t->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD(t, in_execve) != 0;
 }
 
 SEC("perf_event")
@@ -521,7 +558,9 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 	if (cfg.kernel_stacks)
 		key.kstack_id = kernel_stack(ctx, slot);
 	/* kernel threads have no user address space */
-	if (cfg.user_stacks && mm) {
+	if (cfg.user_stacks && mm && in_execve()) {
+		stat_inc(CP_STAT_IN_EXECVE);
+	} else if (cfg.user_stacks && mm) {
 		/* the walker counts the sample and leaves the slot */
 		if (cfg.unwind_dwarf && tgid && dwarf_start(ctx, &key, slot) == 0)
 			return 0;
@@ -593,22 +632,73 @@ static __always_inline int step_end(struct cp_ustate *s, __u32 why)
 	return STEP_END;
 }
 
-/* The caller of a frame that has no table: the x86-64 frame-pointer layout. */
-static __always_inline int fp_step(struct cp_ustate *s)
+/*
+ * The caller of a frame whose pc has no table (JIT code, code without CFI), or -1 when the
+ * code at pc does not say. The code that runs next decides, when it is an epilogue:
+ * "add $imm8, %rsp; ret", "pop %rbp; ret" or "ret" (CPython 3.12's perf trampolines return
+ * through "add $8, %rsp; ret" and keep no frame pointer, Python/asm_trampoline.S). Emulating
+ * it is exact, whatever rbp holds.
+ */
+static __always_inline int epilogue_step(struct cp_ustate *s, __u64 *ra)
 {
-	__u64 frame[2];
+	__u8 b[8];
+	__u64 sp = s->sp, bp = s->bp;
+	__u32 i = 0;
 
+	if (bpf_probe_read_user(b, sizeof(b), (void *)s->pc))
+		return -1;
+	if (b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xc4) {
+		/* add $imm8, %rsp: a positive multiple of 8 */
+		if ((__s8)b[3] <= 0 || (b[3] & 7))
+			return -1;
+		sp += b[3];
+		i = 4;
+	}
+	if (i == 0 && b[0] == 0x5d) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)sp))
+			return -1;
+		sp += 8;
+		i = 1;
+	}
+	if (i == 4 ? b[4] != 0xc3 : i == 1 ? b[1] != 0xc3 : b[0] != 0xc3)
+		return -1;
+	if (bpf_probe_read_user(ra, sizeof(*ra), (void *)sp))
+		return -1;
+	s->sp = sp + 8;
+	s->bp = bp;
+	return 0;
+}
+
+/*
+ * The caller of a frame whose pc has no table. An epilogue at pc says exactly where the
+ * return address is; else the frame is taken by the x86-64 frame-pointer layout when it looks
+ * like one: rbp above the stack pointer and within CP_FP_MAX_FRAME of it. The return address
+ * found either way must lie in an executable mapping of the process, or the stack ends there.
+ */
+static __always_inline int fp_step(struct cp_ustate *s, const struct cp_unwind_proc *up)
+{
+	__u64 frame[2], sp, bp;
+
+	sp = s->sp;
+	bp = s->bp;
+	if (epilogue_step(s, &frame[1]) == 0)
+		goto found;
 	/* the psABI marks the outermost frame with rbp 0 */
-	if (!s->bp)
+	if (!bp)
 		return step_end(s, CP_DEND_OK);
-	if (s->bp < s->sp)
-		return step_end(s, CP_DEND_LOOP);
-	if (bpf_probe_read_user(frame, sizeof(frame), (void *)s->bp))
+	if (bp < sp || bp - sp > CP_FP_MAX_FRAME || (bp & 7))
+		return step_end(s, CP_DEND_BAD_FP);
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)bp))
 		return step_end(s, CP_DEND_READ);
+	s->sp = bp + 16;
+	s->bp = frame[0];
+found:
 	if (!frame[1])
 		return step_end(s, CP_DEND_OK);
-	s->sp = s->bp + 16;
-	s->bp = frame[0];
+	if (cp_find_map(up, frame[1] - 1) < 0) {
+		s->unknown = 1;
+		return step_end(s, CP_DEND_BAD_RA);
+	}
 	s->pc = frame[1];
 	s->exact = 0;
 	return STEP_MORE;
@@ -649,18 +739,23 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		r = &c->row;
 	} else {
 		mi = cp_find_map(up, look);
-		if (mi < 0)
-			return step_end(s, CP_DEND_NO_MAPPING);
+		if (mi < 0) {
+			/* mapped since the table was read: ask for it again */
+			s->unknown = 1;
+			/* the leaf's pc is where the thread runs, in executable memory for sure */
+			return len ? step_end(s, CP_DEND_NO_MAPPING) : fp_step(s, up);
+		}
 		m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
 		/* no table (vDSO, JIT code, no CFI): frame pointers */
 		if (!m->n_rows)
-			return fp_step(s);
+			return fp_step(s, up);
 		rel = look - m->bias;
 		if (rel > 0xffffffffull)
-			return step_end(s, CP_DEND_NOT_COVERED);
+			return fp_step(s, up);
 		ri = cp_find_row(m->first_row, m->n_rows, (__u32)rel);
+		/* before the first function: code without CFI (V8's embedded builtins) */
 		if (ri < 0)
-			return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
+			return fp_step(s, up);
 		idx = (__u32)ri;
 		r = bpf_map_lookup_elem(&unwind_rows, &idx);
 		if (!r)
@@ -687,7 +782,8 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	case CP_CFA_END_STACK:
 		return step_end(s, CP_DEND_OK);
 	case CP_CFA_END_FUNC:
-		return step_end(s, s->bp ? CP_DEND_NOT_COVERED : CP_DEND_OK);
+		/* between functions: code without CFI, walked by frame pointers if it has them */
+		return fp_step(s, up);
 	case CP_CFA_SIGNAL:
 		/* the kernel's ucontext at rsp: the interrupted rsp, rbp and (exact) rip */
 		if (bpf_probe_read_user(&sig[0], 8, (void *)(s->sp + (__s64)r->cfa_off)) ||
@@ -786,6 +882,8 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 	/* the chain is exhausted (or the call failed): keep what was walked */
 	s->st.end = CP_DEND_TRUNCATED;
 done:
+	if (s->unknown)
+		request_unknown(s->key.pid, s->key.gen);
 	dwarf_finish(s);
 	return 0;
 }
@@ -812,19 +910,36 @@ int BPF_PROG(cp_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* exec replaces the address space (and the name): new generation, new snapshot, new verdict. */
+/*
+ * exec replaces the address space (and the name): new generation, new snapshot, new verdict.
+ * The executable and the dynamic loader are mapped by now, so the request for the mappings
+ * goes out here rather than at the first sample: their tables can be in before it.
+ */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = p->tgid;
-	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid);
+	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid), fresh = {};
 
 	bpf_map_delete_elem(&excluded, &tgid);
 	bpf_map_delete_elem(&refresh, &tgid);
-	if (!cp)
+	if (cp) {
+		cp->gen += 1;
+		cp->flags &= ~CP_PROC_REQUESTED;
+	} else {
+		/* only -p targets and their children are traced: they have an entry */
+		if (cfg.filter_mode == CP_FILTER_PIDS)
+			return 0;
+		if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST))
+			return 0; /* full: counted at its samples */
+		cp = bpf_map_lookup_elem(&procs, &tgid);
+		if (!cp)
+			return 0;
+	}
+	if (cfg.filter_mode == CP_FILTER_PIDS && !(cp->flags & CP_PROC_TRACED))
 		return 0;
-	cp->gen += 1;
-	cp->flags &= ~CP_PROC_REQUESTED;
+	if (cfg.user_stacks)
+		request_maps(tgid, cp, BPF_CORE_READ(p, mm, exec_vm));
 	return 0;
 }
 

@@ -93,11 +93,20 @@ _Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
 #define CP_PROC_REQUESTED (1u << 2) /* user space was asked to snapshot this generation */
 
 struct cp_proc {
-	__u32 gen;     /* bumped on exec and on pid reuse: (tgid, gen) names one address space */
-	__u32 flags;   /* CP_PROC_* */
-	__u64 exec_vm; /* mm->exec_vm when the mappings were last requested */
+	__u32 gen;	  /* bumped on exec and on pid reuse: (tgid, gen) names one address space */
+	__u32 flags;	  /* CP_PROC_* */
+	__u64 exec_vm;	  /* mm->exec_vm when the mappings were last requested */
+	__u64 unknown_ns; /* when a pc outside the known mappings last asked for a refresh */
 };
-_Static_assert(sizeof(struct cp_proc) == 16, "cp_proc layout");
+_Static_assert(sizeof(struct cp_proc) == 24, "cp_proc layout");
+
+/*
+ * A walk that met a pc outside the process's known mappings asks user space to read them
+ * again (code mapped writable and executable, as JIT compilers do, does not change
+ * mm->exec_vm), at most once per this interval per process: a pc that is garbage keeps
+ * asking.
+ */
+#define CP_UNKNOWN_REFRESH_NS 50000000ull /* 50 ms */
 
 /* ---- in-kernel aggregation (counts map: cp_count_key -> __u64 samples) ----------------- */
 
@@ -171,6 +180,12 @@ enum cp_dstack_end {
 	CP_DEND_UNSUPPORTED = 4, /* a CP_CFA_UNSUPPORTED row */
 	CP_DEND_READ = 5,	 /* the return address or saved rbp could not be read */
 	CP_DEND_LOOP = 6,	 /* the stack pointer did not grow: the walk would loop */
+	/*
+	 * Code without a table (JIT code, functions without CFI) is walked by frame pointers
+	 * when its frame looks valid; these say why it did not.
+	 */
+	CP_DEND_BAD_FP = 7, /* rbp not within CP_FP_MAX_FRAME above the stack pointer */
+	CP_DEND_BAD_RA = 8, /* the return address is in no executable mapping of the process */
 	CP_DEND_MAX,
 };
 
@@ -187,6 +202,8 @@ struct cp_dstack {
  * handler returns to (glibc's __restore_rt, whose first byte is not after a call).
  */
 #define CP_IP_EXACT (1ull << 63)
+/* Frame-pointer steps: the caller's frame (rbp) lies at most this far above the stack pointer. */
+#define CP_FP_MAX_FRAME (8u << 20)
 _Static_assert(sizeof(struct cp_dstack) == 16 + 8 * CP_MAX_USTACK_DEPTH, "cp_dstack layout");
 
 /*
@@ -273,15 +290,20 @@ enum cp_stat {
 	CP_STAT_DWARF_UNSUPPORTED, /* ended: unsupported unwind rule */
 	CP_STAT_DWARF_READ,	   /* ended: stack memory unreadable */
 	CP_STAT_DWARF_LOOP,	   /* ended: stack pointer went backwards */
+	CP_STAT_DWARF_BAD_FP,	   /* ended: no table, and rbp is no frame pointer */
+	CP_STAT_DWARF_BAD_RA,	   /* ended: return address outside the mappings */
 	CP_STAT_DWARF_NO_TABLE,	   /* tables not loaded yet: frame pointers instead */
 	CP_STAT_DWARF_COLLISION,   /* user stack lost: two stacks with one hash */
 	CP_STAT_DWARF_FULL,	   /* user stack lost: dstacks map full */
 	CP_STAT_DWARF_TAILCALL,	   /* walk not started: tail call failed (frame pointers) */
 	CP_STAT_REQ_THROTTLED,	   /* mapping request put off: over the rate limit */
 	CP_STAT_SLOT_BUSY,	   /* dropped: the aggregation maps switched twice meanwhile */
+	CP_STAT_IN_EXECVE,	   /* user stack left out: sampled in execve, whose user
+				      registers are the replaced program's */
 	CP_STAT_MAX,
 };
-_Static_assert(CP_STAT_DWARF_LOOP - CP_STAT_DWARF_OK == CP_DEND_LOOP,
+_Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&
+		       CP_DEND_BAD_RA + 1 == CP_DEND_MAX,
 	       "end reasons and their counters in step");
 _Static_assert(CP_STAT_MAX <= 32, "cp_stat fits the stats map");
 

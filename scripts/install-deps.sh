@@ -11,12 +11,13 @@ set -eu
 # chromium: the HTML flame graphs are opened headless in the end-to-end tests.
 # libc6-dbg: libc's local symbols (__libc_start_call_main, __restore_rt) that the stacks of the
 # end-to-end tests are checked against; python3.11-minimal: Debian's static python3.11 test;
-# gdb: reads the DWARF of pyenv's CPython builds that the Python offset table is checked against.
+# gdb: reads the DWARF of pyenv's CPython builds that the Python offset table is checked against;
+# nodejs, openjdk-17-jdk-headless: JIT code walked in mixed mode (t_node_jit, t_java).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format cppcheck
 golang-go lld mold protobuf-c-compiler libprotobuf-c-dev chromium
 libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl
-python3.11-minimal libc6-dbg gdb"
+python3.11-minimal libc6-dbg gdb nodejs openjdk-17-jdk-headless"
 
 check_only=0
 if [ "${1:-}" = --check ]; then

@@ -21,6 +21,7 @@ struct named_addr {
 	uint64_t addr;
 	bool leaf;
 	bool entry;	   /* the function is where a process's or thread's stack begins */
+	bool known;	   /* a user address in an executable mapping of the process */
 	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
 };
 
@@ -105,21 +106,38 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /*
- * Functions a complete user stack starts with: the program's entry point, glibc's start of
- * main (when _start has no symbol), a thread's start and the clone that began it.
+ * Functions a complete user stack starts with, per runtime (listed in the man page, section
+ * OUTPUT): where the kernel starts a program or a thread, or where a runtime begins a stack
+ * of its own. The same rule for every unwinder: the outermost frame kept, once named.
  */
 static bool is_entry_point(const char *name)
 {
 	static const char *const entries[] = {
+		/* glibc: the program (_start, or the first named frame of a stripped one) */
 		"_start",
 		"__libc_start_main",
 		"__libc_start_call_main",
+		"_dl_start_user",
+		/* glibc and musl: a thread, and the clone that began it */
 		"start_thread",
 		"clone3",
 		"clone",
 		"__clone",
 		"__clone3",
-		"_dl_start_user",
+		/* musl: the C start of the program */
+		"_start_c",
+		/*
+		 * Go: a goroutine, the first thread's and other threads' system stacks, and
+		 * the clone that began a thread; assembly functions carry an ABI suffix
+		 */
+		"runtime.goexit",
+		"runtime.goexit.abi0",
+		"runtime.rt0_go",
+		"runtime.rt0_go.abi0",
+		"runtime.mstart",
+		"runtime.mstart.abi0",
+		"runtime.clone",
+		"runtime.clone.abi0",
 	};
 
 	if (!name)
@@ -155,6 +173,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	na->first = (uint32_t)a->n_pool;
 	na->n = (uint32_t)n;
 	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
+	/* JIT code mapped after the last read of the mappings is known by its perf map name */
+	na->known = !kernel && (a->chain[0].map_kind != SYM_MAP_NONE || a->chain[0].named);
 	/* the chain is innermost first; the profile wants the real function first */
 	for (size_t j = n; j-- > 0;) {
 		const struct sym_frame *sf = &a->chain[j];
@@ -182,9 +202,9 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	return 0;
 }
 
-/* Append the frames of one address (root first) to the sample being built. */
-static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		       bool kernel, uint32_t *n, bool *entry)
+/* The cache entry of one address (index in a->named), named at its first use. */
+static int find_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+			bool kernel, size_t *idx)
 {
 	struct named_addr key, *na;
 	uint32_t h;
@@ -203,24 +223,67 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 		return -ENOMEM;
 	sl = idtable_probe(&a->cache, h, named_eq, a, &key, &found);
 	if (found) {
-		na = &a->named[sl->id1 - 1];
-	} else {
-		if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1,
-			       sizeof(*a->named)))
-			return -ENOMEM;
-		na = &a->named[a->n_named];
-		*na = key;
-		err = name_address(a, na, kernel);
-		if (err)
-			return err;
-		idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named++);
+		*idx = sl->id1 - 1;
+		return 0;
 	}
+	if (array_grow((void **)&a->named, &a->cap_named, a->n_named + 1, sizeof(*a->named)))
+		return -ENOMEM;
+	na = &a->named[a->n_named];
+	*na = key;
+	err = name_address(a, na, kernel);
+	if (err)
+		return err;
+	idtable_fill(&a->cache, sl, h, (uint32_t)a->n_named);
+	*idx = a->n_named++;
+	return 0;
+}
+
+/* Append the frames of one address (root first) to the sample being built. */
+static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		       bool kernel, uint32_t *n, bool *entry)
+{
+	const struct named_addr *na;
+	size_t idx;
+	int err;
+
+	err = find_address(a, pid, gen, addr, leaf, kernel, &idx);
+	if (err)
+		return err;
+	na = &a->named[idx];
 	if (entry)
 		*entry = na->entry;
 	if (*n + na->n > MAX_FRAMES)
 		return -E2BIG;
 	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
 	*n += na->n;
+	return 0;
+}
+
+/*
+ * Frames of a user stack (leaf first) that may be kept: those in executable mappings of the
+ * process up to the first that is not (a frame-pointer walk read something that was no frame;
+ * a leaf outside them is the previous program's pc in a sample taken during execve, or
+ * memory never seen mapped). *depth is cut there; the pseudo-frame that says so in *why.
+ */
+static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
+		       size_t *depth, const char **why)
+{
+	size_t idx;
+	int err;
+
+	*why = NULL;
+	for (size_t i = 0; i < *depth; i++) {
+		err = find_address(a, k->pid, k->gen, ips[i] & ~CP_IP_EXACT,
+				   i == 0 || (ips[i] & CP_IP_EXACT), false, &idx);
+		if (err)
+			return err;
+		if (!a->named[idx].known) {
+			*why = i ? "[truncated: bad return address]"
+				 : "[truncated: pc outside the mappings]";
+			*depth = i;
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -242,6 +305,10 @@ static const char *dwarf_end_name(uint32_t end)
 		return "[unwind-failed: stack unreadable]";
 	case CP_DEND_LOOP:
 		return "[unwind-failed: loop]";
+	case CP_DEND_BAD_FP:
+		return "[truncated: bad frame pointer]";
+	case CP_DEND_BAD_RA:
+		return "[truncated: bad return address]";
 	default:
 		return "[unwind-failed: unknown]";
 	}
@@ -250,7 +317,8 @@ static const char *dwarf_end_name(uint32_t end)
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
 static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
 {
-	const char *end;
+	const char *end, *cut;
+	size_t depth;
 	int err;
 
 	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds) || !a->ds.len) {
@@ -258,14 +326,23 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		a->st.ustacks += count;
 		return add_pseudo(a, "[user stack lost: missing]", n);
 	}
-	end = dwarf_end_name(a->ds.end);
+	depth = a->ds.len > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->ds.len;
+	/* (__u64 is not uint64_t's type) */
+	for (size_t i = 0; i < depth; i++)
+		a->ips[i] = a->ds.ips[i];
+	err = cut_unknown(a, k, a->ips, &depth, &cut);
+	if (err)
+		return err;
+	end = cut ? cut : dwarf_end_name(a->ds.end);
+	if (cut)
+		a->st.bad_ra += count;
 	if (end) {
 		err = add_pseudo(a, end, n);
 		if (err)
 			return err;
 	}
 	a->st.ustacks += count;
-	for (size_t i = a->ds.len; i-- > 0;) {
+	for (size_t i = depth; i-- > 0;) {
 		uint64_t ip = a->ds.ips[i];
 		bool entry = false;
 
@@ -273,7 +350,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		 */
 		err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
 				  i == 0 || (ip & CP_IP_EXACT), false, n,
-				  i == a->ds.len - 1 && !end ? &entry : NULL);
+				  i == depth - 1 && !end ? &entry : NULL);
 		if (err)
 			return err;
 		if (entry)
@@ -287,6 +364,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
 	char pseudo[64];
+	const char *cut = NULL;
 	bool truncated;
 	size_t depth;
 	int err;
@@ -308,8 +386,20 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	}
 	/* the outermost callers are the ones lost: mark the root end */
 	truncated = depth >= a->o->max_depth;
+	if (!kernel) {
+		err = cut_unknown(a, k, a->ips, &depth, &cut);
+		if (err)
+			return err;
+		if (cut) {
+			a->st.bad_ra += count;
+			truncated = true;
+		}
+	}
 	if (truncated) {
-		err = add_pseudo(a, kernel ? "[kernel stack truncated]" : "[user stack truncated]",
+		err = add_pseudo(a,
+				 kernel ? "[kernel stack truncated]"
+				 : cut	? cut
+					: "[user stack truncated]",
 				 n);
 		if (err)
 			return err;
@@ -388,4 +478,5 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	to->ustacks += from->ustacks;
 	to->ustacks_entry += from->ustacks_entry;
 	to->hurried += from->hurried;
+	to->bad_ra += from->bad_ra;
 }

@@ -36,6 +36,9 @@ struct aggregate_stats {
 	uint64_t ustacks_entry;	 /* of which the outermost frame is an entry point (_start,
 				    __libc_start_main, start_thread, clone3...): complete */
 	uint64_t hurried;	 /* addresses named without DWARF because hurry said so */
+	uint64_t bad_ra;	 /* user stacks cut at an address outside the process's
+				    executable mappings (a frame-pointer walk of something else,
+				    the leaf of a sample taken in execve) */
 };
 
 /* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */

@@ -41,11 +41,14 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_DWARF_UNSUPPORTED] = "unwind failed: unsupported rule",
 	[CP_STAT_DWARF_READ] = "unwind failed: stack unreadable",
 	[CP_STAT_DWARF_LOOP] = "unwind failed: loop",
+	[CP_STAT_DWARF_BAD_FP] = "truncated: bad frame pointer",
+	[CP_STAT_DWARF_BAD_RA] = "truncated: bad return address",
 	[CP_STAT_DWARF_NO_TABLE] = "user stack from frame pointers (no unwind table yet)",
 	[CP_STAT_DWARF_COLLISION] = "unwound stack collision",
 	[CP_STAT_DWARF_FULL] = "unwound stack map full",
 	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
 	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
+	[CP_STAT_IN_EXECVE] = "user stack left out (sampled in execve)",
 };
 
 /* Append "name N" items to buf for the nonzero counters that have a name. */
@@ -107,6 +110,8 @@ void report_summary(const struct report *r, size_t n_outs)
 	list_one(left, sizeof(left), len, "name not matching --comm", r->agg.comm_filtered);
 	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
 	len = list_one(damaged, sizeof(damaged), len, "stack missing", r->agg.stacks_missing);
+	len = list_one(damaged, sizeof(damaged), len, "user stack cut outside the mappings",
+		       r->agg.bad_ra);
 	len = list_one(damaged, sizeof(damaged), len, "process gone before its mappings were read",
 		       r->snapshot_failed);
 	list_one(damaged, sizeof(damaged), len, "mapping refresh too late (process gone)",
@@ -210,7 +215,7 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 
 int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 {
-	struct prof_counter counters[CP_STAT_MAX + 10];
+	struct prof_counter counters[CP_STAT_MAX + 11];
 	struct profile_meta meta = {
 		.version = CPUPROF_VERSION,
 		.event = "cpu-clock",
@@ -236,6 +241,8 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 	}
 	counters[nc++] = (struct prof_counter){"name not matching", r->agg.comm_filtered};
 	counters[nc++] = (struct prof_counter){"stacks missing", r->agg.stacks_missing};
+	counters[nc++] =
+		(struct prof_counter){"user stacks cut outside the mappings", r->agg.bad_ra};
 	counters[nc++] = (struct prof_counter){"processes gone before their mappings were read",
 					       r->snapshot_failed};
 	counters[nc++] = (struct prof_counter){"mapping refreshes too late", r->refresh_failed};

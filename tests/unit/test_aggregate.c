@@ -39,11 +39,11 @@ struct fake_dstack {
 };
 
 struct fake {
-	struct fake_count counts[16];
+	struct fake_count counts[24];
 	size_t n_counts;
 	struct fake_stack stacks[8];
 	size_t n_stacks;
-	struct fake_dstack dstacks[8];
+	struct fake_dstack dstacks[16];
 	size_t n_dstacks;
 	size_t fail_after; /* for_each_count fails with -EIO after this many counts; 0: never */
 };
@@ -480,6 +480,40 @@ static void test_truncated_at_max_depth(void **state)
 	assert_int_equal(st.ustacks_entry, 0);
 }
 
+/*
+ * A return address outside the process's executable mappings (a frame-pointer walk that read
+ * something else, here the bytes of "https://") ends the stack there, in both kinds of
+ * stacks; a leaf outside them (a sample in execve) leaves only the marker.
+ */
+static void test_bad_return_address(void **state)
+{
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, 0x2f2f3a7370747468ull, ad.main + 0x20,
+			      ad.start + 0x10};
+	const uint64_t leaf_only[] = {0x1234, ad.heavy + 8, ad.start + 0x10};
+	struct aggregate_stats st;
+
+	(void)state;
+	add_stack(false, 1, 5, u);
+	add_stack(false, 2, 3, leaf_only);
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 3);
+	add_count(PID, 0, 2, CP_STACK_NONE, COMM, 4);
+	add_dstack(7, CP_DEND_OK, 5, u);
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 5)->dstack = 7;
+	st = run(sym, &defaults);
+
+	/* the two stacks cut alike are one in the profile */
+	assert_int_equal(profile__n_samples(prof), 2);
+	assert_string_equal(names(0), "[truncated: bad return address];cp_fix_heavy;cp_fix_leaf");
+	assert_string_equal(kinds(0), "PUU");
+	assert_int_equal(sample(0)->count, 3 + 5);
+	/* a leaf outside the mappings: nothing is left but the marker */
+	assert_string_equal(names(1), "[truncated: pc outside the mappings]");
+	assert_string_equal(kinds(1), "P");
+	assert_int_equal(st.bad_ra, 3 + 4 + 5);
+	assert_int_equal(st.ustacks, 12);
+	assert_int_equal(st.ustacks_entry, 0);
+}
+
 /* A stack id that is an error, or whose stack cannot be read back: one pseudo-frame. */
 static void test_stacks_lost(void **state)
 {
@@ -556,6 +590,8 @@ static void test_dwarf_ends(void **state)
 		[CP_DEND_UNSUPPORTED] = "[unwind-failed: unsupported rule]",
 		[CP_DEND_READ] = "[unwind-failed: stack unreadable]",
 		[CP_DEND_LOOP] = "[unwind-failed: loop]",
+		[CP_DEND_BAD_FP] = "[truncated: bad frame pointer]",
+		[CP_DEND_BAD_RA] = "[truncated: bad return address]",
 		[CP_DEND_MAX] = "[unwind-failed: unknown]",
 	};
 	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.start + 0x10};
@@ -640,7 +676,8 @@ static void test_hurry(void **state)
 static void test_exec_generations(void **state)
 {
 	const uint64_t u[] = {ad.inl_local + 2};
-	char unknown[64];
+	/* without a snapshot no address is known to be code */
+	const char *unknown = "[truncated: pc outside the mappings]";
 
 	(void)state;
 	add_stack(false, 1, 1, u);
@@ -653,7 +690,6 @@ static void test_exec_generations(void **state)
 	add_count(PID, 1, CP_STACK_DWARF, CP_STACK_NONE, "walked", 32)->dstack = 7;
 	run(sym, &defaults);
 
-	snprintf(unknown, sizeof(unknown), "[unknown]+0x%" PRIx64, ad.inl_local + 2);
 	assert_int_equal(profile__n_samples(prof), 6);
 	assert_string_equal(names(0), ad.gen0_at_inl_local);
 	assert_string_equal(names(1), "cp_inl_local");
@@ -823,17 +859,18 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5}, from = {10, 20, 30, 40, 50};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6}, from = {10, 20, 30, 40, 50, 60};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
-	_Static_assert(sizeof(struct aggregate_stats) == 5 * sizeof(uint64_t), "fields");
+	_Static_assert(sizeof(struct aggregate_stats) == 6 * sizeof(uint64_t), "fields");
 	aggregate_stats_add(&to, &from);
 	assert_int_equal(to.comm_filtered, 11);
 	assert_int_equal(to.stacks_missing, 22);
 	assert_int_equal(to.ustacks, 33);
 	assert_int_equal(to.ustacks_entry, 44);
 	assert_int_equal(to.hurried, 55);
+	assert_int_equal(to.bad_ra, 66);
 }
 
 int main(void)
@@ -842,6 +879,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_kernel_join, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leaf_and_callers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_at_max_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_return_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stacks_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),

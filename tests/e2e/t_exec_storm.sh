@@ -1,0 +1,36 @@
+#!/bin/bash
+# An exec storm during a system-wide recording: a shell loop runs a short program without
+# frame pointers 300 times. Each new program asks for its mappings at its execve, so its
+# samples are walked with its tables; samples taken before they are in are walked through
+# frame pointers, and whatever such a walk takes from something that is no frame is cut
+# ([truncated: ...]): no user stack ever starts with an unnamed address.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+prog=$FIX/fix_tree_nofp
+start_recording -F 499 -o "$TMP/storm.folded" -o "$TMP/storm.json"
+for _ in $(seq 300); do
+	"$prog" 0.01 2>/dev/null
+done
+kill -INT "$REC"
+wait "$REC" || fail "system-wide record failed: $(cat "$TMP/rec.err")"
+check_folded_grammar "$TMP/storm.folded"
+
+f=$TMP/storm.folded
+chain='^fix_tree_nofp;_start;__libc_start_main;__libc_start_call_main;main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)'
+# samples with a user stack: the first frame after the name is no kernel frame
+user=$(grep -E '^fix_tree_nofp;' "$f" |
+	grep -vE '^fix_tree_nofp;([^;]*_\[k\]|\[no stack\]|\[kernel stack [^;]*)( [0-9]+$|;)' |
+	awk '{ s += $NF } END { print s + 0 }')
+complete=$(count "$f" '^fix_tree_nofp;(_start|__libc_start_main|__libc_start_call_main|_dl_start_user);')
+exact=$(count "$f" "$chain")
+all=$(count "$f" '^fix_tree_nofp;')
+note "exec storm: $all samples of fix_tree_nofp, $user with a user stack, $complete complete ($(share "$complete" $((user - complete)))%), $exact with the whole chain"
+[ "$user" -ge 100 ] || fail "only $user samples of the 300 short programs"
+bad=$(grep -E '^[^;]*;\[unknown\]' "$f" | head -1)
+[ -z "$bad" ] || fail "a user stack starts with an unnamed address: $bad"
+# the tables of a program that starts are in before most of its samples (a loaded machine
+# answers later: the figure itself goes to the report, not to this floor)
+[ $((100 * complete)) -ge $((60 * user)) ] ||
+	fail "only $complete of $user samples with a user stack are complete"
+exit 0

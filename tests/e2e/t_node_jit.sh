@@ -1,0 +1,51 @@
+#!/bin/bash
+# node 20 with --perf-basic-prof: V8's JIT code (anonymous executable memory mapped
+# read-write-execute, after the first snapshot) and its embedded builtins (no CFI) are walked
+# in mixed mode, so a JS leaf keeps both its JS callers, named from the perf map, and the
+# native chain down to _start ... node::Start. Exact chains of a known call tree.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+node=/usr/bin/node
+[ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
+
+cat >"$TMP/tree.js" <<'JS'
+function leafA(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * i) % 1000003; return s; }
+function leafB(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * i) % 1000033; return s; }
+function heavy() { return leafA(300000); }
+function light() { return leafB(100000); }
+function run(ms) {
+	const end = Date.now() + ms;
+	let x = 0;
+	while (Date.now() < end) { x += heavy(); x += light(); }
+	return x;
+}
+function main() { if (run(Number(process.argv[2])) < 0) console.log("never"); }
+main();
+JS
+
+out=$TMP/node.folded
+# interpreted frames get native frames of their own (named in the perf map); no inlining keeps
+# every function a frame; node runs in $TMP, where V8 may write its log
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
+	--perf-basic-prof --interpreted-frames-native-stack --max-inlined-bytecode-size=0 \
+	'$TMP/tree.js' 2500"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+check_folded_grammar "$out"
+
+native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*Builtins_JSEntry;'
+js() { echo "JS:[~*^+]?$1 [^;]*"; }
+leaves=$(count "$out" "^node;.*;$(js 'leaf[AB]') [0-9]+$")
+a=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js heavy);$(js leafA) [0-9]+$")
+b=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js light);$(js leafB) [0-9]+$")
+all=$(count "$out" '^node;')
+note "node: $all samples, $leaves in leafA/leafB, whole chain from _start: leafA $a, leafB $b ($(share "$a" "$b")% heavy)"
+[ "$leaves" -ge 200 ] || fail "only $leaves samples in leafA/leafB: $(grep -E 'leaf[AB]' "$out" | head -2)"
+[ $((100 * (a + b))) -ge $((95 * leaves)) ] ||
+	fail "only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E 'leaf[AB] [^;]* [0-9]+$' "$out" | grep -vE "$native" | cut -c1-300 | head -3)"
+# the JIT code is in anonymous memory: walks must not end at a JS frame
+injs=$(count "$out" '^node;\[[^]]*\];JS:')
+[ $((50 * injs)) -le "$all" ] || fail "$injs walks ended at a JS frame: $(grep -E '^node;\[[^]]*\];JS:' "$out" | head -2)"
+bad=$(grep -E '^node;\[unknown\]' "$out" | head -1)
+[ -z "$bad" ] || fail "a stack starts with an unnamed address: $bad"
+exit 0

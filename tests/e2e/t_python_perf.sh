@@ -1,0 +1,82 @@
+#!/bin/bash
+# CPython 3.12 with -X perf: each Python function runs through a trampoline copied into
+# anonymous executable memory, with no CFI and no frame pointer ("sub $8, %rsp; call *%rcx;
+# add $8, %rsp; ret"). Mixed mode steps it by its epilogue, so a Python leaf keeps its Python
+# callers (named from the perf map) in order, and the native chain down to _start.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+py=""
+for d in "$(pyenv root 2>/dev/null)" "$HOME/.pyenv"; do
+	[ -n "$d" ] || continue
+	for p in "$d"/versions/3.12*/bin/python3.12; do
+		[ -x "$p" ] && py=$p
+	done
+	[ -n "$py" ] && break
+done
+[ -n "$py" ] || skip "no python3.12 under pyenv (pyenv install 3.12)"
+
+cat >"$TMP/tree.py" <<'PY'
+import sys
+import time
+
+
+def leaf_a(n):
+    s = 0
+    for i in range(n):
+        s = (s + i * i) % 1000003
+    return s
+
+
+def leaf_b(n):
+    s = 0
+    for i in range(n):
+        s = (s + i * i) % 1000033
+    return s
+
+
+def heavy():
+    return leaf_a(30000)
+
+
+def light():
+    return leaf_b(10000)
+
+
+def run(sec):
+    end = time.monotonic() + sec
+    x = 0
+    while time.monotonic() < end:
+        x += heavy()
+        x += light()
+    return x
+
+
+def main():
+    run(float(sys.argv[1]))
+
+
+main()
+PY
+
+out=$TMP/py.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$py' \
+	-X perf '$TMP/tree.py' 2.5"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+check_folded_grammar "$out"
+
+fn() { echo "py::$1:[^;]*;_PyEval_EvalFrameDefault;"; }
+leaf() { echo "py::$1:[^;]*;_PyEval_EvalFrameDefault( |;)"; }
+native='^python3\.12;_start;__libc_start_main;__libc_start_call_main;Py_BytesMain;'
+inleaf=$(count "$out" "py::leaf_[ab]:[^;]*;_PyEval_EvalFrameDefault")
+a=$(count "$out" "$native([^;]*;)*$(fn main)([^;]*;)*$(fn run)([^;]*;)*$(fn heavy)([^;]*;)*$(leaf leaf_a)")
+b=$(count "$out" "$native([^;]*;)*$(fn main)([^;]*;)*$(fn run)([^;]*;)*$(fn light)([^;]*;)*$(leaf leaf_b)")
+all=$(count "$out" '^python3\.12;')
+note "python3.12 -X perf: $all samples, $inleaf in leaf_a/leaf_b, whole chain from _start: leaf_a $a, leaf_b $b ($(share "$a" "$b")% heavy)"
+[ "$inleaf" -ge 200 ] || fail "only $inleaf samples in leaf_a/leaf_b"
+[ $((100 * (a + b))) -ge $((95 * inleaf)) ] ||
+	fail "only $((a + b)) of $inleaf leaf samples have the whole chain; others: $(grep -E 'py::leaf_' "$out" | grep -vE "$native" | cut -c1-300 | head -3)"
+# the frames between two Python functions are the trampoline's callers, never garbage
+grep -qE 'py::[^;]*;\[|^python3\.12;\[unknown\]' "$out" &&
+	fail "a pseudo-frame or unnamed root next to Python frames: $(grep -E 'py::[^;]*;\[|^python3\.12;\[unknown\]' "$out" | head -2)"
+exit 0
