@@ -333,6 +333,8 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	err = cut_unknown(a, k, a->ips, &depth, &cut);
 	if (err)
 		return err;
+	if (a->ds.end != CP_DEND_OK && a->ds.end < CP_DEND_MAX)
+		a->st.kept[CP_STAT_DWARF_OK + a->ds.end] += count;
 	end = cut ? cut : dwarf_end_name(a->ds.end);
 	if (cut)
 		a->st.bad_ra += count;
@@ -420,6 +422,29 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	return 0;
 }
 
+/* The stack errors a kept sample's key carries, as the BPF side counted them (stat_inc). */
+static void count_key_damage(struct aggregate_stats *st, const struct cp_count_key *k,
+			     uint64_t count)
+{
+	static const uint8_t user[] = {CP_STAT_USTACK_COLLISION, CP_STAT_USTACK_FULL,
+				       CP_STAT_USTACK_FAULT, CP_STAT_USTACK_ERROR};
+	static const uint8_t kernel[] = {CP_STAT_KSTACK_COLLISION, CP_STAT_KSTACK_FULL,
+					 CP_STAT_KSTACK_FAULT, CP_STAT_KSTACK_FAULT};
+	const int32_t ids[2] = {k->ustack_id, k->kstack_id};
+
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *which = i ? kernel : user;
+		int32_t id = ids[i];
+
+		if (id >= 0 || id == CP_STACK_NONE || id == CP_STACK_DWARF)
+			continue;
+		st->kept[which[id == -EEXIST   ? 0
+			       : id == -ENOMEM ? 1
+			       : id == -EFAULT ? 2
+					       : 3]] += count;
+	}
+}
+
 static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 {
 	struct agg *a = ctx;
@@ -434,6 +459,7 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 		a->st.comm_filtered += count;
 		return 0;
 	}
+	count_key_damage(&a->st, k, count);
 	/* root first: the user stack, then the kernel stack the sample was taken in */
 	err = add_stack(a, k, count, false, &n);
 	if (!err)
@@ -478,5 +504,7 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	to->ustacks += from->ustacks;
 	to->ustacks_entry += from->ustacks_entry;
 	to->hurried += from->hurried;
+	for (int i = 0; i < CP_STAT_MAX; i++)
+		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
 }

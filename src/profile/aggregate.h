@@ -39,6 +39,13 @@ struct aggregate_stats {
 	uint64_t bad_ra;	 /* user stacks cut at an address outside the process's
 				    executable mappings (a frame-pointer walk of something else,
 				    the leaf of a sample taken in execve) */
+	/*
+	 * Of the samples kept, those whose key shows damage, indexed like the BPF counters
+	 * (enum cp_stat): user and kernel stack errors (a DWARF stack's collision or full map
+	 * shows as the user stack's), and how DWARF walks ended. The BPF counters count every
+	 * sample taken; with --comm these count the profile's alone.
+	 */
+	uint64_t kept[CP_STAT_MAX];
 };
 
 /* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */

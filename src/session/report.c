@@ -51,6 +51,17 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_IN_EXECVE] = "user stack left out (sampled in execve)",
 };
 
+/*
+ * Damage a kept sample's own key shows (aggregate_stats.kept): stack errors and how a DWARF walk
+ * ended. A DWARF stack's collision or full map shows as the user stack's.
+ */
+static bool key_visible(int stat)
+{
+	return (stat >= CP_STAT_USTACK_COLLISION && stat <= CP_STAT_KSTACK_FAULT) ||
+	       (stat > CP_STAT_DWARF_OK && stat <= CP_STAT_DWARF_BAD_RA) ||
+	       stat == CP_STAT_DWARF_COLLISION || stat == CP_STAT_DWARF_FULL;
+}
+
 /* Append "name N" items to buf for the nonzero counters that have a name. */
 static size_t list_counters(char *buf, size_t size, size_t len, const uint64_t *st,
 			    const char *const *names)
@@ -102,13 +113,23 @@ static void unwind_summary(const struct report *r)
  */
 void report_summary(const struct report *r, size_t n_outs)
 {
-	char left[512] = "", damaged[1024] = "", dests[1024], complete[64] = "";
+	char left[512] = "", damaged[1024] = "", wide[1024] = "", dests[1024], complete[64] = "";
 	uint64_t total = profile__total(r->prof);
 	size_t nproc = profile__n_processes(r->prof), len;
 
 	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
 	list_one(left, sizeof(left), len, "name not matching --comm", r->agg.comm_filtered);
-	len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
+	if (r->o->comm_regex) {
+		/* the BPF counters cover every process sampled, the profile only those named */
+		uint64_t rest[CP_STAT_MAX];
+
+		for (int i = 0; i < CP_STAT_MAX; i++)
+			rest[i] = key_visible(i) ? 0 : r->stats[i];
+		list_counters(wide, sizeof(wide), 0, rest, damaged_names);
+		len = list_counters(damaged, sizeof(damaged), 0, r->agg.kept, damaged_names);
+	} else {
+		len = list_counters(damaged, sizeof(damaged), 0, r->stats, damaged_names);
+	}
 	len = list_one(damaged, sizeof(damaged), len, "stack missing", r->agg.stacks_missing);
 	len = list_one(damaged, sizeof(damaged), len, "user stack cut outside the mappings",
 		       r->agg.bad_ra);
@@ -138,6 +159,8 @@ void report_summary(const struct report *r, size_t n_outs)
 		pr_warn_more("samples left out: %s", left);
 	if (*damaged)
 		pr_warn_more("with lost or unnamed frames: %s", damaged);
+	if (*wide)
+		pr_warn_more("in all processes sampled, before --comm: %s", wide);
 	if (r->o->comm_regex && !nproc)
 		pr_warn("no process named like --comm '%s' ran on a CPU while recording",
 			r->o->comm_regex);

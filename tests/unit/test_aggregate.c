@@ -859,11 +859,16 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6}, from = {10, 20, 30, 40, 50, 60};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}}, from = {10, 20, 30, 40, 50, 60, {0}};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
-	_Static_assert(sizeof(struct aggregate_stats) == 6 * sizeof(uint64_t), "fields");
+	_Static_assert(sizeof(struct aggregate_stats) == (6 + CP_STAT_MAX) * sizeof(uint64_t),
+		       "fields");
+	for (int i = 0; i < CP_STAT_MAX; i++) {
+		to.kept[i] = (uint64_t)i;
+		from.kept[i] = 100;
+	}
 	aggregate_stats_add(&to, &from);
 	assert_int_equal(to.comm_filtered, 11);
 	assert_int_equal(to.stacks_missing, 22);
@@ -871,6 +876,8 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.ustacks_entry, 44);
 	assert_int_equal(to.hurried, 55);
 	assert_int_equal(to.bad_ra, 66);
+	for (int i = 0; i < CP_STAT_MAX; i++)
+		assert_int_equal(to.kept[i], 100 + i);
 }
 
 int main(void)
