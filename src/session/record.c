@@ -348,17 +348,19 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 static int take_set(struct record *r)
 {
 	struct bpf_copy *c;
-	unsigned int old;
-	int err = 0;
+	unsigned int old = 0;
+	int err;
 
 	/*
 	 * Ended processes: their snapshots go once the set after this one is named. Looked for
 	 * again only when those found before are released, so none is listed twice.
 	 */
-	if (!r->draining && !r->n_gone)
+	if (!r->draining && !r->n_gone) {
 		err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
-	if (!err)
-		err = bpf_session__switch_slot(r->bpf, &old);
+		if (err)
+			return err;
+	}
+	err = bpf_session__switch_slot(r->bpf, &old);
 	if (err == -ETIMEDOUT)
 		pr_debug("a BPF program did not leave the maps being drained within a second");
 	else if (err)
