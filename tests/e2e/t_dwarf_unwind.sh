@@ -22,7 +22,7 @@ exact=$(count "$out" "$tree")
 heavy=$(count "$out" "^fix_tree_nofp;$start;cp_fix_run;cp_fix_heavy;cp_fix_leaf( |;)")
 fixture=$(count "$out" '^fix_tree_nofp;')
 note "dwarf: $exact of $fixture samples exact from _start to the leaf ($(share "$exact" $((fixture - exact)))%)"
-[ "$fixture" -ge 500 ] || fail "only $fixture samples of fix_tree_nofp: $(cat "$TMP/err")"
+[ "$fixture" -ge 150 ] || fail "only $fixture samples of fix_tree_nofp: $(cat "$TMP/err")"
 [ $((100 * exact)) -ge $((99 * fixture)) ] ||
 	fail "dwarf: only $exact of $fixture samples have the exact chain; others: $(grep '^fix_tree_nofp;' "$out" | grep -vE "$tree" | head -3)"
 pct=$(share "$heavy" $((exact - heavy)))
@@ -51,7 +51,9 @@ note "fp: $fpexact of $fpall samples exact"
 [ $((100 * fpexact)) -lt $((50 * fpall)) ] ||
 	fail "frame pointers found the chain in $fpexact of $fpall samples: the fixture has frame pointers?"
 
-# 200 frames of recursion: complete to _start, and exactly 200 deep at the leaf
+# 200 frames of recursion: complete to _start, and exactly 200 deep at the leaf. The sample
+# floors of the -p recordings only ask for enough samples to judge a share: how many a 3 s
+# recording gets depends on the machine's load (254 under ASan at load 5).
 bg "$FIX/fix_deep_nofp" 5
 target=$!
 sleep 0.3
@@ -63,7 +65,7 @@ whole=$(count "$out" "^fix_deep_nofp;$start;cp_deep_run;cp_deep_rec;")
 leaf=$(count "$out" "^fix_deep_nofp;$start;cp_deep_run;${rec}cp_deep_leaf( |;)")
 all=$(count "$out" '^fix_deep_nofp;')
 note "deep: $whole of $all samples complete to _start, $leaf exactly 200 deep at the leaf"
-[ "$all" -ge 500 ] || fail "only $all samples of fix_deep_nofp"
+[ "$all" -ge 150 ] || fail "only $all samples of fix_deep_nofp"
 [ $((100 * whole)) -ge $((99 * all)) ] ||
 	fail "deep: only $whole of $all samples reach _start; others: $(grep '^fix_deep_nofp;' "$out" | grep -vE "^fix_deep_nofp;$start;" | cut -c1-200 | head -3)"
 [ $((100 * leaf)) -ge $((95 * all)) ] || fail "deep: only $leaf of $all samples 200 deep at the leaf"
