@@ -6,7 +6,7 @@
 # in headless chromium (tests/e2e/html_check.js) REPS times, printing the file size (raw and
 # gzipped), the node count, and min/median of the time from navigation to a drawn page (as the
 # page measures it), of JSON.parse and of the page's whole script, with the 1-minute load
-# average at each run (the machine may be shared: compare figures taken at similar loads).
+# average at each run, and the medians of the script's phases (the machine may be shared: compare figures taken at similar loads).
 # usage: html.sh CPUPROF OUT
 set -eu
 CPUPROF=$(realpath "$1")
@@ -59,7 +59,8 @@ import json, sys
 d = json.load(sys.stdin)
 assert not d["errors"], d["errors"]
 s = d["scriptMs"]
-print(d["readyMs"], round(s["parse"]), round(s["total"]), d.get("nodes", -1), sys.argv[1])' "$load" >>"$OUT/html_$n.runs"
+print(d["readyMs"], round(s["parse"]), round(s["total"]), d.get("nodes", -1), sys.argv[1],
+      *(round(s.get(k, -1)) for k in ("start", "tree", "table", "draw")))' "$load" >>"$OUT/html_$n.runs"
 		i=$((i + 1))
 	done
 	python3 - "$n" "$size" "$gz" "$OUT/html_$n.runs" <<'PY'
@@ -72,5 +73,8 @@ print("html: %7d distinct stacks, %s nodes: %9d bytes (%d gzipped); ms min/media
       "ready %s, JSON.parse %s, page script %s; load1 %s" % (
       n, rows[0][3], size, gz, len(rows), fmt(col(0)), fmt(col(1)), fmt(col(2)),
       ",".join(r[4] for r in rows)))
+if len(rows[0]) > 5 and float(rows[0][5]) >= 0:
+    print("      medians: page read %d ms, then JSON.parse %d, tree %d, table %d, draw %d" % tuple(
+          statistics.median(col(k)) for k in (5, 1, 6, 7, 8)))
 PY
 done
