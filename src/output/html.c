@@ -23,8 +23,9 @@ extern const char cp_html_template[];
 #define DATA_MARK "/*CPUPROF_DATA*/"
 
 struct str_ref {
-	const char *s; /* interned: compared by address */
-	uint32_t index;
+	const char *s;	/* interned: compared by address */
+	uint32_t index; /* first use, then the final index */
+	uint32_t uses;
 };
 
 static int cmp_ref(const void *a, const void *b)
@@ -55,73 +56,143 @@ static json_t *str_json(const char *s)
 	return j;
 }
 
-/* The index of s in strings (appended when new), or -1 on ENOMEM. */
-static json_int_t str_index(void **tree, json_t *strings, const char *s)
-{
-	struct str_ref probe = {s, 0}, *r, **slot;
+struct strings {
+	void *tree;
+	struct str_ref **refs; /* by first use */
+	size_t n, cap;
+};
 
-	slot = tfind(&probe, tree, cmp_ref);
-	if (slot)
-		return (*slot)->index;
+/* Count one use of s (new strings get the next first-use number). 0 or -ENOMEM. */
+static int str_use(struct strings *t, const char *s)
+{
+	struct str_ref probe = {s, 0, 0}, *r, **slot;
+
+	slot = tfind(&probe, &t->tree, cmp_ref);
+	if (slot) {
+		(*slot)->uses++;
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct str_ref **nr = realloc(t->refs, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		t->refs = nr;
+		t->cap = ncap;
+	}
 	r = malloc(sizeof(*r));
 	if (!r)
-		return -1;
-	r->s = s;
-	r->index = (uint32_t)json_array_size(strings);
-	if (json_array_append_new(strings, str_json(s)) || !tsearch(r, tree, cmp_ref)) {
+		return -ENOMEM;
+	*r = (struct str_ref){s, (uint32_t)t->n, 1};
+	if (!tsearch(r, &t->tree, cmp_ref)) {
 		free(r);
-		return -1;
+		return -ENOMEM;
 	}
-	return r->index;
+	t->refs[t->n++] = r;
+	return 0;
+}
+
+static uint32_t str_index(const struct strings *t, const char *s)
+{
+	struct str_ref probe = {s, 0, 0};
+
+	return (*(struct str_ref **)tfind(&probe, &t->tree, cmp_ref))->index;
+}
+
+/* most used first (small indexes take fewer digits), then by first use: deterministic */
+static int cmp_uses(const void *a, const void *b)
+{
+	const struct str_ref *x = *(struct str_ref *const *)a, *y = *(struct str_ref *const *)b;
+
+	if (x->uses != y->uses)
+		return x->uses > y->uses ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /*
- * The data: {"title", "diff", "base_total", "strings"} built with jansson (every string of
- * the profile goes through its escaping), then the node arrays, plain numbers, printed here:
- * a profile of a million nodes as jansson values would take hundreds of MB.
- * Nodes: the root, then order[] (parents before their children, siblings in name order).
+ * The digits of the node stream: a number is written in groups of 5 bits, lowest first, one
+ * character a group; the last group's character is one of the first 32 of this alphabet,
+ * the others one of the last 32. Every character is safe in a JSON string and in a script.
  */
-static const char *const keys[] = {"name", "kind", "parent",   "total",	   "self",
-				   "file", "line", "base_tot", "base_self"};
+static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
 
+static void put_num(uint64_t v, char *buf, size_t *len)
+{
+	while (v >= 32) {
+		buf[(*len)++] = digits[32 + (v & 31)];
+		v >>= 5;
+	}
+	buf[(*len)++] = digits[v];
+}
+
+/*
+ * The data: {"title", "diff", "strings"} built with jansson (every string of the profile goes
+ * through its escaping), then "fields" and "nodes", printed here: the nodes in depth-first
+ * order (root first, children in name order) as one string of numbers (see digits[]), per
+ * node: how many levels up from the previous node its parent is (0: the previous node; not
+ * for the root), its string index * 8 + kind, its self samples, then, when "fields" has "f",
+ * its file's string index + 1 (0: none) and line, and when it has "b", the base's self
+ * samples. Totals are sums of self samples, so the page computes them.
+ */
 static int write_data(const struct flame *f, const char *title, FILE *out)
 {
 	json_t *doc = json_object(), *strings = json_array();
-	json_int_t *v = calloc((f->n ? f->n : 1) * 9, sizeof(*v));
-	uint32_t *newid = malloc((f->n ? f->n : 1) * sizeof(*newid));
-	size_t na = f->diff ? 9 : 7, hl;
-	void *tree = NULL;
-	char *head = NULL;
+	uint32_t *pre = malloc((f->n ? f->n : 1) * sizeof(*pre));
+	uint32_t *stack = malloc((f->max_depth + 2) * 2 * sizeof(*stack));
+	struct strings tab = {0};
+	bool files = false;
+	size_t hl, sp = 0, np = 0;
+	char *head = NULL, buf[128];
 	int err = 0;
 
-	if (!doc || !strings || !v || !newid) {
+	if (!doc || !strings || !pre || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t k = 0; k < f->n; k++) {
-		uint32_t id = k ? f->order[k - 1] : 0;
-		const struct flame_node *n = &f->nodes[id];
-		json_int_t *row = &v[k * 9];
+	/* depth first: the stack holds (node, children visited) pairs */
+	if (f->n) {
+		pre[np++] = 0;
+		stack[0] = 0;
+		stack[1] = 0;
+		sp = 1;
+	}
+	while (sp) {
+		const struct flame_node *n = &f->nodes[stack[2 * sp - 2]];
+		uint32_t c;
 
-		newid[id] = (uint32_t)k;
-		row[0] = str_index(&tree, strings, n->name);
-		row[1] = n->kind;
-		row[2] = n->parent == FLAME_NONE ? -1 : (json_int_t)newid[n->parent];
-		row[3] = (json_int_t)n->total;
-		row[4] = (json_int_t)n->self;
-		row[5] = n->file ? str_index(&tree, strings, n->file) : -1;
-		row[6] = n->line;
-		row[7] = (json_int_t)n->base_total;
-		row[8] = (json_int_t)n->base_self;
-		if (row[0] < 0 || (n->file && row[5] < 0)) {
+		if (stack[2 * sp - 1] == n->n_children) {
+			sp--;
+			continue;
+		}
+		c = f->order[n->first_child + stack[2 * sp - 1]++];
+		pre[np++] = c;
+		stack[2 * sp] = c;
+		stack[2 * sp + 1] = 0;
+		sp++;
+	}
+	for (size_t k = 0; k < np; k++) {
+		const struct flame_node *n = &f->nodes[pre[k]];
+
+		err = str_use(&tab, n->name);
+		if (!err && n->file) {
+			files = true;
+			err = str_use(&tab, n->file);
+		}
+		if (err)
+			goto out;
+	}
+	if (tab.n)
+		qsort(tab.refs, tab.n, sizeof(*tab.refs), cmp_uses);
+	for (size_t k = 0; k < tab.n; k++) {
+		tab.refs[k]->index = (uint32_t)k;
+		if (json_array_append_new(strings, str_json(tab.refs[k]->s))) {
 			err = -ENOMEM;
 			goto out;
 		}
 	}
 	if (json_object_set_new(doc, "title", str_json(title)) ||
 	    json_object_set_new(doc, "diff", json_boolean(f->diff)) ||
-	    json_object_set_new(doc, "base_total",
-				json_integer((json_int_t)f->nodes[0].base_total)) ||
 	    json_object_set(doc, "strings", strings)) {
 		err = -ENOMEM;
 		goto out;
@@ -132,27 +203,42 @@ static int write_data(const struct flame *f, const char *title, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* the object without its closing brace, then the arrays */
-	if (fwrite(head, 1, hl - 1, out) != hl - 1)
+	/* the object without its closing brace, then the nodes */
+	if (fwrite(head, 1, hl - 1, out) != hl - 1 ||
+	    fprintf(out, ",\"fields\":\"%s%s\",\"nodes\":\"", files ? "f" : "",
+		    f->diff ? "b" : "") < 0) {
 		err = -EIO;
-	for (size_t j = 0; !err && j < na; j++) {
-		if (fprintf(out, ",\"%s\":[", keys[j]) < 0)
-			err = -EIO;
-		for (size_t k = 0; !err && k < f->n; k++)
-			if (fprintf(out, k ? ",%lld" : "%lld", (long long)v[k * 9 + j]) < 0)
-				err = -EIO;
-		if (!err && fputc(']', out) < 0)
-			err = -EIO;
+		goto out;
 	}
-	if (!err && fputc('}', out) < 0)
+	for (size_t k = 0; k < np; k++) {
+		const struct flame_node *n = &f->nodes[pre[k]];
+		size_t len = 0;
+
+		if (k)
+			put_num(f->nodes[pre[k - 1]].depth + 1 - n->depth, buf, &len);
+		put_num((uint64_t)str_index(&tab, n->name) * 8 + n->kind, buf, &len);
+		put_num(n->self, buf, &len);
+		if (files) {
+			put_num(n->file ? str_index(&tab, n->file) + 1 : 0, buf, &len);
+			put_num(n->line, buf, &len);
+		}
+		if (f->diff)
+			put_num(n->base_self, buf, &len);
+		if (fwrite(buf, 1, len, out) != len) {
+			err = -EIO;
+			goto out;
+		}
+	}
+	if (fputs("\"}", out) < 0)
 		err = -EIO;
 out:
 	free(head);
 	json_decref(strings);
 	json_decref(doc);
-	tdestroy(tree, free_ref);
-	free(newid);
-	free(v);
+	tdestroy(tab.tree, free_ref);
+	free(tab.refs);
+	free(stack);
+	free(pre);
 	return err;
 }
 

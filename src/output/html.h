@@ -3,10 +3,11 @@
  * An interactive flame graph as one self-contained HTML file: the template
  * src/output/html/flame.html (HTML, CSS and script, embedded into cpuprof at build time) with
  * the flame graph tree (src/output/flame.c) as one JSON document written with jansson. Names
- * and files are shared in one string table and the nodes are parallel arrays of numbers, so
- * that big profiles stay small. The page draws on a canvas: click to zoom, reset, root at the
- * bottom or top, regular-expression search with the matched share, tooltips, a sortable
- * top-functions table; a differential graph colours by the change of share.
+ * and files are shared in one string table and the nodes, depth first, are one string of
+ * small numbers (see html.c), so that big profiles stay small. The page draws on a canvas
+ * only the frames that show: click to zoom, reset, root at the bottom or top,
+ * regular-expression search with the matched share, tooltips, a sortable top-functions
+ * table; a differential graph colours by the change of share.
  */
 #ifndef CPUPROF_HTML_H
 #define CPUPROF_HTML_H

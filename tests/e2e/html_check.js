@@ -116,6 +116,7 @@ async function run() {
 		await sleep(10);
 	}
 	const out = { loadMs: Date.now() - t0, readyMs: Math.round(await evaluate("window.cpuprof.readyMs")),
+		nodes: await evaluate("window.cpuprof.nodes"),
 		scriptMs: await evaluate("window.cpuprof.scriptMs") };
 	const label = opt("--click");
 	if (label) {

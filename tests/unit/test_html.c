@@ -1,12 +1,75 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The HTML writer: the embedded template around one JSON document that cannot end its
- * script early, and the node arrays parallel and in parent-first order. */
+ * script early, and the nodes depth first in one string of numbers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "cmocka_inc.h"
 #include "output/html.h"
+
+/* The numbers of the "nodes" string (see digits[] in src/output/html.c), at most max. */
+static size_t decode(const char *s, uint64_t *v, size_t max)
+{
+	static const char digits[] =
+		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+	uint64_t cur = 0;
+	unsigned shift = 0;
+	size_t n = 0;
+
+	for (; *s && n < max; s++) {
+		const char *p = strchr(digits, *s);
+		uint64_t d;
+
+		assert_non_null(p);
+		d = (uint64_t)(p - digits);
+		cur |= (d & 31) << shift;
+		shift += 5;
+		if (d < 32) {
+			v[n++] = cur;
+			cur = 0;
+			shift = 0;
+		}
+	}
+	assert_int_equal(*s, 0);
+	return n;
+}
+
+/* A number of 40 bits and a diff's base counts come through. */
+static void test_big_diff(void **state)
+{
+	struct profile *p = profile__new(), *b = profile__new();
+	struct prof_frame f1 = {.name = "f"};
+	uint32_t s;
+	char *buf = NULL, *start;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	json_t *d;
+	uint64_t v[32];
+
+	(void)state;
+	assert_int_equal(profile__intern_frame(p, &f1, &s), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", &s, 1, 1ULL << 40), 0);
+	assert_int_equal(profile__intern_frame(b, &f1, &s), 0);
+	assert_int_equal(profile__add(b, 1, 0, "app", "", &s, 1, 7), 0);
+	assert_int_equal(html_write_profile(p, b, false, "d", out), 0);
+	fclose(out);
+	start = strstr(buf, "<script id=\"data\" type=\"application/json\">");
+	assert_non_null(start);
+	start += strlen("<script id=\"data\" type=\"application/json\">");
+	d = json_loadb(start, (size_t)(strstr(start, "</script>") - start), 0, NULL);
+	assert_non_null(d);
+	assert_true(json_is_true(json_object_get(d, "diff")));
+	assert_string_equal(json_string_value(json_object_get(d, "fields")), "b");
+	/* all (key, self, base self), app (up, key, self, base self), f (the same) */
+	assert_int_equal(decode(json_string_value(json_object_get(d, "nodes")), v, 32), 11);
+	assert_int_equal(v[9], 1ULL << 40);
+	assert_int_equal(v[10], 7);
+	json_decref(d);
+	free(buf);
+	profile__free(p);
+	profile__free(b);
+}
 
 static void test_page(void **state)
 {
@@ -18,7 +81,10 @@ static void test_page(void **state)
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 	json_error_t jerr;
-	json_t *d, *parent;
+	json_t *d, *strs;
+	const char *nodes;
+	uint64_t v[32];
+	size_t nv;
 
 	(void)state;
 	assert_int_equal(profile__intern_frame(p, &f1, &s[0]), 0);
@@ -39,23 +105,30 @@ static void test_page(void **state)
 	if (!d)
 		fail_msg("data is not JSON: %s", jerr.text);
 	assert_string_equal(json_string_value(json_object_get(d, "title")), "t & <b>");
-	parent = json_object_get(d, "parent");
-	/* all, app, main, evil: a chain, parents first */
-	assert_int_equal(json_array_size(parent), 4);
-	assert_int_equal(json_integer_value(json_array_get(parent, 0)), -1);
-	for (size_t i = 1; i < 4; i++)
-		assert_int_equal(json_integer_value(json_array_get(parent, i)), i - 1);
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "total"), 2)), 4);
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "self"), 2)), 1);
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "line"), 2)), 4);
-	assert_int_equal(json_array_size(json_object_get(d, "name")), 4);
-	assert_int_equal(json_array_size(json_object_get(d, "kind")), 4);
-	assert_null(json_object_get(d, "base_tot"));
-	assert_string_equal(
-		json_string_value(json_array_get(
-			json_object_get(d, "strings"),
-			(size_t)json_integer_value(json_array_get(json_object_get(d, "name"), 3)))),
-		"evil</script><script>alert(1)</script>");
+	/* all, app, main, evil: a chain, depth first; per node: levels up (not for the root),
+	   string index * 8 + kind, self, file index + 1, line */
+	assert_string_equal(json_string_value(json_object_get(d, "fields")), "f");
+	nodes = json_string_value(json_object_get(d, "nodes"));
+	assert_non_null(nodes);
+	nv = decode(nodes, v, 32);
+	assert_int_equal(nv, 4 + 5 * 3);
+	strs = json_object_get(d, "strings");
+	assert_string_equal(json_string_value(json_array_get(strs, v[0] / 8)), "all");
+	assert_int_equal(v[1], 0); /* self */
+	assert_int_equal(v[2], 0); /* no file */
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(v[4 + 5 * i], 0); /* each the previous one's child */
+	assert_string_equal(json_string_value(json_array_get(strs, v[5] / 8)), "app");
+	assert_int_equal(v[5] % 8, FLAME_PROCESS);
+	assert_string_equal(json_string_value(json_array_get(strs, v[10] / 8)), "main");
+	assert_int_equal(v[10] % 8, FLAME_USER);
+	assert_int_equal(v[11], 1);
+	assert_string_equal(json_string_value(json_array_get(strs, v[12] - 1)), "/src/a.c");
+	assert_int_equal(v[13], 4);
+	assert_string_equal(json_string_value(json_array_get(strs, v[15] / 8)),
+			    "evil</script><script>alert(1)</script>");
+	assert_int_equal(v[16], 3);
+	assert_int_equal(v[17], 0);
 	json_decref(d);
 	free(buf);
 	profile__free(p);
@@ -65,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_big_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
