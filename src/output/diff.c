@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "output/json_out.h"
 #include "output/diff.h"
 #include "output/folded.h"
 
@@ -132,22 +133,6 @@ static json_t *round2(double v)
 	return json_real((double)(long long)(v * 100.0 + (v < 0 ? -0.5 : 0.5)) / 100.0);
 }
 
-/* A JSON string of s; bytes that are not UTF-8 become '?' (names from foreign files). */
-static json_t *str_json(const char *s)
-{
-	json_t *j = json_string(s);
-	char *c;
-
-	if (j || !(c = strdup(s)))
-		return j;
-	for (unsigned char *u = (unsigned char *)c; *u; u++)
-		if (*u >= 0x80)
-			*u = '?';
-	j = json_string(c);
-	free(c);
-	return j;
-}
-
 int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *base_name,
 		    const char *new_name, FILE *out)
 {
@@ -164,7 +149,7 @@ int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *
 		const struct diff_row *r = &d->rows[i];
 		json_t *o = json_object();
 
-		if (!o || json_object_set_new(o, "name", str_json(r->key)) ||
+		if (!o || json_object_set_new(o, "name", json_out_string(r->key)) ||
 		    json_object_set_new(o, "base_total_pct", round2(r->base_total_pct)) ||
 		    json_object_set_new(o, "new_total_pct", round2(r->new_total_pct)) ||
 		    json_object_set_new(o, "total_change", round2(r->total_change)) ||
@@ -178,8 +163,8 @@ int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *
 		    json_array_append_new(rows, o))
 			err = -ENOMEM;
 	}
-	if (err || json_object_set_new(doc, "base", str_json(base_name)) ||
-	    json_object_set_new(doc, "new", str_json(new_name)) ||
+	if (err || json_object_set_new(doc, "base", json_out_string(base_name)) ||
+	    json_object_set_new(doc, "new", json_out_string(new_name)) ||
 	    json_object_set_new(doc, "by", json_string(top_by_name(by))) ||
 	    json_object_set_new(doc, "base_samples", json_integer((json_int_t)d->base_samples)) ||
 	    json_object_set_new(doc, "new_samples", json_integer((json_int_t)d->new_samples)) ||

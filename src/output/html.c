@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "output/json_out.h"
 #include "output/html.h"
 
 /*
@@ -38,22 +39,6 @@ static int cmp_ref(const void *a, const void *b)
 static void free_ref(void *p)
 {
 	free(p);
-}
-
-/* A JSON string of s; bytes that are not UTF-8 become '?' (names from foreign files). */
-static json_t *str_json(const char *s)
-{
-	json_t *j = json_string(s);
-	char *c;
-
-	if (j || !(c = strdup(s)))
-		return j;
-	for (unsigned char *u = (unsigned char *)c; *u; u++)
-		if (*u >= 0x80)
-			*u = '?';
-	j = json_string(c);
-	free(c);
-	return j;
 }
 
 struct strings {
@@ -186,12 +171,12 @@ static int write_data(const struct flame *f, const char *title, FILE *out)
 		qsort(tab.refs, tab.n, sizeof(*tab.refs), cmp_uses);
 	for (size_t k = 0; k < tab.n; k++) {
 		tab.refs[k]->index = (uint32_t)k;
-		if (json_array_append_new(strings, str_json(tab.refs[k]->s))) {
+		if (json_array_append_new(strings, json_out_string(tab.refs[k]->s))) {
 			err = -ENOMEM;
 			goto out;
 		}
 	}
-	if (json_object_set_new(doc, "title", str_json(title)) ||
+	if (json_object_set_new(doc, "title", json_out_string(title)) ||
 	    json_object_set_new(doc, "diff", json_boolean(f->diff)) ||
 	    json_object_set(doc, "strings", strings)) {
 		err = -ENOMEM;

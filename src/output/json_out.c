@@ -87,8 +87,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* A JSON string of s with every byte that is not valid UTF-8 replaced by U+FFFD; NULL: null. */
-static json_t *jstr(const char *s)
+json_t *json_out_string(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i, n, bad = 0;
@@ -134,7 +133,7 @@ __attribute__((format(printf, 1, 2))) static json_t *jstrf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	j = jstr(s);
+	j = json_out_string(s);
 	free(s);
 	return j;
 }
@@ -351,11 +350,13 @@ static int function_index(struct jw *w, enum jkind kind, bool inlined, json_t *d
 	err = -ENOMEM;
 	if (!fr || !cf || put(fr, "name", json_incref(display)))
 		goto cleanup;
-	if (file && put(fr, "file", jstr(file)))
+	if (file && put(fr, "file", json_out_string(file)))
 		goto cleanup;
-	if (put(cf, "name", jstr(name)) || put(cf, "kind", json_string(jkind_names[kind])) ||
-	    put(cf, "inlined", json_boolean(inlined)) || put(cf, "module", jstr(module)) ||
-	    put(cf, "file", jstr(file)) || put(cf, "mangled", jstr(mangled)))
+	if (put(cf, "name", json_out_string(name)) ||
+	    put(cf, "kind", json_string(jkind_names[kind])) ||
+	    put(cf, "inlined", json_boolean(inlined)) ||
+	    put(cf, "module", json_out_string(module)) || put(cf, "file", json_out_string(file)) ||
+	    put(cf, "mangled", json_out_string(mangled)))
 		goto cleanup;
 	if (json_object_set_new_nocheck(w->fidx, w->key, json_integer((json_int_t)w->n_frames)))
 		goto cleanup;
@@ -392,9 +393,11 @@ static int mapping_index(struct jw *w, uint32_t id, uint32_t *idx)
 	err = err ?: put(o, "start", jhex(m->start));
 	err = err ?: put(o, "limit", jhex(m->limit));
 	err = err ?: put(o, "offset", jhex(m->offset));
-	err = err ?: put(o, "path", jstr(m->path));
+	err = err ?: put(o, "path", json_out_string(m->path));
 	/* "" (unknown) as null */
-	err = err ?: put(o, "build_id", jstr(m->build_id && *m->build_id ? m->build_id : NULL));
+	err = err
+		      ?: put(o, "build_id",
+			     json_out_string(m->build_id && *m->build_id ? m->build_id : NULL));
 	if (err) {
 		json_decref(o);
 		return err;
@@ -424,7 +427,7 @@ static int location_index(struct jw *w, uint32_t id, uint32_t *idx, uint32_t *fu
 	/* marked as in the folded output: kernel "_[k]", else inlined "_[i]" */
 	display = kind == JK_KERNEL ? jstrf("%s_[k]", f->name)
 		  : f->inlined	    ? jstrf("%s_[i]", f->name)
-				    : jstr(f->name);
+				    : json_out_string(f->name);
 	err = function_index(w, kind, f->inlined, display, f->name, f->module, f->file, f->mangled,
 			     func);
 	if (err)
@@ -465,7 +468,8 @@ static int add_stack(struct jw *w, const struct prof_sample *s, uint32_t tid, js
 	uint32_t func, loc;
 	int err;
 
-	err = function_index(w, JK_PROCESS, false, jstr(s->comm), s->comm, NULL, NULL, NULL, &func);
+	err = function_index(w, JK_PROCESS, false, json_out_string(s->comm), s->comm, NULL, NULL,
+			     NULL, &func);
 	err = err ?: push(stack, json_integer(func));
 	err = err ?: push(locs, json_integer(-1));
 	if (!err && w->m->per_thread) {
@@ -533,8 +537,8 @@ static int add_profile(struct jw *w, size_t from, size_t to, const char *comm, s
 	err = err ?: put(prof, "weights", json_incref(weights));
 	err = err ?: put(cprof, "pid", json_integer(first->pid));
 	err = err ?: put(cprof, "tid", w->m->per_thread ? json_integer(first->tid) : json_null());
-	err = err ?: put(cprof, "comm", jstr(comm));
-	err = err ?: put(cprof, "thread", jstr(thread));
+	err = err ?: put(cprof, "comm", json_out_string(comm));
+	err = err ?: put(cprof, "thread", json_out_string(thread));
 	err = err ?: put(cprof, "samples", jnum(sum));
 	err = err ?: put(cprof, "stacks", json_incref(stacks));
 	err = err ?: push(w->profiles, json_incref(prof));
@@ -589,7 +593,7 @@ static int add_process(struct jw *w, size_t from, size_t to)
 		err = err ?: put(t, "profile", json_integer((json_int_t)index));
 	}
 	err = err ?: put(proc, "pid", json_integer(w->ss[from]->pid));
-	err = err ?: put(proc, "comm", jstr(comm));
+	err = err ?: put(proc, "comm", json_out_string(comm));
 	err = err ?: put(proc, "samples", jnum(total));
 	err = err ?: put(proc, "profile", json_integer(w->m->per_thread ? -1 : (json_int_t)index));
 	err = err ?: put(proc, "threads", json_incref(threads));
@@ -606,7 +610,7 @@ static int add_counters(json_t *counters, const struct profile_meta *m)
 	int err = 0;
 
 	for (size_t i = 0; i < m->n_counters && !err; i++) {
-		json_t *name = jstr(m->counters[i].name ?: "");
+		json_t *name = json_out_string(m->counters[i].name ?: "");
 		json_t *old;
 		uint64_t v = m->counters[i].value;
 
@@ -661,9 +665,9 @@ static json_t *extension(struct jw *w)
 	}
 	snprintf(start, sizeof(start), "%" PRIu64, m->start_unix_ns);
 	err = put(c, "format_version", json_integer(CPUPROF_JSON_FORMAT_VERSION));
-	err = err ?: put(c, "cpuprof_version", jstr(m->version ?: "unknown"));
-	err = err ?: put(c, "command_line", jstr(m->command_line));
-	err = err ?: put(c, "event", jstr(m->event));
+	err = err ?: put(c, "cpuprof_version", json_out_string(m->version ?: "unknown"));
+	err = err ?: put(c, "command_line", json_out_string(m->command_line));
+	err = err ?: put(c, "event", json_out_string(m->event));
 	err = err ?: put(c, "frequency_hz", json_integer(m->frequency));
 	err = err ?: put(c, "period_ns", jnum(m->period_ns));
 	err = err ?: put(c, "start_time", jtime(m->start_unix_ns));
@@ -709,8 +713,9 @@ static int build(struct jw *w, json_t **out)
 	err = err ?: put(root, "exporter", jstrf("cpuprof@%s", version));
 	err = err
 		      ?: put(root, "name",
-			     jstr(w->m->command_line && *w->m->command_line ? w->m->command_line
-									    : "cpuprof"));
+			     json_out_string(w->m->command_line && *w->m->command_line
+						     ? w->m->command_line
+						     : "cpuprof"));
 	err = err ?: put(root, "activeProfileIndex", json_integer(0)); /* set at the end */
 	err = err ?: put(shared, "frames", json_incref(w->frames));
 	err = err ?: put(root, "shared", json_incref(shared));

@@ -18,6 +18,7 @@
 #ifndef CPUPROF_JSON_OUT_H
 #define CPUPROF_JSON_OUT_H
 #include <stdio.h>
+#include <jansson.h>
 #include "profile/profile.h"
 
 /* Version of the "cpuprof" object's layout; bumped on incompatible changes. */
@@ -25,5 +26,12 @@
 
 /* Write p to out as one line of JSON. 0, -ENOMEM, or -EIO when a write fails. */
 int json_write(const struct profile *p, const struct profile_meta *m, FILE *out);
+
+/*
+ * A JSON string of s with every byte that is not valid UTF-8 replaced by U+FFFD (names come
+ * from files cpuprof did not write); NULL gives null. NULL on allocation failure. For every
+ * writer of JSON in output/.
+ */
+json_t *json_out_string(const char *s);
 
 #endif

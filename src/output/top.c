@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "output/json_out.h"
 #include "output/top.h"
 
 static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
@@ -240,22 +241,6 @@ int top_write_text(const struct top *t, enum top_by by, size_t n, FILE *out)
 	return fflush(out) ? -EIO : 0;
 }
 
-/* A JSON string of s; bytes that are not UTF-8 become '?' (names from foreign files). */
-static json_t *str_json(const char *s)
-{
-	json_t *j = json_string(s);
-	char *c;
-
-	if (j || !(c = strdup(s)))
-		return j;
-	for (unsigned char *u = (unsigned char *)c; *u; u++)
-		if (*u >= 0x80)
-			*u = '?';
-	j = json_string(c);
-	free(c);
-	return j;
-}
-
 /* A percentage with 2 decimals, so the text and JSON tables agree. */
 static json_t *pct_json(uint64_t v, uint64_t of)
 {
@@ -278,7 +263,7 @@ int top_write_json(const struct top *t, enum top_by by, size_t n, const char *so
 		const struct top_row *r = &t->rows[i];
 		json_t *o = json_object();
 
-		if (!o || json_object_set_new(o, "name", str_json(r->key)) ||
+		if (!o || json_object_set_new(o, "name", json_out_string(r->key)) ||
 		    json_object_set_new(o, "self", json_integer((json_int_t)r->self)) ||
 		    json_object_set_new(o, "self_pct", pct_json(r->self, t->samples)) ||
 		    json_object_set_new(o, "total", json_integer((json_int_t)r->total)) ||
@@ -286,7 +271,7 @@ int top_write_json(const struct top *t, enum top_by by, size_t n, const char *so
 		    json_array_append_new(rows, o))
 			err = -ENOMEM;
 	}
-	if (err || json_object_set_new(doc, "source", str_json(source)) ||
+	if (err || json_object_set_new(doc, "source", json_out_string(source)) ||
 	    json_object_set_new(doc, "format", json_string(format)) ||
 	    json_object_set_new(doc, "value", json_string(value)) ||
 	    json_object_set_new(doc, "by", json_string(top_by_name(by))) ||
