@@ -431,7 +431,9 @@ static void release_gone(struct record *r)
 		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i].key >> 32),
 					    (uint32_t)r->gone[i].key))
 			r->n_released++;
-	memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
+	/* r->gone is NULL until a process has ended: memmove must not see it */
+	if (i)
+		memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
 	r->n_gone -= i;
 }
 
