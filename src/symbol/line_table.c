@@ -14,6 +14,7 @@
 #include <string.h>
 #include <dwarf.h>
 #include "symbol/line_table.h"
+#include "util/leb128.h"
 
 /* Decoded rows of one sequence. */
 struct lt_drow {
@@ -68,41 +69,12 @@ struct cur {
 
 static inline uint64_t rd_uleb(struct cur *c, bool *bad)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	*bad = true;
-	return v;
+	return leb128_u(&c->p, c->end, bad);
 }
 
 static inline int64_t rd_sleb(struct cur *c, bool *bad)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b = 0;
-
-	while (c->p < c->end) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	*bad = true;
-	return (int64_t)v;
+	return leb128_s(&c->p, c->end, bad);
 }
 
 /* Little-endian fixed-size values (the caller checks the host is little-endian too). */

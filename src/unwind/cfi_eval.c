@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 #include "unwind/cfi_eval.h"
+#include "util/leb128.h"
 
 #define STATE_STACK 16 /* DW_CFA_remember_state depth; gcc nests one or two */
 
@@ -27,43 +28,23 @@ uint64_t cfi_read_fixed(struct cfi_cursor *c, size_t n)
 	return v;
 }
 
+/* A truncated value reads as 0 (and sets c->err), as the CFI evaluator expects. */
 uint64_t cfi_read_uleb(struct cfi_cursor *c)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
+	bool truncated = false;
+	uint64_t v = leb128_u(&c->p, c->end, &truncated);
 
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->err = true;
-	return 0;
+	c->err |= truncated;
+	return truncated ? 0 : v;
 }
 
 int64_t cfi_read_sleb(struct cfi_cursor *c)
 {
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b = 0;
+	bool truncated = false;
+	int64_t v = leb128_s(&c->p, c->end, &truncated);
 
-	while (c->p < c->end) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ULL << shift;
-			return (int64_t)v;
-		}
-	}
-	c->err = true;
-	return 0;
+	c->err |= truncated;
+	return truncated ? 0 : v;
 }
 
 int cfi_read_pointer(struct cfi_cursor *c, uint8_t enc, const struct cfi_section *sec,
