@@ -212,9 +212,41 @@ static struct object *get_object(struct proc_snapshot *ps, int fd, const char *p
 	return o;
 }
 
-static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_entry *e,
-		    struct ps_map *m)
+/*
+ * The mapping of an earlier read of the same process at e's place, with the same range,
+ * offset and path, whose file was open; NULL when there is none. *same_file: its inode is
+ * e's too, so it is the very file mapped now.
+ */
+static const struct ps_map *old_map(const struct snapshot *old, const struct map_entry *e,
+				    bool *same_file)
 {
+	size_t lo = 0, hi = old ? old->n : 0;
+
+	*same_file = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ps_map *m = &old->v[mid];
+
+		if (m->start < e->start) {
+			lo = mid + 1;
+		} else if (m->start > e->start) {
+			hi = mid;
+		} else {
+			if (m->kind != PS_MAP_FILE || m->end != e->end || m->offset != e->offset ||
+			    strcmp(m->path, e->path) != 0)
+				return NULL;
+			*same_file = m->obj->ino == e->inode;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_entry *e,
+		    const struct snapshot *old, struct ps_map *m)
+{
+	const struct ps_map *was = NULL;
+	bool same_file = false;
 	struct object *o;
 	int fd;
 
@@ -224,7 +256,18 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 	m->path = strset_intern(&ps->strs, e->path ? e->path : "[anon]");
 	if (!m->path)
 		return -ENOMEM;
-	if (!e->path) {
+	if (e->path && e->path[0] != '[')
+		was = old_map(old, e, &same_file);
+	/*
+	 * Read again (a refresh), the file opened then is the one mapped now; and opening it
+	 * again can fail for reasons that say nothing of the mapping: a process exiting has
+	 * no root any more, so map_files and /proc/PID/root are gone. Neither may cost the
+	 * names of its frames. (Where maps shows another inode, as overlay filesystems may,
+	 * the file is opened again, and the old one kept when that fails.)
+	 */
+	if (was && same_file) {
+		*m = *was;
+	} else if (!e->path) {
 		m->kind = PS_MAP_ANON;
 		m->label = strset_intern(&ps->strs, "[anon]");
 	} else if (e->path[0] == '[') {
@@ -239,6 +282,8 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 				return -ENOMEM;
 			m->obj = &o->pub;
 			m->kind = PS_MAP_FILE;
+		} else if (was) {
+			*m = *was;
 		} else {
 			/* unreadable: still name frames by object and offset */
 			m->kind = PS_MAP_NOFILE;
@@ -249,7 +294,7 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 
 /* Read the executable mappings of pid now into a new snapshot. */
 static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-			 struct snapshot **out)
+			 const struct snapshot *old, struct snapshot **out)
 {
 	struct proc_maps pm = {};
 	struct snapshot *s = NULL;
@@ -284,7 +329,7 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		/* frame addresses only ever point into executable memory */
 		if (!pm.v[i].executable)
 			continue;
-		err = fill_map(ps, pid, &pm.v[i], &s->v[s->n]);
+		err = fill_map(ps, pid, &pm.v[i], old, &s->v[s->n]);
 		if (err)
 			goto out;
 		s->n++;
@@ -312,7 +357,7 @@ int proc_snapshot__take(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
 
 	if (tfind(&key, &ps->snaps, cmp_snap))
 		return 0;
-	err = read_snapshot(ps, pid, gen, &s);
+	err = read_snapshot(ps, pid, gen, NULL, &s);
 	if (err)
 		return err;
 	if (!tsearch(s, &ps->snaps, cmp_snap)) {
@@ -346,7 +391,7 @@ int proc_snapshot__refresh(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
 	if (!slot)
 		return proc_snapshot__take(ps, pid, gen);
 	old = *slot;
-	err = read_snapshot(ps, pid, gen, &s);
+	err = read_snapshot(ps, pid, gen, old, &s);
 	if (err)
 		return err;
 	v = realloc(s->v, (s->n + old->n + 1) * sizeof(*v));

@@ -447,12 +447,81 @@ static void test_refresh(void **state)
 	run("rm -rf %s", dir);
 }
 
+/*
+ * Refresh of a process that is exiting: its maps can still be read while its root (so
+ * map_files and /proc/PID/root) is gone. A mapping read again unchanged (range, offset, path,
+ * inode) keeps the file opened the first time, rather than losing its names; where maps shows
+ * another inode (overlay filesystems) the file is opened again and, when that fails, the old
+ * one kept; a mapping new at that place and unreadable is PS_MAP_NOFILE.
+ */
+static void test_refresh_exiting(void **state)
+{
+	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], fixpath[4096], path[4096], maps[512];
+	const char *fix = getenv("CPUPROF_FIXTURES");
+	struct proc_snapshot *ps;
+	const struct ps_map *m;
+	const struct ps_object *obj;
+	struct stat st;
+
+	(void)state;
+	if (!fix)
+		fix = "build/rel/fixtures";
+	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, sizeof(p42), "%s/42", dir);
+	run("mkdir -p %s/root/opt && cp '%s' %s/root/opt/app && cp '%s' %s/root/opt/lib.so", p42,
+	    fixpath, p42, fixpath, p42);
+	snprintf(path, sizeof(path), "%s/root/opt/app", p42);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(maps, sizeof(maps),
+		 "00401000-00402000 r-xp 00001000 08:01 %llu /opt/app\n"
+		 "7f0000001000-7f0000002000 r-xp 00001000 08:01 %llu /opt/lib.so\n",
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_ino + 1);
+	write_file(p42, "maps", maps);
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, 42, 1), 0);
+	m = proc_snapshot__find(ps, 42, 1, 0x401010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	obj = m->obj;
+	assert_int_equal(proc_snapshot__find(ps, 42, 1, 0x7f0000001010)->kind, PS_MAP_FILE);
+
+	/* exiting: the files cannot be opened any more; the maps read the same */
+	run("rm -rf %s/root", p42);
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 1), 0);
+	m = proc_snapshot__find(ps, 42, 1, 0x401010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_ptr_equal(m->obj, obj);
+	assert_string_equal(m->label, "app");
+	/* lib.so's inode in maps is not its file's: opened again, which fails, so kept */
+	m = proc_snapshot__find(ps, 42, 1, 0x7f0000001010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_string_equal(m->label, "lib.so");
+	/* a mapping that is new (another offset) and unreadable */
+	snprintf(maps, sizeof(maps),
+		 "00401000-00402000 r-xp 00001000 08:01 %llu /opt/app\n"
+		 "7f0000001000-7f0000002000 r-xp 00002000 08:01 %llu /opt/lib.so\n",
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_ino + 1);
+	write_file(p42, "maps", maps);
+	assert_int_equal(proc_snapshot__refresh(ps, 42, 1), 0);
+	m = proc_snapshot__find(ps, 42, 1, 0x7f0000001010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_NOFILE);
+	assert_ptr_equal(proc_snapshot__find(ps, 42, 1, 0x401010)->obj, obj);
+	proc_snapshot__free(ps);
+	run("rm -rf %s", dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_process),  cmocka_unit_test(test_no_such_process),
-		cmocka_unit_test(test_for_each_map), cmocka_unit_test(test_fake_procfs),
-		cmocka_unit_test(test_lld_layout),   cmocka_unit_test(test_refresh),
+		cmocka_unit_test(test_own_process),	cmocka_unit_test(test_no_such_process),
+		cmocka_unit_test(test_for_each_map),	cmocka_unit_test(test_fake_procfs),
+		cmocka_unit_test(test_lld_layout),	cmocka_unit_test(test_refresh),
+		cmocka_unit_test(test_refresh_exiting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
