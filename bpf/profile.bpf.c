@@ -128,6 +128,35 @@ struct {
 	__uint(max_entries, CP_DEF_UPROC_ENTRIES);
 } uprocs SEC(".maps");
 
+/* tables by file, for pcs the mapping table does not hold (see cp_obj_table) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct cp_obj_key);
+	__type(value, struct cp_obj_table);
+	__uint(max_entries, CP_DEF_OBJTAB_ENTRIES);
+} objtab SEC(".maps");
+
+/* mappings sent to user space (cp_map_event) once each */
+struct cp_vmasent_key {
+	__u64 start;
+	__u32 pid, gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct cp_vmasent_key);
+	__type(value, __u32);
+	__uint(max_entries, CP_VMASENT_ENTRIES);
+} vmasent SEC(".maps");
+
+/* a process without a mapping table of its generation yet: every pc goes through its VMA */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_proc);
+	__uint(max_entries, 1);
+} noproc SEC(".maps");
+
 #define CP_DSTACK_MAP(name)                                 \
 	struct {                                            \
 		__uint(type, BPF_MAP_TYPE_HASH);            \
@@ -164,6 +193,7 @@ struct cp_ustate {
 	__u32 epoch;	  /* tables_epoch when this walk started */
 	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
 	__u32 unknown;	  /* a pc outside the known mappings was met: ask to read them again */
+	struct cp_unwind_map vm; /* the mapping cp_vma_map found last */
 	struct cp_count_key key;
 	struct cp_dstack st;
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
@@ -474,7 +504,9 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	__u32 zero = 0;
 
 	up = bpf_map_lookup_elem(&uprocs, &key->pid);
-	if (!up || up->gen != key->gen) {
+	/* without a mapping table of this generation, the walk finds each pc's VMA itself */
+	if ((!up || up->gen != key->gen) &&
+	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma)) {
 		stat_inc(CP_STAT_DWARF_NO_TABLE);
 		return -1;
 	}
@@ -622,6 +654,102 @@ __noinline int cp_find_row(__u32 first, __u32 n, __u32 x)
 	return (int)lo;
 }
 
+/* What cp_vma_map reads of the VMA that holds a pc. */
+struct cp_vma {
+	__u64 start, end, pgoff, dev, ino;
+	__u32 exec, file;
+};
+
+static long vma_read(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct cp_vma *v = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	/* VM_EXEC (include/linux/mm.h) */
+	v->exec = (BPF_CORE_READ(vma, vm_flags) & 0x4) != 0;
+	if (f) {
+		v->file = 1;
+		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	}
+	return 0;
+}
+
+/* Tell user space of a file mapping of (pid, gen) it may not have read, once. */
+static __always_inline void send_mapping(const struct cp_ustate *s, const struct cp_vma *v)
+{
+	struct cp_vmasent_key k = {.start = v->start, .pid = s->key.pid, .gen = s->key.gen};
+	struct cp_map_event *ev;
+	__u32 one = 1;
+
+	if (bpf_map_lookup_elem(&vmasent, &k))
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		stat_inc(CP_STAT_REFRESH_LOST);
+		return;
+	}
+	ev->ev.type = CP_EV_MAPPING;
+	ev->ev.pid = s->key.pid;
+	ev->ev.gen = s->key.gen;
+	ev->ev.pad = 0;
+	ev->start = v->start;
+	ev->end = v->end;
+	ev->pgoff = v->pgoff;
+	ev->dev = v->dev;
+	ev->ino = v->ino;
+	bpf_ringbuf_submit(ev, BPF_RB_FORCE_WAKEUP);
+	bpf_map_update_elem(&vmasent, &k, &one, BPF_ANY);
+}
+
+/*
+ * The executable mapping that holds pc, from the sampled task's VMA, into s->vm: with the
+ * rows of its file when objtab has them (else n_rows 0: frame pointers), and told to user
+ * space, whose mapping table did not hold it. 0, or -1 when pc is in no executable mapping
+ * (or the VMA cannot be read now: mmap_lock taken, no bpf_find_vma).
+ */
+__noinline int cp_vma_map(struct cp_ustate *s, __u64 pc)
+{
+	struct cp_vma v = {};
+	struct cp_obj_key k;
+	struct cp_obj_table *t;
+	__u64 off;
+
+	if (!s || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return -1;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_read, &v, 0) || !v.exec)
+		return -1;
+	s->vm.start = v.start;
+	s->vm.end = v.end;
+	s->vm.bias = 0;
+	s->vm.first_row = 0;
+	s->vm.n_rows = 0;
+	if (!v.file)
+		return 0;
+	send_mapping(s, &v);
+	k.dev = v.dev;
+	k.ino = v.ino;
+	t = bpf_map_lookup_elem(&objtab, &k);
+	if (!t)
+		return 0;
+	off = v.pgoff << 12;
+	for (int i = 0; i < CP_OBJ_SEGS; i++) {
+		if (i >= t->n_segs)
+			break;
+		if (off >= t->segs[i].start && off < t->segs[i].end) {
+			/* runtime pc - bias = vaddr - base, as cp_unwind_map.bias */
+			s->vm.bias = v.start - (off + t->segs[i].delta) + t->base;
+			s->vm.first_row = t->first_row;
+			s->vm.n_rows = t->n_rows;
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Result of one step of the walk: go on, or the stack ended (s->st.end says how). */
 #define STEP_MORE 0
 #define STEP_END  1
@@ -695,7 +823,7 @@ static __always_inline int fp_step(struct cp_ustate *s, const struct cp_unwind_p
 found:
 	if (!frame[1])
 		return step_end(s, CP_DEND_OK);
-	if (cp_find_map(up, frame[1] - 1) < 0) {
+	if (cp_find_map(up, frame[1] - 1) < 0 && cp_vma_map(s, frame[1] - 1) < 0) {
 		s->unknown = 1;
 		return step_end(s, CP_DEND_BAD_RA);
 	}
@@ -739,13 +867,18 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		r = &c->row;
 	} else {
 		mi = cp_find_map(up, look);
-		if (mi < 0) {
+		if (mi >= 0) {
+			m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
+		} else if (cp_vma_map(s, look) == 0) {
+			/* mapped since the table was read, or no table yet: the VMA says */
+			s->unknown = 1;
+			m = &s->vm;
+		} else {
 			/* mapped since the table was read: ask for it again */
 			s->unknown = 1;
 			/* the leaf's pc is where the thread runs, in executable memory for sure */
 			return len ? step_end(s, CP_DEND_NO_MAPPING) : fp_step(s, up);
 		}
-		m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
 		/* no table (vDSO, JIT code, no CFI): frame pointers */
 		if (!m->n_rows)
 			return fp_step(s, up);
@@ -870,6 +1003,8 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 	if (!s)
 		return 0;
 	up = bpf_map_lookup_elem(&uprocs, &s->key.pid);
+	if (!up || up->gen != s->key.gen)
+		up = bpf_map_lookup_elem(&noproc, &zero);
 	if (!up) {
 		s->st.end = CP_DEND_NO_MAPPING;
 		goto done;

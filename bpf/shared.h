@@ -224,6 +224,40 @@ struct cp_unwind_map {
 };
 _Static_assert(sizeof(struct cp_unwind_map) == 32, "cp_unwind_map layout");
 
+/*
+ * objtab: a file's table found from the VMA of a pc (bpf_find_vma) rather than the process's
+ * mapping table, so the walker needs no help from user space for the objects it has built a
+ * table for: a program's first milliseconds (its executable, ld.so, libc), libraries mapped
+ * since the mappings were read. Key: the file's device in the kernel's encoding
+ * (MKDEV: major << 20 | minor, include/linux/kdev_t.h) and inode. A mapping of the file at
+ * vm_start with file offset off = vm_pgoff * 4096 in segment i (segs[i].start <= off <
+ * segs[i].end: the pages of an executable PT_LOAD) holds vaddr pc - vm_start + off +
+ * segs[i].delta, and row pcs count from base.
+ */
+#define CP_OBJ_SEGS	      4
+#define CP_DEF_OBJTAB_ENTRIES 4096
+#define CP_VMASENT_ENTRIES    8192
+#define CP_KDEV_MINOR_BITS    20
+
+struct cp_obj_key {
+	__u64 dev, ino;
+};
+
+struct cp_obj_seg {
+	__u64 start, end; /* file offsets: [pagedown(p_offset), p_offset + p_filesz) */
+	__s64 delta;	  /* p_vaddr - p_offset */
+};
+
+struct cp_obj_table {
+	__u64 base;	 /* vaddr the row pcs are relative to */
+	__u32 first_row; /* unwind_rows[first_row, first_row + n_rows) */
+	__u32 n_rows;
+	__u32 n_segs; /* executable PT_LOADs in segs */
+	__u32 pad;
+	struct cp_obj_seg segs[CP_OBJ_SEGS];
+};
+_Static_assert(sizeof(struct cp_obj_table) == 24 + 24 * CP_OBJ_SEGS, "cp_obj_table layout");
+
 struct cp_unwind_proc {
 	__u32 gen;    /* cp_proc.gen these mappings belong to */
 	__u32 n_maps; /* sorted by start, disjoint */
@@ -236,6 +270,7 @@ _Static_assert(sizeof(struct cp_unwind_proc) == 8 + 32 * CP_MAX_UNWIND_MAPS, "cp
 enum cp_event_type {
 	CP_EV_NEW_PROC = 1,	/* first sample of (pid, gen): snapshot its mappings now */
 	CP_EV_MAPS_CHANGED = 2, /* (pid, gen)'s executable mappings changed: read them again */
+	CP_EV_MAPPING = 3,	/* struct cp_map_event: a file mapping the walker found itself */
 };
 
 struct cp_event {
@@ -245,6 +280,20 @@ struct cp_event {
 	__u32 pad;
 };
 _Static_assert(sizeof(struct cp_event) == 16, "cp_event layout");
+
+/*
+ * A file mapping of (pid, gen) that a walk met before user space had read it (a program's
+ * first milliseconds, a library just mapped), as the kernel's VMA says it: user space adds it
+ * to the process's snapshot, so its frames are named even when the process is gone before
+ * its mappings could be read. Sent once per (pid, gen, start), not rate-limited.
+ */
+struct cp_map_event {
+	struct cp_event ev; /* type CP_EV_MAPPING */
+	__u64 start, end;   /* vm_start, vm_end */
+	__u64 pgoff;	    /* vm_pgoff: file offset of start in pages */
+	__u64 dev, ino;	    /* the file: s_dev in the kernel's encoding (see cp_obj_key) */
+};
+_Static_assert(sizeof(struct cp_map_event) == 56, "cp_map_event layout");
 
 /*
  * Requests to user space (new process, mappings changed) are rate-limited per CPU: each one

@@ -835,6 +835,12 @@ int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t 
 	return -ENOENT;
 }
 
+size_t elf_syms__loads(const struct elf_syms *es, const struct elf_load **segs)
+{
+	*segs = es ? es->segs : NULL;
+	return es ? es->nr_segs : 0;
+}
+
 int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint64_t *vaddr)
 {
 	if (!es)

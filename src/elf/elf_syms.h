@@ -93,6 +93,9 @@ void elf_syms__free(struct elf_syms *es);
  */
 int elf_syms__offset_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr);
 
+/* The object's PT_LOAD segments in header order (*segs NULL and 0 for es NULL). */
+size_t elf_syms__loads(const struct elf_syms *es, const struct elf_load **segs);
+
 /* elf_layout_map_vaddr with the object's PT_LOADs and type. 0, -EINVAL, -ENOENT. */
 int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint64_t *vaddr);
 

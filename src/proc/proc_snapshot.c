@@ -416,6 +416,87 @@ int proc_snapshot__refresh(struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
 	return 0;
 }
 
+/* The object of file (dev, ino) for a VMA of pid: known, or opened through map_files. */
+static struct object *vma_object(struct proc_snapshot *ps, uint32_t pid, const struct ps_vma *v)
+{
+	struct object key = {.pub = {.dev = v->dev, .ino = v->ino}}, **slot;
+	/* deleted: map_files only (the path is not known), which names this very mapping */
+	struct map_entry e = {.start = v->start, .end = v->end, .deleted = true};
+	char link[4096], path[4096];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	slot = tfind(&key, &ps->objs, cmp_obj);
+	if (slot)
+		return *slot;
+	fd = open_mapped_file(ps, pid, &e);
+	if (fd < 0)
+		return NULL;
+	snprintf(link, sizeof(link), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, ps->procfs, pid,
+		 v->start, v->end);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (fstat(fd, &st) || st.st_dev != v->dev || st.st_ino != v->ino || n <= 0) {
+		close(fd);
+		return NULL;
+	}
+	path[n] = '\0';
+	return get_object(ps, fd, path, pid);
+}
+
+int proc_snapshot__add_vma(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+			   const struct ps_vma *v)
+{
+	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot, *s;
+	struct proc_status st;
+	struct object *o;
+	struct ps_map m, *nv;
+	size_t n = 0;
+
+	if (!v || v->end <= v->start)
+		return -EINVAL;
+	o = vma_object(ps, pid, v);
+	if (!o)
+		return -ENOENT;
+	m = (struct ps_map){
+		.start = v->start,
+		.end = v->end,
+		.offset = v->offset,
+		.kind = PS_MAP_FILE,
+		.obj = &o->pub,
+		.label = o->pub.name,
+		.path = o->pub.path,
+	};
+	slot = tfind(&key, &ps->snaps, cmp_snap);
+	if (!slot) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		s->key = key.key;
+		s->nspid = proc_status_read(ps->procfs, pid, &st) == 0 ? st.nspid : pid;
+		if (!tsearch(s, &ps->snaps, cmp_snap)) {
+			free(s);
+			return -ENOMEM;
+		}
+		ps->n_snaps++;
+	} else {
+		s = *slot;
+	}
+	nv = malloc((s->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	/* the VMA is what is mapped now: it replaces what it covers (both lists sorted) */
+	for (size_t i = 0; i < s->n; i++)
+		if (!overlaps(&s->v[i], &m))
+			nv[n++] = s->v[i];
+	nv[n++] = m;
+	qsort(nv, n, sizeof(*nv), cmp_map_start);
+	free(s->v);
+	s->v = nv;
+	s->n = n;
+	return 0;
+}
+
 static const struct snapshot *find_snap(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
 {
 	struct snapshot key = {.key = (uint64_t)pid << 32 | gen}, **slot;

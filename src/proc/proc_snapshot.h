@@ -70,6 +70,23 @@ int proc_snapshot__take(struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
  */
 int proc_snapshot__refresh(struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
 
+/* A file mapping as the kernel's VMA describes it (the BPF walker's cp_map_event). */
+struct ps_vma {
+	uint64_t start, end; /* runtime addresses */
+	uint64_t offset;     /* file offset of start */
+	uint64_t dev, ino;   /* the file (dev as st_dev) */
+};
+
+/*
+ * Add mapping v to the snapshot of (pid, gen), taking an empty one if there is none (the
+ * process may be gone before its mappings could be read): its object is the file (dev, ino)
+ * opened for another mapping, else the one /proc/PID/map_files still shows. A mapping it
+ * covers goes, as in a refresh. 0, -ENOENT when the file is not known and cannot be opened,
+ * -EINVAL, -ENOMEM.
+ */
+int proc_snapshot__add_vma(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+			   const struct ps_vma *v);
+
 /*
  * Forget the snapshot of (pid, gen): the process has exited or exec'd, and its samples are
  * named. Its objects stay open (other processes map them too). -ENOENT when there is none.

@@ -149,6 +149,10 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.objtab, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.vmasent, 1);
 	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
 		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
@@ -409,6 +413,16 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 		return -errno;
 	/* the walkers' row caches may hold rows found through the old table */
 	__atomic_fetch_add(&s->skel->bss->tables_epoch, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
+			    const struct cp_obj_table *t)
+{
+	if (!s->rows)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.objtab), key, t, BPF_ANY))
+		return -errno;
 	return 0;
 }
 

@@ -43,6 +43,10 @@ struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *
 int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 				 const struct cp_unwind_proc *up);
 
+/* Give the walker the table of a file for pcs it finds by their VMA (objtab). */
+int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
+			    const struct cp_obj_table *t);
+
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
 

@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
@@ -73,6 +74,24 @@ static int on_event(void *ctx, void *data, size_t size)
 			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 		else
 			load_unwind(r, ev->pid, ev->gen);
+		return 0;
+	}
+	if (ev->type == CP_EV_MAPPING && size >= sizeof(struct cp_map_event)) {
+		const struct cp_map_event *me = data;
+		struct ps_vma v = {
+			.start = me->start,
+			.end = me->end,
+			.offset = me->pgoff * 4096,
+			/* the kernel's MKDEV encoding, as st_dev has it */
+			.dev = makedev(me->dev >> CP_KDEV_MINOR_BITS,
+				       me->dev & ((1u << CP_KDEV_MINOR_BITS) - 1)),
+			.ino = me->ino,
+		};
+
+		/* a file the walker met before the mappings were read: name its frames */
+		err = proc_snapshot__add_vma(r->snap, ev->pid, ev->gen, &v);
+		r->vma_added += err == 0;
+		r->vma_unknown += err == -ENOENT;
 		return 0;
 	}
 	if (ev->type != CP_EV_NEW_PROC)
@@ -495,6 +514,10 @@ static int drain(struct record *r)
 			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
 			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
 			profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	if (!err)
+		pr_info("%" PRIu64 " mappings found by the walker before they were read (%" PRIu64
+			" of unknown files)",
+			r->vma_added + r->vma_unknown, r->vma_unknown);
 	return err;
 }
 

@@ -83,6 +83,8 @@ struct record {
 	uint64_t snapshot_failed; /* processes gone before their mappings were read */
 	struct aggregate_stats agg;
 	uint64_t refresh_failed; /* mapping refreshes of processes already gone */
+	uint64_t vma_added;	 /* mappings the walker found and told (cp_map_event) */
+	uint64_t vma_unknown;	 /* of those, files not known and no longer open-able */
 	unsigned int max_depth;	 /* kernel.perf_event_max_stack, at most CP_MAX_STACK_DEPTH */
 	unsigned int frequency;	 /* -F, capped at what the kernel and the machine can take */
 	struct timespec t_stop;	 /* when sampling stopped */

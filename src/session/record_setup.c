@@ -152,11 +152,17 @@ static int publish_proc(void *ctx, uint32_t pid, const struct cp_unwind_proc *up
 	return bpf_session__set_unwind_proc(ctx, pid, up);
 }
 
+static int put_object(void *ctx, const struct cp_obj_key *key, const struct cp_obj_table *t)
+{
+	return bpf_session__put_object(ctx, key, t);
+}
+
 /* Move the tables built so far into the BPF maps; warn once about what did not fit. */
 static int attach_tables(struct record *r)
 {
 	struct unwind_maps_stats st;
-	struct unwind_sink sink = {.publish = publish_proc, .ctx = r->bpf};
+	struct unwind_sink sink = {
+		.publish = publish_proc, .put_object = put_object, .ctx = r->bpf};
 	int err;
 
 	sink.rows = bpf_session__unwind_rows(r->bpf, &sink.cap);

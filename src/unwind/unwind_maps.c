@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <elf.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "elf/elf_layout.h"
+#include "elf/elf_syms.h"
 #include "util/grow.h"
 #include "unwind/unwind_maps.h"
 #include "unwind/unwind_table.h"
@@ -16,6 +20,8 @@ struct uw_obj {
 	uint32_t first; /* in the sink's row array, when placed */
 	bool placed;
 	uint64_t base; /* vaddr the row pcs are relative to */
+	uint32_t n_segs;
+	struct cp_obj_seg segs[CP_OBJ_SEGS]; /* its executable PT_LOADs, for objtab */
 };
 
 /* One executable mapping of a process, before its table is published. */
@@ -184,6 +190,46 @@ static struct uw_obj *find_obj(struct unwind_maps *um, uint64_t dev, uint64_t in
 	return slot ? (*slot)->o : NULL;
 }
 
+/* The executable PT_LOADs of the object open on fd, as objtab wants them. */
+static void read_segs(struct uw_obj *o, int fd)
+{
+	struct elf_syms *es = elf_syms__headers_from_fd(fd);
+	const struct elf_load *segs;
+	size_t n = elf_syms__loads(es, &segs);
+
+	for (size_t i = 0; i < n && o->n_segs < CP_OBJ_SEGS; i++) {
+		if (!(segs[i].flags & PF_X))
+			continue;
+		o->segs[o->n_segs++] = (struct cp_obj_seg){
+			.start = segs[i].offset & ~(uint64_t)(ELF_LAYOUT_PAGE - 1),
+			.end = segs[i].offset + segs[i].filesz,
+			.delta = (int64_t)(segs[i].vaddr - segs[i].offset),
+		};
+	}
+	elf_syms__free(es);
+}
+
+/*
+ * Give the walker file (dev, ino)'s table for its own lookups, once the rows are in the
+ * sink. A failure costs only that lookup (the mapping tables still hold the file).
+ */
+static void put_object(struct unwind_maps *um, uint64_t dev, uint64_t ino, const struct uw_obj *o)
+{
+	struct cp_obj_key k = {
+		/* the kernel's MKDEV(major, minor), as the walker reads s_dev */
+		.dev = (uint64_t)major(dev) << CP_KDEV_MINOR_BITS | minor(dev),
+		.ino = ino,
+	};
+	struct cp_obj_table t = {.base = o->base, .first_row = o->first, .n_rows = o->n};
+
+	if (!um->attached || !um->sink.put_object || !o->placed || !o->n_segs || dev == UINT64_MAX)
+		return;
+	t.n_segs = o->n_segs;
+	memcpy(t.segs, o->segs, sizeof(t.segs));
+	if (um->sink.put_object(um->sink.ctx, &k, &t))
+		um->st.objtab_failed++;
+}
+
 /*
  * The table of file (dev, ino) open on fd, with build-id bid (interned, or NULL), built at the
  * first call for that file or build-id. NULL when out of memory.
@@ -202,8 +248,13 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 	if (o)
 		return o;
 	o = bid ? find_obj(um, UINT64_MAX, (uintptr_t)bid) : NULL;
-	if (o)
-		return index_obj(um, dev, ino, o) ? NULL : o;
+	if (o) {
+		/* a copy of a known object: its table under this file too */
+		if (index_obj(um, dev, ino, o))
+			return NULL;
+		put_object(um, dev, ino, o);
+		return o;
+	}
 	o = calloc(1, sizeof(*o));
 	if (!o ||
 	    array_grow((void **)&um->list, &um->cap_list, um->n_list + 1, sizeof(*um->list))) {
@@ -214,10 +265,13 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 	if (index_obj(um, dev, ino, o) || (bid && index_obj(um, UINT64_MAX, (uintptr_t)bid, o)))
 		return NULL;
 	ut = unwind_table__from_fd(fd);
-	if (ut)
+	if (ut) {
+		read_segs(o, fd);
 		keep_table(um, o, ut);
-	else
+		put_object(um, dev, ino, o);
+	} else {
 		um->st.objects_failed++;
+	}
 	return o;
 }
 
@@ -322,6 +376,15 @@ uint32_t unwind_maps__rows(const struct unwind_maps *um)
 	return (uint32_t)um->built;
 }
 
+/* twalk_r: each file's table to objtab, at attach. */
+static void put_key(const void *node, VISIT which, void *ctx)
+{
+	const struct uw_key *k = *(const struct uw_key *const *)node;
+
+	if (which == postorder || which == leaf)
+		put_object(ctx, k->dev, k->ino, k->o);
+}
+
 static int cmp_size_desc(const void *a, const void *b)
 {
 	const struct uw_obj *x = *(struct uw_obj *const *)a, *y = *(struct uw_obj *const *)b;
@@ -363,6 +426,7 @@ int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
 		o->rows = NULL;
 	}
 	um->st.rows = um->used;
+	twalk_r(um->keys, put_key, um);
 	for (i = 0; i < um->n_pending; i++) {
 		int e = publish(um, &um->pending[i]);
 

@@ -30,6 +30,8 @@ struct unwind_sink {
 	uint32_t cap;
 	/* store the mapping table of pid; 0 or a negative errno */
 	int (*publish)(void *ctx, uint32_t pid, const struct cp_unwind_proc *up);
+	/* store the table of a file for the walker's own lookups (objtab); NULL: none */
+	int (*put_object)(void *ctx, const struct cp_obj_key *key, const struct cp_obj_table *t);
 	void *ctx;
 };
 
@@ -44,6 +46,7 @@ struct unwind_maps_stats {
 	size_t rows_dropped;	/* rows of the objects dropped at attach */
 	size_t procs;		/* process mapping tables published */
 	size_t maps_dropped;	/* mappings beyond CP_MAX_UNWIND_MAPS of a process */
+	size_t objtab_failed;	/* files the walker cannot find by their VMA (objtab full) */
 	uint64_t build_ns;	/* time spent building tables */
 	size_t largest_rows;	/* rows of the largest table built */
 	uint64_t largest_ns;	/* and the time it took */
