@@ -149,13 +149,37 @@ struct {
 	__uint(max_entries, CP_VMASENT_ENTRIES);
 } vmasent SEC(".maps");
 
-/* a process without a mapping table of its generation yet: every pc goes through its VMA */
+/* a process without a mapping table of its generation yet: no mapping (all from vtables) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct cp_unwind_proc);
 	__uint(max_entries, 1);
 } noproc SEC(".maps");
+
+/*
+ * Mapping tables made in BPF from the VMAs of processes that exec'd during the recording, at
+ * their exec and at each executable mmap since (cp_vma_table): tgid -> table.
+ */
+struct cp_vtable {
+	__u64 built_ns;
+	struct cp_unwind_proc up;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_vtable);
+	__uint(max_entries, CP_VTABLE_ENTRIES);
+} vtables SEC(".maps");
+
+/* where one is made before it goes into vtables */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_vtable);
+	__uint(max_entries, 1);
+} vtscratch SEC(".maps");
 
 #define CP_DSTACK_MAP(name)                                 \
 	struct {                                            \
@@ -193,7 +217,7 @@ struct cp_ustate {
 	__u32 epoch;	  /* tables_epoch when this walk started */
 	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
 	__u32 unknown;	  /* a pc outside the known mappings was met: ask to read them again */
-	struct cp_unwind_map vm; /* the mapping cp_vma_map found last */
+	struct cp_unwind_map vm; /* the mapping cp_vt_find found last */
 	struct cp_count_key key;
 	struct cp_dstack st;
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
@@ -499,16 +523,19 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 				       __u32 slot)
 {
 	struct cp_unwind_proc *up;
+	struct cp_vtable *vt;
 	struct cp_ustate *s;
 	struct pt_regs *regs;
 	__u32 zero = 0;
 
 	up = bpf_map_lookup_elem(&uprocs, &key->pid);
-	/* without a mapping table of this generation, the walk finds each pc's VMA itself */
-	if ((!up || up->gen != key->gen) &&
-	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma)) {
-		stat_inc(CP_STAT_DWARF_NO_TABLE);
-		return -1;
+	/* without a mapping table of this generation: the one made from its VMAs, if any */
+	if (!up || up->gen != key->gen) {
+		vt = bpf_map_lookup_elem(&vtables, &key->pid);
+		if (!vt || vt->up.gen != key->gen) {
+			stat_inc(CP_STAT_DWARF_NO_TABLE);
+			return -1;
+		}
 	}
 	s = bpf_map_lookup_elem(&ustate, &zero);
 	if (!s)
@@ -654,7 +681,7 @@ __noinline int cp_find_row(__u32 first, __u32 n, __u32 x)
 	return (int)lo;
 }
 
-/* What cp_vma_map reads of the VMA that holds a pc. */
+/* What cp_vma_table reads of a VMA. */
 struct cp_vma {
 	__u64 start, end, pgoff, dev, ino;
 	__u32 exec, file;
@@ -679,9 +706,9 @@ static long vma_read(struct task_struct *task, struct vm_area_struct *vma, void 
 }
 
 /* Tell user space of a file mapping of (pid, gen) it may not have read, once. */
-static __always_inline void send_mapping(const struct cp_ustate *s, const struct cp_vma *v)
+static __always_inline void send_mapping(__u32 pid, __u32 gen, const struct cp_vma *v)
 {
-	struct cp_vmasent_key k = {.start = v->start, .pid = s->key.pid, .gen = s->key.gen};
+	struct cp_vmasent_key k = {.start = v->start, .pid = pid, .gen = gen};
 	struct cp_map_event *ev;
 	__u32 one = 1;
 
@@ -693,8 +720,8 @@ static __always_inline void send_mapping(const struct cp_ustate *s, const struct
 		return;
 	}
 	ev->ev.type = CP_EV_MAPPING;
-	ev->ev.pid = s->key.pid;
-	ev->ev.gen = s->key.gen;
+	ev->ev.pid = pid;
+	ev->ev.gen = gen;
 	ev->ev.pad = 0;
 	ev->start = v->start;
 	ev->end = v->end;
@@ -705,48 +732,112 @@ static __always_inline void send_mapping(const struct cp_ustate *s, const struct
 	bpf_map_update_elem(&vmasent, &k, &one, BPF_ANY);
 }
 
-/*
- * The executable mapping that holds pc, from the sampled task's VMA, into s->vm: with the
- * rows of its file when objtab has them (else n_rows 0: frame pointers), and told to user
- * space, whose mapping table did not hold it. 0, or -1 when pc is in no executable mapping
- * (or the VMA cannot be read now: mmap_lock taken, no bpf_find_vma).
- */
-__noinline int cp_vma_map(struct cp_ustate *s, __u64 pc)
+/* m's rows and bias from objtab, for file v mapped at v->start (n_rows 0: none). */
+static __always_inline void vma_rows(const struct cp_vma *v, struct cp_unwind_map *m)
 {
-	struct cp_vma v = {};
-	struct cp_obj_key k;
+	struct cp_obj_key k = {.dev = v->dev, .ino = v->ino};
 	struct cp_obj_table *t;
 	__u64 off;
 
-	if (!s || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
-		return -1;
-	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_read, &v, 0) || !v.exec)
-		return -1;
-	s->vm.start = v.start;
-	s->vm.end = v.end;
-	s->vm.bias = 0;
-	s->vm.first_row = 0;
-	s->vm.n_rows = 0;
-	if (!v.file)
-		return 0;
-	send_mapping(s, &v);
-	k.dev = v.dev;
-	k.ino = v.ino;
+	m->start = v->start;
+	m->end = v->end;
+	m->bias = 0;
+	m->first_row = 0;
+	m->n_rows = 0;
+	if (!v->file)
+		return;
 	t = bpf_map_lookup_elem(&objtab, &k);
 	if (!t)
-		return 0;
-	off = v.pgoff << 12;
+		return;
+	off = v->pgoff << 12;
 	for (int i = 0; i < CP_OBJ_SEGS; i++) {
 		if (i >= t->n_segs)
 			break;
 		if (off >= t->segs[i].start && off < t->segs[i].end) {
 			/* runtime pc - bias = vaddr - base, as cp_unwind_map.bias */
-			s->vm.bias = v.start - (off + t->segs[i].delta) + t->base;
-			s->vm.first_row = t->first_row;
-			s->vm.n_rows = t->n_rows;
+			m->bias = v->start - (off + t->segs[i].delta) + t->base;
+			m->first_row = t->first_row;
+			m->n_rows = t->n_rows;
 			break;
 		}
 	}
+}
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
+
+/*
+ * The mapping table of the current process, (pid, gen), made from its VMAs: the executable
+ * ones, in address order, each file mapping told to user space. Process context only (exec,
+ * mmap): in the sampling interrupt the mmap lock is released by an irq_work that stays busy
+ * until the interrupt returns, so there one VMA at most could be read per sample. 0, or -1
+ * (no VMA iterator in this kernel, the mmap lock is taken).
+ */
+__noinline int cp_vma_table(__u32 pid, __u32 gen, struct cp_unwind_proc *up)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct cp_vma v;
+	int err;
+
+	if (!up || !bpf_iter_task_vma_new)
+		return -1;
+	up->gen = gen;
+	up->n_maps = 0;
+	err = bpf_iter_task_vma_new(&it, bpf_get_current_task_btf(), 0);
+	while (!err && (vma = bpf_iter_task_vma_next(&it))) {
+		__u32 n = up->n_maps;
+
+		if (n >= CP_MAX_UNWIND_MAPS)
+			break;
+		/* VM_EXEC (include/linux/mm.h) */
+		if (!(BPF_CORE_READ(vma, vm_flags) & 0x4))
+			continue;
+		__builtin_memset(&v, 0, sizeof(v));
+		vma_read(NULL, vma, &v);
+		if (v.file)
+			send_mapping(pid, gen, &v);
+		vma_rows(&v, &up->maps[n & (CP_MAX_UNWIND_MAPS - 1)]);
+		up->n_maps = n + 1;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	return err ? -1 : 0;
+}
+
+/* Make (tgid, gen)'s table from its VMAs into vtables (process context only). */
+static __always_inline void vt_build(__u32 tgid, __u32 gen)
+{
+	struct cp_vtable *fresh;
+	__u32 zero = 0;
+
+	fresh = bpf_map_lookup_elem(&vtscratch, &zero);
+	if (!fresh || cp_vma_table(tgid, gen, &fresh->up))
+		return;
+	fresh->built_ns = bpf_ktime_get_ns();
+	bpf_map_update_elem(&vtables, &tgid, fresh, BPF_ANY);
+}
+
+/*
+ * The mapping that holds pc when the process's mapping table does not (a program's first
+ * milliseconds, code mapped since its mappings were read), into s->vm, from the table made
+ * from its VMAs at its exec and each executable mmap since. 0, or -1: none holds it.
+ */
+__noinline int cp_vt_find(struct cp_ustate *s, __u64 pc)
+{
+	struct cp_vtable *vt;
+	int mi;
+
+	if (!s)
+		return -1;
+	vt = bpf_map_lookup_elem(&vtables, &s->key.pid);
+	if (!vt || vt->up.gen != s->key.gen)
+		return -1;
+	mi = cp_find_map(&vt->up, pc);
+	if (mi < 0)
+		return -1;
+	s->vm = vt->up.maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
 	return 0;
 }
 
@@ -823,7 +914,7 @@ static __always_inline int fp_step(struct cp_ustate *s, const struct cp_unwind_p
 found:
 	if (!frame[1])
 		return step_end(s, CP_DEND_OK);
-	if (cp_find_map(up, frame[1] - 1) < 0 && cp_vma_map(s, frame[1] - 1) < 0) {
+	if (cp_find_map(up, frame[1] - 1) < 0 && cp_vt_find(s, frame[1] - 1) < 0) {
 		s->unknown = 1;
 		return step_end(s, CP_DEND_BAD_RA);
 	}
@@ -869,7 +960,7 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		mi = cp_find_map(up, look);
 		if (mi >= 0) {
 			m = &up->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
-		} else if (cp_vma_map(s, look) == 0) {
+		} else if (cp_vt_find(s, look) == 0) {
 			/* mapped since the table was read, or no table yet: the VMA says */
 			s->unknown = 1;
 			m = &s->vm;
@@ -1003,6 +1094,7 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 	if (!s)
 		return 0;
 	up = bpf_map_lookup_elem(&uprocs, &s->key.pid);
+	/* no table of this generation yet: every pc from the one made from the VMAs */
 	if (!up || up->gen != s->key.gen)
 		up = bpf_map_lookup_elem(&noproc, &zero);
 	if (!up) {
@@ -1075,6 +1167,30 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	if (cfg.user_stacks)
 		request_maps(tgid, cp, BPF_CORE_READ(p, mm, exec_vm));
+	/* its executable and loader are mapped: their tables can serve its first samples */
+	if (cfg.user_stacks && cfg.unwind_dwarf)
+		vt_build(tgid, cp->gen);
+	return 0;
+}
+
+/* An executable mapping made by a process that exec'd during the recording: its table again. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int cp_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct cp_vtable *vt;
+	struct cp_proc *p;
+	struct cp_vma v = {};
+
+	if (ctx->ret < 0 && ctx->ret > -4096)
+		return 0;
+	vt = bpf_map_lookup_elem(&vtables, &tgid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!vt || !p || vt->up.gen != p->gen)
+		return 0;
+	if (bpf_find_vma(bpf_get_current_task_btf(), (__u64)ctx->ret, vma_read, &v, 0) || !v.exec)
+		return 0;
+	vt_build(tgid, p->gen);
 	return 0;
 }
 

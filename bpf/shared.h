@@ -237,6 +237,7 @@ _Static_assert(sizeof(struct cp_unwind_map) == 32, "cp_unwind_map layout");
 #define CP_OBJ_SEGS	      4
 #define CP_DEF_OBJTAB_ENTRIES 4096
 #define CP_VMASENT_ENTRIES    8192
+#define CP_VTABLE_ENTRIES     512 /* processes with a mapping table made from their VMAs */
 #define CP_KDEV_MINOR_BITS    20
 
 struct cp_obj_key {

@@ -148,11 +148,15 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_mmap, false);
+	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.objtab, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.vmasent, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.vtables, 1);
 	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
 		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
@@ -262,6 +266,12 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	k->links.cp_exit = bpf_program__attach(k->progs.cp_exit);
 	if (!k->links.cp_exit)
 		return -errno;
+	/*
+	 * Executable mmaps of new programs (tables made in BPF from their VMAs): without the
+	 * syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only what exec mapped is known so.
+	 */
+	if (bpf_program__autoload(k->progs.cp_mmap))
+		k->links.cp_mmap = bpf_program__attach(k->progs.cp_mmap);
 
 	s->step = "";
 	return 0;

@@ -29,8 +29,9 @@ note "exec storm: $all samples of fix_tree_nofp, $user with a user stack, $compl
 [ "$user" -ge 100 ] || fail "only $user samples of the 300 short programs"
 bad=$(grep -E '^[^;]*;\[unknown\]' "$f" | head -1)
 [ -z "$bad" ] || fail "a user stack starts with an unnamed address: $bad"
-# How many are complete depends on how fast user space answers each exec against the
-# program's first milliseconds: a race with the machine's load (55 % in the ASan build at load
-# 5, 66-80 % in the release build), so the share is a figure printed above and measured in
-# the issue's note, not a pass/fail floor.
+# The walker makes each new program's mapping table itself at its exec and executable mmaps,
+# and finds the tables by file: complete stacks do not wait for user space (98 % measured at
+# load 5; 50-80 % when they did). The floor leaves room for samples in execve and the loader.
+[ $((100 * complete)) -ge $((85 * user)) ] ||
+	fail "only $complete of $user user stacks complete: $(grep -E '^fix_tree_nofp;\[' "$f" | sort -t' ' -k2 -rn | head -3)"
 exit 0

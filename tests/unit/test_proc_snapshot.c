@@ -515,13 +515,82 @@ static void test_refresh_exiting(void **state)
 	run("rm -rf %s", dir);
 }
 
+/*
+ * A mapping the BPF walker found (proc_snapshot__add_vma): of a file opened for another
+ * process, it names frames of a process never read (one is taken), replaces what it covers,
+ * and a file neither known nor in map_files is -ENOENT.
+ */
+static void test_add_vma(void **state)
+{
+	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], fixpath[4096], maps[256];
+	const char *fix = getenv("CPUPROF_FIXTURES");
+	struct proc_snapshot *ps;
+	const struct ps_map *m;
+	struct ps_vma v;
+
+	(void)state;
+	if (!fix)
+		fix = "build/rel/fixtures";
+	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, sizeof(p42), "%s/42", dir);
+	run("mkdir -p %s/root/opt && cp '%s' %s/root/opt/app", p42, fixpath, p42);
+	snprintf(maps, sizeof(maps), "00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n");
+	write_file(p42, "maps", maps);
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	assert_int_equal(proc_snapshot__take(ps, 42, 0), 0);
+	m = proc_snapshot__find(ps, 42, 0, 0x401010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+
+	/* process 50 exited before it was read: the file is known by (dev, ino) */
+	v = (struct ps_vma){.start = 0x7f0000001000,
+			    .end = 0x7f0000002000,
+			    .offset = 0x1000,
+			    .dev = m->obj->dev,
+			    .ino = m->obj->ino};
+	assert_int_equal(proc_snapshot__add_vma(ps, 50, 3, &v), 0);
+	assert_int_equal(proc_snapshot__n_snapshots(ps), 2);
+	assert_int_equal(proc_snapshot__n_objects(ps), 1);
+	m = proc_snapshot__find(ps, 50, 3, 0x7f0000001010);
+	assert_non_null(m);
+	assert_int_equal(m->kind, PS_MAP_FILE);
+	assert_int_equal(m->offset, 0x1000);
+	assert_string_equal(m->label, "app");
+	assert_ptr_equal(m->obj, proc_snapshot__find(ps, 42, 0, 0x401010)->obj);
+	assert_null(proc_snapshot__find(ps, 50, 2, 0x7f0000001010));
+
+	/* one that overlaps it replaces it; another beside it joins, in address order */
+	v.start = 0x7f0000001800;
+	v.end = 0x7f0000003000;
+	assert_int_equal(proc_snapshot__add_vma(ps, 50, 3, &v), 0);
+	assert_null(proc_snapshot__find(ps, 50, 3, 0x7f0000001010));
+	assert_int_equal(proc_snapshot__find(ps, 50, 3, 0x7f0000001900)->start, 0x7f0000001800);
+	v.start = 0x7f0000000000;
+	v.end = 0x7f0000001000;
+	assert_int_equal(proc_snapshot__add_vma(ps, 50, 3, &v), 0);
+	assert_int_equal(proc_snapshot__find(ps, 50, 3, 0x7f0000000010)->start, 0x7f0000000000);
+
+	/* a file not known, and no map_files to open it by */
+	v.ino += 1000;
+	v.start = 0x7f0000005000;
+	v.end = 0x7f0000006000;
+	assert_int_equal(proc_snapshot__add_vma(ps, 50, 3, &v), -ENOENT);
+	assert_null(proc_snapshot__find(ps, 50, 3, 0x7f0000005010));
+	v.end = v.start;
+	assert_int_equal(proc_snapshot__add_vma(ps, 50, 3, &v), -EINVAL);
+	proc_snapshot__free(ps);
+	run("rm -rf %s", dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_process),	cmocka_unit_test(test_no_such_process),
 		cmocka_unit_test(test_for_each_map),	cmocka_unit_test(test_fake_procfs),
 		cmocka_unit_test(test_lld_layout),	cmocka_unit_test(test_refresh),
-		cmocka_unit_test(test_refresh_exiting),
+		cmocka_unit_test(test_refresh_exiting), cmocka_unit_test(test_add_vma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,12 +9,14 @@
 #include <signal.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "proc/proc_snapshot.h"
 #include "unwind/unwind_maps.h"
 #include "unwind/unwind_table.h"
 
 #define MAX_PUB 8
+#define MAX_OBJ 64
 
 struct sink_state {
 	struct cp_unwind_row *rows;
@@ -23,7 +25,47 @@ struct sink_state {
 	uint32_t pids[MAX_PUB];
 	struct cp_unwind_proc procs[MAX_PUB];
 	int fail; /* publish returns this */
+	size_t n_obj;
+	struct cp_obj_key obj_keys[MAX_OBJ];
+	struct cp_obj_table objs[MAX_OBJ];
 };
+
+static int put_object(void *ctx, const struct cp_obj_key *key, const struct cp_obj_table *t)
+{
+	struct sink_state *s = ctx;
+
+	assert_true(s->n_obj < MAX_OBJ);
+	s->obj_keys[s->n_obj] = *key;
+	s->objs[s->n_obj++] = *t;
+	return 0;
+}
+
+/*
+ * What the BPF walker computes from a VMA (cp_vma_table): the objtab entry of the file and
+ * the mapping's bias from its segment. Fails when there is no entry or segment.
+ */
+static struct cp_unwind_map objtab_map(const struct sink_state *s, const struct ps_map *m)
+{
+	struct cp_unwind_map r = {.start = m->start, .end = m->end};
+	uint64_t kdev = (uint64_t)major(m->obj->dev) << CP_KDEV_MINOR_BITS | minor(m->obj->dev);
+
+	for (size_t i = 0; i < s->n_obj; i++) {
+		const struct cp_obj_table *t = &s->objs[i];
+
+		if (s->obj_keys[i].dev != kdev || s->obj_keys[i].ino != m->obj->ino)
+			continue;
+		for (uint32_t j = 0; j < t->n_segs; j++) {
+			if (m->offset >= t->segs[j].start && m->offset < t->segs[j].end) {
+				r.bias = m->start - (m->offset + t->segs[j].delta) + t->base;
+				r.first_row = t->first_row;
+				r.n_rows = t->n_rows;
+				return r;
+			}
+		}
+	}
+	fail_msg("no objtab entry for %s", m->path);
+	abort();
+}
 
 static int publish(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
 {
@@ -43,7 +85,11 @@ static struct unwind_sink make_sink(struct sink_state *s, uint32_t cap)
 	s->rows = calloc(cap ? cap : 1, sizeof(*s->rows));
 	assert_non_null(s->rows);
 	s->cap = cap;
-	return (struct unwind_sink){.rows = s->rows, .cap = cap, .publish = publish, .ctx = s};
+	return (struct unwind_sink){.rows = s->rows,
+				    .cap = cap,
+				    .publish = publish,
+				    .put_object = put_object,
+				    .ctx = s};
 }
 
 static struct proc_snapshot *self_snapshot(void)
@@ -141,6 +187,19 @@ static void test_attach_and_lookup(void **state)
 	want = unwind_table__lookup(ut, rel + unwind_table__base(ut));
 	assert_non_null(want);
 	assert_memory_equal(&ss.rows[lo], want, sizeof(*want));
+
+	/* the walker's own lookup by file (objtab) gives the same bias and rows */
+	{
+		const struct ps_map *pm = proc_snapshot__find(ps, (uint32_t)getpid(), 0, pc);
+		struct cp_unwind_map om;
+
+		assert_non_null(pm);
+		assert_int_equal(pm->kind, PS_MAP_FILE);
+		om = objtab_map(&ss, pm);
+		assert_int_equal(om.bias, m->bias);
+		assert_int_equal(om.first_row, m->first_row);
+		assert_int_equal(om.n_rows, m->n_rows);
+	}
 
 	unwind_table__free(ut);
 	free(ss.rows);
