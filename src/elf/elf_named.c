@@ -205,3 +205,63 @@ int elf_named__type(const struct elf_named *en)
 {
 	return en->type;
 }
+
+int elf_named__tls(const struct elf_named *en, struct elf_named_tls *tls)
+{
+	size_t i, n;
+
+	memset(tls, 0, sizeof(*tls));
+	if (elf_getphdrnum(en->elf, &n))
+		return -ENOENT;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(en->elf, (int)i, &ph) || ph.p_type != PT_TLS)
+			continue;
+		tls->vaddr = ph.p_vaddr;
+		tls->memsz = ph.p_memsz;
+		tls->align = ph.p_align ? ph.p_align : 1;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_named__reloc(const struct elf_named *en, const char *name, uint32_t rtype, uint64_t *offset,
+		     int64_t *addend)
+{
+	Elf_Scn *scn = NULL;
+
+	if (!en->dynsym)
+		return -ENOENT;
+	while ((scn = elf_nextscn(en->elf, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Data *data, *symdata;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    elf_getscn(en->elf, sh.sh_link) != en->dynsym)
+			continue;
+		data = elf_getdata(scn, NULL);
+		symdata = elf_getdata(en->dynsym, NULL);
+		if (!data || !symdata || !gelf_getshdr(en->dynsym, &symsh))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *s;
+			GElf_Rela r;
+			GElf_Sym sym;
+
+			if (!gelf_getrela(data, (int)i, &r) || GELF_R_TYPE(r.r_info) != rtype ||
+			    !GELF_R_SYM(r.r_info) ||
+			    !gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			s = elf_strptr(en->elf, symsh.sh_link, sym.st_name);
+			if (!s || strcmp(s, name))
+				continue;
+			*offset = r.r_offset;
+			*addend = r.r_addend;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

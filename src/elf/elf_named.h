@@ -56,6 +56,23 @@ bool elf_named__needs(const struct elf_named *en, const char *prefix);
 /* Whether the object has a .symtab (not stripped). */
 bool elf_named__has_symtab(const struct elf_named *en);
 
+/* The object's TLS segment (PT_TLS): its vaddr, size in memory and alignment. */
+struct elf_named_tls {
+	uint64_t vaddr, memsz, align;
+};
+
+/* 0 with *tls filled, or -ENOENT (no PT_TLS). */
+int elf_named__tls(const struct elf_named *en, struct elf_named_tls *tls);
+
+/*
+ * The first dynamic relocation (SHT_RELA against .dynsym) of type rtype (R_X86_64_DTPMOD64...)
+ * whose symbol is called name: its r_offset (the GOT slot, a file vaddr) and addend. 0, or
+ * -ENOENT. How a variable of another module's TLS block is reached: the loader writes the
+ * module id (DTPMOD64) or the offset from the thread pointer (TPOFF64) there.
+ */
+int elf_named__reloc(const struct elf_named *en, const char *name, uint32_t rtype, uint64_t *offset,
+		     int64_t *addend);
+
 /* ET_EXEC or ET_DYN (ET_NONE when unknown). */
 int elf_named__type(const struct elf_named *en);
 
