@@ -12,12 +12,15 @@ set -eu
 # libc6-dbg: libc's local symbols (__libc_start_call_main, __restore_rt) that the stacks of the
 # end-to-end tests are checked against; python3.11-minimal: Debian's static python3.11 test;
 # gdb: reads the DWARF of pyenv's CPython builds that the Python offset table is checked against;
-# nodejs, openjdk-17-jdk-headless: JIT code walked in mixed mode (t_node_jit, t_java).
+# nodejs, openjdk-17-jdk-headless: JIT code walked in mixed mode (t_node_jit, t_java);
+# ruby: Debian's Ruby 3.1 (libruby-3.1.so, stripped) whose frames the Ruby walker is tested on;
+# ruby3.1-dev: its rb_mjit_min_header, the struct layout the Ruby offset table is checked
+# against (Debian has no libruby3.1-dbgsym in the configured sources).
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev libjansson-dev
 zlib1g-dev libcmocka-dev pkg-config binutils groff-base procps util-linux clang-format cppcheck
 golang-go lld mold protobuf-c-compiler libprotobuf-c-dev chromium
 libiberty-dev liblzma-dev xz-utils g++ libdebuginfod-dev debuginfod curl
-python3.11-minimal libc6-dbg gdb nodejs openjdk-17-jdk-headless"
+python3.11-minimal libc6-dbg gdb nodejs openjdk-17-jdk-headless ruby ruby3.1-dev"
 
 check_only=0
 if [ "${1:-}" = --check ]; then

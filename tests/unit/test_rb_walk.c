@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF Ruby walker (bpf/ruby_walk.bpf.h, through its harness bpf/rbwalk.bpf.c) on the
+ * machine's ruby: a script with a known call tree (main_loop -> outer -> {hot x3, cold x1})
+ * runs on the main thread while a second Ruby thread compresses with zlib (C code that runs
+ * without the GVL, on the other CPU at the same time); each sample's frames are named in user
+ * space (interp/rb_proc.h) and must be the sampled thread's own: the whole expected chain on
+ * the main thread with hot's share near 3/4 and hot's current line inside hot's loop, the
+ * compressor's chain (never the main thread's) on the other, with the C method named. Needs
+ * root (BPF) and ruby (scripts/install-deps.sh installs it).
+ */
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "cmocka_inc.h"
+#include "interp/rb_detect.h"
+#include "interp/rb_offsets.h"
+#include "interp/rb_proc.h"
+#include "proc/proc_snapshot.h"
+#include "rbwalk.skel.h"
+
+/* Line numbers of SCRIPT, checked below: hot's loop is lines HOT_FIRST..HOT_LAST. */
+#define HOT_FIRST 6
+#define HOT_LAST  8
+static const char SCRIPT[] = "require 'zlib'\n"				    /* 1 */
+			     "$stdout.sync = true\n"			    /* 2 */
+			     "def hot(n)\n"				    /* 3 */
+			     "  s = 0\n"				    /* 4 */
+			     "  i = 0\n"				    /* 5 */
+			     "  while i < n\n"				    /* 6 */
+			     "    s += i * i\n"				    /* 7 */
+			     "    i += 1\n"				    /* 8 */
+			     "  end\n"					    /* 9 */
+			     "  s\n"					    /* 10 */
+			     "end\n"					    /* 11 */
+			     "def cold(n)\n"				    /* 12 */
+			     "  s = 0\n"				    /* 13 */
+			     "  i = 0\n"				    /* 14 */
+			     "  while i < n\n"				    /* 15 */
+			     "    s += i * i\n"				    /* 16 */
+			     "    i += 1\n"				    /* 17 */
+			     "  end\n"					    /* 18 */
+			     "  s\n"					    /* 19 */
+			     "end\n"					    /* 20 */
+			     "def outer\n"				    /* 21 */
+			     "  hot(20000)\n"				    /* 22 */
+			     "  hot(20000)\n"				    /* 23 */
+			     "  hot(20000)\n"				    /* 24 */
+			     "  cold(20000)\n"				    /* 25 */
+			     "end\n"					    /* 26 */
+			     "def main_loop\n"				    /* 27 */
+			     "  while true\n"				    /* 28 */
+			     "    outer\n"				    /* 29 */
+			     "  end\n"					    /* 30 */
+			     "end\n"					    /* 31 */
+			     "def compressor(data)\n"			    /* 32 */
+			     "  while true\n"				    /* 33 */
+			     "    Zlib::Deflate.deflate(data, 9)\n"	    /* 34 */
+			     "  end\n"					    /* 35 */
+			     "end\n"					    /* 36 */
+			     "def nogvl_main\n"				    /* 37 */
+			     "  compressor(Random.new(1).bytes(1 << 22))\n" /* 38 */
+			     "end\n"					    /* 39 */
+			     "Thread.new { nogvl_main } if ARGV[0] == 'threads'\n"
+			     "puts 'up'\n"
+			     "main_loop\n";
+
+struct run {
+	pid_t pid;
+	struct rb_names *names;
+	/* main thread */
+	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
+	/* the compressor thread */
+	unsigned int other_samples, other_exact, other_named, other_wrong;
+	unsigned int empty, gvl_flagged, name_errors;
+	char example_main[512], example_other[512];
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	const struct cp_rb_event *ev = data;
+	struct run *r = ctx;
+	char chain[1024] = "";
+	struct rb_frame_info leaf = {.line = -1};
+	size_t n = 0;
+	int i;
+
+	if (size < sizeof(*ev))
+		return 0;
+	r->gvl_flagged += !!(ev->st.flags & CP_RB_ST_GVL);
+	if (!ev->st.len) {
+		r->empty++;
+		return 0;
+	}
+	/* root first */
+	for (i = (int)ev->st.len - 1; i >= 0; i--) {
+		struct rb_frame_info fi;
+
+		if (rb_names_frame(r->names, &ev->st.frames[i], &fi)) {
+			r->name_errors++;
+			snprintf(fi.name, sizeof(fi.name), "?");
+		}
+		n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "", fi.name);
+		if (n >= sizeof(chain))
+			n = sizeof(chain) - 1;
+		leaf = fi;
+	}
+	if (ev->tid == (uint32_t)r->pid) {
+		r->main_samples++;
+		if (!strcmp(chain, "<main>;main_loop;outer;hot")) {
+			r->main_exact++;
+			r->main_hot++;
+			r->hot_leaves++;
+			r->hot_lines_ok += leaf.line >= HOT_FIRST && leaf.line <= HOT_LAST;
+		} else if (!strcmp(chain, "<main>;main_loop;outer;cold")) {
+			r->main_exact++;
+			r->main_cold++;
+		} else if (!r->example_main[0]) {
+			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
+		}
+	} else {
+		r->other_samples++;
+		/* the thread's block, then the compressor, maybe inside Zlib's C method */
+		if (strstr(chain, "block in <main>;nogvl_main;compressor"))
+			r->other_exact++;
+		else if (!r->example_other[0])
+			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
+		r->other_named += ends_with(chain, "compressor;deflate");
+		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
+	}
+	return 0;
+}
+
+static int open_clock(int cpu)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = 997,
+		.freq = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The walk's mean cost in ns over the walks of every CPU (the harness times cp_rb_walk). */
+static double walk_cost(struct cpuprof_rbwalk *skel)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.rb_cost), c;
+	__u64 *v = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
+	double ns = 0, walks = 0;
+	__u32 k;
+
+	assert_non_null(v);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(bpf_map_lookup_elem(fd, &k, v), 0);
+		for (c = 0; c < ncpu; c++)
+			*(k ? &walks : &ns) += (double)v[c];
+	}
+	free(v);
+	return walks ? ns / walks : 0;
+}
+
+/* Walk ruby running script for ms milliseconds; threads: start the compressor thread. */
+static void walk_one(const char *script, bool threads, unsigned int ms)
+{
+	struct cpuprof_rbwalk *skel = NULL;
+	struct bpf_link *links[256];
+	struct proc_snapshot *ps;
+	struct cp_rb_offsets off;
+	struct cp_rb_proc proc;
+	struct rb_process rp;
+	struct ring_buffer *rb;
+	struct run *r = calloc(1, sizeof(*r));
+	int pfd[2], status, err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	unsigned long hits, misses;
+	struct timespec t0, t;
+	char line[16];
+	pid_t pid;
+	FILE *f;
+
+	assert_non_null(r);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execlp("ruby", "ruby", "--disable-gems", script, threads ? "threads" : "one",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+
+	ps = proc_snapshot__new("/proc");
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
+	assert_int_equal(rb_detect_process(ps, (uint32_t)pid, 0, &rp), 0);
+	assert_int_equal(rb_offsets_table(rp.info.version, &off), 0);
+	for (i = 0; i < 50 && err == -EAGAIN; i++) {
+		err = rb_proc_build(pid, &rp, &off, &proc);
+		if (err == -EAGAIN)
+			usleep(20000);
+	}
+	assert_int_equal(err, 0);
+	/* the sampled thread's own EC, not the GVL holder's */
+	assert_true(proc.ec_mode == CP_RB_EC_TLS_DTV || proc.ec_mode == CP_RB_EC_TLS_TP);
+
+	skel = cpuprof_rbwalk__open();
+	if (!skel || !skel->rodata) {
+		fail_msg("cannot open the BPF object");
+		return;
+	}
+	skel->rodata->target_tgid = (__u32)pid;
+	assert_int_equal(cpuprof_rbwalk__load(skel), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rb_procs), &(__u32){(__u32)pid},
+					     &proc, BPF_ANY),
+			 0);
+	r->pid = pid;
+	r->names = rb_names_new(pid, &rp, &off);
+	assert_non_null(r->names);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb_events), on_sample, r, NULL);
+	assert_non_null(rb);
+	for (i = 0; i < ncpu && i < 256; i++) {
+		int fd = open_clock(i);
+
+		if (fd < 0)
+			continue;
+		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rb_test, fd);
+		assert_non_null(links[nlinks]);
+		nlinks++;
+	}
+	assert_true(nlinks > 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ring_buffer__poll(rb, 100);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	ring_buffer__consume(rb);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	fclose(f);
+
+	rb_names_stats(r->names, &hits, &misses);
+	print_message("ruby %u.%u.%u ec_mode %u modid %u tls_off %lld%s: main %u samples, %u exact "
+		      "(hot %u cold %u: %.3f, hot lines ok %u/%u); other %u, %u exact, %u named "
+		      "deflate, %u wrong; %u empty, %u gvl-flagged, %u name errors; walk %.0f ns; "
+		      "name cache %lu hits %lu misses\n",
+		      rp.info.version >> 16, (rp.info.version >> 8) & 0xff, rp.info.version & 0xff,
+		      proc.ec_mode, proc.tls_modid, (long long)proc.tls_off,
+		      threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
+		      r->main_cold,
+		      (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
+		      r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
+		      r->other_named, r->other_wrong, r->empty, r->gvl_flagged, r->name_errors,
+		      walk_cost(skel), hits, misses);
+	if (r->example_main[0])
+		print_message("  main, not exact: %s\n", r->example_main);
+	if (r->example_other[0])
+		print_message("  other, not exact: %s\n", r->example_other);
+	/* figures of issue 13: >= 95 % whole chains, the split within 0.1 of 3/4 */
+	assert_true(r->main_samples >= 20);
+	assert_true(r->main_exact * 100 >= r->main_samples * 95);
+	{
+		double share = (double)r->main_hot / (r->main_hot + r->main_cold);
+
+		assert_true(share > 0.65 && share < 0.85);
+	}
+	assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
+	assert_int_equal(r->gvl_flagged, 0);
+	assert_int_equal(r->name_errors, 0);
+	if (threads) {
+		/* each thread its own stack: the compressor's, never the main thread's */
+		assert_true(r->other_samples >= 5);
+		assert_int_equal(r->other_wrong, 0);
+		assert_true(r->other_exact * 100 >= r->other_samples * 95);
+		/* most of its time is in Zlib's C method, named from the VM's symbol table */
+		assert_true(r->other_named * 2 >= r->other_samples);
+	}
+	rb_names_free(r->names);
+	ring_buffer__free(rb);
+	cpuprof_rbwalk__destroy(skel);
+	proc_snapshot__free(ps);
+	free(r);
+}
+
+static void test_walk(void **state)
+{
+	char dir[] = "/tmp/cp_rbwalk_XXXXXX", script[64];
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		cp_skip("BPF needs root");
+	if (system("command -v ruby >/dev/null 2>&1"))
+		cp_skip("ruby is missing (make deps)");
+	assert_non_null(mkdtemp(dir));
+	snprintf(script, sizeof(script), "%s/walk.rb", dir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fputs(SCRIPT, f);
+	fclose(f);
+	walk_one(script, false, 1500);
+	walk_one(script, true, 2000);
+	unlink(script);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
