@@ -62,7 +62,9 @@ static __always_inline __u64 rb_find_ec(const struct cp_rb_proc *rp, __u64 fsbas
 	return 0;
 }
 
-/* Bytes of a control frame and of an iseq body's head read at once (fields lie below). */
+/* Bytes of the EC's head, a control frame and an iseq body's head read at once (the fields
+ * used lie below). */
+#define RB_EC_READ   24
 #define RB_CFP_READ  40
 #define RB_BODY_READ 16
 
@@ -127,9 +129,12 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 	st->ec = ec;
 	if (!ec)
 		return rb_end(st, CP_RB_END_NO_EC);
-	stack = rb_ptr(ec + o->ec_vm_stack);
-	size = rb_ptr(ec + o->ec_vm_stack_size);
-	cfp = rb_ptr(ec + o->ec_cfp);
+	/* the EC's head in one read: vm_stack, vm_stack_size, cfp (the same 2.6-3.3) */
+	if (bpf_probe_read_user(buf, RB_EC_READ, (void *)ec))
+		return rb_end(st, CP_RB_END_READ);
+	stack = rb_buf_le(buf, RB_EC_READ, o->ec_vm_stack, 8);
+	size = rb_buf_le(buf, RB_EC_READ, o->ec_vm_stack_size, 8);
+	cfp = rb_buf_le(buf, RB_EC_READ, o->ec_cfp, 8);
 	if (!stack || !cfp || !size || size > (1ull << 28))
 		return rb_end(st, CP_RB_END_READ);
 	/*

@@ -78,7 +78,7 @@ struct run {
 	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
 	/* the compressor thread */
 	unsigned int other_samples, other_exact, other_named, other_wrong;
-	unsigned int empty, gvl_flagged, name_errors;
+	unsigned int empty, gvl_flagged, name_errors, finish_wrong;
 	char example_main[512], example_other[512];
 };
 
@@ -93,7 +93,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 {
 	const struct cp_rb_event *ev = data;
 	struct run *r = ctx;
-	char chain[1024] = "";
+	char chain[1024] = "", finish[CP_RB_MAX_FRAMES + 1];
 	struct rb_frame_info leaf = {.line = -1};
 	size_t n = 0;
 	int i;
@@ -118,6 +118,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 			n = sizeof(chain) - 1;
 		leaf = fi;
 	}
+	/* the frames C code entered the VM with, root first: only the outermost of each
+	 * thread here (<main>; the thread's block), what interleaving with native frames
+	 * at rb_vm_exec will rely on */
+	for (i = (int)ev->st.len - 1, n = 0; i >= 0 && n + 1 < sizeof(finish); i--)
+		finish[n++] = ev->st.frames[i].flags & CP_RB_FF_FINISH ? 'F' : '-';
+	finish[n] = 0;
+	if (finish[0] != 'F' || strchr(finish + 1, 'F'))
+		r->finish_wrong++;
 	if (ev->tid == (uint32_t)r->pid) {
 		r->main_samples++;
 		if (!strcmp(chain, "<main>;main_loop;outer;hot")) {
@@ -259,18 +267,19 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	fclose(f);
 
 	rb_names_stats(r->names, &hits, &misses);
-	print_message("ruby %u.%u.%u ec_mode %u modid %u tls_off %lld%s: main %u samples, %u exact "
-		      "(hot %u cold %u: %.3f, hot lines ok %u/%u); other %u, %u exact, %u named "
-		      "deflate, %u wrong; %u empty, %u gvl-flagged, %u name errors; walk %.0f ns; "
-		      "name cache %lu hits %lu misses\n",
-		      rp.info.version >> 16, (rp.info.version >> 8) & 0xff, rp.info.version & 0xff,
-		      proc.ec_mode, proc.tls_modid, (long long)proc.tls_off,
-		      threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
-		      r->main_cold,
-		      (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
-		      r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
-		      r->other_named, r->other_wrong, r->empty, r->gvl_flagged, r->name_errors,
-		      walk_cost(skel), hits, misses);
+	print_message(
+		"ruby %u.%u.%u ec_mode %u modid %u tls_off %lld%s: main %u samples, %u exact "
+		"(hot %u cold %u: %.3f, hot lines ok %u/%u); other %u, %u exact, %u named "
+		"deflate, %u wrong; %u empty, %u gvl-flagged, %u name errors, %u finish flags "
+		"wrong; walk %.0f ns; "
+		"name cache %lu hits %lu misses\n",
+		rp.info.version >> 16, (rp.info.version >> 8) & 0xff, rp.info.version & 0xff,
+		proc.ec_mode, proc.tls_modid, (long long)proc.tls_off,
+		threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
+		r->main_cold, (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
+		r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact, r->other_named,
+		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong,
+		walk_cost(skel), hits, misses);
 	if (r->example_main[0])
 		print_message("  main, not exact: %s\n", r->example_main);
 	if (r->example_other[0])
@@ -286,6 +295,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
 	assert_int_equal(r->gvl_flagged, 0);
 	assert_int_equal(r->name_errors, 0);
+	assert_int_equal(r->finish_wrong, 0);
 	if (threads) {
 		/* each thread its own stack: the compressor's, never the main thread's */
 		assert_true(r->other_samples >= 5);
