@@ -150,6 +150,12 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	if (!err)
 		err = bpf_program__set_autoload(k->progs.cp_mmap, false);
 	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_mprotect, false);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_mmap_in, false);
+	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_mprotect_in, false);
+	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.objtab, 1);
@@ -157,6 +163,8 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 		err = bpf_map__set_max_entries(k->maps.vmasent, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.vtables, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.vtpending, 1);
 	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
 		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
@@ -267,11 +275,16 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	if (!k->links.cp_exit)
 		return -errno;
 	/*
-	 * Executable mmaps of new programs (tables made in BPF from their VMAs): without the
-	 * syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only what exec mapped is known so.
+	 * Executable mmaps and mprotects of new programs (tables made in BPF from their VMAs):
+	 * without the syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only what exec mapped is known
+	 * so.
 	 */
-	if (bpf_program__autoload(k->progs.cp_mmap))
+	if (bpf_program__autoload(k->progs.cp_mmap)) {
+		k->links.cp_mmap_in = bpf_program__attach(k->progs.cp_mmap_in);
 		k->links.cp_mmap = bpf_program__attach(k->progs.cp_mmap);
+		k->links.cp_mprotect_in = bpf_program__attach(k->progs.cp_mprotect_in);
+		k->links.cp_mprotect = bpf_program__attach(k->progs.cp_mprotect);
+	}
 
 	s->step = "";
 	return 0;
