@@ -52,6 +52,21 @@ static void run(const char *fmt, ...)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The path of fixture program name (CPUPROF_FIXTURES, else the release build's). */
+static void fixture_path(char *buf, size_t size, const char *name)
+{
+	const char *fix = getenv("CPUPROF_FIXTURES");
+
+	snprintf(buf, size, "%s/%s", fix ? fix : "build/rel/fixtures", name);
+}
+
+/* A fake procfs in dir (a mkdtemp template) with process 42's directory, its path in p42. */
+static void fake_proc42(char *dir, char *p42, size_t size)
+{
+	assert_non_null(mkdtemp(dir));
+	snprintf(p42, size, "%s/42", dir);
+}
+
 static void test_own_process(void **state)
 {
 	struct proc_snapshot *ps = proc_snapshot__new("/proc");
@@ -230,7 +245,6 @@ static uint64_t snaps_listed(const struct proc_snapshot *ps)
 static void test_fake_procfs(void **state)
 {
 	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], p43[64], fixpath[4096];
-	const char *fix = getenv("CPUPROF_FIXTURES");
 	struct proc_snapshot *ps;
 	const struct ps_map *m, *m2;
 	struct walk *w = calloc(1, sizeof(*w));
@@ -246,11 +260,8 @@ static void test_fake_procfs(void **state)
 
 	(void)state;
 	assert_non_null(w);
-	if (!fix)
-		fix = "build/rel/fixtures";
-	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
-	assert_non_null(mkdtemp(dir));
-	snprintf(p42, sizeof(p42), "%s/42", dir);
+	fixture_path(fixpath, sizeof(fixpath), "fix_nopie");
+	fake_proc42(dir, p42, sizeof(p42));
 	snprintf(p43, sizeof(p43), "%s/43", dir);
 	run("mkdir -p %s/root/opt %s/root/opt && cp '%s' %s/root/opt/app && ln %s/root/opt/app "
 	    "%s/root/opt/app",
@@ -457,18 +468,14 @@ static void test_refresh(void **state)
 static void test_refresh_exiting(void **state)
 {
 	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], fixpath[4096], path[4096], maps[512];
-	const char *fix = getenv("CPUPROF_FIXTURES");
 	struct proc_snapshot *ps;
 	const struct ps_map *m;
 	const struct ps_object *obj;
 	struct stat st;
 
 	(void)state;
-	if (!fix)
-		fix = "build/rel/fixtures";
-	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
-	assert_non_null(mkdtemp(dir));
-	snprintf(p42, sizeof(p42), "%s/42", dir);
+	fixture_path(fixpath, sizeof(fixpath), "fix_nopie");
+	fake_proc42(dir, p42, sizeof(p42));
 	run("mkdir -p %s/root/opt && cp '%s' %s/root/opt/app && cp '%s' %s/root/opt/lib.so", p42,
 	    fixpath, p42, fixpath, p42);
 	snprintf(path, sizeof(path), "%s/root/opt/app", p42);
@@ -523,17 +530,13 @@ static void test_refresh_exiting(void **state)
 static void test_add_vma(void **state)
 {
 	char dir[] = "/tmp/cpuprof-snap.XXXXXX", p42[64], fixpath[4096], maps[256];
-	const char *fix = getenv("CPUPROF_FIXTURES");
 	struct proc_snapshot *ps;
 	const struct ps_map *m;
 	struct ps_vma v;
 
 	(void)state;
-	if (!fix)
-		fix = "build/rel/fixtures";
-	snprintf(fixpath, sizeof(fixpath), "%s/fix_nopie", fix);
-	assert_non_null(mkdtemp(dir));
-	snprintf(p42, sizeof(p42), "%s/42", dir);
+	fixture_path(fixpath, sizeof(fixpath), "fix_nopie");
+	fake_proc42(dir, p42, sizeof(p42));
 	run("mkdir -p %s/root/opt && cp '%s' %s/root/opt/app", p42, fixpath, p42);
 	snprintf(maps, sizeof(maps), "00401000-00402000 r-xp 00001000 08:01 77 /opt/app\n");
 	write_file(p42, "maps", maps);
