@@ -79,10 +79,13 @@ expect_status() {
 # Start a recording in the background (its pid in REC) and wait until it samples: with -v it
 # says "sampling N CPUs" on stderr (file $TMP/rec.err).
 start_recording() {
+	# a new file: the shell truncates it only once the child runs, and the loop below must
+	# not find the previous recording's "sampling" line
+	rm -f "$TMP/rec.err"
 	"$CPUPROF" record -v "$@" 2>"$TMP/rec.err" &
 	REC=$!
 	for _ in $(seq 200); do
-		grep -q 'sampling [0-9]* CPUs' "$TMP/rec.err" && return 0
+		grep -qs 'sampling [0-9]* CPUs' "$TMP/rec.err" && return 0
 		kill -0 "$REC" 2>/dev/null || fail "record $* exited early: $(cat "$TMP/rec.err")"
 		sleep 0.05
 	done
