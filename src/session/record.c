@@ -565,8 +565,10 @@ static void py_summary(const struct record *r)
 		if (r->py_stats[i])
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s %" PRIu64,
 					      n ? "," : "", names[i], r->py_stats[i]);
-	pr_info("Python walks:%s; %" PRIu64 " samples with Python frames", n ? buf : " none",
-		r->agg.py_stacks);
+	/* no CPython was sampled: nothing to say */
+	if (n)
+		pr_info("Python walks:%s; %" PRIu64 " samples with Python frames", buf,
+			r->agg.py_stacks);
 }
 
 static void fill_report(const struct record *r, struct report *rep)
@@ -757,7 +759,7 @@ static int record_session(struct record *r)
 	}
 	/* the processes read before sampling, generation 0 */
 	for (size_t i = 0; r->py && i < r->pre.procs; i++)
-		record_py_new(r, (uint32_t)r->pre.pids[i], 0);
+		record_py_later(r, (uint32_t)r->pre.pids[i], 0);
 	STOP_POINT(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {

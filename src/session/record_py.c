@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "interp/py_detect.h"
 #include "interp/py_offsets.h"
 #include "interp/py_proc.h"
@@ -19,6 +20,22 @@
 
 /* Attempts of a process whose interpreter is not initialised yet, one a tick at most. */
 #define PY_MAX_TRIES 100
+/* Time a tick spends on pending processes at most. */
+#define PY_TICK_NS 20000000ull
+
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A set of nonzero 64-bit keys, open addressing. */
+struct u64set {
+	uint64_t *v;
+	size_t n, cap;
+};
 
 struct py_known {
 	uint32_t pid, gen;
@@ -48,9 +65,9 @@ struct record_py {
 	size_t n_named, cap_named;
 	uint32_t *slots;
 	size_t n_slots;
-	/* pystacks keys already named, open addressing (0 is no key) */
-	uint64_t *seen;
-	size_t n_seen, cap_seen;
+	struct u64set seen; /* pystacks keys already named */
+	/* objects (dev, ino) of processes found without CPython: not opened again */
+	struct u64set plain;
 };
 
 static uint64_t mix(uint64_t h)
@@ -59,6 +76,48 @@ static uint64_t mix(uint64_t h)
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return h;
+}
+
+/* Add key (0 stands for 1); false when it was there already, or on no memory. */
+static bool set_add(struct u64set *st, uint64_t key)
+{
+	size_t j;
+
+	key = key ? key : 1;
+	if ((st->n + 1) * 2 > st->cap) {
+		size_t n = st->cap ? st->cap * 2 : 1024;
+		uint64_t *v = calloc(n, sizeof(*v));
+
+		if (!v)
+			return false;
+		for (size_t i = 0; i < st->cap; i++) {
+			if (!st->v[i])
+				continue;
+			for (j = mix(st->v[i]) & (n - 1); v[j]; j = (j + 1) & (n - 1))
+				;
+			v[j] = st->v[i];
+		}
+		free(st->v);
+		st->v = v;
+		st->cap = n;
+	}
+	for (j = mix(key) & (st->cap - 1); st->v[j]; j = (j + 1) & (st->cap - 1))
+		if (st->v[j] == key)
+			return false;
+	st->v[j] = key;
+	st->n++;
+	return true;
+}
+
+static bool set_has(const struct u64set *st, uint64_t key)
+{
+	key = key ? key : 1;
+	if (!st->cap)
+		return false;
+	for (size_t j = mix(key) & (st->cap - 1); st->v[j]; j = (j + 1) & (st->cap - 1))
+		if (st->v[j] == key)
+			return true;
+	return false;
 }
 
 static uint64_t named_hash(uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr)
@@ -167,9 +226,32 @@ void record_py_free(struct record *r)
 	free(p->pending);
 	free(p->named);
 	free(p->slots);
-	free(p->seen);
+	free(p->seen.v);
+	free(p->plain.v);
 	free(p);
 	r->py = NULL;
+}
+
+static uint64_t object_key(const struct ps_map_info *mi)
+{
+	return mix(mi->dev) ^ mi->ino;
+}
+
+/* ps_map_fn: -EEXIST at an object not known to be without CPython. */
+static int any_new_object(const struct ps_map_info *mi, void *ctx)
+{
+	const struct record_py *p = ctx;
+
+	return mi->fd >= 0 && !set_has(&p->plain, object_key(mi)) ? -EEXIST : 0;
+}
+
+static int note_plain(const struct ps_map_info *mi, void *ctx)
+{
+	struct record_py *p = ctx;
+
+	if (mi->fd >= 0)
+		set_add(&p->plain, object_key(mi));
+	return 0;
 }
 
 /* One attempt: 0 attached, 1 try again later, < 0 not CPython or not supported. */
@@ -183,7 +265,15 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	const char *mismatch = NULL;
 	int err;
 
+	/*
+	 * Opening every object of every new process is slow (an exec storm): only processes
+	 * that map an object not seen in a process without CPython are looked at.
+	 */
+	if (proc_snapshot__for_each_map(r->snap, pid, gen, any_new_object, p) != -EEXIST)
+		return -ENOENT;
 	err = py_detect_process(r->snap, pid, gen, &proc);
+	if (err == -ENOENT)
+		proc_snapshot__for_each_map(r->snap, pid, gen, note_plain, p);
 	if (err == -ENOTSUP)
 		pr_debug("pid %u: CPython %u.%u is not supported: no Python frames", pid,
 			 PY_HEX_MAJOR(proc.info.hexversion), PY_HEX_MINOR(proc.info.hexversion));
@@ -225,16 +315,8 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	return 0;
 }
 
-void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
+static void pend(struct record_py *p, uint32_t pid, uint32_t gen)
 {
-	struct record_py *p = r->py;
-	int err;
-
-	if (!p || known_find(p, pid, gen))
-		return;
-	err = attach(r, pid, gen);
-	if (err != 1)
-		return;
 	for (size_t i = 0; i < p->n_pending; i++)
 		if (p->pending[i].pid == pid && p->pending[i].gen == gen)
 			return;
@@ -244,40 +326,25 @@ void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
 	p->pending[p->n_pending++] = (struct py_pending){.pid = pid, .gen = gen};
 }
 
-static bool seen_add(struct record_py *p, uint64_t key)
+void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
 {
-	size_t j;
+	struct record_py *p = r->py;
 
-	if ((p->n_seen + 1) * 2 > p->cap_seen) {
-		size_t n = p->cap_seen ? p->cap_seen * 2 : 1024;
-		uint64_t *s = calloc(n, sizeof(*s));
+	if (p && !known_find(p, pid, gen) && attach(r, pid, gen) == 1)
+		pend(p, pid, gen);
+}
 
-		if (!s)
-			return false;
-		for (size_t i = 0; i < p->cap_seen; i++) {
-			if (!p->seen[i])
-				continue;
-			for (j = mix(p->seen[i]) & (n - 1); s[j]; j = (j + 1) & (n - 1))
-				;
-			s[j] = p->seen[i];
-		}
-		free(p->seen);
-		p->seen = s;
-		p->cap_seen = n;
-	}
-	for (j = mix(key) & (p->cap_seen - 1); p->seen[j]; j = (j + 1) & (p->cap_seen - 1))
-		if (p->seen[j] == key)
-			return false;
-	p->seen[j] = key;
-	p->n_seen++;
-	return true;
+void record_py_later(struct record *r, uint32_t pid, uint32_t gen)
+{
+	if (r->py)
+		pend(r->py, pid, gen);
 }
 
 static bool want_py_stack(uint64_t key, void *ctx)
 {
 	struct record *r = ctx;
 
-	return seen_add(r->py, key);
+	return set_add(&r->py->seen, key);
 }
 
 static int on_py_stack(uint64_t key, const struct cp_py_stored *v, void *ctx)
@@ -298,9 +365,16 @@ void record_py_tick(struct record *r)
 
 	if (!p)
 		return;
+	uint64_t t0 = clock_ns();
+
 	for (size_t i = 0; i < p->n_pending; i++) {
 		struct py_pending pe = p->pending[i];
 
+		/* a tick's time is bounded (many processes at the start): the rest waits */
+		if (clock_ns() - t0 > PY_TICK_NS) {
+			p->pending[keep++] = pe;
+			continue;
+		}
 		if (attach(r, pe.pid, pe.gen) == 1 && ++pe.tries < PY_MAX_TRIES)
 			p->pending[keep++] = pe;
 	}

@@ -15,6 +15,8 @@ int record_py_init(struct record *r);
 void record_py_free(struct record *r);
 /* The mappings of (pid, gen) were read: look for CPython there (again later if too early). */
 void record_py_new(struct record *r, uint32_t pid, uint32_t gen);
+/* The same at a later tick (the processes that exist at the start: many). */
+void record_py_later(struct record *r, uint32_t pid, uint32_t gen);
 /* Now and then while recording: retry the processes not ready, name new Python stacks. */
 void record_py_tick(struct record *r);
 /* For the drain (aggregate_opts): the CPython of (pid, gen), NULL when none. */
