@@ -262,7 +262,7 @@ static int event_loop(struct record *r)
 	}
 	if (r->py) {
 		/* --python: interpreters not ready at exec, stacks to name while they live */
-		r->pyfd = arm_timer(100, 100);
+		r->pyfd = arm_timer(250, 250);
 		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
 			return r->pyfd < 0 ? r->pyfd : -errno;
 	}

@@ -21,7 +21,7 @@
 /* Attempts of a process whose interpreter is not initialised yet, one a tick at most. */
 #define PY_MAX_TRIES 100
 /* Time a tick spends on pending processes at most. */
-#define PY_TICK_NS 20000000ull
+#define PY_TICK_NS 10000000ull
 
 static uint64_t clock_ns(void)
 {
