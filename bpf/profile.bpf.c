@@ -603,8 +603,13 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->key = *key;
 	s->slot = slot;
 	/* a CPython process: its Python frames first (cp_py goes on with the native walk) */
-	if (cfg.python && bpf_map_lookup_elem(&py_procs, &key->pid))
-		bpf_tail_call(ctx, &unwind_progs, CP_PROG_PYTHON);
+	if (cfg.python) {
+		struct cp_py_proc *pp = bpf_map_lookup_elem(&py_procs, &key->pid);
+
+		/* user space may answer for an older generation late (a request before exec) */
+		if (pp && pp->gen == key->gen)
+			bpf_tail_call(ctx, &unwind_progs, CP_PROG_PYTHON);
+	}
 	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);
 	stat_inc(CP_STAT_DWARF_TAILCALL);
 	return -1;
@@ -1246,7 +1251,7 @@ int cp_py(struct bpf_perf_event_data *ctx)
 		return 0;
 	s->key.pystack = 0;
 	pp = bpf_map_lookup_elem(&py_procs, &s->key.pid);
-	if (pp) {
+	if (pp && pp->gen == s->key.gen) {
 		end = cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &s->py.st);
 		py_stat_inc(end < CP_PY_END_MAX ? end : CP_PY_END_READ);
 		py_store(s);

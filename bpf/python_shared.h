@@ -109,7 +109,7 @@ struct cp_py_proc {
 	__u64 eval_cold_start, eval_cold_end;
 	__s32 tss_key; /* pthread key holding each thread's tstate: autoTSSkey (3.7+), autoTLSkey
 			  (3.6); -1: none (2.7 keeps its own key list), walk the thread list */
-	__u32 flags;
+	__u32 gen;     /* cp_proc.gen these values belong to (the profiler walks no other) */
 };
 _Static_assert(sizeof(struct cp_py_proc) == 72 + 8 * 8 + 8, "cp_py_proc layout");
 

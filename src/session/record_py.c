@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --python during a recording: find CPython in each process whose mappings were read and give
- * the BPF walker its cp_py_proc (retried while the interpreter is not initialised yet, right
- * after exec), and name the code objects of the Python stacks BPF stored as they appear, while
- * their processes are alive (a short-lived one is gone by the end). The drain takes the names
- * from here (record_py_name).
+ * the BPF walker its cp_py_proc, and name the code objects of the Python stacks BPF stored as they
+ * appear, while their processes are alive (a short-lived one is gone by the end). The drain takes
+ * the names from here (record_py_name).
+ *
+ * When a process is looked at: every time its mappings are read (its first sample, and each
+ * change of its executable mappings: libpython is mapped after exec, or dlopen()ed later);
+ * while its interpreter is not initialised, at each tick too. Objects found not to be CPython
+ * are not opened again (py_plain: per object, so a launcher without CPython does not hide the
+ * libpython its process maps next). An answer for an older generation of a process than one
+ * already seen is dropped: the first sample of a child before its exec asks for generation 0,
+ * and /proc shows the exec'd program by the time it is read.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "interp/py_detect.h"
-#include "interp/py_offsets.h"
 #include "interp/py_proc.h"
 #include "session/record_int.h"
 #include "session/record_py.h"
@@ -20,11 +28,6 @@
 
 /* Attempts of a process whose interpreter is not initialised yet, one a tick at most. */
 #define PY_MAX_TRIES 100
-/*
- * The cache of objects without CPython is off: with it, pyenv's static python3.7 was never
- * attached (not understood yet; see the branch's report).
- */
-#define PY_PLAIN_CACHE 0
 /* Time a tick spends on pending processes at most. */
 #define PY_TICK_NS 10000000ull
 
@@ -71,8 +74,8 @@ struct record_py {
 	uint32_t *slots;
 	size_t n_slots;
 	struct u64set seen; /* pystacks keys already named */
-	/* objects (dev, ino) of processes found without CPython: not opened again */
-	struct u64set plain;
+	/* objects (dev, ino) found not to be CPython: not opened again */
+	struct py_plain *plain;
 };
 
 static uint64_t mix(uint64_t h)
@@ -112,17 +115,6 @@ static bool set_add(struct u64set *st, uint64_t key)
 	st->v[j] = key;
 	st->n++;
 	return true;
-}
-
-static bool set_has(const struct u64set *st, uint64_t key)
-{
-	key = key ? key : 1;
-	if (!st->cap)
-		return false;
-	for (size_t j = mix(key) & (st->cap - 1); st->v[j]; j = (j + 1) & (st->cap - 1))
-		if (st->v[j] == key)
-			return true;
-	return false;
 }
 
 static uint64_t named_hash(uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr)
@@ -177,6 +169,23 @@ static const struct py_known *known_find(const struct record_py *p, uint32_t pid
 	return NULL;
 }
 
+/*
+ * Whether a newer generation of pid than gen was seen. Requests of a generation can come late:
+ * the first sample of a child before its exec asks for generation 0, and /proc shows the
+ * program exec'd by the time it is read; an attach for generation 0 must not replace the one
+ * of generation 1 (then no sample of the program found its CPython).
+ */
+static bool superseded(const struct record_py *p, uint32_t pid, uint32_t gen)
+{
+	for (size_t i = 0; i < p->n_known; i++)
+		if (p->known[i].pid == pid && p->known[i].gen > gen)
+			return true;
+	for (size_t i = 0; i < p->n_pending; i++)
+		if (p->pending[i].pid == pid && p->pending[i].gen > gen)
+			return true;
+	return false;
+}
+
 /* Read the name of (pid, gen, code, instr) now, once. */
 static int name_code(struct record_py *p, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
 		     struct py_named **out)
@@ -218,7 +227,14 @@ int record_py_init(struct record *r)
 	if (!r->cfg.python || !r->cfg.unwind_dwarf)
 		return 0;
 	r->py = calloc(1, sizeof(*r->py));
-	return r->py ? 0 : -ENOMEM;
+	if (!r->py)
+		return -ENOMEM;
+	r->py->plain = py_plain__new();
+	if (!r->py->plain) {
+		record_py_free(r);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void record_py_free(struct record *r)
@@ -232,81 +248,40 @@ void record_py_free(struct record *r)
 	free(p->named);
 	free(p->slots);
 	free(p->seen.v);
-	free(p->plain.v);
+	py_plain__free(p->plain);
 	free(p);
 	r->py = NULL;
 }
 
-static uint64_t object_key(const struct ps_map_info *mi)
-{
-	return mix(mi->dev) ^ mi->ino;
-}
-
-/* ps_map_fn: -EEXIST at an object not known to be without CPython. */
-static int any_new_object(const struct ps_map_info *mi, void *ctx)
-{
-	const struct record_py *p = ctx;
-
-	return mi->fd >= 0 && !set_has(&p->plain, object_key(mi)) ? -EEXIST : 0;
-}
-
-static int note_plain(const struct ps_map_info *mi, void *ctx)
-{
-	struct record_py *p = ctx;
-
-	if (mi->fd >= 0)
-		set_add(&p->plain, object_key(mi));
-	return 0;
-}
-
-/* One attempt: 0 attached, 1 try again later, < 0 not CPython or not supported. */
+/*
+ * One attempt: 0 attached, 1 try again at a tick (not initialised yet), -ENOENT no CPython
+ * mapped (looked at again when the mappings change), < 0 not now, not later.
+ */
 static int attach(struct record *r, uint32_t pid, uint32_t gen)
 {
 	struct record_py *p = r->py;
-	struct py_process proc;
 	struct py_known k = {.pid = pid, .gen = gen};
-	struct cp_py_offsets off;
-	enum py_offsets_source src;
-	const char *mismatch = NULL;
+	struct py_attach_why why;
 	int err;
 
-	/*
-	 * Opening every object of every new process is slow (an exec storm): only processes
-	 * that map an object not seen in a process without CPython are looked at.
-	 */
-	if (PY_PLAIN_CACHE &&
-	    proc_snapshot__for_each_map(r->snap, pid, gen, any_new_object, p) != -EEXIST)
-		return -ENOENT;
-	err = py_detect_process(r->snap, pid, gen, &proc);
-	if (PY_PLAIN_CACHE && err == -ENOENT)
-		proc_snapshot__for_each_map(r->snap, pid, gen, note_plain, p);
-	if (err == -ENOTSUP)
-		pr_debug("pid %u: CPython %u.%u is not supported: no Python frames", pid,
-			 PY_HEX_MAJOR(proc.info.hexversion), PY_HEX_MINOR(proc.info.hexversion));
-	if (err)
-		return err;
-	err = py_offsets_for_process((pid_t)pid, &proc, &off, &src);
-	if (err)
-		return err;
-	err = py_offsets_check_code((pid_t)pid, &proc, &off, &mismatch);
-	if (err >= 0 && mismatch) {
-		pr_debug("pid %u: CPython's %s is not where the offsets say: no Python frames", pid,
-			 mismatch);
-		return -EPROTO;
-	}
-	if (err == -EFAULT || err == -EIO)
-		return 1; /* not readable yet */
-	if (err < 0)
-		return err;
-	/* not &k.pp.off: py_proc_build clears its output first */
-	err = py_proc_build((pid_t)pid, &proc, &off, &k.pp);
+	err = py_attach(r->snap, pid, gen, p->plain, &k.pp, &why);
 	if (err == -EAGAIN)
 		return 1;
+	if (err == -ENOTSUP)
+		pr_debug("pid %u: CPython %u.%u is not supported: no Python frames", pid,
+			 PY_HEX_MAJOR(why.hexversion), PY_HEX_MINOR(why.hexversion));
+	if (err == -EPROTO)
+		pr_debug("pid %u: CPython's %s is not where the offsets say: no Python frames", pid,
+			 why.mismatch);
 	if (err)
 		return err;
+	if (superseded(p, pid, gen))
+		return -ESTALE;
 	err = bpf_session__set_py_proc(r->bpf, pid, &k.pp);
 	if (err)
 		return err;
+	pr_debug("pid %u (generation %u): CPython %u.%u, Python frames on", pid, gen,
+		 PY_HEX_MAJOR(why.hexversion), PY_HEX_MINOR(why.hexversion));
 	for (size_t i = 0; i < p->n_known; i++) {
 		if (p->known[i].pid == pid) {
 			p->known[i] = k; /* exec: the new program's */
@@ -316,8 +291,6 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	if (array_grow((void **)&p->known, &p->cap_known, p->n_known + 1, sizeof(*p->known)))
 		return -ENOMEM;
 	p->known[p->n_known++] = k;
-	pr_debug("pid %u: CPython %u.%u, Python frames on", pid, PY_HEX_MAJOR(proc.info.hexversion),
-		 PY_HEX_MINOR(proc.info.hexversion));
 	return 0;
 }
 
@@ -336,7 +309,9 @@ void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
 {
 	struct record_py *p = r->py;
 
-	if (p && !known_find(p, pid, gen) && attach(r, pid, gen) == 1)
+	if (!p || known_find(p, pid, gen) || superseded(p, pid, gen))
+		return;
+	if (attach(r, pid, gen) == 1)
 		pend(p, pid, gen);
 }
 
@@ -381,6 +356,9 @@ void record_py_tick(struct record *r)
 			p->pending[keep++] = pe;
 			continue;
 		}
+		/* attached meanwhile (its mappings were read again), or exec'd since */
+		if (known_find(p, pe.pid, pe.gen) || superseded(p, pe.pid, pe.gen))
+			continue;
 		if (attach(r, pe.pid, pe.gen) == 1 && ++pe.tries < PY_MAX_TRIES)
 			p->pending[keep++] = pe;
 	}
