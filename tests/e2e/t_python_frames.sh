@@ -9,7 +9,9 @@
 #  - hot's frames carry the lines of its loop (6 or 7) in >= 90 % of its samples;
 #  - two threads, one in pure Python, one in zlib.compress without the GIL: every sample in
 #    zlib's deflate code is under py::squash, never under py::spin, and py::spin's samples hold
-#    no deflate frame.
+#    no deflate frame;
+#  - processes started while recording (3.x): a multiprocessing worker forked, and one
+#    spawned (a new python exec'd by the first), each get Python frames.
 # Shares, not counts: the machine may be loaded. A missing interpreter skips outside CI only
 # (CI must have them all).
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +78,36 @@ spin()
 t.join()
 PY
 
+cat >"$TMP/workers.py" <<'PY'
+import multiprocessing, sys, time
+
+
+def spin(secs):
+    end = time.time() + secs
+    s = 0
+    while time.time() < end:
+        for i in range(10000):
+            s += i
+
+
+def forked(secs):
+    spin(secs)
+
+
+def spawned(secs):
+    spin(secs)
+
+
+if __name__ == "__main__":
+    secs = float(sys.argv[1])
+    a = multiprocessing.get_context("fork").Process(target=forked, args=(secs,))
+    b = multiprocessing.get_context("spawn").Process(target=spawned, args=(secs,))
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+PY
+
 # The Python frames of each line, in order: "<module>;main;outer;hot COUNT"
 py_chains() {
 	awk '{ n = split($0, f, ";"); c = f[n]; sub(/.* /, "", c); sub(/ [0-9]+$/, "", f[n])
@@ -122,6 +154,16 @@ check_one() {
 	[ "$spin" -ge 30 ] || fail "$name: $spin samples in spin, want >= 30"
 	[ "$zspin" -eq 0 ] || fail "$name: $zspin zlib samples under the other thread's py::spin"
 	[ "$(share "$zsq" $((z - zsq)))" -ge 95 ] || fail "$name: $zsq of $z zlib samples under py::squash"
+
+	case $name in py2.7) return ;; esac # no multiprocessing contexts
+	out=$TMP/$name.workers.folded
+	expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$py" "$TMP/workers.py" 2
+	check_folded_grammar "$out"
+	nf=$(count "$out" 'py::forked[^;]*;py::spin')
+	ns=$(count "$out" 'py::spawned[^;]*;py::spin')
+	note "$name workers: forked $nf, spawned $ns samples in py::spin"
+	[ "$nf" -ge 20 ] || fail "$name: the forked worker has $nf samples under py::forked;py::spin"
+	[ "$ns" -ge 20 ] || fail "$name: the spawned worker has $ns samples under py::spawned;py::spin"
 }
 
 ran=0
