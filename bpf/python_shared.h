@@ -109,7 +109,7 @@ struct cp_py_proc {
 	__u64 eval_cold_start, eval_cold_end;
 	__s32 tss_key; /* pthread key holding each thread's tstate: autoTSSkey (3.7+), autoTLSkey
 			  (3.6); -1: none (2.7 keeps its own key list), walk the thread list */
-	__u32 flags;
+	__u32 gen;     /* cp_proc.gen these values belong to (the profiler walks no other) */
 };
 _Static_assert(sizeof(struct cp_py_proc) == 72 + 8 * 8 + 8, "cp_py_proc layout");
 
@@ -153,6 +153,30 @@ struct cp_py_stack {
 };
 _Static_assert(sizeof(struct cp_py_stack) == 16 + 16 * CP_PY_MAX_FRAMES, "cp_py_stack layout");
 _Static_assert((CP_PY_MAX_FRAMES & (CP_PY_MAX_FRAMES - 1)) == 0, "a mask bounds the index");
+
+/*
+ * The profiler's Python stacks (pystacks map: cp_count_key.pystack -> this): a sample's frames
+ * and process under a 64-bit hash of them, check a second hash (collision check, as
+ * cp_dstack.check).
+ */
+struct cp_py_stored {
+	__u64 check;
+	__u32 pid, gen; /* the process the code objects belong to (part of the hash) */
+	struct cp_py_stack st;
+};
+_Static_assert(sizeof(struct cp_py_stored) == 16 + sizeof(struct cp_py_stack), "cp_py_stored");
+#define CP_PY_DEF_STACKS 8192
+
+/*
+ * The profiler's Python counters (per-CPU array py_stats): one per walk end (enum cp_py_end,
+ * same index), then these.
+ */
+enum cp_py_stat {
+	CP_PY_STAT_FULL = CP_PY_END_MAX, /* Python frames lost: pystacks map full */
+	CP_PY_STAT_COLLISION,		 /* Python frames lost: two stacks with one hash */
+	CP_PY_STAT_TAILCALL,		 /* the native walk after it could not start */
+	CP_PY_STAT_MAX,
+};
 
 /* The walker's test harness (bpf/pywalk.bpf.c): one ring-buffer record per sample. */
 struct cp_py_event {

@@ -48,11 +48,15 @@ static __always_inline __u64 py_tss_tstate(__u64 fsbase, __s32 key)
 	return py_ptr(block + 16 * (__u64)(key % CP_PY_GLIBC_TSD_BLOCK) + 8);
 }
 
-/* The sampled thread's PyThreadState, or 0 when it has none. */
-static __always_inline __u64 py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
+/* The sampled thread's PyThreadState, or 0 when it has none. Global: verified once. */
+__noinline __u64 cp_py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
 {
-	const struct cp_py_offsets *o = &pp->off;
+	const struct cp_py_offsets *o;
 	__u64 ts, interp;
+
+	if (!pp)
+		return 0;
+	o = &pp->off;
 
 	ts = py_tss_tstate(fsbase, pp->tss_key);
 	if (ts && py_ptr(ts + o->tstate_thread_id) == fsbase)
@@ -139,6 +143,79 @@ static __always_inline void py_mark_entry(struct cp_py_stack *st)
 		st->frames[(n - 1) & (CP_PY_MAX_FRAMES - 1)].flags |= CP_PY_FF_ENTRY;
 }
 
+/* Where a walk is between two frames (the walker's stack). */
+struct cp_py_cursor {
+	__u64 frame; /* the next frame to read, 0 at the end */
+	__u64 prev;  /* the frame read last: a chain that repeats it loops */
+};
+
+/*
+ * One frame of the walk: read cur->frame, push its code object and instruction position on st
+ * (or mark the entry of an activation at a shim) and move cur to the frame it came from.
+ * Returns CP_PY_END_OK to go on, else how the walk ends. Global (a BPF-to-BPF call): the
+ * verifier checks it once, alone, rather than once per frame of an unrolled walk (347k
+ * instructions verified, most of a second of setup, before).
+ */
+__noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_py_stack *st,
+			   struct cp_py_cursor *cur)
+{
+	const struct cp_py_offsets *o;
+	__u64 buf[PY_OBJ_FRAME_READ / 8];
+	__u64 frame, code;
+	__u32 instr = ~0u;
+	__u8 flags = 0;
+
+	if (!pp || !st || !cur)
+		return CP_PY_END_READ;
+	o = &pp->off;
+	frame = cur->frame;
+	if (frame == cur->prev)
+		return CP_PY_END_READ;
+	cur->prev = frame;
+	/* the whole frame head in one read: the fields are picked from it */
+	if (o->frame_model == CP_PY_FRAMES_OBJECT) {
+		__s32 lasti;
+
+		if (bpf_probe_read_user(buf, PY_OBJ_FRAME_READ, (void *)frame))
+			return CP_PY_END_READ;
+		code = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_code);
+		lasti = (__s32)py_buf_u32(buf, PY_OBJ_FRAME_READ, o->frame_lasti);
+		instr = lasti < 0 ? ~0u : (__u32)lasti;
+		cur->frame = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_back);
+		flags = CP_PY_FF_ENTRY; /* one frame per activation */
+	} else {
+		__u8 owner, entry = 0;
+		__u64 ip;
+
+		if (bpf_probe_read_user(buf, PY_INTERP_FRAME_READ, (void *)frame))
+			return CP_PY_END_READ;
+		code = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_code);
+		ip = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_instr);
+		owner = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_owner);
+		if (o->iframe_is_entry != CP_PY_NONE)
+			entry = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_is_entry);
+		cur->frame = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_previous);
+		if (owner > CP_PY_OWNER_CSTACK)
+			return CP_PY_END_READ;
+		if (owner == CP_PY_OWNER_CSTACK) {
+			/* a shim: the frame pushed before it started an activation */
+			py_mark_entry(st);
+			return CP_PY_END_OK;
+		}
+		if (entry)
+			flags = CP_PY_FF_ENTRY;
+		/* index of the instruction in the code units after the code object's head */
+		if (code && ip >= code + o->code_code)
+			instr = (__u32)((ip - code - o->code_code) / 2);
+	}
+	if (!code || py_ptr(code + 8) != pp->code_type)
+		return CP_PY_END_BAD_CODE;
+	if (st->len >= CP_PY_MAX_FRAMES)
+		return CP_PY_END_TRUNCATED; /* the root side is cut: user space marks it */
+	py_push(st, code, instr, CP_PY_FRAME_CODE, flags);
+	return CP_PY_END_OK;
+}
+
 /*
  * Walk the Python frames of the current thread, whose thread pointer is fsbase, in process pp.
  * Returns st->end.
@@ -147,86 +224,30 @@ static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbas
 					struct cp_py_stack *st)
 {
 	const struct cp_py_offsets *o = &pp->off;
-	__u64 frame, ts, code, prev = 0;
-	__u64 buf[PY_OBJ_FRAME_READ / 8];
-	int i;
+	struct cp_py_cursor cur = {};
+	__u64 ts;
+	int i, end;
 
 	st->len = 0;
 	st->end = CP_PY_END_OK;
-	ts = py_find_tstate(pp, fsbase);
+	ts = cp_py_find_tstate(pp, fsbase);
 	st->tstate = ts;
 	if (!ts) {
 		st->end = CP_PY_END_NO_TSTATE;
 		return st->end;
 	}
-	frame = py_ptr(ts + o->tstate_frame);
+	cur.frame = py_ptr(ts + o->tstate_frame);
 	if (o->cframe_current_frame != CP_PY_NONE)
-		frame = py_ptr(frame + o->cframe_current_frame); /* 3.11, 3.12: via _PyCFrame */
+		cur.frame = py_ptr(cur.frame + o->cframe_current_frame); /* 3.11, 3.12: _PyCFrame */
 
-	for (i = 0; i < CP_PY_MAX_FRAMES + 1 && frame; i++) {
-		__u32 instr = ~0u;
-		__u8 flags = 0;
-
-		if (frame == prev) {
-			st->end = CP_PY_END_READ;
+	for (i = 0; i < CP_PY_MAX_FRAMES + 1 && cur.frame; i++) {
+		end = cp_py_frame(pp, st, &cur);
+		if (end != CP_PY_END_OK) {
+			st->end = (__u32)end;
 			return st->end;
 		}
-		prev = frame;
-		/* the whole frame head in one read: the fields are picked from it */
-		if (o->frame_model == CP_PY_FRAMES_OBJECT) {
-			__s32 lasti;
-
-			if (bpf_probe_read_user(buf, PY_OBJ_FRAME_READ, (void *)frame)) {
-				st->end = CP_PY_END_READ;
-				return st->end;
-			}
-			code = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_code);
-			lasti = (__s32)py_buf_u32(buf, PY_OBJ_FRAME_READ, o->frame_lasti);
-			instr = lasti < 0 ? ~0u : (__u32)lasti;
-			frame = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_back);
-			flags = CP_PY_FF_ENTRY; /* one frame per activation */
-		} else {
-			__u8 owner, entry = 0;
-			__u64 ip;
-
-			if (bpf_probe_read_user(buf, PY_INTERP_FRAME_READ, (void *)frame)) {
-				st->end = CP_PY_END_READ;
-				return st->end;
-			}
-			code = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_code);
-			ip = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_instr);
-			owner = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_owner);
-			if (o->iframe_is_entry != CP_PY_NONE)
-				entry = py_buf_u8(buf, PY_INTERP_FRAME_READ, o->iframe_is_entry);
-			frame = py_buf_u64(buf, PY_INTERP_FRAME_READ, o->iframe_previous);
-			if (owner > CP_PY_OWNER_CSTACK) {
-				st->end = CP_PY_END_READ;
-				return st->end;
-			}
-			if (owner == CP_PY_OWNER_CSTACK) {
-				/* a shim: the frame pushed before it started an activation */
-				py_mark_entry(st);
-				continue;
-			}
-			if (entry)
-				flags = CP_PY_FF_ENTRY;
-			/* index of the instruction in the code units after the code object's head
-			 */
-			if (code && ip >= code + o->code_code)
-				instr = (__u32)((ip - code - o->code_code) / 2);
-		}
-		if (!code || py_ptr(code + 8) != pp->code_type) {
-			st->end = CP_PY_END_BAD_CODE;
-			return st->end;
-		}
-		if (st->len >= CP_PY_MAX_FRAMES) {
-			/* the root side is cut: user space puts a truncation frame there */
-			st->end = CP_PY_END_TRUNCATED;
-			return st->end;
-		}
-		py_push(st, code, instr, CP_PY_FRAME_CODE, flags);
 	}
-	if (frame) {
+	if (cur.frame) {
 		st->end = CP_PY_END_TRUNCATED;
 		return st->end;
 	}

@@ -78,7 +78,8 @@ struct cp_config {
 	__u8 per_thread;      /* keep tid and thread name in the count key */
 	__u8 follow_children; /* processes forked by a traced process are traced too */
 	__u8 unwind_dwarf;    /* user stacks from unwind tables (--unwind dwarf) */
-	__u8 pad[2];
+	__u8 python;	      /* walk CPython frames too (--python; needs unwind_dwarf) */
+	__u8 pad;
 };
 _Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
 
@@ -130,8 +131,9 @@ struct cp_count_key {
 	char comm[CP_COMM_LEN];	 /* process name (thread group leader's comm) */
 	char tcomm[CP_COMM_LEN]; /* thread name; empty unless per_thread */
 	__u64 dstack;		 /* ustack_id CP_STACK_DWARF: key of the stack in dstacks */
+	__u64 pystack;		 /* key of the sample's CPython frames in pystacks; 0: none */
 };
-_Static_assert(sizeof(struct cp_count_key) == 64, "cp_count_key layout");
+_Static_assert(sizeof(struct cp_count_key) == 72, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
 _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key the kernel takes");
 

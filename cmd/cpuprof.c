@@ -42,6 +42,8 @@ enum {
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
 	OPT_DRAIN_INTERVAL,
+	OPT_PYTHON,
+	OPT_NO_PYTHON,
 };
 
 static const struct argp_option record_options[] = {
@@ -73,6 +75,11 @@ static const struct argp_option record_options[] = {
 	 "Move the kernel's counts into the profile every TIME while recording (default 5s; "
 	 "sooner when a map is a quarter full; at least 10ms)",
 	 2},
+	{"python", OPT_PYTHON, NULL, 0,
+	 "Show the Python functions CPython runs in its stacks (default; needs the DWARF "
+	 "unwinder)",
+	 2},
+	{"no-python", OPT_NO_PYTHON, NULL, 0, "Show CPython's own native frames only", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -228,6 +235,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PER_THREAD:
 		o->per_thread = true;
+		break;
+	case OPT_PYTHON:
+		o->no_python = false;
+		break;
+	case OPT_NO_PYTHON:
+		o->no_python = true;
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)

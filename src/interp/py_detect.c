@@ -252,8 +252,88 @@ cleanup:
 	return err;
 }
 
+struct plain_obj {
+	uint64_t dev, ino;
+	bool used;
+};
+
+struct py_plain {
+	struct plain_obj *v; /* open addressing, cap a power of two */
+	size_t n, cap;
+};
+
+struct py_plain *py_plain__new(void)
+{
+	return calloc(1, sizeof(struct py_plain));
+}
+
+void py_plain__free(struct py_plain *pl)
+{
+	if (!pl)
+		return;
+	free(pl->v);
+	free(pl);
+}
+
+static size_t plain_slot(uint64_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (dev * 0x9e3779b97f4a7c15ull) ^ ino;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h & (cap - 1);
+}
+
+bool py_plain__has(const struct py_plain *pl, uint64_t dev, uint64_t ino)
+{
+	if (!pl || !pl->cap)
+		return false;
+	for (size_t j = plain_slot(dev, ino, pl->cap); pl->v[j].used; j = (j + 1) & (pl->cap - 1))
+		if (pl->v[j].dev == dev && pl->v[j].ino == ino)
+			return true;
+	return false;
+}
+
+size_t py_plain__count(const struct py_plain *pl)
+{
+	return pl ? pl->n : 0;
+}
+
+/* Add (dev, ino); a full or unallocatable set only costs an object opened again. */
+static void plain_add(struct py_plain *pl, uint64_t dev, uint64_t ino)
+{
+	size_t j;
+
+	if (!pl || py_plain__has(pl, dev, ino))
+		return;
+	if ((pl->n + 1) * 2 > pl->cap) {
+		size_t cap = pl->cap ? pl->cap * 2 : 256;
+		struct plain_obj *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return;
+		for (size_t i = 0; i < pl->cap; i++) {
+			if (!pl->v[i].used)
+				continue;
+			for (j = plain_slot(pl->v[i].dev, pl->v[i].ino, cap); v[j].used;
+			     j = (j + 1) & (cap - 1))
+				;
+			v[j] = pl->v[i];
+		}
+		free(pl->v);
+		pl->v = v;
+		pl->cap = cap;
+	}
+	for (j = plain_slot(dev, ino, pl->cap); pl->v[j].used; j = (j + 1) & (pl->cap - 1))
+		;
+	pl->v[j] = (struct plain_obj){.dev = dev, .ino = ino, .used = true};
+	pl->n++;
+}
+
 struct find_ctx {
 	struct py_process *out;
+	struct py_plain *plain;
 	int result; /* of the best object so far: -ENOENT, -ENOTSUP */
 	uint64_t seen_dev, seen_ino;
 };
@@ -265,7 +345,8 @@ static int find_one(const struct ps_map_info *mi, void *arg)
 	char path[64];
 	int err;
 
-	if (mi->fd < 0 || (mi->dev == c->seen_dev && mi->ino == c->seen_ino))
+	if (mi->fd < 0 || (mi->dev == c->seen_dev && mi->ino == c->seen_ino) ||
+	    py_plain__has(c->plain, mi->dev, mi->ino))
 		return 0;
 	c->seen_dev = mi->dev;
 	c->seen_ino = mi->ino;
@@ -282,8 +363,11 @@ static int find_one(const struct ps_map_info *mi, void *arg)
 		base = strrchr(target, '/');
 		err = py_detect_object(mi->fd, base ? base + 1 : target, &info);
 	}
-	if (err == -ENOENT || err == -ENOEXEC)
+	if (err == -ENOENT || err == -ENOEXEC) {
+		/* what the file says: the same in every process that maps it */
+		plain_add(c->plain, mi->dev, mi->ino);
 		return 0;
+	}
 	c->out->info = info;
 	c->out->bias = mi->start - mi->vaddr;
 	c->out->dev = mi->dev;
@@ -293,9 +377,14 @@ static int find_one(const struct ps_map_info *mi, void *arg)
 	return err == -ENOMEM ? err : 1; /* the first CPython found */
 }
 
-int py_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_process *out)
+int py_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
+		      struct py_process *out)
 {
-	struct find_ctx c = {.out = out, .result = -ENOENT, .seen_dev = ~0ull, .seen_ino = ~0ull};
+	struct find_ctx c = {.out = out,
+			     .plain = plain,
+			     .result = -ENOENT,
+			     .seen_dev = ~0ull,
+			     .seen_ino = ~0ull};
 	struct elf_named *en = NULL;
 	int err;
 

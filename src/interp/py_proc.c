@@ -6,7 +6,54 @@
 #include "interp/pmem.h"
 #include "interp/py_detect.h"
 #include "interp/py_lines.h"
+#include "interp/py_offsets.h"
 #include "interp/py_proc.h"
+
+int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
+	      struct cp_py_proc *out, struct py_attach_why *why)
+{
+	struct py_process proc;
+	struct cp_py_offsets off;
+	enum py_offsets_source src;
+	int err;
+
+	*why = (struct py_attach_why){0};
+	err = py_detect_process(ps, pid, gen, plain, &proc);
+	if (err != -ENOENT)
+		why->hexversion = proc.info.hexversion;
+	if (err == -EFAULT || err == -EIO)
+		return -EAGAIN; /* sys.version's data is not mapped yet (2.7, 3.6, 3.7) */
+	if (err)
+		return err;
+	/* 3.7's offsets need the patch level, read from sys.version, written at initialisation */
+	err = py_offsets_for_process((pid_t)pid, &proc, &off, &src);
+	if (err == -EFAULT || err == -EIO)
+		return -EAGAIN; /* 3.13's _Py_DebugOffsets are not mapped yet */
+	if (err)
+		return err;
+	/*
+	 * Initialised first (-EAGAIN): before, libpython's data may not be relocated yet, and
+	 * the check below would read pointers that lead nowhere.
+	 */
+	err = py_proc_build((pid_t)pid, &proc, &off, out);
+	if (err == -EFAULT || err == -EIO)
+		return -EAGAIN; /* its data is not mapped yet */
+	if (err)
+		return err;
+	err = py_offsets_check_code((pid_t)pid, &proc, &off, &why->mismatch);
+	if (err >= 0 && why->mismatch)
+		return -EPROTO;
+	/*
+	 * 2.7, 3.6: the interpreter pointer read above may be the bytes of a data segment not
+	 * mapped in place yet, and PyCode_Type's member table then leads nowhere: not yet.
+	 */
+	if (err == -EFAULT || err == -EIO || err == -EINVAL)
+		return -EAGAIN;
+	if (err < 0)
+		return err;
+	out->gen = gen;
+	return 0;
+}
 
 /* Line tables longer than this are not read (a 70000-line function has ~100 KiB). */
 #define PY_MAX_LINETABLE (1u << 20)

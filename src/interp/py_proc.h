@@ -22,6 +22,27 @@ struct py_process;
 int py_proc_build(pid_t pid, const struct py_process *pp, const struct cp_py_offsets *o,
 		  struct cp_py_proc *out);
 
+struct proc_snapshot;
+struct py_plain;
+
+/* Why py_attach() did not attach, for a message. */
+struct py_attach_why {
+	uint32_t hexversion;  /* the CPython found (-ENOTSUP: which one), 0 when none */
+	const char *mismatch; /* -EPROTO: the code-object field the offsets get wrong */
+};
+
+/*
+ * Everything the walker needs about the CPython of (pid, gen), whose mappings ps holds: find
+ * it (py_detect_process, with plain), choose and check its offsets, read its runtime values.
+ * 0 with *out filled (out->gen = gen). -ENOENT: no CPython among the mappings: ask again when
+ * they change (libpython is mapped after exec, or dlopen()ed); -EAGAIN: CPython, but not
+ * initialised yet (no thread-state key, or 3.7's patch level not written yet): ask again
+ * soon; -ENOTSUP (version in why->hexversion), -EPROTO (offsets that do not fit: why->mismatch)
+ * and other errors: not now, not later.
+ */
+int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
+	      struct cp_py_proc *out, struct py_attach_why *why);
+
 /* A code object, named. */
 struct py_code_info {
 	char name[128]; /* co_qualname (3.11+), else co_name; UTF-8 */

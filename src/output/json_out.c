@@ -18,11 +18,12 @@ enum jkind {
 	JK_USER,
 	JK_KERNEL,
 	JK_PSEUDO,
+	JK_PYTHON,
 };
 
 static const char *const jkind_names[] = {
 	[JK_PROCESS] = "process", [JK_THREAD] = "thread", [JK_USER] = "user",
-	[JK_KERNEL] = "kernel",	  [JK_PSEUDO] = "pseudo",
+	[JK_KERNEL] = "kernel",	  [JK_PSEUDO] = "pseudo", [JK_PYTHON] = "python",
 };
 
 static const char *const map_kind_names[] = {
@@ -414,6 +415,7 @@ static int location_index(struct jw *w, uint32_t id, uint32_t *idx, uint32_t *fu
 	const struct prof_frame *f = profile__frame(w->p, id);
 	enum jkind kind = f->kind == FRAME_KERNEL   ? JK_KERNEL
 			  : f->kind == FRAME_PSEUDO ? JK_PSEUDO
+			  : f->kind == FRAME_PYTHON ? JK_PYTHON
 						    : JK_USER;
 	uint32_t map = NONE;
 	json_t *o, *display;

@@ -53,6 +53,7 @@ enum {
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
 	FUNCTION_FILENAME = 4,
+	FUNCTION_START_LINE = 5,
 };
 
 /* ---- hashing ----------------------------------------------------------------------------- */
@@ -80,6 +81,7 @@ struct loc {
 
 struct func {
 	const char *name, *system_name, *file;
+	uint32_t start_line; /* Python functions' first line; 0 unknown */
 };
 
 struct enc {
@@ -128,7 +130,7 @@ static bool func_eq(const void *ctx, uint32_t id, const void *key)
 	const struct func *a = &((const struct enc *)ctx)->func_v[id], *b = key;
 
 	return !strcmp(a->name, b->name) && !strcmp(a->system_name, b->system_name) &&
-	       !strcmp(a->file, b->file);
+	       !strcmp(a->file, b->file) && a->start_line == b->start_line;
 }
 
 /* Function id (1-based) for a frame, added at its first use. 0 on failure. */
@@ -139,6 +141,7 @@ static uint64_t func_id(struct enc *e, const struct prof_frame *f)
 		/* system_name: the mangled name, or the name itself when there is only one */
 		.system_name = f->mangled ? f->mangled : f->name,
 		.file = f->file ? f->file : "",
+		.start_line = f->start_line,
 	};
 	uint32_t h = hash_str(hash_str(hash_str(IDTABLE_SEED, fn.name), fn.system_name), fn.file);
 	struct idslot *sl;
@@ -457,6 +460,8 @@ static int encode(struct enc *e, struct pb *out)
 		pb_int(&e->sub, FUNCTION_NAME, str_index(e, e->func_v[i].name));
 		pb_int(&e->sub, FUNCTION_SYSTEM_NAME, str_index(e, e->func_v[i].system_name));
 		pb_int(&e->sub, FUNCTION_FILENAME, str_index(e, e->func_v[i].file));
+		if (e->func_v[i].start_line)
+			pb_int(&e->sub, FUNCTION_START_LINE, e->func_v[i].start_line);
 		pb_message(&e->msg, PROFILE_FUNCTION, &e->sub);
 	}
 	pb_int(&e->msg, PROFILE_TIME_NANOS, (int64_t)e->m->start_unix_ns);

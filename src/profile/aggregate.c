@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile/aggregate.h"
+#include "interp/py_merge.h"
 #include "util/grow.h"
 #include "util/idtable.h"
 
@@ -40,6 +41,10 @@ struct agg {
 	size_t n_pool, cap_pool;
 	uint64_t ips[CP_MAX_USTACK_DEPTH];
 	struct cp_dstack ds;
+	struct cp_py_stack py;
+	struct py_mframe merged[CP_MAX_USTACK_DEPTH + CP_PY_MAX_FRAMES + 1];
+	uint64_t pcs[CP_MAX_USTACK_DEPTH];
+	char pyname[160];
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -314,6 +319,79 @@ static const char *dwarf_end_name(uint32_t end)
 	}
 }
 
+/*
+ * A Python frame: "py::QUALNAME" (the documented form, README "Python"), with its file and
+ * line; the code object's address stands for its address.
+ */
+static int add_py_frame(struct agg *a, const struct cp_count_key *k, const struct cp_py_frame *pf,
+			uint32_t *n)
+{
+	const struct py_code_info *ci = NULL;
+	struct prof_frame f = {.kind = FRAME_PYTHON, .addr = pf->code, .named = true};
+
+	if (a->o->py_name(a->o->py_ctx, k->pid, k->gen, pf->code, pf->instr, &ci) || !ci) {
+		f.name = "py::[unknown]";
+		f.named = false;
+	} else {
+		snprintf(a->pyname, sizeof(a->pyname), "py::%s", ci->name);
+		f.name = a->pyname;
+		f.file = ci->file;
+		f.module = ci->file;
+		f.line = ci->line > 0 ? (uint32_t)ci->line : 0;
+		f.start_line = ci->firstline > 0 ? (uint32_t)ci->firstline : 0;
+	}
+	if (*n >= MAX_FRAMES)
+		return -E2BIG;
+	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
+}
+
+/*
+ * A DWARF-walked user stack with the sample's Python frames put in place of the eval loop's
+ * activations (interp/py_merge.h). 1 when there are no Python frames to merge.
+ */
+static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const char *end,
+			    size_t depth, uint64_t count, uint32_t *n)
+{
+	const struct cp_py_proc *pp;
+	struct py_eval_range ev;
+	size_t m;
+	int err;
+
+	if (!k->pystack || !a->o->py_proc || !a->d->py_stack)
+		return 1;
+	pp = a->o->py_proc(a->o->py_ctx, k->pid, k->gen);
+	if (!pp || a->d->py_stack(a->d->ctx, k->pystack, &a->py) || !a->py.len)
+		return 1;
+	ev = (struct py_eval_range){pp->eval_start, pp->eval_end, pp->eval_cold_start,
+				    pp->eval_cold_end};
+	for (size_t i = 0; i < depth; i++)
+		a->pcs[i] = a->ds.ips[i] & ~CP_IP_EXACT;
+	m = py_merge(a->pcs, depth, a->py.frames, a->py.len, a->py.end == CP_PY_END_TRUNCATED, &ev,
+		     a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
+	a->st.py_stacks += count;
+	for (size_t j = m; j-- > 0;) {
+		const struct py_mframe *mf = &a->merged[j];
+		uint64_t ip;
+		bool entry = false;
+
+		if (mf->kind == PY_MF_TRUNCATED) {
+			err = add_pseudo(a, "[python truncated]", n);
+		} else if (mf->kind == PY_MF_PYTHON) {
+			err = add_py_frame(a, k, &a->py.frames[mf->index % CP_PY_MAX_FRAMES], n);
+		} else {
+			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
+			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
+					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
+					  j == m - 1 && !end ? &entry : NULL);
+			if (entry)
+				a->st.ustacks_entry += count;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
 static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, uint32_t *n)
 {
@@ -344,6 +422,9 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 			return err;
 	}
 	a->st.ustacks += count;
+	err = add_merged_stack(a, k, end, depth, count, n);
+	if (err <= 0)
+		return err;
 	for (size_t i = depth; i-- > 0;) {
 		uint64_t ip = a->ds.ips[i];
 		bool entry = false;
@@ -507,4 +588,5 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
+	to->py_stacks += from->py_stacks;
 }

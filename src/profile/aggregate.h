@@ -11,6 +11,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "interp/py_proc.h"
 #include "profile/drain.h"
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
@@ -27,6 +28,14 @@ struct aggregate_opts {
 	 */
 	bool (*hurry)(void *ctx);
 	void *hurry_ctx;
+	/*
+	 * --python (NULL: Python frames are left out): the CPython of (pid, gen), NULL when
+	 * none, and the names of a code object at an instruction position.
+	 */
+	const struct cp_py_proc *(*py_proc)(void *ctx, uint32_t pid, uint32_t gen);
+	int (*py_name)(void *ctx, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
+		       const struct py_code_info **out);
+	void *py_ctx;
 };
 
 struct aggregate_stats {
@@ -46,6 +55,7 @@ struct aggregate_stats {
 	 * sample taken; with --comm these count the profile's alone.
 	 */
 	uint64_t kept[CP_STAT_MAX];
+	uint64_t py_stacks; /* samples with Python frames merged into their stack */
 };
 
 /* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
+#include "python_shared.h"
 
 /* Called once per count; a nonzero result stops the walk. */
 typedef int (*drain_count_fn)(const struct cp_count_key *key, uint64_t count, void *ctx);
@@ -31,6 +32,11 @@ struct drain {
 	 * CP_MAX_USTACK_DEPTH. -ENOENT if key is unknown.
 	 */
 	int (*dwarf_stack)(void *ctx, uint64_t key, struct cp_dstack *out);
+	/*
+	 * The CPython frames stored under key (cp_count_key.pystack); NULL when the source has
+	 * none. -ENOENT if key is unknown.
+	 */
+	int (*py_stack)(void *ctx, uint64_t key, struct cp_py_stack *out);
 };
 
 #endif

@@ -45,7 +45,7 @@ static bool frame_eq(const struct prof_frame *x, const struct prof_frame *y)
 	return x->kind == y->kind && x->addr == y->addr && x->rel == y->rel && x->name == y->name &&
 	       x->module == y->module && x->mapping == y->mapping && x->named == y->named &&
 	       x->inlined == y->inlined && x->mangled == y->mangled && x->file == y->file &&
-	       x->line == y->line && x->column == y->column;
+	       x->line == y->line && x->column == y->column && x->start_line == y->start_line;
 }
 
 static uint32_t mapping_hash(const struct prof_mapping *m)

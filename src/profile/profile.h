@@ -14,6 +14,7 @@ enum frame_kind {
 	FRAME_USER = 0,
 	FRAME_KERNEL = 1,
 	FRAME_PSEUDO = 2, /* "[user stack lost: ...]" and similar markers */
+	FRAME_PYTHON = 3, /* a Python function CPython ran ("py::NAME"; addr: its code object) */
 };
 
 enum prof_map_kind {
@@ -47,6 +48,7 @@ struct prof_frame {
 	const char *mangled; /* linkage name when it differs from name, else NULL */
 	const char *file;    /* source file, NULL when unknown */
 	uint32_t line, column;
+	uint32_t start_line; /* Python frames: the function's first line; else 0 */
 };
 
 /* Facts about the recording that the writers put in their headers. */

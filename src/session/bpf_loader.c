@@ -28,6 +28,7 @@ struct bpf_session {
 	uint32_t rows_cap;
 	size_t rows_len; /* bytes mapped */
 	bool dwarf;	 /* the dstacks maps are in use */
+	bool python;	 /* the pystacks maps are in use (--python with dwarf) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -36,7 +37,7 @@ struct bpf_session {
 
 /* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
 struct slot_maps {
-	struct bpf_map *counts, *ustacks, *kstacks, *dstacks;
+	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *pystacks;
 };
 
 static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot)
@@ -45,9 +46,9 @@ static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot
 
 	if (slot)
 		return (struct slot_maps){k->maps.counts1, k->maps.ustacks1, k->maps.kstacks1,
-					  k->maps.dstacks1};
+					  k->maps.dstacks1, k->maps.pystacks1};
 	return (struct slot_maps){k->maps.counts0, k->maps.ustacks0, k->maps.kstacks0,
-				  k->maps.dstacks0};
+				  k->maps.dstacks0, k->maps.pystacks0};
 }
 
 static int read_file_str(const char *path, char *buf, size_t size)
@@ -156,6 +157,8 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	if (!err)
 		err = bpf_program__set_autoload(k->progs.cp_mprotect_in, false);
 	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_py, false);
+	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.objtab, 1);
@@ -237,6 +240,18 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	err = setup_unwind(s, cfg->unwind_dwarf, uw);
 	if (err)
 		goto fail;
+	/* the Python walker runs inside the DWARF walk's chain only */
+	s->python = cfg->python && cfg->unwind_dwarf;
+	if (!s->python) {
+		if (cfg->unwind_dwarf)
+			err = bpf_program__set_autoload(s->skel->progs.cp_py, false);
+		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+			err = bpf_map__set_max_entries(slot_maps(s, i).pystacks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(s->skel->maps.py_procs, 1);
+		if (err)
+			goto fail;
+	}
 
 	s->step = "load the BPF programs";
 	err = cpuprof_profile__load(s->skel);
@@ -247,6 +262,17 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		err = start_unwind(s);
 		if (err)
 			goto fail;
+	}
+	if (s->python) {
+		uint32_t slot = 1; /* CP_PROG_PYTHON */
+		int fd = bpf_program__fd(s->skel->progs.cp_py);
+
+		s->step = "set up the Python walker";
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd,
+					BPF_ANY)) {
+			err = -errno;
+			goto fail;
+		}
 	}
 	s->step = "";
 	*failed_step = "";
@@ -449,6 +475,66 @@ int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 	return 0;
 }
 
+int bpf_session__set_py_proc(struct bpf_session *s, uint32_t pid, const struct cp_py_proc *pp)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &pid, pp, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX])
+{
+	int fd = bpf_map__fd(s->skel->maps.py_stats), ncpu = libbpf_num_possible_cpus();
+	uint64_t *v;
+
+	memset(out, 0, CP_PY_STAT_MAX * sizeof(*out));
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < CP_PY_STAT_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			free(v);
+			return -errno;
+		}
+		for (int c = 0; c < ncpu; c++)
+			out[i] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want, py_stack_fn fn,
+				   void *ctx)
+{
+	struct cp_py_stored v;
+	int err;
+
+	if (!s->python)
+		return 0;
+	/* both sets: a stack is named while the kernel fills either */
+	for (unsigned int i = 0; i < CP_SLOTS; i++) {
+		int fd = bpf_map__fd(slot_maps(s, i).pystacks);
+		uint64_t key, next;
+		const void *prev = NULL;
+
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			key = next;
+			prev = &key;
+			if (!want(next, ctx))
+				continue;
+			/* deleted meanwhile (a drain cleared its set), or not the walker's */
+			if (bpf_map_lookup_elem(fd, &next, &v) || v.st.len > CP_PY_MAX_FRAMES)
+				continue;
+			err = fn(next, &v, ctx);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 /* ---- the two sets of aggregation maps ---------------------------------------------------- */
 
 /* The per-CPU slot counters, summed over the CPUs. */
@@ -599,6 +685,8 @@ int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
 		err = clear_map(s, m.kstacks);
 	if (!err && s->dwarf)
 		err = clear_map(s, m.dstacks);
+	if (!err && s->python)
+		err = clear_map(s, m.pystacks);
 	return err;
 }
 
@@ -628,6 +716,14 @@ struct bpf_copy {
 		uint32_t len, end;
 	} * ds;
 	size_t n_ds, cap_ds;
+	struct copied_pystack {
+		uint64_t key;
+		uint64_t first; /* in pyframes */
+		uint32_t len, end;
+	} * ps;
+	size_t n_ps, cap_ps;
+	struct cp_py_frame *pyframes;
+	size_t n_pyframes, cap_pyframes;
 };
 
 void bpf_copy__free(struct bpf_copy *c)
@@ -642,6 +738,8 @@ void bpf_copy__free(struct bpf_copy *c)
 	free(c->kfirst);
 	free(c->klen);
 	free(c->ds);
+	free(c->ps);
+	free(c->pyframes);
 	free(c);
 }
 
@@ -729,6 +827,56 @@ static int copy_dstacks(struct bpf_copy *c, struct bpf_map *m)
 	return err;
 }
 
+static int cmp_pystack(const void *a, const void *b)
+{
+	const struct copied_pystack *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int copy_pystacks(struct bpf_copy *c, struct bpf_map *m)
+{
+	int fd = bpf_map__fd(m);
+	struct cp_py_stored *v = malloc(sizeof(*v));
+	uint64_t key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct copied_pystack *d;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, v)) {
+			err = errno == ENOENT ? 0 : -errno;
+			continue;
+		}
+		if (v->st.len > CP_PY_MAX_FRAMES)
+			continue;
+		if (array_grow((void **)&c->ps, &c->cap_ps, c->n_ps + 1, sizeof(*c->ps)) ||
+		    array_grow((void **)&c->pyframes, &c->cap_pyframes, c->n_pyframes + v->st.len,
+			       sizeof(*c->pyframes))) {
+			err = -ENOMEM;
+			break;
+		}
+		d = &c->ps[c->n_ps++];
+		d->key = key;
+		d->len = v->st.len;
+		d->end = v->st.end;
+		d->first = c->n_pyframes;
+		memcpy(c->pyframes + c->n_pyframes, v->st.frames, v->st.len * sizeof(*c->pyframes));
+		c->n_pyframes += v->st.len;
+	}
+	if (!err && errno != ENOENT && prev)
+		err = -errno;
+	free(v);
+	if (!err && c->n_ps)
+		qsort(c->ps, c->n_ps, sizeof(*c->ps), cmp_pystack);
+	return err;
+}
+
 int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out)
 {
 	struct slot_maps m = slot_maps(s, slot & 1);
@@ -784,6 +932,8 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 		err = -errno;
 	if (!err && s->dwarf)
 		err = copy_dstacks(c, m.dstacks);
+	if (!err && s->python)
+		err = copy_pystacks(c, m.pystacks);
 	if (err) {
 		bpf_copy__free(c);
 		return err;
@@ -839,6 +989,21 @@ static int copy_dstack_of(void *ctx, uint64_t key, struct cp_dstack *out)
 	return 0;
 }
 
+static int copy_pystack_of(void *ctx, uint64_t key, struct cp_py_stack *out)
+{
+	const struct bpf_copy *c = ctx;
+	struct copied_pystack k = {.key = key}, *d;
+
+	d = c->n_ps ? bsearch(&k, c->ps, c->n_ps, sizeof(*c->ps), cmp_pystack) : NULL;
+	if (!d)
+		return -ENOENT;
+	out->len = d->len;
+	out->end = d->end;
+	out->tstate = 0;
+	memcpy(out->frames, c->pyframes + d->first, d->len * sizeof(*out->frames));
+	return 0;
+}
+
 void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
 	*out = (struct drain){
@@ -846,6 +1011,7 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 		.for_each_count = copy_counts,
 		.stack = copy_stack_of,
 		.dwarf_stack = copy_dstack_of,
+		.py_stack = copy_pystack_of,
 	};
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
+#include "python_shared.h"
 
 struct bpf_session;
 struct drain;
@@ -47,6 +48,18 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 			    const struct cp_obj_table *t);
 
+/* --python: the CPython of process pid, for the walker (replaces any). Safe at run time. */
+int bpf_session__set_py_proc(struct bpf_session *s, uint32_t pid, const struct cp_py_proc *pp);
+/*
+ * Call fn for every Python stack of both sets that want says yes to (it sees the key alone: a
+ * stack seen before costs no copy); nonzero from fn stops and is returned.
+ */
+typedef bool (*py_stack_want_fn)(uint64_t key, void *ctx);
+typedef int (*py_stack_fn)(uint64_t key, const struct cp_py_stored *v, void *ctx);
+int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want, py_stack_fn fn,
+				   void *ctx);
+/* Sum the per-CPU Python walk counters into out[CP_PY_STAT_MAX]. */
+int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX]);
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
 

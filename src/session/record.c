@@ -27,6 +27,7 @@
 #include "proc/proc_status.h"
 #include "session/record.h"
 #include "session/record_int.h"
+#include "session/record_py.h"
 #include "session/report.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
@@ -74,6 +75,8 @@ static int on_event(void *ctx, void *data, size_t size)
 			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 		else
 			load_unwind(r, ev->pid, ev->gen);
+		if (!err)
+			record_py_new(r, ev->pid, ev->gen);
 		return 0;
 	}
 	if (ev->type == CP_EV_MAPPING && size >= sizeof(struct cp_map_event)) {
@@ -110,6 +113,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 	else
 		load_unwind(r, ev->pid, ev->gen);
+	if (!err)
+		record_py_new(r, ev->pid, ev->gen);
 	return 0;
 }
 
@@ -255,6 +260,12 @@ static int event_loop(struct record *r)
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
 			return r->progfd < 0 ? r->progfd : -errno;
 	}
+	if (r->py) {
+		/* --python: interpreters not ready at exec, stacks to name while they live */
+		r->pyfd = arm_timer(250, 250);
+		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
+			return r->pyfd < 0 ? r->pyfd : -errno;
+	}
 	for (size_t i = 0; i < r->o->n_pids; i++)
 		if (r->pidfds[i] >= 0 && add_fd(r->epfd, r->pidfds[i]))
 			return -errno;
@@ -289,6 +300,9 @@ static int event_loop(struct record *r)
 					err = drain_tick(r);
 				if (err)
 					return err;
+			} else if (fd == r->pyfd) {
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					record_py_tick(r);
 			} else {
 				target_exited(r, fd);
 			}
@@ -357,6 +371,9 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 		.max_depth = r->max_depth,
 		.hurry = r->draining ? naming_hurried : drain_requests,
 		.hurry_ctx = r,
+		.py_proc = r->py ? record_py_proc : NULL,
+		.py_name = record_py_name,
+		.py_ctx = r,
 	};
 }
 
@@ -387,6 +404,8 @@ static int take_set(struct record *r)
 	err = bpf_session__copy_slot(r->bpf, old, &c);
 	if (err)
 		return err;
+	/* --python: name the set's code objects now, while their processes may still live */
+	record_py_tick(r);
 	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
 		bpf_copy__free(c);
 		return -ENOMEM;
@@ -505,6 +524,8 @@ static int drain(struct record *r)
 		err = name_queue(r);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
+	if (!err && r->py)
+		err = bpf_session__read_py_stats(r->bpf, r->py_stats);
 	if (!err)
 		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
 			"was filling "
@@ -522,6 +543,33 @@ static int drain(struct record *r)
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
+
+/* -v: how the Python walks went (enum cp_py_end, enum cp_py_stat). */
+static void py_summary(const struct record *r)
+{
+	static const char *const names[CP_PY_STAT_MAX] = {
+		[CP_PY_END_OK] = "whole",
+		[CP_PY_END_NO_PROC] = "no CPython",
+		[CP_PY_END_NO_TSTATE] = "no Python thread",
+		[CP_PY_END_TRUNCATED] = "truncated",
+		[CP_PY_END_READ] = "unreadable",
+		[CP_PY_END_BAD_CODE] = "bad code object",
+		[CP_PY_STAT_FULL] = "lost (map full)",
+		[CP_PY_STAT_COLLISION] = "lost (collision)",
+		[CP_PY_STAT_TAILCALL] = "tail call failed",
+	};
+	char buf[512];
+	size_t n = 0;
+
+	for (int i = 0; i < CP_PY_STAT_MAX && n < sizeof(buf); i++)
+		if (r->py_stats[i])
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s %" PRIu64,
+					      n ? "," : "", names[i], r->py_stats[i]);
+	/* no CPython was sampled: nothing to say */
+	if (n)
+		pr_info("Python walks:%s; %" PRIu64 " samples with Python frames", buf,
+			r->agg.py_stacks);
+}
 
 static void fill_report(const struct record *r, struct report *rep)
 {
@@ -705,6 +753,13 @@ static int record_session(struct record *r)
 	rc = record_prepare_targets(r);
 	if (rc)
 		return rc;
+	if (record_py_init(r)) {
+		pr_err("cannot set up the Python walker: %s", strerror(ENOMEM));
+		return CP_EXIT_FAILURE;
+	}
+	/* the processes read before sampling, generation 0 */
+	for (size_t i = 0; r->py && i < r->pre.procs; i++)
+		record_py_later(r, (uint32_t)r->pre.pids[i], 0);
 	STOP_POINT(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {
@@ -756,6 +811,8 @@ static int record_session(struct record *r)
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
 	report_summary(&rep, r->n_outs);
+	if (r->py)
+		py_summary(r);
 	return CP_EXIT_OK;
 }
 
@@ -774,6 +831,7 @@ int record_run(const struct cp_options *opts)
 		.durfd = -1,
 		.progfd = -1,
 		.drainfd = -1,
+		.pyfd = -1,
 	};
 	sigset_t old;
 	int rc;
@@ -801,6 +859,7 @@ int record_run(const struct cp_options *opts)
 	symbolizer__free(r.sym);
 	proc_snapshot__free(r.snap);
 	profile__free(r.prof);
+	record_py_free(&r);
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);
 	free(r.pidfds);
@@ -823,6 +882,7 @@ int record_run(const struct cp_options *opts)
 	for (size_t i = 0; i < r.n_queue; i++)
 		bpf_copy__free(r.queue[i]);
 	free(r.queue);
+	close_fd(r.pyfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

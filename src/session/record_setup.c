@@ -218,6 +218,7 @@ int record_load_bpf(struct record *r)
 	r->cfg.per_thread = o->per_thread;
 	r->cfg.follow_children = o->command != NULL;
 	r->cfg.unwind_dwarf = r->um != NULL;
+	r->cfg.python = !o->no_python;
 
 	libbpf_set_print(libbpf_print);
 	err = open_bpf(r, &step);

@@ -59,8 +59,10 @@ def main():
 main()
 PY
 
+# --no-python: the trampolines and the native eval loop under them are what is checked here
+# (with Python frames, py::NAME frames take the eval loop's place; t_python_frames.sh)
 out=$TMP/py.folded
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$py' \
+expect_status 0 "$CPUPROF" record --no-python -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$py' \
 	-X perf '$TMP/tree.py' 2.5"
 rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check_folded_grammar "$out"

@@ -38,7 +38,14 @@ struct fake_dstack {
 	struct cp_dstack ds;
 };
 
+struct fake_pystack {
+	uint64_t key;
+	struct cp_py_stack st;
+};
+
 struct fake {
+	struct fake_pystack pystacks[2];
+	size_t n_pystacks;
 	struct fake_count counts[24];
 	size_t n_counts;
 	struct fake_stack stacks[8];
@@ -88,6 +95,19 @@ static int fake_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
 	for (size_t i = 0; i < f->n_dstacks; i++) {
 		if (f->dstacks[i].key == key) {
 			*out = f->dstacks[i].ds;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int fake_py_stack(void *ctx, uint64_t key, struct cp_py_stack *out)
+{
+	const struct fake *f = ctx;
+
+	for (size_t i = 0; i < f->n_pystacks; i++) {
+		if (f->pystacks[i].key == key) {
+			*out = f->pystacks[i].st;
 			return 0;
 		}
 	}
@@ -150,6 +170,7 @@ static const struct drain fake_drain = {
 	.for_each_count = fake_for_each_count,
 	.stack = fake_stack,
 	.dwarf_stack = fake_dwarf_stack,
+	.py_stack = fake_py_stack,
 };
 
 static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
@@ -198,7 +219,10 @@ static const char *kinds(size_t i)
 	for (j = 0; j < s->nframes; j++) {
 		const struct prof_frame *f = profile__frame(prof, s->frames[j]);
 
-		buf[j] = f->kind == FRAME_PSEUDO ? 'P' : f->kind == FRAME_KERNEL ? 'K' : 'U';
+		buf[j] = f->kind == FRAME_PSEUDO   ? 'P'
+			 : f->kind == FRAME_KERNEL ? 'K'
+			 : f->kind == FRAME_PYTHON ? 'Y'
+						   : 'U';
 		if (f->inlined)
 			buf[j] = 'i';
 	}
@@ -580,6 +604,80 @@ static void test_dwarf_stack(void **state)
 	assert_int_equal(st.stacks_missing, 0);
 }
 
+/* --python: the eval loop's code, and two code objects named for process PID generation 0 */
+static struct cp_py_proc fake_pp;
+
+static const struct cp_py_proc *fake_py_proc(void *ctx, uint32_t pid, uint32_t gen)
+{
+	(void)ctx;
+	return pid == PID && gen == 0 ? &fake_pp : NULL;
+}
+
+static int fake_py_name(void *ctx, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
+			const struct py_code_info **out)
+{
+	static struct py_code_info outer = {"Outer.run", "/srv/app.py", 10, 12},
+				   inner = {"inner", "/srv/lib.py", 3, 7};
+
+	(void)ctx;
+	(void)instr;
+	if (pid != PID || gen != 0)
+		return -ENOENT;
+	*out = code == 0x1000 ? &outer : code == 0x2000 ? &inner : NULL;
+	return *out ? 0 : -EINVAL;
+}
+
+/*
+ * Python frames take the place of the eval loop's frame (here cp_fix_heavy stands for it): the
+ * activation's frames from the innermost up to the entry frame, root first, with file, line
+ * and start line; a code object that cannot be named is py::[unknown]. Without --python (no
+ * py_proc), the native stack as it is.
+ */
+static void test_python_frames(void **state)
+{
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.main + 0x20, ad.start + 0x10};
+	struct aggregate_opts o = {
+		.max_depth = CP_MAX_STACK_DEPTH, .py_proc = fake_py_proc, .py_name = fake_py_name};
+	struct fake_pystack *ps = &fk.pystacks[0];
+	const struct prof_frame *f;
+	struct aggregate_stats st;
+
+	(void)state;
+	fake_pp.eval_start = ad.heavy;
+	fake_pp.eval_end = ad.heavy + 0x20;
+	ps->key = 77;
+	ps->st.len = 3;
+	ps->st.frames[0] = (struct cp_py_frame){.code = 0x2000, .kind = CP_PY_FRAME_CODE};
+	ps->st.frames[1] = (struct cp_py_frame){.code = 0x3000, .kind = CP_PY_FRAME_CODE};
+	ps->st.frames[2] = (struct cp_py_frame){
+		.code = 0x1000, .kind = CP_PY_FRAME_CODE, .flags = CP_PY_FF_ENTRY};
+	fk.n_pystacks = 1;
+	add_dstack(5, CP_DEND_OK, 4, u);
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 3)->dstack = 5;
+	fk.counts[0].key.pystack = 77;
+	st = run(sym, &o);
+
+	assert_string_equal(names(0),
+			    "_start;main;py::Outer.run;py::[unknown];py::inner;cp_fix_leaf");
+	assert_string_equal(kinds(0), "UUYYYU");
+	f = frame_of(0, 2);
+	assert_string_equal(f->file, "/srv/app.py");
+	assert_int_equal(f->line, 12);
+	assert_int_equal(f->start_line, 10);
+	assert_int_equal(f->addr, 0x1000);
+	assert_int_equal(frame_of(0, 4)->line, 7);
+	assert_int_equal(st.py_stacks, 3);
+	assert_int_equal(st.ustacks_entry, 3);
+
+	/* --no-python */
+	profile__free(prof);
+	prof = profile__new();
+	assert_non_null(prof);
+	st = run(sym, &defaults);
+	assert_string_equal(names(0), "_start;main;cp_fix_heavy;cp_fix_leaf");
+	assert_int_equal(st.py_stacks, 0);
+}
+
 /* How a DWARF walk ended, at the root of its stack; a stack that cannot be read: lost. */
 static void test_dwarf_ends(void **state)
 {
@@ -859,11 +957,12 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}}, from = {10, 20, 30, 40, 50, 60, {0}};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, 7},
+			       from = {10, 20, 30, 40, 50, 60, {0}, 70};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
-	_Static_assert(sizeof(struct aggregate_stats) == (6 + CP_STAT_MAX) * sizeof(uint64_t),
+	_Static_assert(sizeof(struct aggregate_stats) == (7 + CP_STAT_MAX) * sizeof(uint64_t),
 		       "fields");
 	for (int i = 0; i < CP_STAT_MAX; i++) {
 		to.kept[i] = (uint64_t)i;
@@ -878,6 +977,7 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.bad_ra, 66);
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
+	assert_int_equal(to.py_stacks, 77);
 }
 
 int main(void)
@@ -889,6 +989,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_return_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stacks_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_python_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_leaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hurry, setup, teardown),

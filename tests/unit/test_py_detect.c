@@ -3,15 +3,22 @@
  * CPython detection (interp/py_detect.h): on the fake objects of tests/fixtures/fake_python.c
  * (always built), then on every real interpreter of the machine (pyenv's, Debian's static
  * python3.11) with the interpreter itself as the oracle: sys.hexversion, and the addresses
- * of the running process checked against what it reports through ctypes where it can.
+ * of the running process checked against what it reports through ctypes where it can. The
+ * cache of objects without CPython (py_plain) is per object: a process that maps libpython
+ * after an object without it (a launcher; a program that dlopen()s it) is still found, and an
+ * interpreter looked at before it is initialised is "ask again" (py_attach -EAGAIN), never a
+ * verdict.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "cmocka_inc.h"
 #include "elf/elf_named.h"
 #include "interp/py_detect.h"
+#include "interp/py_proc.h"
 #include "proc/proc_snapshot.h"
 
 static int detect_path(const char *path, struct py_object_info *info)
@@ -111,6 +118,52 @@ static void test_fake_objects(void **state)
 	fixture(path, sizeof(path), "fix_tree");
 	assert_int_equal(detect_path(path, &info), -ENOENT);
 	assert_int_equal(detect_path("/lib/x86_64-linux-gnu/libc.so.6", &info), -ENOENT);
+}
+
+/*
+ * This process has no CPython; once it dlopen()s (fake) libpython it has: the objects cached as
+ * plain by the first look must not hide it.
+ */
+static void test_plain_then_dlopen(void **state)
+{
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	struct py_plain *plain = py_plain__new();
+	uint32_t self = (uint32_t)getpid();
+	char lib[PATH_MAX];
+	struct py_process pp;
+	struct stat st;
+	size_t n;
+	void *h;
+
+	(void)state;
+	assert_non_null(ps);
+	assert_non_null(plain);
+	assert_int_equal(proc_snapshot__take(ps, self, 0), 0);
+	assert_int_equal(py_detect_process(ps, self, 0, plain, &pp), -ENOENT);
+	n = py_plain__count(plain);
+	assert_true(n >= 2); /* this test, libc at least */
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	assert_true(py_plain__has(plain, st.st_dev, st.st_ino));
+	/* nothing new: nothing opened, nothing added */
+	assert_int_equal(py_detect_process(ps, self, 0, plain, &pp), -ENOENT);
+	assert_int_equal(py_plain__count(plain), n);
+
+	fake(lib, sizeof(lib), "libpython3.12.so.1.0");
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	/* the mappings changed: read again (the profiler's refresh) */
+	assert_int_equal(proc_snapshot__take(ps, self, 1), 0);
+	assert_int_equal(py_detect_process(ps, self, 1, plain, &pp), 0);
+	assert_int_equal(pp.info.hexversion, 0x030c01f0);
+	assert_int_equal(stat(lib, &st), 0);
+	assert_int_equal(pp.dev, st.st_dev);
+	assert_int_equal(pp.ino, st.st_ino);
+	assert_false(py_plain__has(plain, st.st_dev, st.st_ino));
+	/* and again, with the cache as the first look left it */
+	assert_int_equal(py_detect_process(ps, self, 1, plain, &pp), 0);
+	dlclose(h);
+	py_plain__free(plain);
+	proc_snapshot__free(ps);
 }
 
 /* ---- the machine's interpreters ------------------------------------------------------------ */
@@ -254,7 +307,7 @@ static void test_real_processes(void **state)
 		assert_non_null(fgets(line, sizeof(line), f));
 		code_type = strtoull(line, NULL, 10);
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-		err = py_detect_process(ps, (uint32_t)pid, 0, &pp);
+		err = py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp);
 		print_message("pid %d %s: %08x source %d\n", pid, in[i].obj, pp.info.hexversion,
 			      pp.info.source);
 		kill(pid, SIGKILL);
@@ -268,6 +321,114 @@ static void test_real_processes(void **state)
 	}
 }
 
+/* Whether process pid has an executable mapping of a file whose path contains name. */
+static bool maps_exec(pid_t pid, const char *name)
+{
+	char path[64], line[4096];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char perms[8] = "";
+
+		if (sscanf(line, "%*s %7s", perms) == 1 && perms[2] == 'x' && strstr(line, name))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Every interpreter looked at as the profiler does while it starts: stopped at its exec (only
+ * the program and the dynamic loader mapped), then as soon as its CPython object is mapped
+ * (not initialised: libpython's data not even relocated), then once running. py_attach must say
+ * "no CPython" (shared builds: the launcher, which goes into the cache) and then "ask again"
+ * (-EAGAIN) until the end, where it attaches, with the same cache all along. 3.7 needs its
+ * patch level from sys.version, written at initialisation: "ask again", not a failure.
+ */
+static void test_attach_while_starting(void **state)
+{
+	struct interp in[16];
+	size_t n = find_interpreters(in, 16), i;
+
+	(void)state;
+	if (!n)
+		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
+	for (i = 0; i < n; i++) {
+		struct proc_snapshot *ps = proc_snapshot__new("/proc");
+		struct py_plain *plain = py_plain__new();
+		bool shared = strcmp(in[i].obj, in[i].bin) != 0;
+		const char *base = strrchr(in[i].obj, '/') + 1;
+		struct py_attach_why why;
+		struct cp_py_proc out;
+		int pfd[2], status, at_exec, mapped = -1, steps = 0, err;
+		char line[64];
+		uint32_t gen = 0;
+		pid_t pid;
+		FILE *f;
+
+		assert_non_null(ps);
+		assert_non_null(plain);
+		assert_int_equal(pipe(pfd), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			dup2(pfd[1], 1);
+			close(pfd[0]);
+			ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+			execl(in[i].bin, in[i].bin, "-c",
+			      "import sys, time\nsys.stdout.write('up\\n')\nsys.stdout.flush()\n"
+			      "time.sleep(60)\n",
+			      (char *)NULL);
+			_exit(127);
+		}
+		close(pfd[1]);
+		/* stopped at exec */
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSTOPPED(status));
+		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, gen), 0);
+		at_exec = py_attach(ps, (uint32_t)pid, gen, plain, &out, &why);
+		/* then from system call to system call until the CPython object is mapped */
+		while (!maps_exec(pid, base)) {
+			assert_int_equal(ptrace(PTRACE_SYSCALL, pid, NULL, NULL), 0);
+			assert_int_equal(waitpid(pid, &status, 0), pid);
+			assert_true(WIFSTOPPED(status));
+			assert_true(++steps < 10000);
+		}
+		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, ++gen), 0);
+		mapped = py_attach(ps, (uint32_t)pid, gen, plain, &out, &why);
+		assert_int_equal(ptrace(PTRACE_DETACH, pid, NULL, NULL), 0);
+		f = fdopen(pfd[0], "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, ++gen), 0);
+		err = py_attach(ps, (uint32_t)pid, gen, plain, &out, &why);
+		print_message("%s: at exec %d, mapped after %d stops %d, running %d (%u plain)\n",
+			      in[i].obj, at_exec, steps, mapped, err,
+			      (unsigned)py_plain__count(plain));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fclose(f);
+		assert_int_equal(at_exec, shared ? -ENOENT : -EAGAIN);
+		if (shared) {
+			struct stat st;
+
+			/* the launcher is cached as plain: it does not hide its libpython */
+			assert_int_equal(stat(in[i].bin, &st), 0);
+			assert_true(py_plain__has(plain, st.st_dev, st.st_ino));
+		}
+		assert_int_equal(mapped, -EAGAIN);
+		assert_int_equal(err, 0);
+		assert_int_equal(out.gen, gen);
+		assert_true(out.code_type != 0 && out.eval_end > out.eval_start);
+		py_plain__free(plain);
+		proc_snapshot__free(ps);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +436,8 @@ int main(void)
 		cmocka_unit_test(test_fake_objects),
 		cmocka_unit_test(test_real_files),
 		cmocka_unit_test(test_real_processes),
+		cmocka_unit_test(test_plain_then_dlopen),
+		cmocka_unit_test(test_attach_while_starting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

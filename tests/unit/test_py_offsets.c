@@ -274,7 +274,7 @@ static void test_live_313(void **state)
 		assert_non_null(fgets(line, sizeof(line), f));
 		ps = proc_snapshot__new("/proc");
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, &pp), 0);
+		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -327,7 +327,7 @@ static void test_code_members(void **state)
 		f = fdopen(pfd[0], "r");
 		assert_non_null(fgets(line, sizeof(line), f));
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, &pp), 0);
+		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
 		compared = py_offsets_check_code(pid, &pp, &o, &bad);
 		print_message("%s %08x: %d code fields compared, mismatch %s\n", bins[i],

@@ -290,7 +290,7 @@ static void walk_one(const char *bin, const char *script, bool callback)
 
 	ps = proc_snapshot__new("/proc");
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-	assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, &pp), 0);
+	assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 	assert_int_equal(py_offsets_for_process(pid, &pp, &off, &src), 0);
 	for (i = 0; i < 50 && err == -EAGAIN; i++) {
 		err = py_proc_build(pid, &pp, &off, &proc);

@@ -1,0 +1,186 @@
+#!/bin/bash
+# Python frames merged with native frames (--python, the default), under every CPython on the
+# machine: pyenv's 3.8-3.13 (and 2.7, 3.6, 3.7 when present) and Debian's /usr/bin/python3.11.
+# A script with a known call tree, main -> outer -> {hot 3/4, cold 1/4}, run as `-- COMMAND`:
+#  - >= 95 % of the samples in the script's code (a frame of tree.py) show their
+#    Python frames as a prefix of <module>;main;outer;{hot|cold}, in order (a wrong or
+#    missing frame fails; the interpreter's start-up imports are not the script's);
+#  - hot / (hot + cold) within 0.1 of 0.75;
+#  - hot's frames carry the lines of its loop (6 or 7) in >= 90 % of its samples;
+#  - two threads, one in pure Python, one in zlib.compress without the GIL: every sample in
+#    zlib's deflate code is under py::squash, never under py::spin, and py::spin's samples hold
+#    no deflate frame;
+#  - processes started while recording (3.x): a multiprocessing worker forked, and one
+#    spawned (a new python exec'd by the first), each get Python frames.
+# Shares, not counts: the machine may be loaded. A missing interpreter skips outside CI only
+# (CI must have them all).
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+PYENV_VERSIONS=${PYENV_ROOT:-${HOME:-/root}/.pyenv}/versions
+required="3.8 3.9 3.10 3.11 3.12 3.13"
+optional="2.7 3.6 3.7"
+
+cat >"$TMP/tree.py" <<'PY'
+import sys, time
+
+
+def hot(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def cold(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def outer():
+    hot(30000)
+    cold(10000)
+
+
+def main(secs):
+    end = time.time() + secs
+    while time.time() < end:
+        outer()
+
+
+main(float(sys.argv[1]))
+PY
+
+cat >"$TMP/threads.py" <<'PY'
+import sys, threading, time, zlib
+
+END = time.time() + float(sys.argv[1])
+DATA = bytes(bytearray((i * 7919) % 251 for i in range(1 << 20)))
+
+
+def spin():
+    s = 0
+    while time.time() < END:
+        for i in range(10000):
+            s += i
+
+
+def squash():
+    while time.time() < END:
+        zlib.compress(DATA, 9)
+
+
+t = threading.Thread(target=squash)
+t.start()
+spin()
+t.join()
+PY
+
+cat >"$TMP/workers.py" <<'PY'
+import multiprocessing, sys, time
+
+
+def spin(secs):
+    end = time.time() + secs
+    s = 0
+    while time.time() < end:
+        for i in range(10000):
+            s += i
+
+
+def forked(secs):
+    spin(secs)
+
+
+def spawned(secs):
+    spin(secs)
+
+
+if __name__ == "__main__":
+    secs = float(sys.argv[1])
+    a = multiprocessing.get_context("fork").Process(target=forked, args=(secs,))
+    b = multiprocessing.get_context("spawn").Process(target=spawned, args=(secs,))
+    a.start()
+    b.start()
+    a.join()
+    b.join()
+PY
+
+# The Python frames of each line, in order: "<module>;main;outer;hot COUNT"
+py_chains() {
+	awk '{ n = split($0, f, ";"); c = f[n]; sub(/.* /, "", c); sub(/ [0-9]+$/, "", f[n])
+		out = ""
+		for (i = 1; i <= n; i++) if (f[i] ~ /^py::/) {
+			x = f[i]; sub(/^py::/, "", x); sub(/ \(.*$/, "", x)
+			out = out (out == "" ? "" : ";") x
+		}
+		if (out != "") print out, c }' "$1"
+}
+
+check_one() {
+	py=$1
+	name=$2
+	out=$TMP/$name.folded
+	expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -- "$py" "$TMP/tree.py" 3
+	check_folded_grammar "$out"
+	grep 'tree\.py:' "$out" >"$TMP/$name.script"
+	py_chains "$TMP/$name.script" >"$TMP/$name.chains"
+	with=$(total "$TMP/$name.chains")
+	exact=$(count "$TMP/$name.chains" '^<module>(;main(;outer(;(hot|cold))?)?)? [0-9]+$')
+	hot=$(count "$TMP/$name.chains" '^<module>;main;outer;hot ')
+	cold=$(count "$TMP/$name.chains" '^<module>;main;outer;cold ')
+	hotline=$(count "$out" 'py::hot \([^)]*tree\.py:[67]\)')
+	[ "$with" -ge 100 ] || fail "$name: $with samples in the script's Python functions, want >= 100: $(grep -i python "$TMP/err")"
+	pct=$(share "$exact" $((with - exact)))
+	note "$name: $with samples in the script's functions, $pct% exact chains, hot $hot cold $cold, hot at lines 6-7: $hotline"
+	[ "$pct" -ge 95 ] || fail "$name: $pct% of the Python stacks are exact chains, want >= 95: $(grep -vE '^<module>(;main(;outer(;(hot|cold))?)?)? ' "$TMP/$name.chains" | sort -k2 -nr | head -3)"
+	split=$(share "$hot" "$cold")
+	[ "$split" -ge 65 ] && [ "$split" -le 85 ] || fail "$name: hot share $split%, want 75 +- 10"
+	[ "$(share "$hotline" $((hot - hotline)))" -ge 90 ] ||
+		fail "$name: only $hotline of $hot hot samples at tree.py:6-7: $(grep -o 'py::hot ([^)]*)' "$out" | sort | uniq -c | head -3)"
+
+	out=$TMP/$name.threads.folded
+	expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$py" "$TMP/threads.py" 3
+	check_folded_grammar "$out"
+	deflate='(deflate|longest_match|fill_window|compress_block|send_bits)'
+	z=$(count "$out" "$deflate")
+	zsq=$(count "$out" "py::squash;.*$deflate")
+	zspin=$(count "$out" "py::spin;.*$deflate")
+	spin=$(count "$out" 'py::spin( |;)')
+	note "$name threads: $z samples in zlib ($zsq under squash, $zspin under spin), $spin in spin"
+	[ "$z" -ge 30 ] || fail "$name: $z samples in zlib's deflate, want >= 30"
+	[ "$spin" -ge 30 ] || fail "$name: $spin samples in spin, want >= 30"
+	[ "$zspin" -eq 0 ] || fail "$name: $zspin zlib samples under the other thread's py::spin"
+	[ "$(share "$zsq" $((z - zsq)))" -ge 95 ] || fail "$name: $zsq of $z zlib samples under py::squash"
+
+	case $name in py2.7) return ;; esac # no multiprocessing contexts
+	out=$TMP/$name.workers.folded
+	expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$py" "$TMP/workers.py" 2
+	check_folded_grammar "$out"
+	nf=$(count "$out" 'py::forked;(.*;)?py::spin( |;)')
+	ns=$(count "$out" 'py::spawned;(.*;)?py::spin( |;)')
+	note "$name workers: forked $nf, spawned $ns samples in py::spin"
+	[ "$nf" -ge 20 ] || fail "$name: the forked worker has $nf samples under py::forked, py::spin"
+	[ "$ns" -ge 20 ] || fail "$name: the spawned worker has $ns samples under py::spawned, py::spin"
+}
+
+ran=0
+for v in $required $optional; do
+	py=""
+	for d in "$PYENV_VERSIONS/$v".*; do
+		[ -x "$d/bin/python$v" ] && py=$d/bin/python$v
+	done
+	if [ -z "$py" ]; then
+		case " $required " in
+		*" $v "*) skip "pyenv Python $v is missing (scripts/install-deps.sh installs it)" ;;
+		esac
+		continue
+	fi
+	check_one "$py" "py$v"
+	ran=$((ran + 1))
+done
+[ -x /usr/bin/python3.11 ] || skip "/usr/bin/python3.11 is missing (Debian package python3.11-minimal)"
+check_one /usr/bin/python3.11 debian3.11
+echo "ok: Python frames under $((ran + 1)) interpreters"
