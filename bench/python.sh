@@ -23,37 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat >"$OUT/tree.py" <<'PY'
-import sys, time
-
-
-def hot(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def cold(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def outer():
-    hot(30000)
-    cold(10000)
-
-
-def main(secs):
-    end = time.time() + secs
-    while time.time() < end:
-        outer()
-
-
-main(float(sys.argv[1]))
-PY
+cp "$(dirname "$0")/../tests/data/python/tree.py" "$OUT/tree.py"
 
 # "RUN_TIME_NS RUN_CNT RECORDED" of the cpuprof process $1
 snapshot() {

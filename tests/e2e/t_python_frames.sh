@@ -21,37 +21,7 @@ PYENV_VERSIONS=${PYENV_ROOT:-${HOME:-/root}/.pyenv}/versions
 required="3.8 3.9 3.10 3.11 3.12 3.13"
 optional="2.7 3.6 3.7"
 
-cat >"$TMP/tree.py" <<'PY'
-import sys, time
-
-
-def hot(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def cold(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def outer():
-    hot(30000)
-    cold(10000)
-
-
-def main(secs):
-    end = time.time() + secs
-    while time.time() < end:
-        outer()
-
-
-main(float(sys.argv[1]))
-PY
+cp "$(dirname "$0")/../../tests/data/python/tree.py" "$TMP/tree.py"
 
 cat >"$TMP/threads.py" <<'PY'
 import sys, threading, time, zlib
