@@ -24,13 +24,15 @@ same_as_pprof() {
 		END { exit bad }' >"$TMP/diff" ||
 		fail "report of $1 differs from go tool pprof -top: $(head -3 "$TMP/diff"); ours: $(cat "$TMP/a"); pprof: $(cat "$TMP/b")"
 	[ "$(wc -l <"$TMP/a")" -eq "$(wc -l <"$TMP/b")" ] || fail "row counts differ for $1"
-	# and the same order of the functions with self samples
+	[ "${2:-}" = order ] || return 0
+	# and the same order of the functions with self samples (not on a fresh profile: pprof's
+	# -nodecount keeps nodes by its own rank, so a function with 1 self sample comes and goes)
 	"$CPUPROF" report -n 3 "$1" | awk 'NR > 2 && $1 > 0 { print $5 }' >"$TMP/top_ours"
 	go tool pprof -top -nodecount=3 "$1" 2>/dev/null | awk 'f && $1 != "0" { print $6 } /flat%/ { f = 1 }' >"$TMP/top_theirs"
 	cmp -s "$TMP/top_ours" "$TMP/top_theirs" || fail "top order: $(cat "$TMP/top_ours") vs $(cat "$TMP/top_theirs")"
 }
 
-same_as_pprof tests/data/go_cpu.pb.gz
+same_as_pprof tests/data/go_cpu.pb.gz order
 scripts/gen-go-pprof.sh "$TMP/fresh.pb.gz" >/dev/null || fail "scripts/gen-go-pprof.sh failed"
 same_as_pprof "$TMP/fresh.pb.gz"
 grep -q 'main.hot' "$TMP/a" || fail "no main.hot in the fresh profile: $(cat "$TMP/a")"
