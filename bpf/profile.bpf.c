@@ -162,20 +162,14 @@ struct {
 
 /*
  * Mapping tables made in BPF from the VMAs of processes that exec'd during the recording, at
- * their exec and at each executable mmap since (cp_vma_table): tgid -> table.
+ * their exec and at each mmap or mprotect since that made executable memory (cp_vma_table):
+ * tgid -> table.
  */
-#define CP_VTABLE_MIN_NS                                                         \
-	1000000ull /* 1 ms: a JIT flipping page rights is not followed each time \
-		    */
-struct cp_vtable {
-	__u64 built_ns;
-	struct cp_unwind_proc up;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
-	__type(value, struct cp_vtable);
+	__type(value, struct cp_unwind_proc);
 	__uint(max_entries, CP_VTABLE_ENTRIES);
 } vtables SEC(".maps");
 
@@ -191,7 +185,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct cp_vtable);
+	__type(value, struct cp_unwind_proc);
 	__uint(max_entries, 1);
 } vtscratch SEC(".maps");
 
@@ -562,7 +556,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 				       __u32 slot)
 {
 	struct cp_unwind_proc *up;
-	struct cp_vtable *vt;
+	struct cp_unwind_proc *vt;
 	struct cp_ustate *s;
 	struct pt_regs *regs;
 	__u32 zero = 0;
@@ -571,7 +565,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	/* without a mapping table of this generation: the one made from its VMAs, if any */
 	if (!up || up->gen != key->gen) {
 		vt = bpf_map_lookup_elem(&vtables, &key->pid);
-		if (!vt || vt->up.gen != key->gen) {
+		if (!vt || vt->gen != key->gen) {
 			stat_inc(CP_STAT_DWARF_NO_TABLE);
 			return -1;
 		}
@@ -857,13 +851,12 @@ __noinline int cp_vma_table(__u32 pid, __u32 gen, struct cp_unwind_proc *up)
 /* Make (tgid, gen)'s table from its VMAs into vtables (process context only). */
 static __always_inline void vt_build(__u32 tgid, __u32 gen)
 {
-	struct cp_vtable *fresh;
+	struct cp_unwind_proc *fresh;
 	__u32 zero = 0;
 
 	fresh = bpf_map_lookup_elem(&vtscratch, &zero);
-	if (!fresh || cp_vma_table(tgid, gen, &fresh->up))
+	if (!fresh || cp_vma_table(tgid, gen, fresh))
 		return;
-	fresh->built_ns = bpf_ktime_get_ns();
 	bpf_map_update_elem(&vtables, &tgid, fresh, BPF_ANY);
 }
 
@@ -876,17 +869,17 @@ static __always_inline void vt_build(__u32 tgid, __u32 gen)
  */
 __noinline int cp_vt_find(struct cp_ustate *s, __u64 pc)
 {
-	struct cp_vtable *vt;
+	struct cp_unwind_proc *vt;
 	struct cp_vma v = {};
 	int mi;
 
 	if (!s)
 		return -1;
 	vt = bpf_map_lookup_elem(&vtables, &s->key.pid);
-	if (vt && vt->up.gen == s->key.gen) {
-		mi = cp_find_map(&vt->up, pc);
+	if (vt && vt->gen == s->key.gen) {
+		mi = cp_find_map(vt, pc);
 		if (mi >= 0) {
-			s->vm = vt->up.maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
+			s->vm = vt->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
 			return 0;
 		}
 	}
@@ -1333,7 +1326,7 @@ static __always_inline void vt_enter(__u64 prot)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, one = 1;
-	struct cp_vtable *vt;
+	struct cp_unwind_proc *vt;
 
 	/* PROT_EXEC (include/uapi/asm-generic/mman-common.h) */
 	if (!(prot & 0x4))
