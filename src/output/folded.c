@@ -111,7 +111,7 @@ static int cmp_line(const void *a, const void *b)
 
 int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *out)
 {
-	size_t n = profile__n_samples(p), i, j;
+	size_t n = profile__n_samples(p), i, j, m;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
 	int err = 0;
 
@@ -128,14 +128,31 @@ int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *
 		}
 	}
 	qsort(lines, n, sizeof(*lines), cmp_line);
-	for (i = 0; i < n; i = j) {
+	/*
+	 * Different pids or stack ids can fold to the same text: merge them.
+	 * Then sort again on the whole printed line, "stack count": a frame
+	 * with a space in its name ("f (a.c:3)") would otherwise put "s;f 9"
+	 * after "s;f (a.c:3) 1", which sort(1) calls disorder.
+	 */
+	for (i = 0, m = 0; i < n; i = j) {
 		uint64_t count = lines[i].count;
+		char *full;
 
-		/* different pids or stack ids can fold to the same text */
 		for (j = i + 1; j < n && strcmp(lines[j].text, lines[i].text) == 0; j++)
 			count += lines[j].count;
-		if (count &&
-		    fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)count) < 0) {
+		if (!count)
+			continue;
+		if (asprintf(&full, "%s %llu", lines[i].text, (unsigned long long)count) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		free(lines[m].text);
+		lines[m].text = full;
+		lines[m++].count = count;
+	}
+	qsort(lines, m, sizeof(*lines), cmp_line);
+	for (i = 0; i < m; i++) {
+		if (fprintf(out, "%s\n", lines[i].text) < 0) {
 			err = -EIO;
 			goto out;
 		}

@@ -97,6 +97,23 @@ static void test_inlined(void **state)
 	profile__free(p);
 }
 
+/* The lines are in sort(1) order of the whole line, count included. */
+static void test_sorted_as_printed(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t s1[] = {frame(p, "f", FRAME_USER)};
+	uint32_t s2[] = {frame(p, "f (a.c:3)", FRAME_USER)};
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s1, 1, 9), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", s2, 1, 1), 0);
+	text = render(p, false);
+	assert_string_equal(text, "app;f (a.c:3) 1\napp;f 9\n");
+	free(text);
+	profile__free(p);
+}
+
 static void test_empty(void **state)
 {
 	struct profile *p = profile__new();
@@ -142,7 +159,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),	    cmocka_unit_test(test_per_thread),
 		cmocka_unit_test(test_inlined),	    cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_frame_names),
+		cmocka_unit_test(test_frame_names), cmocka_unit_test(test_sorted_as_printed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
