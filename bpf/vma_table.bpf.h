@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Mapping tables of --unwind dwarf, for inclusion by profile.bpf.c only (after its maps,
+ * cp_ustate and stat_inc): the lookup in a table user space published (cp_find_map), and the
+ * tables BPF makes itself from a process's VMAs (vtables) for the processes user space has not
+ * read yet: at exec, and at the exit of each mmap or mprotect asking for executable memory.
+ * objtab gives the rows of each file by (device, inode); each file mapping found this way is
+ * sent to user space once (vmasent), so its frames are named even if the process is gone.
+ */
+#ifndef CP_VMA_TABLE_BPF_H
+#define CP_VMA_TABLE_BPF_H
+
+/* tables by file, for pcs the mapping table does not hold (see cp_obj_table) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct cp_obj_key);
+	__type(value, struct cp_obj_table);
+	__uint(max_entries, CP_DEF_OBJTAB_ENTRIES);
+} objtab SEC(".maps");
+
+/* mappings sent to user space (cp_map_event) once each */
+struct cp_vmasent_key {
+	__u64 start;
+	__u32 pid, gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct cp_vmasent_key);
+	__type(value, __u32);
+	__uint(max_entries, CP_VMASENT_ENTRIES);
+} vmasent SEC(".maps");
+
+/* a process without a mapping table of its generation yet: no mapping (all from vtables) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_proc);
+	__uint(max_entries, 1);
+} noproc SEC(".maps");
+
+/*
+ * Mapping tables made in BPF from the VMAs of processes that exec'd during the recording, at
+ * their exec and at each mmap or mprotect since that made executable memory (cp_vma_table):
+ * tgid -> table.
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_proc);
+	__uint(max_entries, CP_VTABLE_ENTRIES);
+} vtables SEC(".maps");
+
+/* threads in an mmap or mprotect asking for executable memory: tid -> 1 */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, CP_REQ_ENTRIES);
+} vtpending SEC(".maps");
+
+/* where one is made before it goes into vtables */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_unwind_proc);
+	__uint(max_entries, 1);
+} vtscratch SEC(".maps");
+
+/* Index of the mapping of up that holds pc, or -1. Global: verified once, not per frame. */
+__noinline int cp_find_map(const struct cp_unwind_proc *up, __u64 pc)
+{
+	__u32 lo = 0, hi, mid;
+
+	if (!up)
+		return -1;
+	hi = up->n_maps;
+	if (hi > CP_MAX_UNWIND_MAPS)
+		hi = CP_MAX_UNWIND_MAPS;
+	for (int i = 0; i < CP_UNWIND_MAP_STEPS && lo < hi; i++) {
+		const struct cp_unwind_map *m;
+
+		mid = lo + (hi - lo) / 2;
+		m = &up->maps[mid & (CP_MAX_UNWIND_MAPS - 1)];
+		if (pc < m->start)
+			hi = mid;
+		else if (pc >= m->end)
+			lo = mid + 1;
+		else
+			return (int)mid;
+	}
+	return -1;
+}
+
+/* What cp_vma_table reads of a VMA. */
+struct cp_vma {
+	__u64 start, end, pgoff, dev, ino;
+	__u32 exec, file;
+};
+
+static long vma_read(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct cp_vma *v = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	/* VM_EXEC (include/linux/mm.h) */
+	v->exec = (BPF_CORE_READ(vma, vm_flags) & 0x4) != 0;
+	if (f) {
+		v->file = 1;
+		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	}
+	return 0;
+}
+
+/* Tell user space of a file mapping of (pid, gen) it may not have read, once. */
+static __always_inline void send_mapping(__u32 pid, __u32 gen, const struct cp_vma *v)
+{
+	struct cp_vmasent_key k = {.start = v->start, .pid = pid, .gen = gen};
+	struct cp_map_event *ev;
+	__u32 one = 1;
+
+	if (bpf_map_lookup_elem(&vmasent, &k))
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		stat_inc(CP_STAT_REFRESH_LOST);
+		return;
+	}
+	ev->ev.type = CP_EV_MAPPING;
+	ev->ev.pid = pid;
+	ev->ev.gen = gen;
+	ev->ev.pad = 0;
+	ev->start = v->start;
+	ev->end = v->end;
+	ev->pgoff = v->pgoff;
+	ev->dev = v->dev;
+	ev->ino = v->ino;
+	bpf_ringbuf_submit(ev, BPF_RB_FORCE_WAKEUP);
+	bpf_map_update_elem(&vmasent, &k, &one, BPF_ANY);
+}
+
+/* m's rows and bias from objtab, for file v mapped at v->start (n_rows 0: none). */
+static __always_inline void vma_rows(const struct cp_vma *v, struct cp_unwind_map *m)
+{
+	struct cp_obj_key k = {.dev = v->dev, .ino = v->ino};
+	struct cp_obj_table *t;
+	__u64 off;
+
+	m->start = v->start;
+	m->end = v->end;
+	m->bias = 0;
+	m->first_row = 0;
+	m->n_rows = 0;
+	if (!v->file)
+		return;
+	t = bpf_map_lookup_elem(&objtab, &k);
+	if (!t)
+		return;
+	off = v->pgoff << 12;
+	for (int i = 0; i < CP_OBJ_SEGS; i++) {
+		if (i >= t->n_segs)
+			break;
+		if (off >= t->segs[i].start && off < t->segs[i].end) {
+			/* runtime pc - bias = vaddr - base, as cp_unwind_map.bias */
+			m->bias = v->start - (off + t->segs[i].delta) + t->base;
+			m->first_row = t->first_row;
+			m->n_rows = t->n_rows;
+			break;
+		}
+	}
+}
+
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
+
+/*
+ * The mapping table of the current process, (pid, gen), made from its VMAs: the executable
+ * ones, in address order, each file mapping told to user space. Process context only (exec,
+ * mmap): in the sampling interrupt the mmap lock is released by an irq_work that stays busy
+ * until the interrupt returns, so there one VMA at most could be read per sample. 0, or -1
+ * (no VMA iterator in this kernel, the mmap lock is taken).
+ */
+__noinline int cp_vma_table(__u32 pid, __u32 gen, struct cp_unwind_proc *up)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct cp_vma v;
+	int err;
+
+	if (!up || !bpf_iter_task_vma_new)
+		return -1;
+	up->gen = gen;
+	up->n_maps = 0;
+	err = bpf_iter_task_vma_new(&it, bpf_get_current_task_btf(), 0);
+	while (!err && (vma = bpf_iter_task_vma_next(&it))) {
+		__u32 n = up->n_maps;
+
+		if (n >= CP_MAX_UNWIND_MAPS)
+			break;
+		/* VM_EXEC (include/linux/mm.h) */
+		if (!(BPF_CORE_READ(vma, vm_flags) & 0x4))
+			continue;
+		__builtin_memset(&v, 0, sizeof(v));
+		vma_read(NULL, vma, &v);
+		if (v.file)
+			send_mapping(pid, gen, &v);
+		vma_rows(&v, &up->maps[n & (CP_MAX_UNWIND_MAPS - 1)]);
+		up->n_maps = n + 1;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	return err ? -1 : 0;
+}
+
+/* Make (tgid, gen)'s table from its VMAs into vtables (process context only). */
+static __always_inline void vt_build(__u32 tgid, __u32 gen)
+{
+	struct cp_unwind_proc *fresh;
+	__u32 zero = 0;
+
+	fresh = bpf_map_lookup_elem(&vtscratch, &zero);
+	if (!fresh || cp_vma_table(tgid, gen, fresh))
+		return;
+	bpf_map_update_elem(&vtables, &tgid, fresh, BPF_ANY);
+}
+
+/*
+ * The mapping that holds pc when the process's mapping table does not (a program's first
+ * milliseconds, code mapped since its mappings were read), into s->vm: from the table made
+ * from its VMAs at its exec and executable mmaps since, else from pc's VMA itself (one per
+ * sample can be read: the mmap lock's release is an irq_work that stays busy until the
+ * sampling interrupt returns). 0, or -1: pc is in no executable mapping, or it cannot be told.
+ */
+__noinline int cp_vt_find(struct cp_ustate *s, __u64 pc)
+{
+	struct cp_unwind_proc *vt;
+	struct cp_vma v = {};
+	int mi;
+
+	if (!s)
+		return -1;
+	vt = bpf_map_lookup_elem(&vtables, &s->key.pid);
+	if (vt && vt->gen == s->key.gen) {
+		mi = cp_find_map(vt, pc);
+		if (mi >= 0) {
+			s->vm = vt->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
+			return 0;
+		}
+	}
+	if (s->vma_tried || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return -1;
+	s->vma_tried = 1;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_read, &v, 0) || !v.exec)
+		return -1;
+	if (v.file)
+		send_mapping(s->key.pid, s->key.gen, &v);
+	vma_rows(&v, &s->vm);
+	return 0;
+}
+
+/*
+ * An mmap or mprotect asking for executable memory, by a process that exec'd during the
+ * recording: marked at entry (by thread), and its table made from the VMAs again at exit.
+ * (mm->exec_vm cannot tell: it leaves out writable executable memory, which JIT compilers
+ * map.) node 20 running a script makes 67 mprotect and 69 mmap calls in 1.5 s.
+ */
+static __always_inline void vt_enter(__u64 prot)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, one = 1;
+	struct cp_unwind_proc *vt;
+
+	/* PROT_EXEC (include/uapi/asm-generic/mman-common.h) */
+	if (!(prot & 0x4))
+		return;
+	vt = bpf_map_lookup_elem(&vtables, &tgid);
+	if (vt)
+		bpf_map_update_elem(&vtpending, &tid, &one, BPF_ANY);
+}
+
+static __always_inline void vt_exit(long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cp_proc *p;
+
+	if (!bpf_map_lookup_elem(&vtpending, &tid))
+		return;
+	bpf_map_delete_elem(&vtpending, &tid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (p && (ret >= 0 || ret <= -4096))
+		vt_build(tgid, p->gen);
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int cp_mmap_in(struct trace_event_raw_sys_enter *ctx)
+{
+	vt_enter(ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int cp_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	vt_exit(ctx->ret);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mprotect")
+int cp_mprotect_in(struct trace_event_raw_sys_enter *ctx)
+{
+	vt_enter(ctx->args[2]);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mprotect")
+int cp_mprotect(struct trace_event_raw_sys_exit *ctx)
+{
+	vt_exit(ctx->ret);
+	return 0;
+}
+
+#endif /* CP_VMA_TABLE_BPF_H */
