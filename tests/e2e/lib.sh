@@ -95,3 +95,65 @@ start_recording() {
 note() {
 	echo "  $*"
 }
+
+# Sample counts follow the CPU time a workload got, never the wall clock: on a loaded machine
+# a fixture that spins for 2 s may get a fraction of a CPU second. The fixtures print
+# "NAME: cpu X s" on stderr when they exit; a running process's CPU time is in /proc.
+
+# fixture_cpu FILE NAME [SUFFIX]: X from the line "NAME: cpu X s[SUFFIX]" of FILE.
+fixture_cpu() {
+	local c
+	c=$(sed -n "s/^$2: cpu \([0-9.]*\) s${3:-}\$/\1/p" "$1" | tail -1)
+	[ -n "$c" ] || fail "$2 did not report its CPU time: $(cat "$1")"
+	echo "$c"
+}
+
+# cpu_now PID: the CPU seconds PID has used so far (utime + stime of /proc/PID/stat).
+# cpu_since A B: B - A (seconds).
+cpu_now() {
+	local s
+	s=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || fail "process $1 is gone"
+	awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($12 + $13) / t }' <<<"$s"
+}
+
+cpu_since() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "?"; else printf "%.3f", b - a }'
+}
+
+# expect_samples GOT CPU HZ WHAT: a process sampled at HZ for CPU seconds of CPU time has
+# (about) CPU * HZ samples; fail below 80 % of that, less 3 for /proc's 10 ms ticks.
+expect_samples() {
+	local want
+	[[ "$2" =~ ^[0-9]+(\.[0-9]*)?$ ]] || fail "$4: no CPU time to judge $1 samples by ('$2')"
+	want=$(awk -v c="$2" -v f="$3" 'BEGIN { w = int(0.8 * c * f) - 3; print (w > 0 ? w : 0) }')
+	note "$4: $1 samples for $2 s of CPU at $3 Hz (at least $want)"
+	[ "$1" -ge "$want" ] || fail "$4: only $1 samples for $2 s of CPU at $3 Hz (expected >= $want)"
+}
+
+# check_tree FILE HZ WHAT: FILE profiles fix_tree (the known call tree) at HZ, and $TMP/err
+# holds the fixture's "cpu X s": every 1/HZ s of CPU it got is one sample (+-10 %), at least
+# 95 % of them carry the whole chain, the heavy branch has 75 %, callers come before callees
+# and the fixture's own frames are named.
+check_tree() {
+	local out=$1 hz=$2 heavy light fixture pct cpu want
+	check_folded_grammar "$out"
+	heavy=$(count "$out" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_heavy;cp_fix_leaf( |;)')
+	light=$(count "$out" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_light;cp_fix_leaf( |;)')
+	fixture=$(count "$out" '^fix_tree;')
+	pct=$(share "$heavy" "$light")
+	cpu=$(fixture_cpu "$TMP/err" fix_tree) || exit 1
+	want=$(awk -v c="$cpu" -v f="$hz" 'BEGIN { printf "%d", c * f }')
+	note "$3: samples $(total "$out"), fix_tree $fixture for ${cpu} s of CPU ($want expected at $hz Hz), heavy $heavy, light $light, heavy share ${pct}% (expected 75%)"
+	[ $((100 * fixture)) -ge $((90 * want)) ] && [ $((100 * fixture)) -le $((110 * want)) ] ||
+		fail "$3: $fixture fix_tree samples for $cpu s of CPU at $hz Hz (expected $want +-10%)"
+	[ $((100 * (heavy + light))) -ge $((95 * fixture)) ] ||
+		fail "$3: only $((heavy + light)) of $fixture samples have main;cp_fix_run;cp_fix_*;cp_fix_leaf"
+	[ "$pct" -ge 68 ] && [ "$pct" -le 82 ] || fail "$3: heavy branch has ${pct}%, expected 75% (68..82)"
+	# the wrong order must never appear
+	grep -qE 'cp_fix_leaf;cp_fix_(heavy|light)|cp_fix_heavy;cp_fix_run' "$out" &&
+		fail "$3: callee before caller: $(grep -E 'cp_fix_leaf;cp_fix_' "$out" | head -1)"
+	# the fixture's own code is always named (the dynamic loader's start-up may not be)
+	grep -qE '^fix_tree;.*(fix_tree\+0x|\[unknown\].*;cp_fix_)' "$out" &&
+		fail "$3: unnamed fixture frame: $(grep -E 'fix_tree\+0x|\[unknown\].*;cp_fix_' "$out" | head -1)"
+	return 0
+}

@@ -10,8 +10,12 @@ before=$(count "$TMP/dl.folded" '^fix_dlopen;([^;]*;)*main;cp_fix_before( |;)')
 after=$(count "$TMP/dl.folded" '^fix_dlopen;([^;]*;)*main;cp_fix_after_dlopen;cp_lib_work;cp_lib_leaf( |;)')
 unnamed=$(count "$TMP/dl.folded" '^fix_dlopen;.*libcpfix\.so\+0x')
 note "before dlopen $before, in the dlopen'ed library $after (named), $unnamed unnamed"
-[ "$before" -ge 100 ] || fail "only $before samples before dlopen"
-[ "$after" -ge 100 ] || fail "only $after named samples in the dlopen'ed library"
+# each phase has the samples of the CPU time it got (the fixture prints both)
+c1=$(fixture_cpu "$TMP/err" fix_dlopen " before dlopen") || exit 1
+c2=$(fixture_cpu "$TMP/err" fix_dlopen) || exit 1
+expect_samples "$before" "$c1" 299 "before dlopen"
+expect_samples "$after" "$(cpu_since "$c1" "$c2")" 299 "named in the dlopen'ed library"
+[ "$before" -ge 1 ] && [ "$after" -ge 1 ] || fail "no samples before dlopen ($before) or named in the library ($after)"
 [ "$unnamed" -eq 0 ] || fail "$unnamed samples in libcpfix.so unnamed: $(grep 'libcpfix.so+0x' "$TMP/dl.folded" | head -1)"
 
 # a zombie: its parent sleeps without reaping it

@@ -9,7 +9,6 @@ for unwind in dwarf fp; do
 	out=$TMP/drain-$unwind.folded
 	expect_status 0 "$CPUPROF" record -v --unwind "$unwind" --drain-interval 20ms -F 499 \
 		-o "$out" -- "$FIX/fix_tree" 3
-	check_folded_grammar "$out"
 	# "N samples counted in the kernel, M sets drained (...); ..."
 	line=$(grep 'samples counted in the kernel' "$TMP/err")
 	[ -n "$line" ] || fail "no drain summary with -v: $(cat "$TMP/err")"
@@ -23,23 +22,7 @@ for unwind in dwarf fp; do
 	# exact: every sample the kernel counted is in the profile, once
 	[ "$counted" -eq "$all" ] || fail "the kernel counted $counted samples, the profile has $all"
 
-	heavy=$(count "$out" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_heavy;cp_fix_leaf( |;)')
-	light=$(count "$out" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_light;cp_fix_leaf( |;)')
-	fixture=$(count "$out" '^fix_tree;')
-	pct=$(share "$heavy" "$light")
-	cpu=$(sed -n 's/^fix_tree: cpu \([0-9.]*\) s$/\1/p' "$TMP/err")
-	[ -n "$cpu" ] || fail "the fixture did not report its CPU time: $(cat "$TMP/err")"
-	want=$(awk -v c="$cpu" 'BEGIN { printf "%d", c * 499 }')
-	note "  fixture CPU ${cpu} s: $want samples expected, $fixture recorded, heavy ${pct}%"
-	[ $((100 * fixture)) -ge $((90 * want)) ] && [ $((100 * fixture)) -le $((110 * want)) ] ||
-		fail "$fixture fix_tree samples for $cpu s of CPU at 499 Hz (expected $want +-10%)"
-	[ $((100 * (heavy + light))) -ge $((95 * fixture)) ] ||
-		fail "only $((heavy + light)) of $fixture samples have main;cp_fix_run;cp_fix_*;cp_fix_leaf"
-	[ "$pct" -ge 68 ] && [ "$pct" -le 82 ] || fail "heavy branch has ${pct}%, expected 75% (68..82)"
-	grep -qE 'cp_fix_leaf;cp_fix_(heavy|light)|cp_fix_heavy;cp_fix_run' "$out" &&
-		fail "callee before caller: $(grep -E 'cp_fix_leaf;cp_fix_' "$out" | head -1)"
-	grep -qE '^fix_tree;.*(fix_tree\+0x|\[unknown\].*;cp_fix_)' "$out" &&
-		fail "unnamed fixture frame: $(grep -E 'fix_tree\+0x|\[unknown\].*;cp_fix_' "$out" | head -1)"
+	check_tree "$out" 499 "--unwind $unwind"
 done
 
 # a usage error below the minimum

@@ -7,13 +7,17 @@ expect_status 0 "$CPUPROF" record -F 299 -o "$TMP/so.folded" -- "$FIX/fix_shared
 n=$(count "$TMP/so.folded" '^fix_shared;([^;]*;)*main;cp_fix_call_lib;cp_lib_work;cp_lib_leaf( |;)')
 all=$(count "$TMP/so.folded" '^fix_shared;')
 note "shared object: $n of $all samples main;cp_fix_call_lib;cp_lib_work;cp_lib_leaf"
-[ $((100 * n)) -ge $((90 * all)) ] && [ "$all" -gt 200 ] || fail "shared-object chain in $n of $all samples"
+cpu=$(fixture_cpu "$TMP/err" fix_shared) || exit 1
+expect_samples "$all" "$cpu" 299 "fix_shared"
+[ "$n" -ge 1 ] && [ $((100 * n)) -ge $((90 * all)) ] || fail "shared-object chain in $n of $all samples"
 
 expect_status 0 "$CPUPROF" record -F 299 -o "$TMP/nopie.folded" -- "$FIX/fix_nopie" 1.5
 n=$(count "$TMP/nopie.folded" '^fix_nopie;([^;]*;)*main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)')
 all=$(count "$TMP/nopie.folded" '^fix_nopie;')
 note "non-PIE: $n of $all samples with the full chain"
-[ $((100 * n)) -ge $((90 * all)) ] && [ "$all" -gt 200 ] || fail "non-PIE chain in $n of $all samples"
+cpu=$(fixture_cpu "$TMP/err" fix_tree) || exit 1
+expect_samples "$all" "$cpu" 299 "fix_nopie"
+[ "$n" -ge 1 ] && [ $((100 * n)) -ge $((90 * all)) ] || fail "non-PIE chain in $n of $all samples"
 
 expect_status 0 "$CPUPROF" record --per-thread -o "$TMP/thr.folded" -- "$FIX/fix_tree" 1
 check_folded_grammar "$TMP/thr.folded"
