@@ -38,7 +38,8 @@ fixture=$(count "$out" '^fix_tree_nofp;')
 note "dwarf: $exact of $fixture samples exact from _start to the leaf ($(share "$exact" $((fixture - exact)))%)"
 expect_samples "$fixture" "$CPU" 499 "dwarf, -p"
 [ "$fixture" -ge 1 ] || fail "no samples of fix_tree_nofp: $(cat "$TMP/err")"
-[ $((100 * exact)) -ge $((99 * fixture)) ] ||
+# (99 %, with room for 2 samples when few: cp_fix_now's clock_gettime is off the tree)
+[ $((100 * (exact + 2))) -ge $((99 * fixture)) ] ||
 	fail "dwarf: only $exact of $fixture samples have the exact chain; others: $(grep '^fix_tree_nofp;' "$out" | grep -vE "$tree" | head -3)"
 pct=$(share "$heavy" $((exact - heavy)))
 [ "$pct" -ge 68 ] && [ "$pct" -le 82 ] || fail "heavy branch has ${pct}%, expected 75% (68..82)"

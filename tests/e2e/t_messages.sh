@@ -51,6 +51,11 @@ note "-F 100000, capped at $cap Hz: $n fix_tree samples for $cpu s of CPU (at mo
 bg "$FIX/fix_tree" 600 2>/dev/null
 target=$!
 start_recording -p "$target" -o "$TMP/d.folded"
+c0=$(cpu_now "$target") || exit 1
+for _ in $(seq 600); do # until it was sampled: 0.2 s of CPU
+	awk -v a="$c0" -v b="$(cpu_now "$target")" 'BEGIN { exit !(b - a >= 0.2) }' && break
+	sleep 0.1
+done
 kill "$target"
 for _ in $(seq 1200); do kill -0 "$REC" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$REC" 2>/dev/null && fail "record -p did not end when its target exited: $(cat "$TMP/rec.err")"

@@ -30,8 +30,10 @@ note "system-wide: fix_tree $a, fix_syscall $b, fix_shared (exited early) $c sam
 expect_samples "$a" "$(cpu_since "$ta" "$tb")" 99 fix_tree
 expect_samples "$b" "$(cpu_since "$sa" "$sb")" 99 fix_syscall
 # named although it exited before the recording ended: (nearly) all its samples, by name
-expect_samples "$call" "$(fixture_cpu "$TMP/err" fix_shared)" 99 fix_shared
-[ "$c" -ge 1 ] && [ $((100 * c)) -ge $((90 * call)) ] ||
+# (90 %, or all but 2 when it got little CPU: its start-up in the loader)
+cpu=$(fixture_cpu "$TMP/err" fix_shared) || exit 1
+expect_samples "$call" "$cpu" 99 fix_shared
+[ "$c" -ge 1 ] && { [ $((100 * c)) -ge $((90 * call)) ] || [ $((call - c)) -le 2 ]; } ||
 	fail "the process that exited was not named: $c of $call samples have main;cp_fix_call_lib;cp_lib_work;cp_lib_leaf"
 # not itself (other cpuprof instances may run and be profiled: look for this one's pid)
 HOME=$TMP GOCACHE=$TMP/gocache go tool pprof -symbolize=none -raw "$TMP/sys.pb.gz" >"$TMP/raw" 2>&1 ||
