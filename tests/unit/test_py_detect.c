@@ -16,6 +16,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "cmocka_inc.h"
+#include "interp_fixture.h"
 #include "elf/elf_named.h"
 #include "interp/py_detect.h"
 #include "interp/py_proc.h"
@@ -175,55 +176,18 @@ struct interp {
 
 static size_t find_interpreters(struct interp *out, size_t max)
 {
-	const char *env = getenv("PYENV_ROOT");
-	char root[1024], dir[1100];
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	static char bins[16][1024];
+	size_t n = interp_pythons(bins, max < 16 ? max : 16, true), i;
 
-	if (env && *env)
-		snprintf(root, sizeof(root), "%s", env);
-	else
-		snprintf(root, sizeof(root), "%s/.pyenv", getenv("HOME") ? getenv("HOME") : "/");
-	snprintf(dir, sizeof(dir), "%s/versions", root);
-	d = opendir(dir);
-	while (d && (de = readdir(d)) && n < max) {
+	/* the object: the libpython the launcher needs, else the binary */
+	for (i = 0; i < n; i++) {
 		char lib[PATH_MAX];
-		FILE *f;
 
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(out[n].bin, sizeof(out[n].bin), "%s/%s/bin/python", dir, de->d_name);
-		if (access(out[n].bin, X_OK))
-			continue;
-		/* the object: the libpython the launcher needs, else the binary */
-		f = tool_output("ldd '%s' 2>/dev/null | awk '/libpython/ {print $3}'", out[n].bin);
-		if (!fgets(lib, sizeof(lib), f))
-			lib[0] = 0;
-		pclose(f);
-		lib[strcspn(lib, "\n")] = 0;
-		snprintf(out[n].obj, sizeof(out[n].obj), "%s", *lib ? lib : out[n].bin);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	/* Debian's interpreter: libpython linked in statically, stripped, non-PIE */
-	if (n < max && !access("/usr/bin/python3.11", X_OK)) {
-		snprintf(out[n].bin, sizeof(out[n].bin), "/usr/bin/python3.11");
-		snprintf(out[n].obj, sizeof(out[n].obj), "/usr/bin/python3.11");
-		n++;
+		snprintf(out[i].bin, sizeof(out[i].bin), "%s", bins[i]);
+		interp_libpython(bins[i], lib, sizeof(lib));
+		snprintf(out[i].obj, sizeof(out[i].obj), "%s", *lib ? lib : bins[i]);
 	}
 	return n;
-}
-
-static uint32_t hexversion_of(const char *bin)
-{
-	unsigned long v = 0;
-	FILE *f = tool_output("'%s' -c 'import sys; print(sys.hexversion)'", bin);
-
-	assert_int_equal(fscanf(f, "%lu", &v), 1);
-	tool_done(f);
-	return (uint32_t)v;
 }
 
 /* The file alone: version (exact from 3.11, the minor one before), the names needed. */
@@ -236,7 +200,7 @@ static void test_real_files(void **state)
 	if (!n)
 		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
 	for (i = 0; i < n; i++) {
-		uint32_t want = hexversion_of(in[i].bin);
+		uint32_t want = interp_hexversion(in[i].bin);
 		struct py_object_info info;
 		int err = detect_path(in[i].obj, &info);
 
@@ -276,9 +240,9 @@ static void test_real_processes(void **state)
 	if (!n)
 		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
 	for (i = 0; i < n; i++) {
-		uint32_t want = hexversion_of(in[i].bin);
+		uint32_t want = interp_hexversion(in[i].bin);
 		struct proc_snapshot *ps = proc_snapshot__new("/proc");
-		int pfd[2], status, err;
+		int err;
 		struct py_process pp;
 		unsigned long long code_type = 0;
 		char line[128];
@@ -286,33 +250,21 @@ static void test_real_processes(void **state)
 		FILE *f;
 
 		assert_non_null(ps);
-		assert_int_equal(pipe(pfd), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			dup2(pfd[1], 1);
-			close(pfd[0]);
-			/* id(type(code)) is the address of PyCode_Type, in every version */
-			execl(in[i].bin, in[i].bin, "-c",
-			      "import sys, time\n"
-			      "sys.stdout.write('%d\\n' % id(type((lambda: 0).__code__)))\n"
-			      "sys.stdout.flush()\n"
-			      "time.sleep(60)\n",
-			      (char *)NULL);
-			_exit(127);
-		}
-		close(pfd[1]);
-		f = fdopen(pfd[0], "r");
-		assert_non_null(f);
-		assert_non_null(fgets(line, sizeof(line), f));
+		pid = interp_start(
+			(const char *const[]){
+				in[i].bin, "-c",
+				"import sys, time\n"
+				"sys.stdout.write('%d\\n' % id(type((lambda: 0).__code__)))\n"
+				"sys.stdout.flush()\n"
+				"time.sleep(60)\n",
+				NULL},
+			&f, line, sizeof(line));
 		code_type = strtoull(line, NULL, 10);
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
 		err = py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp);
 		print_message("pid %d %s: %08x source %d\n", pid, in[i].obj, pp.info.hexversion,
 			      pp.info.source);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		fclose(f);
+		interp_stop(pid, f);
 		assert_int_equal(err, 0);
 		assert_int_equal(pp.info.hexversion, want);
 		assert_true(pp.info.micro_known);

@@ -6,11 +6,8 @@
  * against the DWARF of every pyenv build of the machine (scripts/py-offsets-dwarf.py through
  * gdb), and a live 3.13 process's own _Py_DebugOffsets against the table.
  */
-#include <dirent.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <sys/wait.h>
 #include "cmocka_inc.h"
+#include "interp_fixture.h"
 #include "elf/elf_named.h"
 #include "interp/py_detect.h"
 #include "interp/py_offsets.h"
@@ -144,49 +141,20 @@ static void test_debug_offsets(void **state)
 	assert_memory_equal(&o, &table, 0);
 }
 
+/* The pyenv interpreters that load a libpython: their paths in BINS, the libraries' in LIBS. */
 static size_t pyenv_libs(char libs[][1024], char bins[][1024], size_t max)
 {
-	const char *env = getenv("PYENV_ROOT");
-	char dir[900];
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	size_t n = interp_pythons(bins, max, false), i, k = 0;
 
-	if (env && *env)
-		snprintf(dir, sizeof(dir), "%s/versions", env);
-	else
-		snprintf(dir, sizeof(dir), "%s/.pyenv/versions",
-			 getenv("HOME") ? getenv("HOME") : "");
-	d = opendir(dir);
-	while (d && (de = readdir(d)) && n < max) {
-		FILE *f;
-
-		if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
+	for (i = 0; i < n; i++) {
+		interp_libpython(bins[i], libs[k], 1024);
+		if (!libs[k][0])
 			continue;
-		snprintf(bins[n], 1024, "%s/%s/bin/python", dir, de->d_name);
-		if (access(bins[n], X_OK))
-			continue;
-		f = tool_output("ldd '%s' 2>/dev/null | awk '/libpython/ {print $3}'", bins[n]);
-		if (!fgets(libs[n], 1024, f))
-			libs[n][0] = 0;
-		pclose(f);
-		libs[n][strcspn(libs[n], "\n")] = 0;
-		if (libs[n][0])
-			n++;
+		if (k != i)
+			memcpy(bins[k], bins[i], 1024);
+		k++;
 	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static uint32_t hexversion_of(const char *bin)
-{
-	unsigned long v = 0;
-	FILE *f = tool_output("'%s' -c 'import sys; print(sys.hexversion)'", bin);
-
-	assert_int_equal(fscanf(f, "%lu", &v), 1);
-	tool_done(f);
-	return (uint32_t)v;
+	return k;
 }
 
 /* Every number of the table equals the DWARF's, for each pyenv build with debug info. */
@@ -201,7 +169,7 @@ static void test_table_vs_dwarf(void **state)
 	if (system("command -v gdb >/dev/null 2>&1"))
 		cp_skip("gdb is missing (make deps)");
 	for (i = 0; i < n; i++) {
-		uint32_t ver = hexversion_of(bins[i]);
+		uint32_t ver = interp_hexversion(bins[i]);
 		struct cp_py_offsets o;
 		char name[64], val[16];
 		size_t fields = 0;
@@ -251,34 +219,24 @@ static void test_live_313(void **state)
 		enum py_offsets_source src;
 		struct cp_py_offsets o, table;
 		struct py_process pp;
-		int pfd[2], status;
 		char line[16];
 		pid_t pid;
 		FILE *f;
 
-		if (hexversion_of(bins[i]) < PY_HEX(3, 13, 0))
+		if (interp_hexversion(bins[i]) < PY_HEX(3, 13, 0))
 			continue;
-		assert_int_equal(pipe(pfd), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			dup2(pfd[1], 1);
-			close(pfd[0]);
-			execl(bins[i], bins[i], "-c",
-			      "import sys, time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
-			      (char *)NULL);
-			_exit(127);
-		}
-		close(pfd[1]);
-		f = fdopen(pfd[0], "r");
-		assert_non_null(fgets(line, sizeof(line), f));
+		pid = interp_start(
+			(const char *const[]){
+				bins[i], "-c",
+				"import sys, "
+				"time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
+				NULL},
+			&f, line, sizeof(line));
 		ps = proc_snapshot__new("/proc");
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
 		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		fclose(f);
+		interp_stop(pid, f);
 		assert_int_equal(src, PY_OFF_DEBUG_PROCESS);
 		assert_int_equal(py_offsets_table(pp.info.hexversion, true, &table), 0);
 		assert_memory_equal(&o, &table, sizeof(o));
@@ -306,26 +264,19 @@ static void test_code_members(void **state)
 		struct cp_py_offsets o;
 		struct py_process pp;
 		const char *bad = NULL;
-		int pfd[2], status, compared, compared2;
+		int compared, compared2;
 		char line[16];
 		pid_t pid;
 		FILE *f;
 
 		assert_non_null(ps);
-		assert_int_equal(pipe(pfd), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			dup2(pfd[1], 1);
-			close(pfd[0]);
-			execl(bins[i], bins[i], "-c",
-			      "import sys, time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
-			      (char *)NULL);
-			_exit(127);
-		}
-		close(pfd[1]);
-		f = fdopen(pfd[0], "r");
-		assert_non_null(fgets(line, sizeof(line), f));
+		pid = interp_start(
+			(const char *const[]){
+				bins[i], "-c",
+				"import sys, "
+				"time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
+				NULL},
+			&f, line, sizeof(line));
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
 		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
@@ -334,9 +285,7 @@ static void test_code_members(void **state)
 			      pp.info.hexversion, compared, bad ? bad : "none");
 		o.code_name += 8;
 		compared2 = py_offsets_check_code(pid, &pp, &o, &bad);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		fclose(f);
+		interp_stop(pid, f);
 		proc_snapshot__free(ps);
 		assert_true(compared >= 6);
 		assert_true(compared2 > 0);

@@ -7,17 +7,10 @@
  * thread's own: the whole expected chain on the main thread, the compressor's chain (never the
  * main thread's) on the other, and hot's current line inside hot's loop. Needs root (BPF).
  */
-#include <dirent.h>
-#include <linux/perf_event.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <bpf/libbpf.h>
-#include <bpf/bpf.h>
 #include "cmocka_inc.h"
+#include "interp_fixture.h"
 #include "interp/py_detect.h"
 #include "interp/py_offsets.h"
 #include "interp/py_proc.h"
@@ -120,13 +113,6 @@ static const struct py_code_info *name_of(struct run *r, uint64_t code, uint32_t
 	return &r->cache[i].ci;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	const struct cp_py_event *ev = data;
@@ -189,72 +175,13 @@ static int on_sample(void *ctx, void *data, size_t size)
 		}
 	} else {
 		r->other_samples++;
-		if (ends_with(chain, "nogil_main;compressor"))
+		if (interp_ends_with(chain, "nogil_main;compressor"))
 			r->other_exact++;
 		else if (!r->example_other[0])
 			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
 		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
 	}
 	return 0;
-}
-
-static size_t find_pythons(char bins[][1024], size_t max)
-{
-	const char *env = getenv("PYENV_ROOT");
-	char dir[900];
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
-
-	if (env && *env)
-		snprintf(dir, sizeof(dir), "%s/versions", env);
-	else
-		snprintf(dir, sizeof(dir), "%s/.pyenv/versions",
-			 getenv("HOME") ? getenv("HOME") : "");
-	d = opendir(dir);
-	while (d && (de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
-			continue;
-		snprintf(bins[n], 1024, "%s/%s/bin/python", dir, de->d_name);
-		if (!access(bins[n], X_OK))
-			n++;
-	}
-	if (d)
-		closedir(d);
-	if (n < max && !access("/usr/bin/python3.11", X_OK))
-		snprintf(bins[n++], 1024, "/usr/bin/python3.11");
-	return n;
-}
-
-static int open_clock(int cpu)
-{
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = 997,
-		.freq = 1,
-	};
-
-	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* The walk's mean cost in ns over the walks of every CPU (the harness times cp_py_walk). */
-static double walk_cost(struct cpuprof_pywalk *skel)
-{
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.py_cost), c;
-	__u64 *v = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
-	double ns = 0, walks = 0;
-	__u32 k;
-
-	assert_non_null(v);
-	for (k = 0; k < 2; k++) {
-		assert_int_equal(bpf_map_lookup_elem(fd, &k, v), 0);
-		for (c = 0; c < ncpu; c++)
-			*(k ? &walks : &ns) += (double)v[c];
-	}
-	free(v);
-	return walks ? ns / walks : 0;
 }
 
 static void walk_one(const char *bin, const char *script, bool callback)
@@ -268,25 +195,14 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	struct py_process pp;
 	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int pfd[2], status, err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
 	struct timespec t0, t;
 	char line[16];
 	pid_t pid;
 	FILE *f;
 
 	assert_non_null(r);
-	assert_int_equal(pipe(pfd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		execl(bin, bin, script, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = fdopen(pfd[0], "r");
-	assert_non_null(fgets(line, sizeof(line), f));
+	pid = interp_start((const char *const[]){bin, script, NULL}, &f, line, sizeof(line));
 
 	ps = proc_snapshot__new("/proc");
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
@@ -316,7 +232,7 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.py_events), on_sample, r, NULL);
 	assert_non_null(rb);
 	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = open_clock(i);
+		int fd = interp_open_clock(i);
 
 		if (fd < 0)
 			continue;
@@ -333,15 +249,13 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	ring_buffer__consume(rb);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	fclose(f);
+	interp_stop(pid, f);
 
 	if (callback) {
 		print_message("%-40s %08x callback: %u samples, %u whole chains, %u with the "
 			      "expected entries; walk %.0f ns\n",
 			      bin, pp.info.hexversion, r->main_samples, r->cb_chain, r->cb_flags,
-			      walk_cost(skel));
+			      interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
 	} else {
 		print_message(
 			"%-40s %08x offsets %d tss_key %d: main %u samples, %u exact (hot %u "
@@ -351,7 +265,8 @@ static void walk_one(const char *bin, const char *script, bool callback)
 			r->main_hot, r->main_cold,
 			(double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
 			r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
-			r->other_wrong, r->empty, walk_cost(skel));
+			r->other_wrong, r->empty,
+			interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
 	}
 	if (r->example_main[0])
 		print_message("  main, not exact: %s\n", r->example_main);
@@ -386,7 +301,7 @@ static void test_walk(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		cp_skip("BPF needs root");
-	n = find_pythons(bins, 16);
+	n = interp_pythons(bins, 16, true);
 	if (!n)
 		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
 	assert_non_null(mkdtemp(dir));

@@ -8,9 +8,8 @@
  * mappings, and the per-process values the walker gets, with the module id the loader wrote.
  */
 #include <elf.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include "cmocka_inc.h"
+#include "interp_fixture.h"
 #include "elf/elf_named.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
@@ -181,7 +180,7 @@ static void test_live(void **state)
 	struct cp_rb_offsets off;
 	struct cp_rb_proc proc;
 	struct rb_process rp;
-	int pfd[2], status, err = -EAGAIN, i;
+	int err = -EAGAIN, i;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -189,19 +188,9 @@ static void test_live(void **state)
 	(void)state;
 	if (system("command -v ruby >/dev/null 2>&1"))
 		cp_skip("ruby is missing (make deps)");
-	assert_int_equal(pipe(pfd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		execlp("ruby", "ruby", "--disable-gems", "-e",
-		       "$stdout.sync = true; puts 'up'; sleep 30", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = fdopen(pfd[0], "r");
-	assert_non_null(fgets(line, sizeof(line), f));
+	pid = interp_start((const char *const[]){"ruby", "--disable-gems", "-e",
+						 "$stdout.sync = true; puts 'up'; sleep 30", NULL},
+			   &f, line, sizeof(line));
 	ps = proc_snapshot__new("/proc");
 	assert_non_null(ps);
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
@@ -220,9 +209,7 @@ static void test_live(void **state)
 		assert_int_equal(proc.tls_off, (int64_t)rp.info.ec_tls_off);
 	}
 	assert_true(proc.vm_exec_start == rp.info.vm_exec_start + rp.bias);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	fclose(f);
+	interp_stop(pid, f);
 	proc_snapshot__free(ps);
 }
 

@@ -9,16 +9,10 @@
  * compressor's chain (never the main thread's) on the other, with the C method named. Needs
  * root (BPF) and ruby (scripts/install-deps.sh installs it).
  */
-#include <linux/perf_event.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <bpf/libbpf.h>
-#include <bpf/bpf.h>
 #include "cmocka_inc.h"
+#include "interp_fixture.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "interp/rb_proc.h"
@@ -82,13 +76,6 @@ struct run {
 	char example_main[512], example_other[512];
 };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	const struct cp_rb_event *ev = data;
@@ -146,41 +133,10 @@ static int on_sample(void *ctx, void *data, size_t size)
 			r->other_exact++;
 		else if (!r->example_other[0])
 			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
-		r->other_named += ends_with(chain, "compressor;deflate");
+		r->other_named += interp_ends_with(chain, "compressor;deflate");
 		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
 	}
 	return 0;
-}
-
-static int open_clock(int cpu)
-{
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = 997,
-		.freq = 1,
-	};
-
-	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* The walk's mean cost in ns over the walks of every CPU (the harness times cp_rb_walk). */
-static double walk_cost(struct cpuprof_rbwalk *skel)
-{
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.rb_cost), c;
-	__u64 *v = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
-	double ns = 0, walks = 0;
-	__u32 k;
-
-	assert_non_null(v);
-	for (k = 0; k < 2; k++) {
-		assert_int_equal(bpf_map_lookup_elem(fd, &k, v), 0);
-		for (c = 0; c < ncpu; c++)
-			*(k ? &walks : &ns) += (double)v[c];
-	}
-	free(v);
-	return walks ? ns / walks : 0;
 }
 
 /* Walk ruby running script for ms milliseconds; threads: start the compressor thread. */
@@ -194,7 +150,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	struct rb_process rp;
 	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int pfd[2], status, err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
 	unsigned long hits, misses;
 	struct timespec t0, t;
 	char line[16];
@@ -202,19 +158,9 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	FILE *f;
 
 	assert_non_null(r);
-	assert_int_equal(pipe(pfd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		execlp("ruby", "ruby", "--disable-gems", script, threads ? "threads" : "one",
-		       (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	f = fdopen(pfd[0], "r");
-	assert_non_null(fgets(line, sizeof(line), f));
+	pid = interp_start((const char *const[]){"ruby", "--disable-gems", script,
+						 threads ? "threads" : "one", NULL},
+			   &f, line, sizeof(line));
 
 	ps = proc_snapshot__new("/proc");
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
@@ -245,7 +191,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb_events), on_sample, r, NULL);
 	assert_non_null(rb);
 	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = open_clock(i);
+		int fd = interp_open_clock(i);
 
 		if (fd < 0)
 			continue;
@@ -262,9 +208,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	for (i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	ring_buffer__consume(rb);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	fclose(f);
+	interp_stop(pid, f);
 
 	rb_names_stats(r->names, &hits, &misses);
 	print_message(
@@ -279,7 +223,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 		r->main_cold, (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
 		r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact, r->other_named,
 		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong,
-		walk_cost(skel), hits, misses);
+		interp_walk_cost(bpf_map__fd(skel->maps.rb_cost)), hits, misses);
 	if (r->example_main[0])
 		print_message("  main, not exact: %s\n", r->example_main);
 	if (r->example_other[0])

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the interpreter tests (test_py_*.c, test_rb_*.c): find the machine's Pythons,
+ * run an interpreter until it says it is up and stop it, and the BPF walk harnesses' clock
+ * and cost. Include after cmocka_inc.h.
+ */
+#ifndef CPUPROF_INTERP_FIXTURE_H
+#define CPUPROF_INTERP_FIXTURE_H
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cmocka_inc.h"
+
+/*
+ * Runs ARGV (ARGV[0] searched in PATH, the list ends with NULL) with its stdout on a pipe and
+ * reads the first line it writes into LINE: the interpreter is up. Returns its pid; *OUT is
+ * the pipe, for interp_stop().
+ */
+static inline pid_t interp_start(const char *const argv[], FILE **out, char *line, int size)
+{
+	int pfd[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	*out = fdopen(pfd[0], "r");
+	assert_non_null(*out);
+	assert_non_null(fgets(line, size, *out));
+	return pid;
+}
+
+static inline void interp_stop(pid_t pid, FILE *out)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	fclose(out);
+}
+
+/*
+ * The pyenv interpreters ($PYENV_ROOT or ~/.pyenv, versions/NAME/bin/python) into BINS, and
+ * with DEBIAN Debian's /usr/bin/python3.11 (libpython linked in statically, stripped,
+ * non-PIE) after them. Returns how many.
+ */
+static inline size_t interp_pythons(char bins[][1024], size_t max, bool debian)
+{
+	const char *env = getenv("PYENV_ROOT");
+	char dir[900];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	if (env && *env)
+		snprintf(dir, sizeof(dir), "%s/versions", env);
+	else
+		snprintf(dir, sizeof(dir), "%s/.pyenv/versions",
+			 getenv("HOME") ? getenv("HOME") : "");
+	d = opendir(dir);
+	while (d && (de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
+			continue;
+		snprintf(bins[n], 1024, "%s/%s/bin/python", dir, de->d_name);
+		if (!access(bins[n], X_OK))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	if (debian && n < max && !access("/usr/bin/python3.11", X_OK))
+		snprintf(bins[n++], 1024, "/usr/bin/python3.11");
+	return n;
+}
+
+/* The libpython BIN loads (its path in LIB), or "" when CPython is in BIN itself. */
+static inline void interp_libpython(const char *bin, char *lib, int size)
+{
+	FILE *f = tool_output("ldd '%s' 2>/dev/null | awk '/libpython/ {print $3}'", bin);
+
+	if (!fgets(lib, size, f))
+		lib[0] = 0;
+	pclose(f);
+	lib[strcspn(lib, "\n")] = 0;
+}
+
+/* sys.hexversion of the Python BIN. */
+static inline uint32_t interp_hexversion(const char *bin)
+{
+	unsigned long v = 0;
+	FILE *f = tool_output("'%s' -c 'import sys; print(sys.hexversion)'", bin);
+
+	assert_int_equal(fscanf(f, "%lu", &v), 1);
+	tool_done(f);
+	return (uint32_t)v;
+}
+
+static inline bool interp_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* A cpu-clock event at 997 Hz on CPU, for the walk harness to attach to. */
+static inline int interp_open_clock(int cpu)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = 997,
+		.freq = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * The walk's mean cost in ns over the walks of every CPU, from the harness's per-CPU cost map
+ * (FD): key 0 the ns, key 1 the walks.
+ */
+static inline double interp_walk_cost(int fd)
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u64 *v = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
+	double ns = 0, walks = 0;
+	__u32 k;
+
+	assert_non_null(v);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(bpf_map_lookup_elem(fd, &k, v), 0);
+		for (c = 0; c < ncpu; c++)
+			*(k ? &walks : &ns) += (double)v[c];
+	}
+	free(v);
+	return walks ? ns / walks : 0;
+}
+#endif
