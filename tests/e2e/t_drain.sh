@@ -7,7 +7,7 @@ require_bpf
 
 for unwind in dwarf fp; do
 	out=$TMP/drain-$unwind.folded
-	expect_status 0 "$CPUPROF" record -v --unwind "$unwind" --drain-interval 20ms -F 499 \
+	expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -v --unwind "$unwind" --drain-interval 20ms -F 499 \
 		-o "$out" -- "$FIX/fix_tree" 3
 	# "N samples counted in the kernel, M sets drained (...); ..."
 	line=$(grep 'samples counted in the kernel' "$TMP/err")

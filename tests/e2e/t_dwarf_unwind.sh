@@ -49,7 +49,7 @@ grep -q 'unwind tables: [1-9][0-9]* objects' "$TMP/err" ||
 # -- COMMAND, default unwinder: tables built before it runs. Its exec and exit_group samples
 # have no user stack to walk (a new or a torn-down address space): the bar leaves them room.
 out=$TMP/cmd.folded
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 2
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 2
 exact=$(count "$out" "$tree")
 fixture=$(count "$out" '^fix_tree_nofp;')
 note "auto, -- COMMAND: $exact of $fixture samples exact ($(share "$exact" $((fixture - exact)))%)"
@@ -61,7 +61,7 @@ grep -qE '; (99|100)\.[0-9]% of user stacks complete' "$TMP/err" ||
 	fail "summary does not report >= 99 % complete user stacks: $(cat "$TMP/err")"
 
 out=$TMP/fp.folded
-expect_status 0 "$CPUPROF" record --unwind fp -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 1
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record --unwind fp -F 499 -o "$out" -- "$FIX/fix_tree_nofp" 1
 fpexact=$(count "$out" "$tree")
 fpall=$(count "$out" '^fix_tree_nofp;')
 note "fp: $fpexact of $fpall samples exact"
