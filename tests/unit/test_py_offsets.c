@@ -157,6 +157,16 @@ static size_t pyenv_libs(char libs[][1024], char bins[][1024], size_t max)
 	return k;
 }
 
+/* Runs the Python BIN until it has said it is up (it sleeps then): interp_start(). */
+static pid_t start_python(const char *bin, FILE **f, char *line, int size)
+{
+	const char *const argv[] = {
+		bin, "-c", "import sys, time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
+		NULL};
+
+	return interp_start(argv, f, line, size);
+}
+
 /* Every number of the table equals the DWARF's, for each pyenv build with debug info. */
 static void test_table_vs_dwarf(void **state)
 {
@@ -225,13 +235,7 @@ static void test_live_313(void **state)
 
 		if (interp_hexversion(bins[i]) < PY_HEX(3, 13, 0))
 			continue;
-		pid = interp_start(
-			(const char *const[]){
-				bins[i], "-c",
-				"import sys, "
-				"time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
-				NULL},
-			&f, line, sizeof(line));
+		pid = start_python(bins[i], &f, line, sizeof(line));
 		ps = proc_snapshot__new("/proc");
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
 		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
@@ -270,13 +274,7 @@ static void test_code_members(void **state)
 		FILE *f;
 
 		assert_non_null(ps);
-		pid = interp_start(
-			(const char *const[]){
-				bins[i], "-c",
-				"import sys, "
-				"time\nprint('up')\nsys.stdout.flush()\ntime.sleep(60)\n",
-				NULL},
-			&f, line, sizeof(line));
+		pid = start_python(bins[i], &f, line, sizeof(line));
 		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
 		assert_int_equal(py_detect_process(ps, (uint32_t)pid, 0, NULL, &pp), 0);
 		assert_int_equal(py_offsets_for_process(pid, &pp, &o, &src), 0);
