@@ -120,6 +120,21 @@ cpu_since() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "?"; else printf "%.3f", b - a }'
 }
 
+# record_window PID SECONDS ARGS...: record ARGS (which name PID, e.g. -p PID) for SECONDS of
+# wall time once sampling runs, then stop it with SIGINT. WINDOW_CPU is the CPU time PID got
+# inside that window, all of which was sampled. The profile goes where ARGS or stdout say.
+record_window() {
+	local pid=$1 secs=$2 a b
+	shift 2
+	start_recording "$@"
+	a=$(cpu_now "$pid")
+	sleep "$secs"
+	b=$(cpu_now "$pid")
+	kill -INT "$REC"
+	wait "$REC" || fail "record $* failed: $(cat "$TMP/rec.err")"
+	WINDOW_CPU=$(cpu_since "$a" "$b")
+}
+
 # expect_samples GOT CPU HZ WHAT: a process sampled at HZ for CPU seconds of CPU time has
 # (about) CPU * HZ samples; fail below 80 % of that, less 3 for /proc's 10 ms ticks.
 expect_samples() {

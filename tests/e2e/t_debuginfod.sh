@@ -26,7 +26,7 @@ export DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$TMP/cach
 expect_status 0 "$CPUPROF" record -q -o "$TMP/off.folded" -- "$TMP/stripped_inline" 1
 grep -q 'cp_inl_' "$TMP/off.folded" && fail "names without --debuginfod: $(grep cp_inl_ "$TMP/off.folded" | head -1)"
 
-expect_status 0 "$CPUPROF" record -q -F 299 --debuginfod -o "$TMP/on.folded" -- "$TMP/stripped_inline" 1
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -q -F 299 --debuginfod -o "$TMP/on.folded" -- "$TMP/stripped_inline" 1
 all=$(count "$TMP/on.folded" '^stripped_inline;')
 n=$(count "$TMP/on.folded" '^stripped_inline;([^;]*;)*main;cp_inl_run;cp_inl_work;cp_inl_hot_\[i\]( |;)')
 note "--debuginfod: $n of $all samples named with the fetched debug file"

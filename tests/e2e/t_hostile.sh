@@ -60,7 +60,7 @@ for i in range(shnum):
         sys.exit(0)
 sys.exit(1)
 PY
-expect_status 0 timeout 60 "$CPUPROF" record -F 499 -o "$TMP/damaged.folded" -- "$TMP/fix_tree" 1
+expect_status 0 timeout 60 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/damaged.folded" -- "$TMP/fix_tree" 1
 grep -q 'fix_tree has damaged debug sections' "$TMP/err" ||
 	fail "damaged .debug_line not reported: $(cat "$TMP/err")"
 damaged_n=$(count "$TMP/damaged.folded" '^fix_tree;([^;]*;)*main;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)')

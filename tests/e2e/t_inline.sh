@@ -9,7 +9,7 @@ src=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_inline.c
 hot=$(grep -n '/\* HOT \*/' "$src" | cut -d: -f1)
 call=$(grep -n 'unsigned long x = cp_inl_hot' "$src" | cut -d: -f1)
 
-expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/i.folded" -o "$TMP/i.pb.gz" -o "$TMP/i.json" -- "$FIX/fix_inline" 2
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/i.folded" -o "$TMP/i.pb.gz" -o "$TMP/i.json" -- "$FIX/fix_inline" 2
 check_folded_grammar "$TMP/i.folded"
 all=$(count "$TMP/i.folded" '^fix_inline;')
 inl=$(count "$TMP/i.folded" '^fix_inline;([^;]*;)*main;cp_inl_run;cp_inl_work;cp_inl_hot_\[i\]( |;)')

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
-expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/jit.folded" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$FIX/fix_jit' 1.5"
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/jit.folded" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$FIX/fix_jit' 1.5"
 rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check_folded_grammar "$TMP/jit.folded"
 all=$(count "$TMP/jit.folded" '^fix_jit;')

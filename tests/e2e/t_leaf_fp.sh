@@ -17,23 +17,23 @@ bg "$FIX/fix_tree_lfp" 30
 target=$!
 sleep 0.3
 out=$TMP/dwarf.folded
-expect_status 0 "$CPUPROF" record --unwind dwarf -F 499 -d 3s -o "$out" -p "$target"
+record_window "$target" 3 --unwind dwarf -F 499 -o "$out" -p "$target"
 check_folded_grammar "$out"
 exact=$(count "$out" "$tree")
 fixture=$(count "$out" '^fix_tree_lfp;')
 note "dwarf: $exact of $fixture samples exact from _start through the helper to the leaf ($(share "$exact" $((fixture - exact)))%)"
-[ "$fixture" -ge 500 ] || fail "only $fixture samples of fix_tree_lfp: $(cat "$TMP/err")"
+expect_samples "$fixture" "$WINDOW_CPU" 499 "dwarf: fix_tree_lfp"
 [ $((100 * exact)) -ge $((99 * fixture)) ] ||
 	fail "dwarf: only $exact of $fixture samples have the exact chain; others: $(grep '^fix_tree_lfp;' "$out" | grep -vE "$tree" | cut -c1-250 | head -3)"
 
 out=$TMP/fp.folded
-expect_status 0 "$CPUPROF" record --unwind fp -F 499 -d 1s -o "$out" -p "$target"
+record_window "$target" 1 --unwind fp -F 499 -o "$out" -p "$target"
 kill "$target"
 fpexact=$(count "$out" "$tree")
 fplost=$(count "$out" "$lost")
 fpall=$(count "$out" '^fix_tree_lfp;')
 note "fp: $fpexact of $fpall samples exact, $fplost without the leaf's caller"
-[ "$fpall" -ge 100 ] || fail "only $fpall samples of fix_tree_lfp with --unwind fp"
+expect_samples "$fpall" "$WINDOW_CPU" 499 "fp: fix_tree_lfp"
 [ $((100 * fplost)) -ge $((50 * fpall)) ] && [ $((100 * fpexact)) -lt $((50 * fpall)) ] ||
 	fail "frame pointers kept the leaf's caller ($fpexact exact, $fplost lost of $fpall): does the leaf have a frame? $(grep '^fix_tree_lfp;' "$out" | cut -c1-250 | head -2)"
 exit 0

@@ -10,7 +10,7 @@ bg "$FIX/fix_vdso" 30
 target=$!
 sleep 0.3
 out=$TMP/vdso.folded
-expect_status 0 "$CPUPROF" record -F 499 -d 2s -o "$out" -p "$target"
+record_window "$target" 2 -F 499 -o "$out" -p "$target"
 kill "$target"
 check_folded_grammar "$out"
 chain='^fix_vdso;_start;__libc_start_main;__libc_start_call_main;main;cp_vdso_run'
@@ -18,7 +18,7 @@ all=$(count "$out" '^fix_vdso;')
 whole=$(count "$out" "$chain( |;)")
 invdso=$(count "$out" "$chain;(clock_gettime|__clock_gettime);__vdso_clock_gettime")
 note "vdso: $whole of $all samples complete to _start, $invdso of them through the vDSO"
-[ "$all" -ge 300 ] || fail "only $all samples of fix_vdso"
+expect_samples "$all" "$WINDOW_CPU" 499 "fix_vdso"
 [ $((100 * whole)) -ge $((99 * all)) ] ||
 	fail "only $whole of $all samples complete; others: $(grep '^fix_vdso;' "$out" | grep -vE "$chain( |;)" | cut -c1-200 | head -3)"
 [ $((100 * invdso)) -ge $((30 * all)) ] ||
