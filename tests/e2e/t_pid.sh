@@ -3,9 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
-bg "$FIX/fix_tree" 8
+bg "$FIX/fix_tree" 600 # until killed: the window is sampling's
 target=$!
-bg "$FIX/fix_syscall" 8
+bg "$FIX/fix_syscall" 600
 sleep 0.3
 record_window "$target" 2 -p "$target" >"$TMP/pid.folded"
 check_folded_grammar "$TMP/pid.folded"
