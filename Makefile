@@ -169,11 +169,11 @@ $(O)/fixtures/libcpfix.so: tests/fixtures/libcpfix.c
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -o $@ $<
 
 # the same program as fix_tree.c, linked at a fixed address (ET_EXEC)
-$(O)/fixtures/fix_nopie: tests/fixtures/fix_tree.c
+$(O)/fixtures/fix_nopie: tests/fixtures/fix_tree.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -no-pie -fno-pie -o $@ $<
 
-$(O)/fixtures/fix_shared: tests/fixtures/fix_shared_main.c $(O)/fixtures/libcpfix.so
+$(O)/fixtures/fix_shared: tests/fixtures/fix_shared_main.c tests/fixtures/fixture.h $(O)/fixtures/libcpfix.so
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -L$(O)/fixtures -lcpfix -Wl,-rpath,'$$ORIGIN'
 

@@ -13,7 +13,7 @@ tree="^fix_tree_lfp;$start;cp_fix_run;cp_fix_(heavy|light);cp_fix_leaf( |;)"
 # what frame pointers see from the leaf: its caller skipped
 lost="^fix_tree_lfp;([^;]*;)*cp_fix_run;cp_fix_leaf( |;)"
 
-bg "$FIX/fix_tree_lfp" 30
+bg "$FIX/fix_tree_lfp" 600 # until killed
 target=$!
 sleep 0.3
 out=$TMP/dwarf.folded

@@ -16,7 +16,7 @@ require_bpf
 start='_start;__libc_start_main;__libc_start_call_main;main'
 handler='^fix_signal;(.*;)?cp_sig_(handler|work)( |;)'
 
-bg "$FIX/fix_signal" 30
+bg "$FIX/fix_signal" 600 # until killed
 target=$!
 sleep 0.3
 # the restorer is named when the symbols of the process's libc are at hand: in its .symtab or

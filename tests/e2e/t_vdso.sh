@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
-bg "$FIX/fix_vdso" 30
+bg "$FIX/fix_vdso" 600 # until killed
 target=$!
 sleep 0.3
 out=$TMP/vdso.folded
