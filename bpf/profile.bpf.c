@@ -18,6 +18,9 @@
 #include "python_shared.h"
 /* py_procs: tgid -> struct cp_py_proc, filled by user space when it finds CPython */
 #include "python_walk.bpf.h"
+#include "ruby_shared.h"
+/* rb_procs: tgid -> struct cp_rb_proc, filled by user space when it finds Ruby */
+#include "ruby_walk.bpf.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14
@@ -143,7 +146,7 @@ struct {
 CP_DSTACK_MAP(dstacks0);
 CP_DSTACK_MAP(dstacks1);
 
-/* --python: the CPython frames of samples, under a hash (cp_count_key.pystack) */
+/* --python: the CPython frames of samples, under a hash (cp_count_key.istack) */
 #define CP_PYSTACK_MAP(name)                           \
 	struct {                                       \
 		__uint(type, BPF_MAP_TYPE_HASH);       \
@@ -163,12 +166,13 @@ struct {
 	__uint(max_entries, CP_PY_STAT_MAX);
 } py_stats SEC(".maps");
 
-/* slot 0: cp_unwind; slot 1: cp_py (--python); set by user space after load */
+/* slot 0: cp_unwind; 1: cp_py (--python); 2: cp_rb (--ruby); set by user space after load */
 #define CP_PROG_UNWIND 0
 #define CP_PROG_PYTHON 1
+#define CP_PROG_RUBY   2
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u32);
 } unwind_progs SEC(".maps");
@@ -194,7 +198,10 @@ struct cp_ustate {
 	struct cp_unwind_map vm; /* the mapping cp_vt_find found last */
 	struct cp_count_key key;
 	struct cp_dstack st;
-	struct cp_py_stored py; /* --python: the sample's CPython frames (cp_py) */
+	union {
+		struct cp_py_stored py; /* --python: the sample's CPython frames (cp_py) */
+		struct cp_rb_stored rb; /* --ruby: the sample's Ruby frames (cp_rb) */
+	};
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 };
 _Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
@@ -547,6 +554,13 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 		/* user space may answer for an older generation late (a request before exec) */
 		if (pp && pp->gen == key->gen)
 			bpf_tail_call(ctx, &unwind_progs, CP_PROG_PYTHON);
+	}
+	/* a Ruby process: its Ruby frames first (cp_rb goes on with the native walk) */
+	if (cfg.ruby) {
+		struct cp_rb_proc *rp = bpf_map_lookup_elem(&rb_procs, &key->pid);
+
+		if (rp && rp->gen == key->gen)
+			bpf_tail_call(ctx, &unwind_progs, CP_PROG_RUBY);
 	}
 	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);
 	stat_inc(CP_STAT_DWARF_TAILCALL);
@@ -925,7 +939,7 @@ static __always_inline void py_stat_inc(__u32 idx)
 }
 
 /*
- * Store the Python frames of s->py.st in pystacks under a hash of them and set s->key.pystack;
+ * Store the Python frames of s->py.st in pystacks under a hash of them and set s->key.istack;
  * it stays 0 when there are none or they are lost (counted).
  */
 static __always_inline void py_store(struct cp_ustate *s)
@@ -972,7 +986,8 @@ static __always_inline void py_store(struct cp_ustate *s)
 		py_stat_inc(CP_PY_STAT_COLLISION);
 		return;
 	}
-	s->key.pystack = key;
+	s->key.istack = key;
+	s->key.istack_kind = CP_ISTACK_PYTHON;
 }
 
 /*
@@ -990,7 +1005,8 @@ int cp_py(struct bpf_perf_event_data *ctx)
 	s = bpf_map_lookup_elem(&ustate, &zero);
 	if (!s)
 		return 0;
-	s->key.pystack = 0;
+	s->key.istack = 0;
+	s->key.istack_kind = CP_ISTACK_NONE;
 	pp = bpf_map_lookup_elem(&py_procs, &s->key.pid);
 	if (pp && pp->gen == s->key.gen) {
 		end = cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &s->py.st);
@@ -1003,6 +1019,9 @@ int cp_py(struct bpf_perf_event_data *ctx)
 	dwarf_finish(s);
 	return 0;
 }
+
+/* --ruby: cp_rb, the Ruby twin of cp_py */
+#include "ruby_profile.bpf.h"
 
 /* A new process (not a thread): start a new generation; follow children of traced ones. */
 SEC("tp_btf/sched_process_fork")
@@ -1041,6 +1060,7 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	bpf_map_delete_elem(&refresh, &tgid);
 	/* another program: user space looks for CPython in it again */
 	bpf_map_delete_elem(&py_procs, &tgid);
+	bpf_map_delete_elem(&rb_procs, &tgid);
 	if (cp) {
 		cp->gen += 1;
 		cp->flags &= ~CP_PROC_REQUESTED;
@@ -1078,6 +1098,7 @@ int BPF_PROG(cp_exit, struct task_struct *p)
 	bpf_map_delete_elem(&uprocs, &tgid);
 	bpf_map_delete_elem(&vtables, &tgid);
 	bpf_map_delete_elem(&py_procs, &tgid);
+	bpf_map_delete_elem(&rb_procs, &tgid);
 	return 0;
 }
 

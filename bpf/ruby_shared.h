@@ -103,8 +103,10 @@ struct cp_rb_proc {
 	__s64 tls_off;	 /* DTV: ruby_current_ec's offset in the block; TP: from fsbase */
 	__u64 ec_global; /* CP_RB_EC_GLOBAL / CP_RB_EC_RACTOR: the variable's address */
 	__u64 vm_exec_start, vm_exec_end; /* rb_vm_exec, for interleaving with native frames */
+	__u32 gen; /* the generation of the process this is for (cp_proc.gen) */
+	__u32 pad1;
 };
-_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16, "cp_rb_proc layout");
+_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16 + 8, "cp_rb_proc layout");
 
 /* Ruby frames the walker records per sample at most (interpreters.md 5.4). */
 #define CP_RB_MAX_FRAMES 128
@@ -148,6 +150,30 @@ struct cp_rb_stack {
 };
 _Static_assert(sizeof(struct cp_rb_stack) == 16 + 16 * CP_RB_MAX_FRAMES, "cp_rb_stack layout");
 _Static_assert((CP_RB_MAX_FRAMES & (CP_RB_MAX_FRAMES - 1)) == 0, "a mask bounds the index");
+
+/*
+ * The profiler's Ruby stacks (rbstacks map: cp_count_key.istack -> this, istack_kind
+ * CP_ISTACK_RUBY): a sample's frames and process under a 64-bit hash of them, check a second
+ * hash (collision check, as cp_dstack.check).
+ */
+struct cp_rb_stored {
+	__u64 check;
+	__u32 pid, gen; /* the process the iseqs belong to (part of the hash) */
+	struct cp_rb_stack st;
+};
+_Static_assert(sizeof(struct cp_rb_stored) == 16 + sizeof(struct cp_rb_stack), "cp_rb_stored");
+#define CP_RB_DEF_STACKS 8192
+
+/*
+ * The profiler's Ruby counters (per-CPU array rb_stats): one per walk end (enum cp_rb_end,
+ * same index), then these.
+ */
+enum cp_rb_stat {
+	CP_RB_STAT_FULL = CP_RB_END_MAX, /* Ruby frames lost: rbstacks map full */
+	CP_RB_STAT_COLLISION,		 /* Ruby frames lost: two stacks with one hash */
+	CP_RB_STAT_TAILCALL,		 /* the native walk after it could not start */
+	CP_RB_STAT_MAX,
+};
 
 /* The walker's test harness (bpf/rbwalk.bpf.c): one ring-buffer record per sample. */
 struct cp_rb_event {

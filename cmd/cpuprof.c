@@ -44,6 +44,8 @@ enum {
 	OPT_DRAIN_INTERVAL,
 	OPT_PYTHON,
 	OPT_NO_PYTHON,
+	OPT_RUBY,
+	OPT_NO_RUBY,
 };
 
 static const struct argp_option record_options[] = {
@@ -80,6 +82,11 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-python", OPT_NO_PYTHON, NULL, 0, "Show CPython's own native frames only", 2},
+	{"ruby", OPT_RUBY, NULL, 0,
+	 "Show the Ruby methods and blocks MRI runs in its stacks (default; needs the DWARF "
+	 "unwinder)",
+	 2},
+	{"no-ruby", OPT_NO_RUBY, NULL, 0, "Show Ruby's own native frames only", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -241,6 +248,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PYTHON:
 		o->no_python = true;
+		break;
+	case OPT_RUBY:
+		o->no_ruby = false;
+		break;
+	case OPT_NO_RUBY:
+		o->no_ruby = true;
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)

@@ -19,11 +19,13 @@ enum jkind {
 	JK_KERNEL,
 	JK_PSEUDO,
 	JK_PYTHON,
+	JK_RUBY,
 };
 
 static const char *const jkind_names[] = {
 	[JK_PROCESS] = "process", [JK_THREAD] = "thread", [JK_USER] = "user",
 	[JK_KERNEL] = "kernel",	  [JK_PSEUDO] = "pseudo", [JK_PYTHON] = "python",
+	[JK_RUBY] = "ruby",
 };
 
 static const char *const map_kind_names[] = {
@@ -416,6 +418,7 @@ static int location_index(struct jw *w, uint32_t id, uint32_t *idx, uint32_t *fu
 	enum jkind kind = f->kind == FRAME_KERNEL   ? JK_KERNEL
 			  : f->kind == FRAME_PSEUDO ? JK_PSEUDO
 			  : f->kind == FRAME_PYTHON ? JK_PYTHON
+			  : f->kind == FRAME_RUBY   ? JK_RUBY
 						    : JK_USER;
 	uint32_t map = NONE;
 	json_t *o, *display;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "profile/aggregate.h"
 #include "interp/py_merge.h"
+#include "interp/rb_merge.h"
 #include "util/grow.h"
 #include "util/idtable.h"
 
@@ -42,9 +43,11 @@ struct agg {
 	uint64_t ips[CP_MAX_USTACK_DEPTH];
 	struct cp_dstack ds;
 	struct cp_py_stack py;
+	struct cp_rb_stack rb;
 	struct py_mframe merged[CP_MAX_USTACK_DEPTH + CP_PY_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
 	char pyname[160];
+	char rbname[160];
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -357,10 +360,10 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	size_t m;
 	int err;
 
-	if (!k->pystack || !a->o->py_proc || !a->d->py_stack)
+	if (!k->istack || k->istack_kind != CP_ISTACK_PYTHON || !a->o->py_proc || !a->d->py_stack)
 		return 1;
 	pp = a->o->py_proc(a->o->py_ctx, k->pid, k->gen);
-	if (!pp || a->d->py_stack(a->d->ctx, k->pystack, &a->py) || !a->py.len)
+	if (!pp || a->d->py_stack(a->d->ctx, k->istack, &a->py) || !a->py.len)
 		return 1;
 	ev = (struct py_eval_range){pp->eval_start, pp->eval_end, pp->eval_cold_start,
 				    pp->eval_cold_end};
@@ -378,6 +381,81 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 			err = add_pseudo(a, "[python truncated]", n);
 		} else if (mf->kind == PY_MF_PYTHON) {
 			err = add_py_frame(a, k, &a->py.frames[mf->index % CP_PY_MAX_FRAMES], n);
+		} else {
+			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
+			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
+					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
+					  j == m - 1 && !end ? &entry : NULL);
+			if (entry)
+				a->st.ustacks_entry += count;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+_Static_assert(CP_RB_MAX_FRAMES <= CP_PY_MAX_FRAMES, "agg.merged holds the Ruby frames too");
+
+/*
+ * A Ruby frame: "rb::LABEL" (the documented form, README "Ruby"), with its file and line; the
+ * iseq body's (or C method entry's) address stands for its address.
+ */
+static int add_rb_frame(struct agg *a, const struct cp_count_key *k, const struct cp_rb_frame *rf,
+			uint32_t *n)
+{
+	const struct rb_frame_info *ri = NULL;
+	struct prof_frame f = {.kind = FRAME_RUBY, .addr = rf->ptr, .named = true};
+
+	if (a->o->rb_name(a->o->py_ctx, k->pid, k->gen, rf, &ri) || !ri) {
+		f.name = "rb::[unknown]";
+		f.named = false;
+	} else {
+		snprintf(a->rbname, sizeof(a->rbname), "rb::%s", ri->name);
+		f.name = a->rbname;
+		if (ri->file[0]) {
+			f.file = ri->file;
+			f.module = ri->file;
+		}
+		f.line = ri->line > 0 ? (uint32_t)ri->line : 0;
+		f.start_line = ri->firstline > 0 ? (uint32_t)ri->firstline : 0;
+	}
+	if (*n >= MAX_FRAMES)
+		return -E2BIG;
+	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
+}
+
+/*
+ * The same as add_merged_stack for the sample's Ruby frames, put in place of rb_vm_exec's
+ * activations (interp/rb_merge.h). 1 when there are no Ruby frames to merge.
+ */
+static int add_rb_merged_stack(struct agg *a, const struct cp_count_key *k, const char *end,
+			       size_t depth, uint64_t count, uint32_t *n)
+{
+	const struct cp_rb_proc *rp;
+	size_t m;
+	int err;
+
+	if (!k->istack || k->istack_kind != CP_ISTACK_RUBY || !a->o->rb_proc || !a->d->rb_stack)
+		return 1;
+	rp = a->o->rb_proc(a->o->py_ctx, k->pid, k->gen);
+	if (!rp || a->d->rb_stack(a->d->ctx, k->istack, &a->rb) || !a->rb.len)
+		return 1;
+	for (size_t i = 0; i < depth; i++)
+		a->pcs[i] = a->ds.ips[i] & ~CP_IP_EXACT;
+	m = rb_merge(a->pcs, depth, a->rb.frames, a->rb.len, a->rb.end == CP_RB_END_TRUNCATED,
+		     rp->vm_exec_start, rp->vm_exec_end, a->merged,
+		     sizeof(a->merged) / sizeof(a->merged[0]), NULL);
+	a->st.rb_stacks += count;
+	for (size_t j = m; j-- > 0;) {
+		const struct py_mframe *mf = &a->merged[j];
+		uint64_t ip;
+		bool entry = false;
+
+		if (mf->kind == PY_MF_TRUNCATED) {
+			err = add_pseudo(a, "[ruby truncated]", n);
+		} else if (mf->kind == PY_MF_PYTHON) {
+			err = add_rb_frame(a, k, &a->rb.frames[mf->index % CP_RB_MAX_FRAMES], n);
 		} else {
 			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
 			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
@@ -423,6 +501,8 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	}
 	a->st.ustacks += count;
 	err = add_merged_stack(a, k, end, depth, count, n);
+	if (err > 0)
+		err = add_rb_merged_stack(a, k, end, depth, count, n);
 	if (err <= 0)
 		return err;
 	for (size_t i = depth; i-- > 0;) {
@@ -589,4 +669,5 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
 	to->py_stacks += from->py_stacks;
+	to->rb_stacks += from->rb_stacks;
 }

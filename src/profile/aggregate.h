@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "interp/py_proc.h"
+#include "interp/rb_proc.h"
 #include "profile/drain.h"
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
@@ -35,6 +36,13 @@ struct aggregate_opts {
 	const struct cp_py_proc *(*py_proc)(void *ctx, uint32_t pid, uint32_t gen);
 	int (*py_name)(void *ctx, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
 		       const struct py_code_info **out);
+	/*
+	 * --ruby (NULL: Ruby frames are left out): the Ruby of (pid, gen), NULL when none, and
+	 * the names of a recorded Ruby frame. Called with py_ctx too.
+	 */
+	const struct cp_rb_proc *(*rb_proc)(void *ctx, uint32_t pid, uint32_t gen);
+	int (*rb_name)(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rb_frame *f,
+		       const struct rb_frame_info **out);
 	void *py_ctx;
 };
 
@@ -56,6 +64,7 @@ struct aggregate_stats {
 	 */
 	uint64_t kept[CP_STAT_MAX];
 	uint64_t py_stacks; /* samples with Python frames merged into their stack */
+	uint64_t rb_stacks; /* samples with Ruby frames merged into their stack */
 };
 
 /* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */

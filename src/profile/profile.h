@@ -15,6 +15,7 @@ enum frame_kind {
 	FRAME_KERNEL = 1,
 	FRAME_PSEUDO = 2, /* "[user stack lost: ...]" and similar markers */
 	FRAME_PYTHON = 3, /* a Python function CPython ran ("py::NAME"; addr: its code object) */
+	FRAME_RUBY = 4,	  /* a Ruby method or block MRI ran ("rb::LABEL"; addr: its iseq body) */
 };
 
 enum prof_map_kind {

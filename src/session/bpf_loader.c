@@ -29,6 +29,7 @@ struct bpf_session {
 	size_t rows_len; /* bytes mapped */
 	bool dwarf;	 /* the dstacks maps are in use */
 	bool python;	 /* the pystacks maps are in use (--python with dwarf) */
+	bool ruby;	 /* the rbstacks maps are in use (--ruby with dwarf) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -37,7 +38,7 @@ struct bpf_session {
 
 /* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
 struct slot_maps {
-	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *pystacks;
+	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *pystacks, *rbstacks;
 };
 
 static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot)
@@ -45,10 +46,10 @@ static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot
 	const struct cpuprof_profile *k = s->skel;
 
 	if (slot)
-		return (struct slot_maps){k->maps.counts1, k->maps.ustacks1, k->maps.kstacks1,
-					  k->maps.dstacks1, k->maps.pystacks1};
-	return (struct slot_maps){k->maps.counts0, k->maps.ustacks0, k->maps.kstacks0,
-				  k->maps.dstacks0, k->maps.pystacks0};
+		return (struct slot_maps){k->maps.counts1,  k->maps.ustacks1,  k->maps.kstacks1,
+					  k->maps.dstacks1, k->maps.pystacks1, k->maps.rbstacks1};
+	return (struct slot_maps){k->maps.counts0,  k->maps.ustacks0,  k->maps.kstacks0,
+				  k->maps.dstacks0, k->maps.pystacks0, k->maps.rbstacks0};
 }
 
 static int read_file_str(const char *path, char *buf, size_t size)
@@ -252,6 +253,18 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		if (err)
 			goto fail;
 	}
+	/* the Ruby walker too */
+	s->ruby = cfg->ruby && cfg->unwind_dwarf;
+	if (!s->ruby) {
+		if (cfg->unwind_dwarf)
+			err = bpf_program__set_autoload(s->skel->progs.cp_rb, false);
+		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
+			err = bpf_map__set_max_entries(slot_maps(s, i).rbstacks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(s->skel->maps.rb_procs, 1);
+		if (err)
+			goto fail;
+	}
 
 	s->step = "load the BPF programs";
 	err = cpuprof_profile__load(s->skel);
@@ -268,6 +281,17 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		int fd = bpf_program__fd(s->skel->progs.cp_py);
 
 		s->step = "set up the Python walker";
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd,
+					BPF_ANY)) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (s->ruby) {
+		uint32_t slot = 2; /* CP_PROG_RUBY */
+		int fd = bpf_program__fd(s->skel->progs.cp_rb);
+
+		s->step = "set up the Ruby walker";
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd,
 					BPF_ANY)) {
 			err = -errno;
@@ -482,18 +506,26 @@ int bpf_session__set_py_proc(struct bpf_session *s, uint32_t pid, const struct c
 	return 0;
 }
 
-int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX])
+int bpf_session__set_rb_proc(struct bpf_session *s, uint32_t pid, const struct cp_rb_proc *rp)
 {
-	int fd = bpf_map__fd(s->skel->maps.py_stats), ncpu = libbpf_num_possible_cpus();
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rb_procs), &pid, rp, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Sum the n per-CPU counters of map m into out. */
+static int read_percpu_stats(struct bpf_map *m, uint64_t *out, uint32_t n)
+{
+	int fd = bpf_map__fd(m), ncpu = libbpf_num_possible_cpus();
 	uint64_t *v;
 
-	memset(out, 0, CP_PY_STAT_MAX * sizeof(*out));
+	memset(out, 0, n * sizeof(*out));
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	v = calloc((size_t)ncpu, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < CP_PY_STAT_MAX; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(fd, &i, v)) {
 			free(v);
 			return -errno;
@@ -503,6 +535,48 @@ int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_S
 	}
 	free(v);
 	return 0;
+}
+
+int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX])
+{
+	return read_percpu_stats(s->skel->maps.py_stats, out, CP_PY_STAT_MAX);
+}
+
+int bpf_session__read_rb_stats(const struct bpf_session *s, uint64_t out[CP_RB_STAT_MAX])
+{
+	return read_percpu_stats(s->skel->maps.rb_stats, out, CP_RB_STAT_MAX);
+}
+
+int bpf_session__for_each_rb_stack(struct bpf_session *s, rb_stack_want_fn want, rb_stack_fn fn,
+				   void *ctx)
+{
+	struct cp_rb_stored *v;
+	int err = 0;
+
+	if (!s->ruby)
+		return 0;
+	v = malloc(sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* both sets: a stack is named while the kernel fills either */
+	for (unsigned int i = 0; !err && i < CP_SLOTS; i++) {
+		int fd = bpf_map__fd(slot_maps(s, i).rbstacks);
+		uint64_t key, next;
+		const void *prev = NULL;
+
+		while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+			key = next;
+			prev = &key;
+			if (!want(next, ctx))
+				continue;
+			/* deleted meanwhile (a drain cleared its set), or not the walker's */
+			if (bpf_map_lookup_elem(fd, &next, v) || v->st.len > CP_RB_MAX_FRAMES)
+				continue;
+			err = fn(next, v, ctx);
+		}
+	}
+	free(v);
+	return err;
 }
 
 int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want, py_stack_fn fn,
@@ -687,6 +761,8 @@ int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
 		err = clear_map(s, m.dstacks);
 	if (!err && s->python)
 		err = clear_map(s, m.pystacks);
+	if (!err && s->ruby)
+		err = clear_map(s, m.rbstacks);
 	return err;
 }
 
@@ -724,6 +800,10 @@ struct bpf_copy {
 	size_t n_ps, cap_ps;
 	struct cp_py_frame *pyframes;
 	size_t n_pyframes, cap_pyframes;
+	struct copied_pystack *rs; /* the Ruby stacks, the same way */
+	size_t n_rs, cap_rs;
+	struct cp_rb_frame *rbframes;
+	size_t n_rbframes, cap_rbframes;
 };
 
 void bpf_copy__free(struct bpf_copy *c)
@@ -740,6 +820,8 @@ void bpf_copy__free(struct bpf_copy *c)
 	free(c->ds);
 	free(c->ps);
 	free(c->pyframes);
+	free(c->rs);
+	free(c->rbframes);
 	free(c);
 }
 
@@ -877,6 +959,49 @@ static int copy_pystacks(struct bpf_copy *c, struct bpf_map *m)
 	return err;
 }
 
+static int copy_rbstacks(struct bpf_copy *c, struct bpf_map *m)
+{
+	int fd = bpf_map__fd(m);
+	struct cp_rb_stored *v = malloc(sizeof(*v));
+	uint64_t key, next;
+	const void *prev = NULL;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct copied_pystack *d;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, v)) {
+			err = errno == ENOENT ? 0 : -errno;
+			continue;
+		}
+		if (v->st.len > CP_RB_MAX_FRAMES)
+			continue;
+		if (array_grow((void **)&c->rs, &c->cap_rs, c->n_rs + 1, sizeof(*c->rs)) ||
+		    array_grow((void **)&c->rbframes, &c->cap_rbframes, c->n_rbframes + v->st.len,
+			       sizeof(*c->rbframes))) {
+			err = -ENOMEM;
+			break;
+		}
+		d = &c->rs[c->n_rs++];
+		d->key = key;
+		d->len = v->st.len;
+		d->end = v->st.end | (uint32_t)v->st.flags << 16;
+		d->first = c->n_rbframes;
+		memcpy(c->rbframes + c->n_rbframes, v->st.frames, v->st.len * sizeof(*c->rbframes));
+		c->n_rbframes += v->st.len;
+	}
+	if (!err && errno != ENOENT && prev)
+		err = -errno;
+	free(v);
+	if (!err && c->n_rs)
+		qsort(c->rs, c->n_rs, sizeof(*c->rs), cmp_pystack);
+	return err;
+}
+
 int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out)
 {
 	struct slot_maps m = slot_maps(s, slot & 1);
@@ -934,6 +1059,8 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 		err = copy_dstacks(c, m.dstacks);
 	if (!err && s->python)
 		err = copy_pystacks(c, m.pystacks);
+	if (!err && s->ruby)
+		err = copy_rbstacks(c, m.rbstacks);
 	if (err) {
 		bpf_copy__free(c);
 		return err;
@@ -1004,6 +1131,22 @@ static int copy_pystack_of(void *ctx, uint64_t key, struct cp_py_stack *out)
 	return 0;
 }
 
+static int copy_rbstack_of(void *ctx, uint64_t key, struct cp_rb_stack *out)
+{
+	const struct bpf_copy *c = ctx;
+	struct copied_pystack k = {.key = key}, *d;
+
+	d = c->n_rs ? bsearch(&k, c->rs, c->n_rs, sizeof(*c->rs), cmp_pystack) : NULL;
+	if (!d)
+		return -ENOENT;
+	out->len = d->len;
+	out->end = (uint16_t)d->end;
+	out->flags = (uint16_t)(d->end >> 16);
+	out->ec = 0;
+	memcpy(out->frames, c->rbframes + d->first, d->len * sizeof(*out->frames));
+	return 0;
+}
+
 void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
 	*out = (struct drain){
@@ -1012,6 +1155,7 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 		.stack = copy_stack_of,
 		.dwarf_stack = copy_dstack_of,
 		.py_stack = copy_pystack_of,
+		.rb_stack = copy_rbstack_of,
 	};
 }
 

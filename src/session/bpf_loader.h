@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "shared.h"
 #include "python_shared.h"
+#include "ruby_shared.h"
 
 struct bpf_session;
 struct drain;
@@ -60,6 +61,15 @@ int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want,
 				   void *ctx);
 /* Sum the per-CPU Python walk counters into out[CP_PY_STAT_MAX]. */
 int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX]);
+/* --ruby: the Ruby of process pid, for the walker (replaces any). Safe at run time. */
+int bpf_session__set_rb_proc(struct bpf_session *s, uint32_t pid, const struct cp_rb_proc *rp);
+/* The same as for_each_py_stack, for the Ruby stacks. */
+typedef bool (*rb_stack_want_fn)(uint64_t key, void *ctx);
+typedef int (*rb_stack_fn)(uint64_t key, const struct cp_rb_stored *v, void *ctx);
+int bpf_session__for_each_rb_stack(struct bpf_session *s, rb_stack_want_fn want, rb_stack_fn fn,
+				   void *ctx);
+/* Sum the per-CPU Ruby walk counters into out[CP_RB_STAT_MAX]. */
+int bpf_session__read_rb_stats(const struct bpf_session *s, uint64_t out[CP_RB_STAT_MAX]);
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
 

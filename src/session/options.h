@@ -34,6 +34,7 @@ struct cp_options {
 	uint64_t max_unwind_mib; /* --max-unwind-memory: unwind rows, MiB */
 	uint64_t drain_ms;	 /* --drain-interval: read the kernel's counts this often */
 	bool no_python;		 /* --no-python: no CPython frames */
+	bool no_ruby;		 /* --no-ruby: no Ruby (MRI) frames */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;

@@ -28,6 +28,7 @@
 #include "session/record.h"
 #include "session/record_int.h"
 #include "session/record_py.h"
+#include "session/record_rb.h"
 #include "session/report.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
@@ -75,8 +76,10 @@ static int on_event(void *ctx, void *data, size_t size)
 			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 		else
 			load_unwind(r, ev->pid, ev->gen);
-		if (!err)
+		if (!err) {
 			record_py_new(r, ev->pid, ev->gen);
+			record_rb_new(r, ev->pid, ev->gen);
+		}
 		return 0;
 	}
 	if (ev->type == CP_EV_MAPPING && size >= sizeof(struct cp_map_event)) {
@@ -113,8 +116,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
 	else
 		load_unwind(r, ev->pid, ev->gen);
-	if (!err)
+	if (!err) {
 		record_py_new(r, ev->pid, ev->gen);
+		record_rb_new(r, ev->pid, ev->gen);
+	}
 	return 0;
 }
 
@@ -260,8 +265,9 @@ static int event_loop(struct record *r)
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
 			return r->progfd < 0 ? r->progfd : -errno;
 	}
-	if (r->py) {
-		/* --python: interpreters not ready at exec, stacks to name while they live */
+	if (r->py || r->rb_rec) {
+		/* --python, --ruby: interpreters not ready at exec, stacks to name while they live
+		 */
 		r->pyfd = arm_timer(250, 250);
 		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
 			return r->pyfd < 0 ? r->pyfd : -errno;
@@ -301,8 +307,10 @@ static int event_loop(struct record *r)
 				if (err)
 					return err;
 			} else if (fd == r->pyfd) {
-				if (read(fd, &ticks, sizeof(ticks)) > 0)
+				if (read(fd, &ticks, sizeof(ticks)) > 0) {
 					record_py_tick(r);
+					record_rb_tick(r);
+				}
 			} else {
 				target_exited(r, fd);
 			}
@@ -373,6 +381,8 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 		.hurry_ctx = r,
 		.py_proc = r->py ? record_py_proc : NULL,
 		.py_name = record_py_name,
+		.rb_proc = r->rb_rec ? record_rb_proc : NULL,
+		.rb_name = record_rb_name,
 		.py_ctx = r,
 	};
 }
@@ -406,6 +416,7 @@ static int take_set(struct record *r)
 		return err;
 	/* --python: name the set's code objects now, while their processes may still live */
 	record_py_tick(r);
+	record_rb_tick(r);
 	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
 		bpf_copy__free(c);
 		return -ENOMEM;
@@ -526,6 +537,8 @@ static int drain(struct record *r)
 		err = bpf_session__read_stats(r->bpf, r->stats);
 	if (!err && r->py)
 		err = bpf_session__read_py_stats(r->bpf, r->py_stats);
+	if (!err)
+		err = record_rb_read_stats(r);
 	if (!err)
 		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
 			"was filling "
@@ -753,6 +766,10 @@ static int record_session(struct record *r)
 	rc = record_prepare_targets(r);
 	if (rc)
 		return rc;
+	if (record_rb_init(r)) {
+		pr_err("cannot set up the Ruby walker: %s", strerror(ENOMEM));
+		return CP_EXIT_FAILURE;
+	}
 	if (record_py_init(r)) {
 		pr_err("cannot set up the Python walker: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;
@@ -760,6 +777,8 @@ static int record_session(struct record *r)
 	/* the processes read before sampling, generation 0 */
 	for (size_t i = 0; r->py && i < r->pre.procs; i++)
 		record_py_later(r, (uint32_t)r->pre.pids[i], 0);
+	for (size_t i = 0; r->rb_rec && i < r->pre.procs; i++)
+		record_rb_later(r, (uint32_t)r->pre.pids[i], 0);
 	STOP_POINT(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {
@@ -813,6 +832,7 @@ static int record_session(struct record *r)
 	report_summary(&rep, r->n_outs);
 	if (r->py)
 		py_summary(r);
+	record_rb_summary(r);
 	return CP_EXIT_OK;
 }
 
@@ -860,6 +880,7 @@ int record_run(const struct cp_options *opts)
 	proc_snapshot__free(r.snap);
 	profile__free(r.prof);
 	record_py_free(&r);
+	record_rb_free(&r);
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);
 	free(r.pidfds);

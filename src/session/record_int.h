@@ -91,6 +91,8 @@ struct record {
 	struct record_py *py;	 /* --python (record_py.c); NULL when off */
 	int pyfd;		 /* its timer */
 	uint64_t py_stats[CP_PY_STAT_MAX];
+	struct record_rb *rb_rec; /* --ruby (record_rb.c); NULL when off; ticks with pyfd */
+	uint64_t rb_stats[CP_RB_STAT_MAX];
 };
 
 /* Capabilities, BTF, the kernel's limits, -p targets, --comm. */

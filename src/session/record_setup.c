@@ -219,6 +219,7 @@ int record_load_bpf(struct record *r)
 	r->cfg.follow_children = o->command != NULL;
 	r->cfg.unwind_dwarf = r->um != NULL;
 	r->cfg.python = !o->no_python;
+	r->cfg.ruby = !o->no_ruby;
 
 	libbpf_set_print(libbpf_print);
 	err = open_bpf(r, &step);

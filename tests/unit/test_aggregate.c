@@ -654,7 +654,8 @@ static void test_python_frames(void **state)
 	fk.n_pystacks = 1;
 	add_dstack(5, CP_DEND_OK, 4, u);
 	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 3)->dstack = 5;
-	fk.counts[0].key.pystack = 77;
+	fk.counts[0].key.istack = 77;
+	fk.counts[0].key.istack_kind = CP_ISTACK_PYTHON;
 	st = run(sym, &o);
 
 	assert_string_equal(names(0),
@@ -957,12 +958,12 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, 7},
-			       from = {10, 20, 30, 40, 50, 60, {0}, 70};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, 7, 8},
+			       from = {10, 20, 30, 40, 50, 60, {0}, 70, 80};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
-	_Static_assert(sizeof(struct aggregate_stats) == (7 + CP_STAT_MAX) * sizeof(uint64_t),
+	_Static_assert(sizeof(struct aggregate_stats) == (8 + CP_STAT_MAX) * sizeof(uint64_t),
 		       "fields");
 	for (int i = 0; i < CP_STAT_MAX; i++) {
 		to.kept[i] = (uint64_t)i;
@@ -978,6 +979,7 @@ static void test_stats_add(void **state)
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
 	assert_int_equal(to.py_stacks, 77);
+	assert_int_equal(to.rb_stacks, 88);
 }
 
 int main(void)
