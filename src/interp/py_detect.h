@@ -91,19 +91,8 @@ struct py_process {
 
 struct proc_snapshot;
 
-/*
- * Objects known not to be CPython, by identity (dev, ino), kept across processes so that a
- * system-wide recording opens each object once. The verdict is per object, never per process:
- * the pyenv launcher bin/python3.7 is not CPython, and a process running it is CPython as soon
- * as its libpython3.7m.so is mapped (or a program dlopen()s libpython).
- */
-struct py_plain;
-
-struct py_plain *py_plain__new(void);
-void py_plain__free(struct py_plain *pl);
-bool py_plain__has(const struct py_plain *pl, uint64_t dev, uint64_t ino);
-/* Objects in the set. */
-size_t py_plain__count(const struct py_plain *pl);
+/* Objects known not to be CPython (interp/interp_find.h): not opened again. */
+struct interp_plain;
 
 /*
  * Find CPython among the executable mappings of (pid, gen) of ps (taken already), the first
@@ -112,8 +101,8 @@ size_t py_plain__count(const struct py_plain *pl);
  * object found not to be CPython is added. 0; -ENOENT: no CPython there; -ENOTSUP: a CPython
  * this profiler does not support (out->info says which); -ESRCH, -ENOMEM.
  */
-int py_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
-		      struct py_process *out);
+int py_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+		      struct interp_plain *plain, struct py_process *out);
 
 /* Whether this version is one the offset table covers (2.7, 3.6-3.13). */
 bool py_version_supported(uint32_t hexversion);

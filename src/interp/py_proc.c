@@ -9,7 +9,7 @@
 #include "interp/py_offsets.h"
 #include "interp/py_proc.h"
 
-int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
+int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct interp_plain *plain,
 	      struct cp_py_proc *out, struct py_attach_why *why)
 {
 	struct py_process proc;

@@ -23,7 +23,7 @@ int py_proc_build(pid_t pid, const struct py_process *pp, const struct cp_py_off
 		  struct cp_py_proc *out);
 
 struct proc_snapshot;
-struct py_plain;
+struct interp_plain;
 
 /* Why py_attach() did not attach, for a message. */
 struct py_attach_why {
@@ -40,7 +40,7 @@ struct py_attach_why {
  * soon; -ENOTSUP (version in why->hexversion), -EPROTO (offsets that do not fit: why->mismatch)
  * and other errors: not now, not later.
  */
-int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct py_plain *plain,
+int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct interp_plain *plain,
 	      struct cp_py_proc *out, struct py_attach_why *why);
 
 /* A code object, named. */

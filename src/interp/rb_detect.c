@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/types.h>
+#include "interp/interp_find.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "proc/proc_snapshot.h"
@@ -245,53 +246,22 @@ int rb_detect_object(int fd, const char *name, struct rb_object_info *info)
 	return err;
 }
 
-struct find_ctx {
-	struct rb_process *out;
-	int result;
-	uint64_t seen_dev, seen_ino;
-};
-
-static int find_one(const struct ps_map_info *mi, void *arg)
+static int detect_rb(int fd, const char *name, void *info)
 {
-	struct find_ctx *c = arg;
-	struct rb_object_info info;
-	char path[64], target[4096];
-	const char *base;
-	ssize_t n;
-	int err;
-
-	if (mi->fd < 0 || (mi->dev == c->seen_dev && mi->ino == c->seen_ino))
-		return 0;
-	c->seen_dev = mi->dev;
-	c->seen_ino = mi->ino;
-	/* the name for the version: what the object is called in the process */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", mi->fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		n = 0;
-	target[n] = 0;
-	base = strrchr(target, '/');
-	err = rb_detect_object(mi->fd, base ? base + 1 : target, &info);
-	if (err == -ENOENT || err == -ENOEXEC)
-		return 0;
-	c->out->info = info;
-	c->out->bias = mi->start - mi->vaddr;
-	c->out->dev = mi->dev;
-	c->out->ino = mi->ino;
-	c->out->fd = mi->fd;
-	c->result = err;
-	return err == -ENOMEM ? err : 1; /* the first Ruby found */
+	return rb_detect_object(fd, name, info);
 }
 
-int rb_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct rb_process *out)
+int rb_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+		      struct interp_plain *plain, struct rb_process *out)
 {
-	struct find_ctx c = {.out = out, .result = -ENOENT, .seen_dev = ~0ull, .seen_ino = ~0ull};
+	struct interp_found at;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	out->fd = -1;
-	err = proc_snapshot__for_each_map(ps, pid, gen, find_one, &c);
-	if (err < 0 && err != -ENOENT)
-		return err;
-	return c.result;
+	err = interp_find(ps, pid, gen, plain, detect_rb, &out->info, sizeof(out->info), &at);
+	out->bias = at.bias;
+	out->dev = at.dev;
+	out->ino = at.ino;
+	out->fd = at.fd;
+	return err;
 }

@@ -112,11 +112,14 @@ struct rb_process {
 
 struct proc_snapshot;
 
+struct interp_plain;
 /*
  * Find Ruby among the executable mappings of (pid, gen) of ps (taken already): the first
- * object that rb_detect_object() accepts. 0; -ENOENT: no Ruby there; -ENOTSUP: a Ruby this
- * profiler does not support (out->info says which); -ESRCH, -ENOMEM.
+ * object that rb_detect_object() accepts (interp_find). With plain (may be NULL), objects in it
+ * are not opened, and each object found not to be Ruby is added. 0; -ENOENT: no Ruby there;
+ * -ENOTSUP: a Ruby this profiler does not support (out->info says which); -ESRCH, -ENOMEM.
  */
-int rb_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct rb_process *out);
+int rb_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+		      struct interp_plain *plain, struct rb_process *out);
 
 #endif

@@ -8,7 +8,7 @@
  * When a process is looked at: every time its mappings are read (its first sample, and each
  * change of its executable mappings: libpython is mapped after exec, or dlopen()ed later);
  * while its interpreter is not initialised, at each tick too. Objects found not to be CPython
- * are not opened again (py_plain: per object, so a launcher without CPython does not hide the
+ * are not opened again (interp_plain: per object, so a launcher without CPython does not hide the
  * libpython its process maps next). An answer for an older generation of a process than one
  * already seen is dropped: the first sample of a child before its exec asks for generation 0,
  * and /proc shows the exec'd program by the time it is read.
@@ -19,6 +19,7 @@
 #include <time.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "interp/interp_find.h"
 #include "interp/py_detect.h"
 #include "interp/py_proc.h"
 #include "session/record_int.h"
@@ -75,7 +76,7 @@ struct record_py {
 	size_t n_slots;
 	struct u64set seen; /* pystacks keys already named */
 	/* objects (dev, ino) found not to be CPython: not opened again */
-	struct py_plain *plain;
+	struct interp_plain *plain;
 };
 
 static uint64_t mix(uint64_t h)
@@ -229,7 +230,7 @@ int record_py_init(struct record *r)
 	r->py = calloc(1, sizeof(*r->py));
 	if (!r->py)
 		return -ENOMEM;
-	r->py->plain = py_plain__new();
+	r->py->plain = interp_plain__new();
 	if (!r->py->plain) {
 		record_py_free(r);
 		return -ENOMEM;
@@ -248,7 +249,7 @@ void record_py_free(struct record *r)
 	free(p->named);
 	free(p->slots);
 	free(p->seen.v);
-	py_plain__free(p->plain);
+	interp_plain__free(p->plain);
 	free(p);
 	r->py = NULL;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "interp/interp_find.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "interp/rb_proc.h"
@@ -72,6 +73,8 @@ struct record_rb {
 	/* rbstacks keys already named, open addressing (0: empty) */
 	uint64_t *seen;
 	size_t n_seen, cap_seen;
+	/* objects (dev, ino) found not to be Ruby: not opened again */
+	struct interp_plain *plain;
 };
 
 static uint64_t mix(uint64_t h)
@@ -234,7 +237,14 @@ int record_rb_init(struct record *r)
 	if (!r->cfg.ruby || !r->cfg.unwind_dwarf)
 		return 0;
 	r->rb_rec = calloc(1, sizeof(*r->rb_rec));
-	return r->rb_rec ? 0 : -ENOMEM;
+	if (!r->rb_rec)
+		return -ENOMEM;
+	r->rb_rec->plain = interp_plain__new();
+	if (!r->rb_rec->plain) {
+		record_rb_free(r);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void record_rb_free(struct record *r)
@@ -250,6 +260,7 @@ void record_rb_free(struct record *r)
 	free(p->named);
 	free(p->slots);
 	free(p->seen);
+	interp_plain__free(p->plain);
 	free(p);
 	r->rb_rec = NULL;
 }
@@ -267,7 +278,7 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	struct rb_process rp;
 	int err;
 
-	err = rb_detect_process(r->snap, pid, gen, &rp);
+	err = rb_detect_process(r->snap, pid, gen, p->plain, &rp);
 	if (err == -ENOTSUP)
 		pr_debug("pid %u: Ruby %u.%u is not supported: no Ruby frames", pid,
 			 rp.info.version >> 16, (rp.info.version >> 8) & 0xff);

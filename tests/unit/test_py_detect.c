@@ -4,7 +4,7 @@
  * (always built), then on every real interpreter of the machine (pyenv's, Debian's static
  * python3.11) with the interpreter itself as the oracle: sys.hexversion, and the addresses
  * of the running process checked against what it reports through ctypes where it can. The
- * cache of objects without CPython (py_plain) is per object: a process that maps libpython
+ * cache of objects without CPython (interp_plain) is per object: a process that maps libpython
  * after an object without it (a launcher; a program that dlopen()s it) is still found, and an
  * interpreter looked at before it is initialised is "ask again" (py_attach -EAGAIN), never a
  * verdict.
@@ -18,6 +18,7 @@
 #include "cmocka_inc.h"
 #include "interp_fixture.h"
 #include "elf/elf_named.h"
+#include "interp/interp_find.h"
 #include "interp/py_detect.h"
 #include "interp/py_proc.h"
 #include "proc/proc_snapshot.h"
@@ -128,7 +129,7 @@ static void test_fake_objects(void **state)
 static void test_plain_then_dlopen(void **state)
 {
 	struct proc_snapshot *ps = proc_snapshot__new("/proc");
-	struct py_plain *plain = py_plain__new();
+	struct interp_plain *plain = interp_plain__new();
 	uint32_t self = (uint32_t)getpid();
 	char lib[PATH_MAX];
 	struct py_process pp;
@@ -141,13 +142,13 @@ static void test_plain_then_dlopen(void **state)
 	assert_non_null(plain);
 	assert_int_equal(proc_snapshot__take(ps, self, 0), 0);
 	assert_int_equal(py_detect_process(ps, self, 0, plain, &pp), -ENOENT);
-	n = py_plain__count(plain);
+	n = interp_plain__count(plain);
 	assert_true(n >= 2); /* this test, libc at least */
 	assert_int_equal(stat("/proc/self/exe", &st), 0);
-	assert_true(py_plain__has(plain, st.st_dev, st.st_ino));
+	assert_true(interp_plain__has(plain, st.st_dev, st.st_ino));
 	/* nothing new: nothing opened, nothing added */
 	assert_int_equal(py_detect_process(ps, self, 0, plain, &pp), -ENOENT);
-	assert_int_equal(py_plain__count(plain), n);
+	assert_int_equal(interp_plain__count(plain), n);
 
 	fake(lib, sizeof(lib), "libpython3.12.so.1.0");
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -159,11 +160,11 @@ static void test_plain_then_dlopen(void **state)
 	assert_int_equal(stat(lib, &st), 0);
 	assert_int_equal(pp.dev, st.st_dev);
 	assert_int_equal(pp.ino, st.st_ino);
-	assert_false(py_plain__has(plain, st.st_dev, st.st_ino));
+	assert_false(interp_plain__has(plain, st.st_dev, st.st_ino));
 	/* and again, with the cache as the first look left it */
 	assert_int_equal(py_detect_process(ps, self, 1, plain, &pp), 0);
 	dlclose(h);
-	py_plain__free(plain);
+	interp_plain__free(plain);
 	proc_snapshot__free(ps);
 }
 
@@ -311,7 +312,7 @@ static void test_attach_while_starting(void **state)
 		cp_skip("no pyenv interpreters and no /usr/bin/python3.11");
 	for (i = 0; i < n; i++) {
 		struct proc_snapshot *ps = proc_snapshot__new("/proc");
-		struct py_plain *plain = py_plain__new();
+		struct interp_plain *plain = interp_plain__new();
 		bool shared = strcmp(in[i].obj, in[i].bin) != 0;
 		const char *base = strrchr(in[i].obj, '/') + 1;
 		struct py_attach_why why;
@@ -360,7 +361,7 @@ static void test_attach_while_starting(void **state)
 		err = py_attach(ps, (uint32_t)pid, gen, plain, &out, &why);
 		print_message("%s: at exec %d, mapped after %d stops %d, running %d (%u plain)\n",
 			      in[i].obj, at_exec, steps, mapped, err,
-			      (unsigned)py_plain__count(plain));
+			      (unsigned)interp_plain__count(plain));
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		fclose(f);
@@ -370,13 +371,13 @@ static void test_attach_while_starting(void **state)
 
 			/* the launcher is cached as plain: it does not hide its libpython */
 			assert_int_equal(stat(in[i].bin, &st), 0);
-			assert_true(py_plain__has(plain, st.st_dev, st.st_ino));
+			assert_true(interp_plain__has(plain, st.st_dev, st.st_ino));
 		}
 		assert_int_equal(mapped, -EAGAIN);
 		assert_int_equal(err, 0);
 		assert_int_equal(out.gen, gen);
 		assert_true(out.code_type != 0 && out.eval_end > out.eval_start);
-		py_plain__free(plain);
+		interp_plain__free(plain);
 		proc_snapshot__free(ps);
 	}
 }

@@ -194,7 +194,7 @@ static void test_live(void **state)
 	ps = proc_snapshot__new("/proc");
 	assert_non_null(ps);
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-	assert_int_equal(rb_detect_process(ps, (uint32_t)pid, 0, &rp), 0);
+	assert_int_equal(rb_detect_process(ps, (uint32_t)pid, 0, NULL, &rp), 0);
 	assert_int_equal(rb_offsets_table(rp.info.version, &off), 0);
 	for (i = 0; i < 50 && err == -EAGAIN; i++) {
 		err = rb_proc_build(pid, &rp, &off, &proc);

@@ -164,7 +164,7 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 
 	ps = proc_snapshot__new("/proc");
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 0), 0);
-	assert_int_equal(rb_detect_process(ps, (uint32_t)pid, 0, &rp), 0);
+	assert_int_equal(rb_detect_process(ps, (uint32_t)pid, 0, NULL, &rp), 0);
 	assert_int_equal(rb_offsets_table(rp.info.version, &off), 0);
 	for (i = 0; i < 50 && err == -EAGAIN; i++) {
 		err = rb_proc_build(pid, &rp, &off, &proc);
