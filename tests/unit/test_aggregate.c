@@ -43,9 +43,16 @@ struct fake_pystack {
 	struct cp_py_stack st;
 };
 
+struct fake_rbstack {
+	uint64_t key;
+	struct cp_rb_stack st;
+};
+
 struct fake {
 	struct fake_pystack pystacks[2];
 	size_t n_pystacks;
+	struct fake_rbstack rbstacks[1];
+	size_t n_rbstacks;
 	struct fake_count counts[24];
 	size_t n_counts;
 	struct fake_stack stacks[8];
@@ -114,6 +121,19 @@ static int fake_py_stack(void *ctx, uint64_t key, struct cp_py_stack *out)
 	return -ENOENT;
 }
 
+static int fake_rb_stack(void *ctx, uint64_t key, struct cp_rb_stack *out)
+{
+	const struct fake *f = ctx;
+
+	for (size_t i = 0; i < f->n_rbstacks; i++) {
+		if (f->rbstacks[i].key == key) {
+			*out = f->rbstacks[i].st;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static struct fake fk;
 static struct profile *prof;
 
@@ -171,6 +191,7 @@ static const struct drain fake_drain = {
 	.stack = fake_stack,
 	.dwarf_stack = fake_dwarf_stack,
 	.py_stack = fake_py_stack,
+	.rb_stack = fake_rb_stack,
 };
 
 static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
@@ -222,6 +243,7 @@ static const char *kinds(size_t i)
 		buf[j] = f->kind == FRAME_PSEUDO   ? 'P'
 			 : f->kind == FRAME_KERNEL ? 'K'
 			 : f->kind == FRAME_PYTHON ? 'Y'
+			 : f->kind == FRAME_RUBY   ? 'R'
 						   : 'U';
 		if (f->inlined)
 			buf[j] = 'i';
@@ -679,6 +701,83 @@ static void test_python_frames(void **state)
 	assert_int_equal(st.py_stacks, 0);
 }
 
+static struct cp_rb_proc fake_rp;
+
+static const struct cp_rb_proc *fake_rb_proc(void *ctx, uint32_t pid, uint32_t gen)
+{
+	(void)ctx;
+	return pid == PID && gen == 0 ? &fake_rp : NULL;
+}
+
+static int fake_rb_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rb_frame *f,
+			const struct rb_frame_info **out)
+{
+	static struct rb_frame_info outer = {"outer", "/srv/app.rb", 20, 22},
+				    times = {"times", "", 0, -1};
+
+	(void)ctx;
+	if (pid != PID || gen != 0)
+		return -ENOENT;
+	*out = f->ptr == 0x1000 ? &outer : f->ptr == 0x2000 ? &times : NULL;
+	return *out ? 0 : -EINVAL;
+}
+
+/*
+ * Ruby frames take the place of rb_vm_exec's frame (cp_fix_heavy stands for it) up to the
+ * FINISH-flagged one, root first: a method with file, line and start line, a C method without
+ * a file, a frame that cannot be named rb::[unknown]. A Python stack key is not taken for a
+ * Ruby one. Without --ruby, the native stack as it is.
+ */
+static void test_ruby_frames(void **state)
+{
+	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.main + 0x20, ad.start + 0x10};
+	struct aggregate_opts o = {
+		.max_depth = CP_MAX_STACK_DEPTH, .rb_proc = fake_rb_proc, .rb_name = fake_rb_name};
+	struct fake_rbstack *rs = &fk.rbstacks[0];
+	const struct prof_frame *f;
+	struct aggregate_stats st;
+
+	(void)state;
+	fake_rp.vm_exec_start = ad.heavy;
+	fake_rp.vm_exec_end = ad.heavy + 0x20;
+	rs->key = 78;
+	rs->st.len = 3;
+	rs->st.frames[0] = (struct cp_rb_frame){.ptr = 0x2000, .kind = CP_RB_FRAME_CFUNC};
+	rs->st.frames[1] = (struct cp_rb_frame){.ptr = 0x3000, .kind = CP_RB_FRAME_ISEQ};
+	rs->st.frames[2] = (struct cp_rb_frame){
+		.ptr = 0x1000, .pos = 4, .kind = CP_RB_FRAME_ISEQ, .flags = CP_RB_FF_FINISH};
+	fk.n_rbstacks = 1;
+	add_dstack(5, CP_DEND_OK, 4, u);
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 3)->dstack = 5;
+	fk.counts[0].key.istack = 78;
+	fk.counts[0].key.istack_kind = CP_ISTACK_RUBY;
+	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, "other", 2)->dstack = 5;
+	fk.counts[1].key.istack = 78;
+	fk.counts[1].key.istack_kind = CP_ISTACK_PYTHON;
+	st = run(sym, &o);
+
+	assert_int_equal(profile__n_samples(prof), 2);
+	assert_string_equal(names(0), "_start;main;rb::outer;rb::[unknown];rb::times;cp_fix_leaf");
+	assert_string_equal(kinds(0), "UURRRU");
+	f = frame_of(0, 2);
+	assert_string_equal(f->file, "/srv/app.rb");
+	assert_int_equal(f->line, 22);
+	assert_int_equal(f->start_line, 20);
+	assert_int_equal(f->addr, 0x1000);
+	assert_null(frame_of(0, 4)->file);
+	assert_string_equal(names(1), "_start;main;cp_fix_heavy;cp_fix_leaf");
+	assert_int_equal(st.rb_stacks, 3);
+	assert_int_equal(st.ustacks_entry, 5);
+
+	/* --no-ruby */
+	profile__free(prof);
+	prof = profile__new();
+	assert_non_null(prof);
+	st = run(sym, &defaults);
+	assert_string_equal(names(0), "_start;main;cp_fix_heavy;cp_fix_leaf");
+	assert_int_equal(st.rb_stacks, 0);
+}
+
 /* How a DWARF walk ended, at the root of its stack; a stack that cannot be read: lost. */
 static void test_dwarf_ends(void **state)
 {
@@ -992,6 +1091,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stacks_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_stack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_python_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ruby_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_leaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hurry, setup, teardown),
