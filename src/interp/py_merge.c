@@ -17,9 +17,10 @@ static void put(struct py_mframe *out, size_t max, size_t *n, enum py_mframe_kin
 	(*n)++;
 }
 
-size_t py_merge(const uint64_t *pcs, size_t npcs, const struct cp_py_frame *py, size_t npy,
-		bool py_truncated, const struct py_eval_range *eval, struct py_mframe *out,
-		size_t max, struct py_merge_stats *stats)
+size_t interp_merge(const uint64_t *pcs, size_t npcs, size_t nframes,
+		    bool (*is_entry)(const void *frames, size_t i), const void *frames,
+		    bool truncated, const struct py_eval_range *eval, struct py_mframe *out,
+		    size_t max, struct py_merge_stats *stats)
 {
 	struct py_merge_stats st = {0, 0};
 	size_t n = 0, i, pi = 0;
@@ -33,19 +34,19 @@ size_t py_merge(const uint64_t *pcs, size_t npcs, const struct cp_py_frame *py, 
 			put(out, max, &n, PY_MF_NATIVE, (uint32_t)i);
 			continue;
 		}
-		if (pi >= npy) {
-			/* the Python walk was cut before this activation's frames */
-			if (py_truncated && !marked) {
+		if (pi >= nframes) {
+			/* the interpreter's walk was cut before this activation's frames */
+			if (truncated && !marked) {
 				put(out, max, &n, PY_MF_TRUNCATED, 0);
 				marked = true;
-			} else if (!py_truncated) {
+			} else if (!truncated) {
 				st.eval_without_python++;
 			}
 			put(out, max, &n, PY_MF_NATIVE, (uint32_t)i);
 			continue;
 		}
-		while (pi < npy) {
-			bool entry = py[pi].flags & CP_PY_FF_ENTRY;
+		while (pi < nframes) {
+			bool entry = is_entry(frames, pi);
 
 			put(out, max, &n, PY_MF_PYTHON, (uint32_t)pi);
 			pi++;
@@ -54,15 +55,27 @@ size_t py_merge(const uint64_t *pcs, size_t npcs, const struct cp_py_frame *py, 
 		}
 	}
 	/* frames of activations the native walk did not reach */
-	if (pi < npy)
-		st.python_leftover += (unsigned int)(npy - pi);
-	for (; pi < npy; pi++)
+	if (pi < nframes)
+		st.python_leftover += (unsigned int)(nframes - pi);
+	for (; pi < nframes; pi++)
 		put(out, max, &n, PY_MF_PYTHON, (uint32_t)pi);
-	if (py_truncated && !marked)
+	if (truncated && !marked)
 		put(out, max, &n, PY_MF_TRUNCATED, 0);
 	if (stats) {
 		stats->eval_without_python += st.eval_without_python;
 		stats->python_leftover += st.python_leftover;
 	}
 	return n;
+}
+
+static bool py_entry(const void *frames, size_t i)
+{
+	return ((const struct cp_py_frame *)frames)[i].flags & CP_PY_FF_ENTRY;
+}
+
+size_t py_merge(const uint64_t *pcs, size_t npcs, const struct cp_py_frame *py, size_t npy,
+		bool py_truncated, const struct py_eval_range *eval, struct py_mframe *out,
+		size_t max, struct py_merge_stats *stats)
+{
+	return interp_merge(pcs, npcs, npy, py_entry, py, py_truncated, eval, out, max, stats);
 }

@@ -51,4 +51,13 @@ size_t py_merge(const uint64_t *pcs, size_t npcs, const struct cp_py_frame *py, 
 		bool py_truncated, const struct py_eval_range *eval, struct py_mframe *out,
 		size_t max, struct py_merge_stats *stats);
 
+/*
+ * The same for any interpreter (rb_merge.h too): nframes frames, innermost first, frame i the
+ * last of its activation when is_entry(frames, i); the entries index them as PY_MF_PYTHON.
+ */
+size_t interp_merge(const uint64_t *pcs, size_t npcs, size_t nframes,
+		    bool (*is_entry)(const void *frames, size_t i), const void *frames,
+		    bool truncated, const struct py_eval_range *eval, struct py_mframe *out,
+		    size_t max, struct py_merge_stats *stats);
+
 #endif
