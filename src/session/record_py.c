@@ -26,6 +26,7 @@
 #include "session/record_py.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/u64set.h"
 
 /* Attempts of a process whose interpreter is not initialised yet, one a tick at most. */
 #define PY_MAX_TRIES 100
@@ -39,12 +40,6 @@ static uint64_t clock_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
-
-/* A set of nonzero 64-bit keys, open addressing. */
-struct u64set {
-	uint64_t *v;
-	size_t n, cap;
-};
 
 struct py_known {
 	uint32_t pid, gen;
@@ -79,48 +74,9 @@ struct record_py {
 	struct interp_plain *plain;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-/* Add key (0 stands for 1); false when it was there already, or on no memory. */
-static bool set_add(struct u64set *st, uint64_t key)
-{
-	size_t j;
-
-	key = key ? key : 1;
-	if ((st->n + 1) * 2 > st->cap) {
-		size_t n = st->cap ? st->cap * 2 : 1024;
-		uint64_t *v = calloc(n, sizeof(*v));
-
-		if (!v)
-			return false;
-		for (size_t i = 0; i < st->cap; i++) {
-			if (!st->v[i])
-				continue;
-			for (j = mix(st->v[i]) & (n - 1); v[j]; j = (j + 1) & (n - 1))
-				;
-			v[j] = st->v[i];
-		}
-		free(st->v);
-		st->v = v;
-		st->cap = n;
-	}
-	for (j = mix(key) & (st->cap - 1); st->v[j]; j = (j + 1) & (st->cap - 1))
-		if (st->v[j] == key)
-			return false;
-	st->v[j] = key;
-	st->n++;
-	return true;
-}
-
 static uint64_t named_hash(uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr)
 {
-	return mix(code ^ mix(((uint64_t)pid << 32 | gen) ^ mix(instr)));
+	return u64_mix(code ^ u64_mix(((uint64_t)pid << 32 | gen) ^ u64_mix(instr)));
 }
 
 static int named_rehash(struct record_py *p, size_t n)
@@ -248,7 +204,7 @@ void record_py_free(struct record *r)
 	free(p->pending);
 	free(p->named);
 	free(p->slots);
-	free(p->seen.v);
+	u64set_clear(&p->seen);
 	interp_plain__free(p->plain);
 	free(p);
 	r->py = NULL;
@@ -326,7 +282,7 @@ static bool want_py_stack(uint64_t key, void *ctx)
 {
 	struct record *r = ctx;
 
-	return set_add(&r->py->seen, key);
+	return u64set_add(&r->py->seen, key);
 }
 
 static int on_py_stack(uint64_t key, const struct cp_py_stored *v, void *ctx)

@@ -25,6 +25,7 @@
 #include "session/record_rb.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/u64set.h"
 
 /* Attempts of a process whose loader has not filled the slot yet, one a tick at most. */
 #define RB_MAX_TRIES 100
@@ -70,56 +71,15 @@ struct record_rb {
 	size_t n_named, cap_named;
 	uint32_t *slots;
 	size_t n_slots;
-	/* rbstacks keys already named, open addressing (0: empty) */
-	uint64_t *seen;
-	size_t n_seen, cap_seen;
+	struct u64set seen; /* rbstacks keys already named */
 	/* objects (dev, ino) found not to be Ruby: not opened again */
 	struct interp_plain *plain;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-/* Add key to the seen set (0 stands for 1); false when it was there already, or no memory. */
-static bool seen_add(struct record_rb *p, uint64_t key)
-{
-	size_t j;
-
-	key = key ? key : 1;
-	if ((p->n_seen + 1) * 2 > p->cap_seen) {
-		size_t n = p->cap_seen ? p->cap_seen * 2 : 1024;
-		uint64_t *v = calloc(n, sizeof(*v));
-
-		if (!v)
-			return false;
-		for (size_t i = 0; i < p->cap_seen; i++) {
-			if (!p->seen[i])
-				continue;
-			for (j = mix(p->seen[i]) & (n - 1); v[j]; j = (j + 1) & (n - 1))
-				;
-			v[j] = p->seen[i];
-		}
-		free(p->seen);
-		p->seen = v;
-		p->cap_seen = n;
-	}
-	for (j = mix(key) & (p->cap_seen - 1); p->seen[j]; j = (j + 1) & (p->cap_seen - 1))
-		if (p->seen[j] == key)
-			return false;
-	p->seen[j] = key;
-	p->n_seen++;
-	return true;
-}
-
 static uint64_t named_hash(uint32_t pid, uint32_t gen, const struct cp_rb_frame *f)
 {
-	return mix(f->ptr ^
-		   mix(((uint64_t)pid << 32 | gen) ^ mix((uint64_t)f->pos << 8 | f->kind)));
+	return u64_mix(f->ptr ^ u64_mix(((uint64_t)pid << 32 | gen) ^
+					u64_mix((uint64_t)f->pos << 8 | f->kind)));
 }
 
 static bool named_is(const struct rb_named *x, uint32_t pid, uint32_t gen,
@@ -259,7 +219,7 @@ void record_rb_free(struct record *r)
 	free(p->pending);
 	free(p->named);
 	free(p->slots);
-	free(p->seen);
+	u64set_clear(&p->seen);
 	interp_plain__free(p->plain);
 	free(p);
 	r->rb_rec = NULL;
@@ -353,7 +313,7 @@ static bool want_rb_stack(uint64_t key, void *ctx)
 {
 	struct record *r = ctx;
 
-	return seen_add(r->rb_rec, key);
+	return u64set_add(&r->rb_rec->seen, key);
 }
 
 static int on_rb_stack(uint64_t key, const struct cp_rb_stored *v, void *ctx)
