@@ -25,19 +25,7 @@ trap cleanup EXIT
 
 cp "$(dirname "$0")/../tests/data/python/tree.py" "$OUT/tree.py"
 
-# "RUN_TIME_NS RUN_CNT RECORDED" of the cpuprof process $1
-snapshot() {
-	local fdinfo progs stats
-	fdinfo=$(cat /proc/"$1"/fdinfo/* 2>/dev/null) || true
-	progs=,$(awk '$1 == "prog_id:" { print $2 }' <<<"$fdinfo" | sort -u | paste -sd,),
-	stats=$(bpftool map show --json | jq -r --arg ids ",$(awk '$1 == "map_id:" { print $2 }' \
-		<<<"$fdinfo" | paste -sd,)," '.[] | select(.name == "stats") |
-		select(",\(.id)," as $k | $ids | contains($k)) | .id')
-	echo "$(bpftool prog show --json | jq -r --arg ids "$progs" --arg e "$ENTRY" '.[] |
-		select(",\(.id)," as $k | $ids | contains($k)) | select(.name == $e) |
-		"\(.run_time_ns // 0) \(.run_cnt // 0)"') $(bpftool map dump id "$stats" --json |
-		jq -r '.[].formatted | select(.key == 1) | .values | map(.value) | add')"
-}
+. "$(dirname "$0")/bpf_cost.sh"
 
 # ns per recorded sample (all runs' time over the samples recorded: runs of other processes,
 # filtered out early, are charged to them), exact-chain share

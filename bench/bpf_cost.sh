@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by bench/python.sh and bench/ruby.sh: the BPF cost of a running recording, read with
+# bpftool (kernel.bpf_stats_enabled set by the caller). Needs ENTRY, the sampling program's name.
+
+# "RUN_TIME_NS RUN_CNT RECORDED" of the cpuprof process $1
+snapshot() {
+	local fdinfo progs stats
+	fdinfo=$(cat /proc/"$1"/fdinfo/* 2>/dev/null) || true
+	progs=,$(awk '$1 == "prog_id:" { print $2 }' <<<"$fdinfo" | sort -u | paste -sd,),
+	stats=$(bpftool map show --json | jq -r --arg ids ",$(awk '$1 == "map_id:" { print $2 }' \
+		<<<"$fdinfo" | paste -sd,)," '.[] | select(.name == "stats") |
+		select(",\(.id)," as $k | $ids | contains($k)) | .id')
+	echo "$(bpftool prog show --json | jq -r --arg ids "$progs" --arg e "$ENTRY" '.[] |
+		select(",\(.id)," as $k | $ids | contains($k)) | select(.name == $e) |
+		"\(.run_time_ns // 0) \(.run_cnt // 0)"') $(bpftool map dump id "$stats" --json |
+		jq -r '.[].formatted | select(.key == 1) | .values | map(.value) | add')"
+}
