@@ -13,7 +13,8 @@
 #    them there), and rb::spin's samples hold no zlib frame;
 #  - processes started while recording: a forked child and a spawned ruby get Ruby frames;
 #  - --no-ruby: no Ruby frames.
-# Shares, not counts: the machine may be loaded.
+# The scripts run for CPU seconds (CLOCK_PROCESS_CPUTIME_ID), so a loaded machine stretches
+# their wall time, not their samples; shares are judged, and floors far below the samples due.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
@@ -26,11 +27,11 @@ cp "$(dirname "$0")/../../tests/data/ruby/tree.rb" "$TMP/tree.rb"
 cat >"$TMP/threads.rb" <<'RB'
 require "zlib"
 
-FINISH = Process.clock_gettime(Process::CLOCK_MONOTONIC) + Float(ARGV[0])
+FINISH = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) + Float(ARGV[0])
 DATA = Random.new(1).bytes(1 << 20)
 
 def now
-  Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 end
 
 def spin
@@ -55,9 +56,9 @@ RB
 
 cat >"$TMP/workers.rb" <<'RB'
 def spin(secs)
-  finish = Process.clock_gettime(Process::CLOCK_MONOTONIC) + secs
+  finish = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) + secs
   s = 0
-  while Process.clock_gettime(Process::CLOCK_MONOTONIC) < finish
+  while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) < finish
     i = 0
     while i < 10000
       s += i
@@ -72,7 +73,7 @@ end
 
 secs = Float(ARGV[0])
 a = fork { forked(secs) }
-b = Process.spawn(RbConfig.ruby, "-e", "def spawned(s) = (f = Process.clock_gettime(Process::CLOCK_MONOTONIC) + s; nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) < f); spawned(#{secs})")
+b = Process.spawn(RbConfig.ruby, "-e", "def spawned(s) = (f = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) + s; nil while Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) < f); spawned(#{secs})")
 Process.wait(a)
 Process.wait(b)
 RB
@@ -92,8 +93,20 @@ rb_chains() {
 }
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -- "$RUBY" "$TMP/tree.rb" 3
+expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -- "$RUBY" "$TMP/tree.rb" 3
 check_folded_grammar "$out"
+# JSON: valid (speedscope's schema and cpuprof's), Ruby frames of kind ruby with their file
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+"$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
+node "$ROOT/scripts/validate-json.js" "$TMP/tree.json" >"$TMP/valid" 2>&1 || fail "invalid JSON output: $(cat "$TMP/valid")"
+node - "$TMP/tree.json" >"$TMP/json.txt" 2>&1 <<'JS' || fail "JSON Ruby frames: $(cat "$TMP/json.txt")"
+const c = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')).cpuprof;
+const hot = c.frames.filter((f) => f.name === 'rb::hot');
+if (!hot.length || hot.some((f) => f.kind !== 'ruby' || !/\/tree\.rb$/.test(f.file || '')))
+	throw new Error(`rb::hot frames: ${JSON.stringify(hot)}`);
+if (c.frames.some((f) => f.kind === 'ruby' && !f.name.startsWith('rb::')))
+	throw new Error('a ruby frame not named rb::');
+JS
 grep -q 'Ruby walks: whole [0-9]' "$TMP/err" || fail "no 'Ruby walks' counters in -v's summary: $(grep -i ruby "$TMP/err")"
 grep 'tree\.rb:' "$out" >"$TMP/script"
 rb_chains "$TMP/script" >"$TMP/chains"
