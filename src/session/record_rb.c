@@ -250,8 +250,12 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	err = rb_proc_build((pid_t)pid, &rp, &off, &k.rp);
 	if (err == -EAGAIN)
 		return 1;
-	if (err)
+	if (err) {
+		pr_debug("pid %u: Ruby %u.%u, but its execution contexts cannot be found (%s): no "
+			 "Ruby frames",
+			 pid, rp.info.version >> 16, (rp.info.version >> 8) & 0xff, strerror(-err));
 		return err;
+	}
 	if (superseded(p, pid, gen))
 		return -ESTALE;
 	k.rp.gen = gen;

@@ -12,6 +12,7 @@
 #    sample in zlib is under rb::squash, never under rb::spin (the GVL holder's stack would put
 #    them there), and rb::spin's samples hold no zlib frame;
 #  - processes started while recording: a forked child and a spawned ruby get Ruby frames;
+#  - a ruby running before the recording (-p) gets them too;
 #  - --no-ruby: no Ruby frames.
 # The scripts run for CPU seconds (CLOCK_PROCESS_CPUTIME_ID), so a loaded machine stretches
 # their wall time, not their samples; shares are judged, and floors far below the samples due.
@@ -155,6 +156,18 @@ ns=$(count "$out" 'rb::spawned( |;)')
 note "workers: forked $nf samples in rb::spin, spawned $ns in rb::spawned"
 [ "$nf" -ge 20 ] || fail "the forked child has $nf samples under rb::forked, rb::spin"
 [ "$ns" -ge 20 ] || fail "the spawned ruby has $ns samples under rb::spawned"
+
+# a ruby running before the recording (-p): found among the processes read at the start
+bg "$RUBY" "$TMP/tree.rb" 30
+rpid=$!
+sleep 0.5
+record_window "$rpid" 2 -F 499 -p "$rpid" -o "$TMP/pid.folded"
+kill "$rpid" 2>/dev/null
+all=$(total "$TMP/pid.folded")
+n=$(count "$TMP/pid.folded" ';rb::<main>;rb::main_loop;')
+note "-p: $n of $all samples with the script's Ruby frames"
+expect_samples "$all" "$WINDOW_CPU" 499 "-p $rpid"
+[ $((100 * n)) -ge $((90 * all)) ] || fail "-p: $n of $all samples with the script's Ruby frames: $(grep -i ruby "$TMP/rec.err")"
 
 out=$TMP/noruby.folded
 expect_status 0 "$CPUPROF" record -F 499 --no-ruby -o "$out" -- "$RUBY" "$TMP/tree.rb" 1
