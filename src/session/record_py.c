@@ -22,6 +22,7 @@
 #include "interp/interp_find.h"
 #include "interp/py_detect.h"
 #include "interp/py_proc.h"
+#include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_py.h"
 #include "util/grow.h"
@@ -33,22 +34,9 @@
 /* Time a tick spends on pending processes at most. */
 #define PY_TICK_NS 10000000ull
 
-static uint64_t clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct py_known {
 	uint32_t pid, gen;
 	struct cp_py_proc pp;
-};
-
-struct py_pending {
-	uint32_t pid, gen;
-	unsigned int tries;
 };
 
 struct py_named {
@@ -62,8 +50,7 @@ struct py_named {
 struct record_py {
 	struct py_known *known;
 	size_t n_known, cap_known;
-	struct py_pending *pending;
-	size_t n_pending, cap_pending;
+	struct interp_queue pending;
 	/* names by (pid, gen, code, instr), open addressing on indexes + 1 */
 	struct py_named *named;
 	size_t n_named, cap_named;
@@ -137,10 +124,7 @@ static bool superseded(const struct record_py *p, uint32_t pid, uint32_t gen)
 	for (size_t i = 0; i < p->n_known; i++)
 		if (p->known[i].pid == pid && p->known[i].gen > gen)
 			return true;
-	for (size_t i = 0; i < p->n_pending; i++)
-		if (p->pending[i].pid == pid && p->pending[i].gen > gen)
-			return true;
-	return false;
+	return interp_queue_has_newer(&p->pending, pid, gen);
 }
 
 /* Read the name of (pid, gen, code, instr) now, once. */
@@ -201,7 +185,7 @@ void record_py_free(struct record *r)
 	if (!p)
 		return;
 	free(p->known);
-	free(p->pending);
+	interp_queue_free(&p->pending);
 	free(p->named);
 	free(p->slots);
 	u64set_clear(&p->seen);
@@ -251,17 +235,6 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	return 0;
 }
 
-static void pend(struct record_py *p, uint32_t pid, uint32_t gen)
-{
-	for (size_t i = 0; i < p->n_pending; i++)
-		if (p->pending[i].pid == pid && p->pending[i].gen == gen)
-			return;
-	if (array_grow((void **)&p->pending, &p->cap_pending, p->n_pending + 1,
-		       sizeof(*p->pending)))
-		return;
-	p->pending[p->n_pending++] = (struct py_pending){.pid = pid, .gen = gen};
-}
-
 void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
 {
 	struct record_py *p = r->py;
@@ -269,13 +242,13 @@ void record_py_new(struct record *r, uint32_t pid, uint32_t gen)
 	if (!p || known_find(p, pid, gen) || superseded(p, pid, gen))
 		return;
 	if (attach(r, pid, gen) == 1)
-		pend(p, pid, gen);
+		interp_queue_add(&p->pending, pid, gen);
 }
 
 void record_py_later(struct record *r, uint32_t pid, uint32_t gen)
 {
 	if (r->py)
-		pend(r->py, pid, gen);
+		interp_queue_add(&r->py->pending, pid, gen);
 }
 
 static bool want_py_stack(uint64_t key, void *ctx)
@@ -296,30 +269,24 @@ static int on_py_stack(uint64_t key, const struct cp_py_stored *v, void *ctx)
 	return 0;
 }
 
+/* A queued process: attach it unless that is done or out of date; true to try again. */
+static bool retry(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+
+	/* attached meanwhile (its mappings were read again), or exec'd since */
+	if (known_find(r->py, pid, gen) || superseded(r->py, pid, gen))
+		return false;
+	return attach(r, pid, gen) == 1;
+}
+
 void record_py_tick(struct record *r)
 {
 	struct record_py *p = r->py;
-	size_t keep = 0;
 
 	if (!p)
 		return;
-	uint64_t t0 = clock_ns();
-
-	for (size_t i = 0; i < p->n_pending; i++) {
-		struct py_pending pe = p->pending[i];
-
-		/* a tick's time is bounded (many processes at the start): the rest waits */
-		if (clock_ns() - t0 > PY_TICK_NS) {
-			p->pending[keep++] = pe;
-			continue;
-		}
-		/* attached meanwhile (its mappings were read again), or exec'd since */
-		if (known_find(p, pe.pid, pe.gen) || superseded(p, pe.pid, pe.gen))
-			continue;
-		if (attach(r, pe.pid, pe.gen) == 1 && ++pe.tries < PY_MAX_TRIES)
-			p->pending[keep++] = pe;
-	}
-	p->n_pending = keep;
+	interp_queue_tick(&p->pending, PY_TICK_NS, PY_MAX_TRIES, retry, r);
 	bpf_session__for_each_py_stack(r->bpf, want_py_stack, on_py_stack, r);
 }
 

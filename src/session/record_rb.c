@@ -21,6 +21,7 @@
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "interp/rb_proc.h"
+#include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_rb.h"
 #include "util/grow.h"
@@ -32,23 +33,10 @@
 /* Time a tick spends on pending processes at most. */
 #define RB_TICK_NS 10000000ull
 
-static uint64_t clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 struct rb_known {
 	uint32_t pid, gen;
 	struct cp_rb_proc rp;
 	struct rb_names *names; /* NULL once the process is known to be gone */
-};
-
-struct rb_pending {
-	uint32_t pid, gen;
-	unsigned int tries;
 };
 
 /* A frame named: (pid, gen, ptr, pos, kind) -> its names. */
@@ -64,8 +52,7 @@ struct rb_named {
 struct record_rb {
 	struct rb_known *known;
 	size_t n_known, cap_known;
-	struct rb_pending *pending;
-	size_t n_pending, cap_pending;
+	struct interp_queue pending;
 	/* names, open addressing on indexes + 1 */
 	struct rb_named *named;
 	size_t n_named, cap_named;
@@ -143,10 +130,7 @@ static bool superseded(const struct record_rb *p, uint32_t pid, uint32_t gen)
 	for (size_t i = 0; i < p->n_known; i++)
 		if (p->known[i].pid == pid && p->known[i].gen > gen)
 			return true;
-	for (size_t i = 0; i < p->n_pending; i++)
-		if (p->pending[i].pid == pid && p->pending[i].gen > gen)
-			return true;
-	return false;
+	return interp_queue_has_newer(&p->pending, pid, gen);
 }
 
 /* Read the names of frame f of (pid, gen) now, once. */
@@ -216,7 +200,7 @@ void record_rb_free(struct record *r)
 	for (size_t i = 0; i < p->n_known; i++)
 		rb_names_free(p->known[i].names);
 	free(p->known);
-	free(p->pending);
+	interp_queue_free(&p->pending);
 	free(p->named);
 	free(p->slots);
 	u64set_clear(&p->seen);
@@ -286,17 +270,6 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	return 0;
 }
 
-static void pend(struct record_rb *p, uint32_t pid, uint32_t gen)
-{
-	for (size_t i = 0; i < p->n_pending; i++)
-		if (p->pending[i].pid == pid && p->pending[i].gen == gen)
-			return;
-	if (array_grow((void **)&p->pending, &p->cap_pending, p->n_pending + 1,
-		       sizeof(*p->pending)))
-		return;
-	p->pending[p->n_pending++] = (struct rb_pending){.pid = pid, .gen = gen};
-}
-
 void record_rb_new(struct record *r, uint32_t pid, uint32_t gen)
 {
 	struct record_rb *p = r->rb_rec;
@@ -304,13 +277,13 @@ void record_rb_new(struct record *r, uint32_t pid, uint32_t gen)
 	if (!p || known_find(p, pid, gen) || superseded(p, pid, gen))
 		return;
 	if (attach(r, pid, gen) == 1)
-		pend(p, pid, gen);
+		interp_queue_add(&p->pending, pid, gen);
 }
 
 void record_rb_later(struct record *r, uint32_t pid, uint32_t gen)
 {
 	if (r->rb_rec)
-		pend(r->rb_rec, pid, gen);
+		interp_queue_add(&r->rb_rec->pending, pid, gen);
 }
 
 static bool want_rb_stack(uint64_t key, void *ctx)
@@ -331,29 +304,24 @@ static int on_rb_stack(uint64_t key, const struct cp_rb_stored *v, void *ctx)
 	return 0;
 }
 
+/* A queued process: attach it unless that is done or out of date; true to try again. */
+static bool retry(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+
+	/* attached meanwhile (its mappings were read again), or exec'd since */
+	if (known_find(r->rb_rec, pid, gen) || superseded(r->rb_rec, pid, gen))
+		return false;
+	return attach(r, pid, gen) == 1;
+}
+
 void record_rb_tick(struct record *r)
 {
 	struct record_rb *p = r->rb_rec;
-	size_t keep = 0;
-	uint64_t t0;
 
 	if (!p)
 		return;
-	t0 = clock_ns();
-	for (size_t i = 0; i < p->n_pending; i++) {
-		struct rb_pending pe = p->pending[i];
-
-		/* a tick's time is bounded (many processes at the start): the rest waits */
-		if (clock_ns() - t0 > RB_TICK_NS) {
-			p->pending[keep++] = pe;
-			continue;
-		}
-		if (known_find(p, pe.pid, pe.gen) || superseded(p, pe.pid, pe.gen))
-			continue;
-		if (attach(r, pe.pid, pe.gen) == 1 && ++pe.tries < RB_MAX_TRIES)
-			p->pending[keep++] = pe;
-	}
-	p->n_pending = keep;
+	interp_queue_tick(&p->pending, RB_TICK_NS, RB_MAX_TRIES, retry, r);
 	bpf_session__for_each_rb_stack(r->bpf, want_rb_stack, on_rb_stack, r);
 }
 
