@@ -348,6 +348,47 @@ static int add_py_frame(struct agg *a, const struct cp_count_key *k, const struc
 	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 }
 
+/* Adds interpreter frame index of the sample k's stack (a->py or a->rb). */
+typedef int (*add_iframe_fn)(struct agg *a, const struct cp_count_key *k, uint32_t index,
+			     uint32_t *n);
+
+/*
+ * Adds the m frames of a->merged, outermost first: interpreter frames through add_iframe, the
+ * native ones from a->ds, a cut interpreter walk as the pseudo-frame truncated.
+ */
+static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const char *end, size_t m,
+			     uint64_t count, const char *truncated, add_iframe_fn add_iframe,
+			     uint32_t *n)
+{
+	for (size_t j = m; j-- > 0;) {
+		const struct py_mframe *mf = &a->merged[j];
+		uint64_t ip;
+		bool entry = false;
+		int err;
+
+		if (mf->kind == PY_MF_TRUNCATED) {
+			err = add_pseudo(a, truncated, n);
+		} else if (mf->kind == PY_MF_PYTHON) {
+			err = add_iframe(a, k, mf->index, n);
+		} else {
+			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
+			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
+					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
+					  j == m - 1 && !end ? &entry : NULL);
+			if (entry)
+				a->st.ustacks_entry += count;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int add_py_iframe(struct agg *a, const struct cp_count_key *k, uint32_t index, uint32_t *n)
+{
+	return add_py_frame(a, k, &a->py.frames[index % CP_PY_MAX_FRAMES], n);
+}
+
 /*
  * A DWARF-walked user stack with the sample's Python frames put in place of the eval loop's
  * activations (interp/py_merge.h). 1 when there are no Python frames to merge.
@@ -358,7 +399,6 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	const struct cp_py_proc *pp;
 	struct py_eval_range ev;
 	size_t m;
-	int err;
 
 	if (!k->istack || k->istack_kind != CP_ISTACK_PYTHON || !a->o->py_proc || !a->d->py_stack)
 		return 1;
@@ -372,27 +412,7 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	m = py_merge(a->pcs, depth, a->py.frames, a->py.len, a->py.end == CP_PY_END_TRUNCATED, &ev,
 		     a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
 	a->st.py_stacks += count;
-	for (size_t j = m; j-- > 0;) {
-		const struct py_mframe *mf = &a->merged[j];
-		uint64_t ip;
-		bool entry = false;
-
-		if (mf->kind == PY_MF_TRUNCATED) {
-			err = add_pseudo(a, "[python truncated]", n);
-		} else if (mf->kind == PY_MF_PYTHON) {
-			err = add_py_frame(a, k, &a->py.frames[mf->index % CP_PY_MAX_FRAMES], n);
-		} else {
-			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
-			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
-					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
-					  j == m - 1 && !end ? &entry : NULL);
-			if (entry)
-				a->st.ustacks_entry += count;
-		}
-		if (err)
-			return err;
-	}
-	return 0;
+	return add_merged_frames(a, k, end, m, count, "[python truncated]", add_py_iframe, n);
 }
 
 _Static_assert(CP_RB_MAX_FRAMES <= CP_PY_MAX_FRAMES, "agg.merged holds the Ruby frames too");
@@ -425,6 +445,11 @@ static int add_rb_frame(struct agg *a, const struct cp_count_key *k, const struc
 	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 }
 
+static int add_rb_iframe(struct agg *a, const struct cp_count_key *k, uint32_t index, uint32_t *n)
+{
+	return add_rb_frame(a, k, &a->rb.frames[index % CP_RB_MAX_FRAMES], n);
+}
+
 /*
  * The same as add_merged_stack for the sample's Ruby frames, put in place of rb_vm_exec's
  * activations (interp/rb_merge.h). 1 when there are no Ruby frames to merge.
@@ -434,7 +459,6 @@ static int add_rb_merged_stack(struct agg *a, const struct cp_count_key *k, cons
 {
 	const struct cp_rb_proc *rp;
 	size_t m;
-	int err;
 
 	if (!k->istack || k->istack_kind != CP_ISTACK_RUBY || !a->o->rb_proc || !a->d->rb_stack)
 		return 1;
@@ -447,27 +471,7 @@ static int add_rb_merged_stack(struct agg *a, const struct cp_count_key *k, cons
 		     rp->vm_exec_start, rp->vm_exec_end, a->merged,
 		     sizeof(a->merged) / sizeof(a->merged[0]), NULL);
 	a->st.rb_stacks += count;
-	for (size_t j = m; j-- > 0;) {
-		const struct py_mframe *mf = &a->merged[j];
-		uint64_t ip;
-		bool entry = false;
-
-		if (mf->kind == PY_MF_TRUNCATED) {
-			err = add_pseudo(a, "[ruby truncated]", n);
-		} else if (mf->kind == PY_MF_PYTHON) {
-			err = add_rb_frame(a, k, &a->rb.frames[mf->index % CP_RB_MAX_FRAMES], n);
-		} else {
-			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
-			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
-					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
-					  j == m - 1 && !end ? &entry : NULL);
-			if (entry)
-				a->st.ustacks_entry += count;
-		}
-		if (err)
-			return err;
-	}
-	return 0;
+	return add_merged_frames(a, k, end, m, count, "[ruby truncated]", add_rb_iframe, n);
 }
 
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
