@@ -4,7 +4,7 @@
 # and over (cpuprof itself, make -j with clean rebuilds: thousands of processes, exec storms)
 # and loads libraries with dlopen; cpuprof's RSS is read every 10 s. It must not crash, its
 # RSS must stay flat after the first minute, and every drop must be counted in the summary.
-# Usage: bench/soak.sh CPUPROF FIXTURE_DIR [SECONDS]   (root; default 600 s)
+# Usage: [SOAK_LOAD=gcc|make] bench/soak.sh CPUPROF FIXTURE_DIR [SECONDS]   (root; 600 s)
 set -u
 CPUPROF=$1 FIX=$2 SECS=${3:-600}
 cd "$(dirname "$0")/.." || exit 1
@@ -18,14 +18,38 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# the load: a copy of this tree rebuilt again and again, an exec storm, dlopen loops
-mkdir -p "$BUILD"
-git ls-files -z | xargs -0 cp --parents -t "$BUILD"
-(while :; do make -C "$BUILD" -s -j2 clean >/dev/null 2>&1; make -C "$BUILD" -s -j2 build/rel/cpuprof WERROR=0 >/dev/null 2>&1; done) &
-load_pids="$load_pids $!"
+# The load (SOAK_LOAD): "gcc" (default, about one core of two): small C files compiled one at
+# a time, each a new cc1/as/collect2/ld process tree; "make": a copy of this tree rebuilt
+# again and again with make -j2 (both cores). Both with an exec storm and dlopen loops.
+case ${SOAK_LOAD:-gcc} in
+make)
+	mkdir -p "$BUILD"
+	git ls-files -z | xargs -0 cp --parents -t "$BUILD"
+	(while :; do make -C "$BUILD" -s -j2 clean >/dev/null 2>&1; make -C "$BUILD" -s -j2 build/rel/cpuprof WERROR=0 >/dev/null 2>&1; done) &
+	load_pids="$load_pids $!"
+	;;
+*)
+	mkdir -p "$BUILD"
+	for i in 0 1 2 3 4 5 6 7; do
+		{
+			echo '#include <stdio.h>'
+			echo '#include <stdlib.h>'
+			echo '#include <string.h>'
+			for f in $(seq 40); do
+				echo "static int f${f}_$i(const char *s, int n) { int h = $f; for (int k = 0; k < n; k++) h = h * 31 + s[k % (int)strlen(s)]; return h ^ $i; }"
+			done
+			echo "int main(int c, char **v) { int h = 0;"
+			for f in $(seq 40); do echo "h += f${f}_$i(v[0], c * $f);"; done
+			echo 'printf("%d\n", h); return 0; }'
+		} >"$BUILD/s$i.c"
+	done
+	(while :; do for i in 0 1 2 3 4 5 6 7; do gcc -O2 -g -o "$BUILD/s$i" "$BUILD/s$i.c" >/dev/null 2>&1 && "$BUILD/s$i" >/dev/null; done; done) &
+	load_pids="$load_pids $!"
+	;;
+esac
 (while :; do for _ in $(seq 200); do /bin/true; done; sleep 0.2; done) &
 load_pids="$load_pids $!"
-(while :; do "$FIX/fix_dlopen_nofp" 1 >/dev/null 2>&1; done) &
+(while :; do "$FIX/fix_dlopen_nofp" 0.2 0.2 >/dev/null 2>&1; sleep 1; done) &
 load_pids="$load_pids $!"
 
 start=$(date +%s)

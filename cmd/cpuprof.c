@@ -98,6 +98,10 @@ static const struct argp_option record_options[] = {
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
+	{"jobs", 'j', "N", 0,
+	 "Name up to N objects at once, one thread each (1 to 64; default: the number of online "
+	 "CPUs). The profile does not depend on N",
+	 3},
 	{"debuginfod", OPT_DEBUGINFOD, NULL, 0,
 	 "Fetch debug files missing locally from the debuginfod servers in DEBUGINFOD_URLS", 3},
 	{NULL, 0, NULL, 0, "Messages:", 4},
@@ -271,6 +275,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			return usage_value(state, "unwind memory", arg, err,
 					   " (a number of MiB from 1 to 256)");
 		o->max_unwind_mib = v;
+		break;
+	case 'j':
+		err = parse_u64(arg, 1, 64, &v);
+		if (err)
+			return usage_value(state, "number of jobs", arg, err,
+					   " (a number of threads from 1 to 64)");
+		o->jobs = (unsigned int)v;
 		break;
 	case OPT_DRAIN_INTERVAL:
 		err = parse_duration_ms(arg, &o->drain_ms);

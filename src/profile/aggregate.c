@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +29,129 @@ struct named_addr {
 	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
 };
 
+/* An address named once per profile: its object (or the kernel) and virtual address. */
+struct cached_name {
+	const void *object;
+	uint64_t vaddr;
+	bool leaf;
+	bool entry;	   /* as named_addr.entry */
+	uint32_t first, n; /* ids in name_cache.pool[first..first+n), root first */
+};
+
+struct name_cache {
+	struct idtable idx;
+	struct cached_name *v;
+	size_t n, cap, max;
+	uint32_t *pool;
+	size_t n_pool, cap_pool;
+	unsigned int resets;
+};
+
+/* The object of every kernel address in the cache. */
+static const char kernel_object;
+
+struct name_cache *name_cache__new(size_t max_entries)
+{
+	struct name_cache *nc = calloc(1, sizeof(*nc));
+
+	if (nc)
+		nc->max = max_entries ? max_entries : 1;
+	return nc;
+}
+
+void name_cache__free(struct name_cache *nc)
+{
+	if (!nc)
+		return;
+	idtable_free(&nc->idx);
+	free(nc->v);
+	free(nc->pool);
+	free(nc);
+}
+
+size_t name_cache__n(const struct name_cache *nc)
+{
+	return nc->n;
+}
+
+unsigned int name_cache__resets(const struct name_cache *nc)
+{
+	return nc->resets;
+}
+
+static bool cached_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct cached_name *x = &((const struct name_cache *)ctx)->v[id], *y = key;
+
+	return x->object == y->object && x->vaddr == y->vaddr && x->leaf == y->leaf;
+}
+
+/* The key of (object, vaddr, leaf), hashed as bytes: no stray padding. */
+static uint32_t cached_key(struct cached_name *key, const void *object, uint64_t vaddr, bool leaf)
+{
+	memset(key, 0, sizeof(*key));
+	key->object = object;
+	key->vaddr = vaddr;
+	key->leaf = leaf;
+	return idtable_hash(IDTABLE_SEED, key, offsetof(struct cached_name, entry));
+}
+
+static const struct cached_name *cache_find(struct name_cache *nc, const void *object,
+					    uint64_t vaddr, bool leaf)
+{
+	struct cached_name key;
+	uint32_t h = cached_key(&key, object, vaddr, leaf);
+	struct idslot *sl;
+	bool found;
+
+	if (!nc->n || idtable_reserve(&nc->idx))
+		return NULL;
+	sl = idtable_probe(&nc->idx, h, cached_eq, nc, &key, &found);
+	return found ? &nc->v[sl->id1 - 1] : NULL;
+}
+
+/* Keep the names of (object, vaddr, leaf): ids[0..n), root first. 0 or -ENOMEM. */
+static int cache_add(struct name_cache *nc, const void *object, uint64_t vaddr, bool leaf,
+		     bool entry, const uint32_t *ids, uint32_t n)
+{
+	struct cached_name key;
+	uint32_t h = cached_key(&key, object, vaddr, leaf);
+	struct idslot *sl;
+	bool found;
+
+	if (nc->n >= nc->max) {
+		/* full: start again rather than grow without bound */
+		idtable_free(&nc->idx);
+		memset(&nc->idx, 0, sizeof(nc->idx));
+		nc->n = 0;
+		nc->n_pool = 0;
+		nc->resets++;
+	}
+	if (idtable_reserve(&nc->idx))
+		return -ENOMEM;
+	sl = idtable_probe(&nc->idx, h, cached_eq, nc, &key, &found);
+	if (found)
+		return 0;
+	if (array_grow((void **)&nc->v, &nc->cap, nc->n + 1, sizeof(*nc->v)) ||
+	    array_grow((void **)&nc->pool, &nc->cap_pool, nc->n_pool + n, sizeof(*nc->pool)))
+		return -ENOMEM;
+	key.entry = entry;
+	key.first = (uint32_t)nc->n_pool;
+	key.n = n;
+	memcpy(&nc->pool[nc->n_pool], ids, n * sizeof(*ids));
+	nc->n_pool += n;
+	nc->v[nc->n] = key;
+	idtable_fill(&nc->idx, sl, h, (uint32_t)nc->n);
+	nc->n++;
+	return 0;
+}
+
 struct agg {
 	const struct drain *d;
 	struct symbolizer *sy;
 	const struct aggregate_opts *o;
 	struct profile *prof;
+	struct name_cache *nc; /* o->cache, or this drain's own */
 	struct aggregate_stats st;
 	bool hurry;	    /* name from symbol tables only from now on */
 	unsigned int asked; /* names so far: hurry is asked at every 64th */
@@ -106,6 +226,26 @@ static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf
 	return err;
 }
 
+/* The profile's mapping (id + 1) of an object's frame: the object's, in its own addresses. */
+static int place_mapping(struct agg *a, const struct sym_place *pl, const struct sym_frame *sf,
+			 uint32_t *out)
+{
+	struct prof_mapping m = {
+		.pid = pl->pid,
+		.kind = map_kinds[sf->map_kind],
+		.start = pl->start,
+		.limit = pl->limit,
+		.offset = pl->offset,
+		.path = pl->path,
+		.build_id = pl->build_id,
+	};
+	uint32_t id;
+	int err = profile__intern_mapping(a->prof, &m, &id);
+
+	*out = err ? 0 : id + 1;
+	return err;
+}
+
 static bool named_eq(const void *ctx, uint32_t id, const void *key)
 {
 	const struct named_addr *x = &((const struct agg *)ctx)->named[id], *y = key;
@@ -156,15 +296,79 @@ static bool is_entry_point(const char *name)
 	return false;
 }
 
-/* Name one address: the frame chain, interned, root first, into a->pool. */
+/*
+ * Intern the frames of chain (innermost first, n of them) of an address of process pid (or
+ * the kernel), placed at pl, into ids (root first: the profile wants the real function
+ * first, its inlined callees after it).
+ */
+static int intern_chain(struct agg *a, const struct sym_place *pl, bool kernel, uint32_t pid,
+			uint64_t addr, const struct sym_frame *chain, size_t n, uint32_t *ids)
+{
+	bool object = pl->object && !kernel;
+	int err;
+
+	for (size_t j = n; j-- > 0;) {
+		const struct sym_frame *sf = &chain[j];
+		struct prof_frame f = {
+			.name = sf->name,
+			.module = sf->module,
+			.addr = object ? pl->vaddr : addr,
+			.rel = sf->rel,
+			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
+			.named = sf->named,
+			.inlined = sf->inlined,
+			.mangled = sf->mangled,
+			.file = sf->file,
+			.line = sf->line,
+			.column = sf->column,
+		};
+
+		err = object ? place_mapping(a, pl, sf, &f.mapping)
+			     : frame_mapping(a, kernel ? 0 : pid, sf, &f.mapping);
+		if (!err)
+			err = profile__intern_frame(a->prof, &f, ids++);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Name one address: the frame chain, interned, root first, into a->pool. An address of an
+ * object (or the kernel) is named once per profile (a->nc): its frames carry the object's
+ * virtual address and mapping, so every process of a program shares them.
+ */
 static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 {
+	struct sym_place pl = {0};
+	const struct cached_name *cn;
 	size_t n = 1;
 	int err;
 
-	/* asking costs a system call: every 64 names is often enough for a prompt answer */
-	if (a->o->hurry && !a->hurry && a->asked++ % 64 == 0)
+	/* asking costs little (the caller keeps its system calls for every few ms) */
+	if (a->o->hurry && !a->hurry && a->asked++ % 8 == 0)
 		a->hurry = a->o->hurry(a->o->hurry_ctx);
+	if (kernel) {
+		pl.object = &kernel_object;
+		pl.vaddr = na->addr;
+	} else {
+		err = symbolizer__place(a->sy, na->pid, na->gen, na->addr, na->leaf, &pl);
+		if (err)
+			return err;
+	}
+	cn = pl.object ? cache_find(a->nc, pl.object, pl.vaddr, na->leaf) : NULL;
+	if (cn) {
+		if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + cn->n,
+			       sizeof(*a->pool)))
+			return -ENOMEM;
+		na->first = (uint32_t)a->n_pool;
+		na->n = cn->n;
+		na->entry = cn->entry;
+		na->known = !kernel;
+		memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
+		a->n_pool += cn->n;
+		return 0;
+	}
 	if (kernel) {
 		err = symbolizer__kernel(a->sy, na->addr, na->leaf, &a->chain[0]);
 	} else if (a->hurry) {
@@ -183,30 +387,13 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
 	/* JIT code mapped after the last read of the mappings is known by its perf map name */
 	na->known = !kernel && (a->chain[0].map_kind != SYM_MAP_NONE || a->chain[0].named);
-	/* the chain is innermost first; the profile wants the real function first */
-	for (size_t j = n; j-- > 0;) {
-		const struct sym_frame *sf = &a->chain[j];
-		struct prof_frame f = {
-			.name = sf->name,
-			.module = sf->module,
-			.addr = na->addr,
-			.rel = sf->rel,
-			.kind = kernel ? FRAME_KERNEL : FRAME_USER,
-			.named = sf->named,
-			.inlined = sf->inlined,
-			.mangled = sf->mangled,
-			.file = sf->file,
-			.line = sf->line,
-			.column = sf->column,
-		};
-
-		err = frame_mapping(a, kernel ? 0 : na->pid, sf, &f.mapping);
-		if (!err)
-			err = profile__intern_frame(a->prof, &f, &a->pool[a->n_pool]);
-		if (err)
-			return err;
-		a->n_pool++;
-	}
+	err = intern_chain(a, &pl, kernel, na->pid, na->addr, a->chain, n, &a->pool[a->n_pool]);
+	if (err)
+		return err;
+	a->n_pool += n;
+	if (pl.object)
+		return cache_add(a->nc, pl.object, pl.vaddr, na->leaf, na->entry,
+				 &a->pool[na->first], na->n);
 	return 0;
 }
 
@@ -641,6 +828,206 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 	return err;
 }
 
+/* ---- naming ahead, in parallel ------------------------------------------------------------ */
+
+/*
+ * Before the counts are walked, the object addresses they hold that the cache does not know
+ * are named, PREFETCH_CHUNK at a time: the objects of a chunk (by build-id) are shared out
+ * among o->jobs threads, one object's addresses all to one thread (an index serves one
+ * thread at a time), then the answers are interned and cached in the order the addresses were
+ * met, so the profile does not depend on the number of threads. The walk then finds them in
+ * the cache. Between chunks o->hurry is asked, from this thread alone.
+ */
+#define PREFETCH_CHUNK 256
+
+struct todo {
+	uint32_t pid, gen;
+	uint64_t addr;
+	bool leaf;
+	struct sym_place pl;
+	const void *group; /* one thread names a group: the build-id, else the object */
+	int err;
+	size_t n; /* frames in the answer */
+};
+
+struct prefetch {
+	struct agg *a;
+	struct todo *v;
+	size_t n, cap;
+	struct idtable idx; /* (object, vaddr, leaf) -> index in v */
+	/* the chunk being named */
+	size_t from, to;
+	size_t *order;	/* its items, grouped */
+	size_t *groups; /* start of each group in order; n_groups + 1 entries */
+	size_t n_groups;
+	atomic_size_t next; /* the next group to take */
+	struct sym_frame (*res)[MAX_CHAIN];
+};
+
+static bool todo_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct todo *x = &((const struct prefetch *)ctx)->v[id], *y = key;
+
+	return x->pl.object == y->pl.object && x->pl.vaddr == y->pl.vaddr && x->leaf == y->leaf;
+}
+
+/* Note an address to name ahead, unless cached or noted already. */
+static int prefetch_note(struct prefetch *pf, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf)
+{
+	struct todo t = {.pid = pid, .gen = gen, .addr = addr, .leaf = leaf};
+	struct cached_name key;
+	struct idslot *sl;
+	bool found;
+	uint32_t h;
+	int err;
+
+	err = symbolizer__place(pf->a->sy, pid, gen, addr, leaf, &t.pl);
+	if (err || !t.pl.object || cache_find(pf->a->nc, t.pl.object, t.pl.vaddr, leaf))
+		return err;
+	h = cached_key(&key, t.pl.object, t.pl.vaddr, leaf);
+	if (idtable_reserve(&pf->idx))
+		return -ENOMEM;
+	sl = idtable_probe(&pf->idx, h, todo_eq, pf, &t, &found);
+	if (found)
+		return 0;
+	if (array_grow((void **)&pf->v, &pf->cap, pf->n + 1, sizeof(*pf->v)))
+		return -ENOMEM;
+	t.group = t.pl.build_id && *t.pl.build_id ? (const void *)t.pl.build_id : t.pl.object;
+	pf->v[pf->n] = t;
+	idtable_fill(&pf->idx, sl, h, (uint32_t)pf->n++);
+	return 0;
+}
+
+/* The user addresses of a count, as the walk will name them. */
+static int prefetch_count(const struct cp_count_key *k, uint64_t count, void *ctx)
+{
+	struct prefetch *pf = ctx;
+	struct agg *a = pf->a;
+	char comm[CP_COMM_LEN + 1] = {};
+	size_t depth = 0;
+	int err = 0;
+
+	(void)count;
+	memcpy(comm, k->comm, CP_COMM_LEN);
+	if (a->o->comm_re && regexec(a->o->comm_re, comm, 0, NULL, 0) != 0)
+		return 0;
+	if (k->ustack_id == CP_STACK_DWARF) {
+		if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds))
+			return 0;
+		depth = a->ds.len > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->ds.len;
+		for (size_t i = 0; !err && i < depth; i++)
+			err = prefetch_note(pf, k->pid, k->gen, a->ds.ips[i] & ~CP_IP_EXACT,
+					    i == 0 || (a->ds.ips[i] & CP_IP_EXACT));
+	} else if (k->ustack_id >= 0) {
+		if (a->d->stack(a->d->ctx, false, k->ustack_id, a->ips, &depth))
+			return 0;
+		for (size_t i = 0; !err && i < depth; i++)
+			err = prefetch_note(pf, k->pid, k->gen, a->ips[i], i == 0);
+	}
+	return err;
+}
+
+static void *prefetch_worker(void *arg)
+{
+	struct prefetch *pf = arg;
+	size_t g;
+
+	while ((g = atomic_fetch_add(&pf->next, 1)) < pf->n_groups) {
+		for (size_t j = pf->groups[g]; j < pf->groups[g + 1]; j++) {
+			size_t i = pf->order[j];
+			struct todo *t = &pf->v[i];
+
+			t->err = symbolizer__user_chain(pf->a->sy, t->pid, t->gen, t->addr, t->leaf,
+							pf->res[i - pf->from], MAX_CHAIN, &t->n);
+		}
+	}
+	return NULL;
+}
+
+/* Name items [from, to) with up to jobs threads (this one among them). */
+static void prefetch_chunk(struct prefetch *pf, size_t from, size_t to, unsigned int jobs)
+{
+	pthread_t th[63];
+	unsigned int started = 0;
+	size_t n = 0;
+
+	pf->from = from;
+	pf->to = to;
+	/* group the items, groups in the order they are first met */
+	pf->n_groups = 0;
+	for (size_t i = from; i < to; i++) {
+		bool seen = false;
+
+		for (size_t j = from; j < i && !seen; j++)
+			seen = pf->v[j].group == pf->v[i].group;
+		if (seen)
+			continue;
+		pf->groups[pf->n_groups++] = n;
+		for (size_t j = i; j < to; j++)
+			if (pf->v[j].group == pf->v[i].group)
+				pf->order[n++] = j;
+	}
+	pf->groups[pf->n_groups] = n;
+	atomic_store(&pf->next, 0);
+	if (jobs > pf->n_groups)
+		jobs = (unsigned int)pf->n_groups;
+	for (unsigned int t = 1; t < jobs && started < 63; t++)
+		if (!pthread_create(&th[started], NULL, prefetch_worker, pf))
+			started++;
+	prefetch_worker(pf);
+	for (unsigned int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+}
+
+/* Name ahead what the counts of a->d hold, into a->nc. 0 or a negative errno. */
+static int prefetch(struct agg *a)
+{
+	struct prefetch pf = {.a = a};
+	unsigned int jobs = a->o->jobs ? a->o->jobs : 1;
+	uint32_t ids[MAX_CHAIN];
+	int err;
+
+	/* a failure of the drain (or ours) is met again, and returned, by the walk */
+	a->d->for_each_count(a->d->ctx, prefetch_count, &pf);
+	err = 0;
+	if (pf.n) {
+		pf.order = malloc(PREFETCH_CHUNK * sizeof(*pf.order));
+		pf.groups = malloc((PREFETCH_CHUNK + 1) * sizeof(*pf.groups));
+		pf.res = malloc(PREFETCH_CHUNK * sizeof(*pf.res));
+		if (!pf.order || !pf.groups || !pf.res)
+			err = -ENOMEM;
+	}
+	for (size_t from = 0; !err && from < pf.n; from += PREFETCH_CHUNK) {
+		size_t to = pf.n - from > PREFETCH_CHUNK ? from + PREFETCH_CHUNK : pf.n;
+
+		if (a->o->hurry && !a->hurry)
+			a->hurry = a->o->hurry(a->o->hurry_ctx);
+		if (a->hurry)
+			break; /* the walk names what is left, from the symbol tables */
+		prefetch_chunk(&pf, from, to, jobs);
+		for (size_t i = from; !err && i < to; i++) {
+			const struct todo *t = &pf.v[i];
+			const struct sym_frame *chain = pf.res[i - from];
+			bool entry;
+
+			/* a failure is met again, and returned, by the walk */
+			if (t->err || !t->n)
+				continue;
+			entry = chain[t->n - 1].named && is_entry_point(chain[t->n - 1].name);
+			err = intern_chain(a, &t->pl, false, t->pid, t->addr, chain, t->n, ids);
+			if (!err)
+				err = cache_add(a->nc, t->pl.object, t->pl.vaddr, t->leaf, entry,
+						ids, (uint32_t)t->n);
+		}
+	}
+	idtable_free(&pf.idx);
+	free(pf.v);
+	free(pf.order);
+	free(pf.groups);
+	free(pf.res);
+	return err;
+}
+
 int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st)
 {
@@ -653,7 +1040,12 @@ int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct 
 	a->sy = sy;
 	a->o = o;
 	a->prof = p;
-	err = d->for_each_count(d->ctx, on_count, a);
+	a->nc = o->cache ? o->cache : name_cache__new(SIZE_MAX);
+	err = a->nc ? prefetch(a) : -ENOMEM;
+	if (!err)
+		err = d->for_each_count(d->ctx, on_count, a);
+	if (!o->cache)
+		name_cache__free(a->nc);
 	*st = a->st;
 	idtable_free(&a->cache);
 	free(a->named);

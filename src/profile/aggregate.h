@@ -17,6 +17,23 @@
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
 
+/*
+ * Names of object addresses kept across the drains of one profile: (object, virtual address)
+ * -> the profile's frame ids, so that an address of a program is named once, whichever of its
+ * processes (each with its own load addresses) and drains it comes in. Kernel addresses too.
+ * At most max_entries addresses: past that it starts again empty (names are not lost, only
+ * named again). Used with one profile only: its frame ids are that profile's.
+ */
+struct name_cache;
+
+/* NULL on ENOMEM. */
+struct name_cache *name_cache__new(size_t max_entries);
+void name_cache__free(struct name_cache *nc); /* NULL-safe */
+
+/* Addresses held now, and times it was emptied because it was full. */
+size_t name_cache__n(const struct name_cache *nc);
+unsigned int name_cache__resets(const struct name_cache *nc);
+
 struct aggregate_opts {
 	bool kernel_only;	/* a sample without frames was in user mode: "[user space]" */
 	bool no_kernel;		/* a sample without frames was a kernel thread: "[kernel]" */
@@ -44,6 +61,13 @@ struct aggregate_opts {
 	int (*rb_name)(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rb_frame *f,
 		       const struct rb_frame_info **out);
 	void *py_ctx;
+	/* names kept across drains of the same profile; NULL: kept for this drain only */
+	struct name_cache *cache;
+	/*
+	 * Threads naming objects at once (0 or 1: this one alone, at most 64); the profile is
+	 * the same whatever the number.
+	 */
+	unsigned int jobs;
 };
 
 struct aggregate_stats {

@@ -420,7 +420,7 @@ fail:
 	return err;
 }
 
-void bpf_session__stop_sampling(struct bpf_session *s)
+void bpf_session__pause_sampling(struct bpf_session *s)
 {
 	if (!s || !s->pfds)
 		return;
@@ -428,6 +428,13 @@ void bpf_session__stop_sampling(struct bpf_session *s)
 		if (s->pfds[i] >= 0)
 			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
 	}
+}
+
+void bpf_session__stop_sampling(struct bpf_session *s)
+{
+	if (!s || !s->pfds)
+		return;
+	bpf_session__pause_sampling(s);
 	for (int i = 0; i < s->ncpus; i++) {
 		bpf_link__destroy(s->plinks[i]);
 		s->plinks[i] = NULL;

@@ -104,6 +104,13 @@ int perf_cpu_clock_open(int cpu, unsigned int freq);
 /* Detach and close the sampling events: no new sample starts after this. */
 void bpf_session__stop_sampling(struct bpf_session *s);
 
+/*
+ * Disable the sampling events, leaving them open (bpf_session__stop_sampling closes them
+ * later): no new sample starts after this. Safe from another thread while the session is in
+ * use, as long as bpf_session__stop_sampling is not running.
+ */
+void bpf_session__pause_sampling(struct bpf_session *s);
+
 /* Number of CPUs sampled. */
 int bpf_session__ncpus(const struct bpf_session *s);
 

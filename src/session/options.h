@@ -42,6 +42,7 @@ struct cp_options {
 	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
 	bool lines;		   /* --lines: folded frames carry their file:line */
 	bool debuginfod;	   /* --debuginfod: fetch missing debug files ($DEBUGINFOD_URLS) */
+	unsigned int jobs;	   /* -j: threads naming objects at once (0: online CPUs) */
 
 	/* the command line, for the profile's comment */
 	int argc;

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/sysmacros.h>
@@ -334,13 +337,85 @@ static int take_set(struct record *r);
 static int note_gone(uint32_t pid, uint32_t gen, void *ctx);
 static void release_gone(struct record *r);
 
+/* ---- the watch ---------------------------------------------------------------------------- */
+
+static void *watch_main(void *arg)
+{
+	struct record *r = arg;
+	struct pollfd p[2] = {{.fd = r->watch.quitfd, .events = POLLIN},
+			      {.fd = r->watch.sigfd, .events = POLLIN}};
+
+	for (;;) {
+		int timeout = -1, n;
+
+		if (r->watch.deadline_ns) {
+			uint64_t now = monotonic_ns();
+
+			if (now >= r->watch.deadline_ns)
+				break;
+			timeout = (int)((r->watch.deadline_ns - now + 999999) / 1000000);
+		}
+		n = poll(p, 2, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || p[0].revents)
+			return NULL;
+		if (p[1].revents)
+			break; /* a stop signal is pending: this thread reads it when it can */
+	}
+	bpf_session__pause_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &r->watch.t_pause);
+	atomic_store(&r->watch.paused, true);
+	return NULL;
+}
+
+/* Start the watch once sampling runs; without it (no thread) the event loop alone stops. */
+static void watch_start(struct record *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	r->watch.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	r->watch.quitfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->o->duration_ms)
+		r->watch.deadline_ns = (uint64_t)r->t0.tv_sec * 1000000000ull +
+				       (uint64_t)r->t0.tv_nsec + r->o->duration_ms * 1000000ull;
+	if (r->watch.sigfd < 0 || r->watch.quitfd < 0 ||
+	    pthread_create(&r->watch.thread, NULL, watch_main, r)) {
+		pr_debug("no watch thread: -d and stop signals wait for the naming steps");
+		return;
+	}
+	r->watch.running = true;
+}
+
+/* End the watch (before the sampling events are closed). */
+static void watch_end(struct record *r)
+{
+	uint64_t one = 1;
+
+	if (r->watch.running) {
+		if (write(r->watch.quitfd, &one, sizeof(one)) != sizeof(one))
+			pr_debug("cannot end the watch: %s", strerror(errno));
+		pthread_join(r->watch.thread, NULL);
+		r->watch.running = false;
+	}
+}
+
 /* Stop the sampling events now (once): the recording ends here, naming may go on. */
 static void stop_sampling(struct record *r)
 {
 	if (r->sampling_stopped)
 		return;
+	watch_end(r);
 	bpf_session__stop_sampling(r->bpf);
-	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	/* the watch may have stopped the events earlier: the recording ended then */
+	if (atomic_load(&r->watch.paused))
+		r->t_stop = r->watch.t_pause;
+	else
+		clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
 	r->sampling_stopped = true;
 }
 
@@ -362,6 +437,10 @@ static bool drain_requests(void *ctx)
 		stop_sampling(r);
 		return false;
 	}
+	/* asked every few names: the fill levels (system calls) every 50 ms */
+	if (monotonic_ns() < r->next_fill_ns)
+		return false;
+	r->next_fill_ns = monotonic_ns() + 50 * 1000000ull;
 	if (!bpf_session__fill_level(r->bpf, &pct) && pct >= CP_DRAIN_FILL_PCT) {
 		if (take_set(r))
 			r->take_failed = true; /* the event loop says so */
@@ -384,6 +463,8 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 		.rb_proc = r->rb_rec ? record_rb_proc : NULL,
 		.rb_name = record_rb_name,
 		.py_ctx = r,
+		.cache = r->names,
+		.jobs = r->jobs,
 	};
 }
 
@@ -449,6 +530,12 @@ static int name_queue(struct record *r)
 		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
 		symbolizer__forget_perf_maps(r->sym);
 	}
+	/*
+	 * Every address so far is named, its names kept in r->names: the objects' indexes go
+	 * (memory follows what a drain names, not every object seen); new addresses of an
+	 * object index it again.
+	 */
+	symbolizer__drop_indexes(r->sym);
 	return err;
 }
 
@@ -786,7 +873,15 @@ static int record_session(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	r->prof = profile__new();
-	if (!r->prof) {
+	r->names = name_cache__new(CP_NAME_CACHE_MAX);
+	if (r->o->jobs) {
+		r->jobs = r->o->jobs;
+	} else {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		r->jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
+	}
+	if (!r->prof || !r->names) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
@@ -796,6 +891,7 @@ static int record_session(struct record *r)
 	rc = record_start_sampling(r);
 	if (rc)
 		return rc;
+	watch_start(r);
 	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->frequency);
 	rc = start_command(r);
 	if (rc)
@@ -852,6 +948,7 @@ int record_run(const struct cp_options *opts)
 		.progfd = -1,
 		.drainfd = -1,
 		.pyfd = -1,
+		.watch = {.quitfd = -1, .sigfd = -1},
 	};
 	sigset_t old;
 	int rc;
@@ -871,6 +968,9 @@ int record_run(const struct cp_options *opts)
 	for (size_t i = 0; i < r.n_outs; i++)
 		out_file__abort(r.outs[i]);
 	free(r.outs);
+	watch_end(&r);
+	close_fd(r.watch.quitfd);
+	close_fd(r.watch.sigfd);
 	ring_buffer__free(r.rb);
 	unwind_maps__free(r.um);
 	prebuild_result_free(&r.pre);
@@ -881,6 +981,7 @@ int record_run(const struct cp_options *opts)
 	profile__free(r.prof);
 	record_py_free(&r);
 	record_rb_free(&r);
+	name_cache__free(r.names);
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);
 	free(r.pidfds);

@@ -7,7 +7,9 @@
  */
 #ifndef CPUPROF_RECORD_INT_H
 #define CPUPROF_RECORD_INT_H
+#include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -22,6 +24,12 @@
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
 #include "session/workload.h"
+
+/*
+ * Addresses whose names are kept across drains (struct name_cache): about 60 bytes each, so
+ * about 8 MiB; past that the cache starts again.
+ */
+#define CP_NAME_CACHE_MAX (1u << 17)
 
 /* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
 #define CP_UNWIND_ROOM_ROWS (1u << 20)
@@ -52,6 +60,8 @@ struct record {
 	size_t n_outs;
 	uint64_t start_unix_ns; /* wall clock when sampling started */
 	struct profile *prof;
+	struct name_cache *names; /* names per (object, vaddr) kept across drains of prof */
+	unsigned int jobs;	  /* -j, or the online CPUs */
 	regex_t comm_re;
 	bool comm_re_set;
 	int sigfd, epfd, durfd, progfd;
@@ -76,6 +86,7 @@ struct record {
 	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */
 	bool draining;		     /* sampling has stopped: the counts are being named */
 	uint64_t next_check_ns;	     /* while consuming requests: when to look for signals */
+	uint64_t next_fill_ns;	     /* while naming: when to look at the fill levels */
 	int wl_status;
 	bool wl_exited;
 	struct timespec t0;
@@ -93,6 +104,19 @@ struct record {
 	uint64_t py_stats[CP_PY_STAT_MAX];
 	struct record_rb *rb_rec; /* --ruby (record_rb.c); NULL when off; ticks with pyfd */
 	uint64_t rb_stats[CP_RB_STAT_MAX];
+	/*
+	 * The watch: a thread that stops the sampling events at the end of -d or when a stop
+	 * signal is pending, even while this thread names a long backlog on a starved machine.
+	 */
+	struct {
+		pthread_t thread;
+		bool running;
+		int quitfd;		 /* eventfd: the watch is over */
+		int sigfd;		 /* the stop signals, polled and never read */
+		uint64_t deadline_ns;	 /* monotonic end of -d, 0: none */
+		atomic_bool paused;	 /* it stopped the events */
+		struct timespec t_pause; /* when */
+	} watch;
 };
 
 /* Capabilities, BTF, the kernel's limits, -p targets, --comm. */

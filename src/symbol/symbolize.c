@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <search.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -52,7 +53,31 @@ struct symbolizer {
 	char **debug_dirs;	    /* NULL-terminated, or NULL: the default */
 	const char *zstd_object;    /* first object with zstd-compressed debug sections */
 	const char *damaged_object; /* first object whose debug sections are damaged */
+	/*
+	 * Taken around what threads naming different objects share: the trees of objects and
+	 * indexes, the strings, the first-object notes.
+	 */
+	pthread_mutex_t lock;
 };
+
+static const char *intern(struct symbolizer *sy, const char *s)
+{
+	const char *r;
+
+	pthread_mutex_lock(&sy->lock);
+	r = strset_intern(&sy->strs, s);
+	pthread_mutex_unlock(&sy->lock);
+	return r;
+}
+
+/* "label+0xADDR", interned. */
+static const char *intern_at(struct symbolizer *sy, const char *label, uint64_t addr)
+{
+	char buf[4352];
+
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, label, addr);
+	return intern(sy, buf);
+}
 
 static int cmp_sym_obj(const void *a, const void *b)
 {
@@ -73,6 +98,7 @@ struct symbolizer *symbolizer__new(struct proc_snapshot *ps)
 	if (!sy)
 		return NULL;
 	sy->ps = ps;
+	pthread_mutex_init(&sy->lock, NULL);
 	return sy;
 }
 
@@ -121,6 +147,7 @@ void symbolizer__free(struct symbolizer *sy)
 	strset_clear(&sy->strs);
 	ksyms__free(sy->ks);
 	elf_syms__free(sy->vdso);
+	pthread_mutex_destroy(&sy->lock);
 	free(sy);
 }
 
@@ -128,6 +155,14 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy)
 {
 	tdestroy(sy->perfmaps, free_pm_cache);
 	sy->perfmaps = NULL;
+}
+
+void symbolizer__drop_indexes(struct symbolizer *sy)
+{
+	tdestroy(sy->objs, free_sym_obj);
+	sy->objs = NULL;
+	tdestroy(sy->indexes, free_index);
+	sy->indexes = NULL;
 }
 
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f)
@@ -221,17 +256,17 @@ static struct sym_object *sym_object(struct symbolizer *sy, struct ps_object *o)
 {
 	struct sym_object key = {.obj = o}, *so, **slot;
 
+	pthread_mutex_lock(&sy->lock);
 	slot = tfind(&key, &sy->objs, cmp_sym_obj);
-	if (slot)
-		return *slot;
-	so = calloc(1, sizeof(*so));
-	if (!so)
-		return NULL;
-	so->obj = o;
-	if (!tsearch(so, &sy->objs, cmp_sym_obj)) {
-		free(so);
-		return NULL;
+	so = slot ? *slot : calloc(1, sizeof(*so));
+	if (so && !slot) {
+		so->obj = o;
+		if (!tsearch(so, &sy->objs, cmp_sym_obj)) {
+			free(so);
+			so = NULL;
+		}
 	}
+	pthread_mutex_unlock(&sy->lock);
 	return so;
 }
 
@@ -276,7 +311,7 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	memset(out, 0, sizeof(*out));
 	*mp = m;
 	*sop = NULL;
-	out->build_id = strset_intern(&sy->strs, "");
+	out->build_id = intern(sy, "");
 	/* JIT code: anonymous memory, or made executable after the mappings were read */
 	if (!m || m->kind == PS_MAP_ANON) {
 		const struct perfmap *pm =
@@ -285,19 +320,19 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		name = pm ? perfmap__lookup(pm, look, &soff) : NULL;
 	}
 	if (!m && name) {
-		out->module = strset_intern(&sy->strs, "[jit]");
+		out->module = intern(sy, "[jit]");
 		out->map_path = out->module;
 		out->map_kind = SYM_MAP_ANON;
 		out->rel = addr;
-		out->name = strset_intern(&sy->strs, name);
+		out->name = intern(sy, name);
 		out->named = true;
 		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
 	}
 	if (!m) {
-		out->module = strset_intern(&sy->strs, "[unknown]");
+		out->module = intern(sy, "[unknown]");
 		out->map_path = out->module;
 		out->rel = addr;
-		out->name = strset_internf(&sy->strs, "[unknown]+0x%" PRIx64, addr);
+		out->name = intern_at(sy, "[unknown]", addr);
 		return out->name && out->module && out->build_id ? 0 : -ENOMEM;
 	}
 	out->module = m->label;
@@ -344,10 +379,10 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	/* report the address itself, not the return address - 1 used for the lookup */
 	out->rel = vaddr + (addr - look);
 	if (name) {
-		out->name = strset_intern(&sy->strs, name);
+		out->name = intern(sy, name);
 		out->named = true;
 	} else {
-		out->name = strset_internf(&sy->strs, "%s+0x%" PRIx64, m->label, out->rel);
+		out->name = intern_at(sy, m->label, out->rel);
 	}
 	return out->name ? 0 : -ENOMEM;
 }
@@ -359,6 +394,42 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	struct sym_object *so;
 
 	return name_user(sy, pid, gen, addr, leaf, out, &m, &so);
+}
+
+int symbolizer__place(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		      struct sym_place *out)
+{
+	uint64_t look = leaf ? addr : addr - 1, vaddr;
+	const struct ps_map *m = proc_snapshot__find(sy->ps, pid, gen, look);
+	const struct elf_syms *es = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!m || (m->kind != PS_MAP_FILE && m->kind != PS_MAP_VDSO))
+		return 0;
+	if (m->kind == PS_MAP_VDSO) {
+		es = vdso_syms(sy);
+		if (!es)
+			return 0;
+	}
+	if (map_vaddr(sy, m, es, &vaddr))
+		return 0;
+	if (m->kind == PS_MAP_FILE) {
+		out->build_id = proc_snapshot__build_id(sy->ps, m->obj);
+		out->path = m->obj->path;
+		out->pid = m->obj->pid;
+		out->object = m->obj;
+	} else {
+		out->build_id = strset_intern(&sy->strs, "");
+		out->path = m->path;
+		out->object = &sy->vdso;
+	}
+	if (!out->build_id)
+		return -ENOMEM;
+	out->vaddr = vaddr + (addr - m->start);
+	out->start = vaddr;
+	out->limit = vaddr + (m->end - m->start);
+	out->offset = m->offset;
+	return 0;
 }
 
 static int cmp_index(const void *a, const void *b)
@@ -388,27 +459,33 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	if (so->di_tried)
 		return so->di;
 	so->di_tried = true;
-	if (shared && (slot = tfind(&key, &sy->indexes, cmp_index))) {
+	/* one thread names the objects of one build-id: only the tree is shared */
+	pthread_mutex_lock(&sy->lock);
+	slot = shared ? tfind(&key, &sy->indexes, cmp_index) : NULL;
+	if (slot)
 		so->di = (*slot)->di;
+	pthread_mutex_unlock(&sy->lock);
+	if (slot)
 		return so->di;
-	}
 	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(sy->ps), o->pid);
 	so->di = dwarf_index__open(o->fd, o->path, &dp);
 	if (!so->di)
 		return NULL;
-	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
-		sy->zstd_object = o->name;
 	e = shared ? malloc(sizeof(*e)) : NULL;
 	if (e) {
 		/* keyed before it enters the tree */
 		*e = key;
 		e->di = so->di;
 	}
+	pthread_mutex_lock(&sy->lock);
+	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
+		sy->zstd_object = o->name;
 	if (!e || !tsearch(e, &sy->indexes, cmp_index)) {
 		/* not shared: so owns it */
 		free(e);
 		so->di_own = true;
 	}
+	pthread_mutex_unlock(&sy->lock);
 	return so->di;
 }
 
@@ -440,8 +517,12 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 	look = leaf ? out[0].rel : out[0].rel - 1;
 	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
 	/* damage shows as the CUs are read, so at lookups */
-	if (!sy->damaged_object && (dwarf_index__flags(di) & DI_DAMAGED))
-		sy->damaged_object = so->obj->name;
+	if (dwarf_index__flags(di) & DI_DAMAGED) {
+		pthread_mutex_lock(&sy->lock);
+		if (!sy->damaged_object)
+			sy->damaged_object = so->obj->name;
+		pthread_mutex_unlock(&sy->lock);
+	}
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	/* nothing from DWARF or the object's symbols: the debug file's symbols may know */

@@ -75,6 +75,14 @@ void symbolizer__free(struct symbolizer *sy);
  */
 void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
+/*
+ * Drop what was built to name the objects (symbol indexes, DWARF indexes with their mapped
+ * files): once the addresses sampled so far are named (and their names kept elsewhere),
+ * memory follows what is being named, not every object ever seen. An object needed again is
+ * indexed again. Strings of sym_frames named so far go with it.
+ */
+void symbolizer__drop_indexes(struct symbolizer *sy);
+
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);
 
@@ -90,6 +98,27 @@ bool symbolizer__kernel_restricted(const struct symbolizer *sy);
  */
 int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
 		     struct sym_frame *out);
+
+/*
+ * Where a user address of (pid, gen) lies in the object mapped there, so that its names can be
+ * kept per object rather than per process: every process of a program has its own load
+ * addresses (ASLR), the same object and virtual address. object is NULL when the address is in
+ * no file-backed mapping or the vDSO, or when it cannot be translated (its names then depend
+ * on the process: JIT code, unknown memory).
+ */
+struct sym_place {
+	const void *object; /* identity of the object (one per device and inode), NULL: none */
+	uint64_t vaddr;	    /* the address as the object's own virtual address (sym_frame.rel) */
+	/* the mapping in the object's address space: vaddrs [start, limit) at file offset */
+	uint64_t start, limit, offset;
+	const char *path;     /* the object's path as the first process that mapped it saw it */
+	const char *build_id; /* as sym_frame.build_id */
+	uint32_t pid;	      /* that first process (0: the vDSO, the same in every process) */
+};
+
+/* Fill *out for a user address of (pid, gen), as symbolizer__user would find it. 0 or -ENOMEM. */
+int symbolizer__place(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		      struct sym_place *out);
 
 /*
  * The source-level frames of a user address of (pid, gen), innermost first, into

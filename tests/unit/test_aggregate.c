@@ -13,6 +13,9 @@
 
 #define PID  42
 #define COMM "fix_tree"
+/* a second process of inl_fix (the same file), loaded at another address */
+#define PID2  77
+#define BASE2 0x7f0000000000ull
 
 /* kernel addresses of tests/data/kallsyms_basic.txt */
 #define K_START_KERNEL 0xffffffff81001000ull /* x86_64_start_kernel */
@@ -314,16 +317,21 @@ static void nm_at(const char *file, uint64_t addr, char *out, size_t len)
 	assert_true(out[0] != 0);
 }
 
-static void write_maps(const char *text)
+static void write_pid_maps(int pid, const char *text)
 {
 	char path[4096];
 	FILE *m;
 
-	snprintf(path, sizeof(path), "%s/%d/maps", procfs, PID);
+	snprintf(path, sizeof(path), "%s/%d/maps", procfs, pid);
 	m = fopen(path, "w");
 	assert_non_null(m);
 	fputs(text, m);
 	fclose(m);
+}
+
+static void write_maps(const char *text)
+{
+	write_pid_maps(PID, text);
 }
 
 /*
@@ -355,6 +363,12 @@ static struct symbolizer *fixture_symbolizer(void)
 	/* inl_fix is a PIE: mapped from offset 0 at 0x400000, so its addresses are 0x400000 + nm */
 	write_maps("00400000-00403000 r-xp 00000000 08:01 78 /opt/inl\n");
 	assert_int_equal(proc_snapshot__take(snap, PID, 1), 0);
+	/* PID2 ran inl_fix too, the same file (its root is PID's), loaded at BASE2 */
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%d && ln -s ../%d/root %s/%d/root", procfs, PID2,
+		 PID, procfs, PID2);
+	assert_int_equal(system(cmd), 0);
+	write_pid_maps(PID2, "7f0000000000-7f0000003000 r-xp 00000000 08:01 78 /opt/inl\n");
+	assert_int_equal(proc_snapshot__take(snap, PID2, 0), 0);
 	k = open_data("kallsyms_basic.txt");
 	assert_int_equal(symbolizer__load_kallsyms(sy, k), 0);
 	fclose(k);
@@ -836,7 +850,8 @@ static void test_inlined_leaf(void **state)
 	assert_string_equal(names(0), "_start;main;cp_inl_outer;cp_inl_mid;cp_inl_leaf");
 	assert_string_equal(kinds(0), "UUUii");
 	for (uint32_t j = 2; j < 5; j++) {
-		assert_int_equal(frame_of(0, j)->addr, ad.inl_at);
+		/* the object's own address: inl_fix is a PIE mapped at 0x400000 */
+		assert_int_equal(frame_of(0, j)->addr, ad.inl_at - 0x400000);
 		assert_true(frame_of(0, j)->line > 0);
 	}
 	assert_int_equal(st.ustacks_entry, 2);
@@ -971,6 +986,161 @@ static void test_comm_filter(void **state)
 	assert_int_equal(st.comm_filtered, 9);
 }
 
+/* The stack of test_inlined_leaf in process (pid, gen) loaded at base, stack id id. */
+static void add_inl_stack(int32_t id, uint64_t base)
+{
+	const uint64_t u[] = {ad.inl_at, ad.inl_main + 0x10, ad.inl_start + 0x10};
+	uint64_t v[3];
+
+	for (int i = 0; i < 3; i++)
+		v[i] = u[i] - 0x400000 + base;
+	add_stack(false, id, 3, v);
+}
+
+/*
+ * Two processes of one program at different load addresses (ASLR): their frames are the
+ * object's, named once, so the same stack is the same frames; each process keeps its sample.
+ */
+static void test_object_frames_shared(void **state)
+{
+	const struct prof_sample *a, *b;
+	const struct prof_mapping *m;
+
+	(void)state;
+	add_inl_stack(1, 0x400000);
+	add_inl_stack(2, BASE2);
+	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
+	add_count(PID2, 0, 2, CP_STACK_NONE, "inl_fix", 3);
+	run(sym, &defaults);
+
+	assert_int_equal(profile__n_samples(prof), 2);
+	a = sample(0);
+	b = sample(1);
+	assert_int_equal(a->pid, PID);
+	assert_int_equal(b->pid, PID2);
+	assert_string_equal(names(1), "_start;main;cp_inl_outer;cp_inl_mid;cp_inl_leaf");
+	assert_int_equal(a->nframes, 5);
+	assert_int_equal(b->nframes, 5);
+	assert_memory_equal(a->frames, b->frames, 5 * sizeof(*a->frames));
+	assert_int_equal(profile__n_frames(prof), 5);
+	/* in the object's addresses: its mapping from vaddr 0, as in both processes */
+	assert_int_equal(frame_of(1, 4)->addr, ad.inl_at - 0x400000);
+	m = profile__mapping(prof, frame_of(1, 4)->mapping - 1);
+	assert_int_equal(m->start, 0);
+	assert_int_equal(m->limit, 0x3000);
+	assert_int_equal(m->pid, PID); /* the first process that mapped the file */
+	assert_int_equal(profile__n_mappings(prof), 1);
+}
+
+/*
+ * The names of a program's addresses are kept across drains: a later drain of another of its
+ * processes adds no frame and no name; a full cache starts again and names the same.
+ */
+static void test_name_cache(void **state)
+{
+	struct name_cache *nc = name_cache__new(64), *tiny = name_cache__new(2);
+	struct aggregate_opts o = defaults;
+	size_t n_names, n_frames;
+
+	(void)state;
+	assert_non_null(nc);
+	assert_non_null(tiny);
+	o.cache = nc;
+	add_inl_stack(1, 0x400000);
+	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
+	run(sym, &o);
+	n_names = name_cache__n(nc);
+	n_frames = profile__n_frames(prof);
+	assert_int_equal(n_names, 3); /* one per address */
+	assert_int_equal(n_frames, 5);
+
+	memset(&fk, 0, sizeof(fk));
+	add_inl_stack(1, BASE2);
+	add_count(PID2, 0, 1, CP_STACK_NONE, "inl_fix", 3);
+	run(sym, &o);
+	assert_int_equal(name_cache__n(nc), n_names);
+	assert_int_equal(profile__n_frames(prof), n_frames);
+	assert_int_equal(name_cache__resets(nc), 0);
+	assert_memory_equal(sample(0)->frames, sample(1)->frames, 5 * sizeof(uint32_t));
+
+	/* two addresses at most: it starts again, and the names are the same */
+	o.cache = tiny;
+	run(sym, &o);
+	assert_true(name_cache__resets(tiny) > 0);
+	assert_true(name_cache__n(tiny) <= 2);
+	assert_int_equal(profile__n_samples(prof), 2);
+	assert_int_equal(sample(1)->count, 6);
+	assert_int_equal(profile__n_frames(prof), n_frames);
+	name_cache__free(nc);
+	name_cache__free(tiny);
+}
+
+/* The counts of a few processes of two programs, with kernel stacks, into a new profile. */
+static struct profile *record_jobs(unsigned int jobs)
+{
+	const uint64_t a[] = {ad.leaf + 4, ad.heavy + 8, ad.run + 0x10, ad.main + 0x20,
+			      ad.start + 0x10};
+	const uint64_t b[] = {ad.heavy + 8, ad.run + 0x10, ad.main + 0x20, ad.start + 0x10};
+	const uint64_t k[] = {K_VFS_WRITE, K_VFS_WRITE, K_START_KERNEL + 0x10};
+	struct aggregate_opts o = defaults;
+	struct name_cache *nc = name_cache__new(1024);
+	struct profile *saved = prof, *out;
+
+	assert_non_null(nc);
+	o.cache = nc;
+	o.jobs = jobs;
+	memset(&fk, 0, sizeof(fk));
+	add_stack(false, 1, 5, a);
+	add_stack(false, 2, 4, b);
+	add_inl_stack(3, 0x400000);
+	add_inl_stack(4, BASE2);
+	add_stack(true, 1, 3, k);
+	add_count(PID, 0, 1, 1, COMM, 3);
+	add_count(PID, 0, 2, CP_STACK_NONE, COMM, 5);
+	add_count(PID, 1, 3, 1, "inl_fix", 7);
+	add_count(PID2, 0, 4, CP_STACK_NONE, "inl_fix", 11);
+	add_count(PID2, 0, 3, CP_STACK_NONE, "inl_fix", 13); /* not its mappings: cut */
+	prof = profile__new();
+	assert_non_null(prof);
+	run(sym, &o);
+	out = prof;
+	prof = saved;
+	name_cache__free(nc);
+	return out;
+}
+
+/* The profile does not depend on the number of threads naming: frame for frame, id for id. */
+static void test_jobs_deterministic(void **state)
+{
+	struct profile *one = record_jobs(1), *three = record_jobs(3);
+
+	(void)state;
+	assert_int_equal(profile__n_samples(one), profile__n_samples(three));
+	assert_int_equal(profile__n_frames(one), profile__n_frames(three));
+	assert_int_equal(profile__n_mappings(one), profile__n_mappings(three));
+	assert_true(profile__n_samples(one) >= 4);
+	for (size_t i = 0; i < profile__n_samples(one); i++) {
+		const struct prof_sample *x = profile__sample(one, i),
+					 *y = profile__sample(three, i);
+
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->count, y->count);
+		assert_int_equal(x->nframes, y->nframes);
+		assert_memory_equal(x->frames, y->frames, x->nframes * sizeof(*x->frames));
+	}
+	for (uint32_t j = 0; j < profile__n_frames(one); j++) {
+		const struct prof_frame *f = profile__frame(one, j), *g = profile__frame(three, j);
+
+		assert_string_equal(f->name, g->name);
+		assert_int_equal(f->addr, g->addr);
+		assert_int_equal(f->line, g->line);
+		assert_int_equal(f->inlined, g->inlined);
+		assert_int_equal(f->mapping, g->mapping);
+	}
+	profile__free(one);
+	profile__free(three);
+}
+
 /* An error of the drain ends the walk and is returned, with the stats so far. */
 static void test_drain_error(void **state)
 {
@@ -1099,6 +1269,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_object_frames_shared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_deterministic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drains_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_add, setup, teardown),
