@@ -6,9 +6,17 @@
 #include "profile/profile.h"
 #include "util/strset.h"
 
+/* One distinct stack (frame ids, root first), shared by every sample that has it. */
+struct stack {
+	uint32_t *frames;
+	uint32_t n;
+};
+
 struct profile {
 	struct strset strs; /* interned strings */
-	struct idtable fidx, sidx, midx;
+	struct idtable fidx, sidx, midx, kidx;
+	struct stack *stacks; /* distinct stacks: the samples of many processes share them */
+	size_t n_stacks, cap_stacks;
 	struct prof_mapping *maps;
 	size_t n_maps, cap_maps;
 	struct prof_frame *frames;
@@ -115,9 +123,11 @@ void profile__free(struct profile *p)
 	idtable_free(&p->fidx);
 	idtable_free(&p->sidx);
 	idtable_free(&p->midx);
+	idtable_free(&p->kidx);
 	free(p->maps);
-	for (size_t i = 0; i < p->n_samples; i++)
-		free((void *)p->samples[i].frames);
+	for (size_t i = 0; i < p->n_stacks; i++)
+		free(p->stacks[i].frames);
+	free(p->stacks);
 	free(p->samples);
 	free(p->frames);
 	strset_clear(&p->strs);
@@ -172,6 +182,41 @@ int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_
 	return 0;
 }
 
+static bool stack_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct stack *x = &((const struct profile *)ctx)->stacks[id], *y = key;
+
+	return x->n == y->n &&
+	       (!x->n || memcmp(x->frames, y->frames, x->n * sizeof(*x->frames)) == 0);
+}
+
+/* The one copy of a stack in p (added if new); NULL on ENOMEM. */
+static const uint32_t *intern_stack(struct profile *p, const uint32_t *frames, uint32_t n)
+{
+	struct stack key = {(uint32_t *)frames, n};
+	struct idslot *sl;
+	uint32_t h = idtable_hash(IDTABLE_SEED, frames, n * sizeof(*frames));
+	bool found;
+	uint32_t *copy;
+
+	if (idtable_reserve(&p->kidx))
+		return NULL;
+	sl = idtable_probe(&p->kidx, h, stack_id_eq, p, &key, &found);
+	if (found)
+		return p->stacks[sl->id1 - 1].frames;
+	if (grow((void **)&p->stacks, &p->cap_stacks, p->n_stacks, sizeof(*p->stacks)))
+		return NULL;
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!copy)
+		return NULL;
+	/* frames may be NULL when there are none: memcpy must not see it */
+	if (n)
+		memcpy(copy, frames, n * sizeof(*copy));
+	p->stacks[p->n_stacks] = (struct stack){copy, n};
+	idtable_fill(&p->kidx, sl, h, (uint32_t)p->n_stacks++);
+	return copy;
+}
+
 int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count)
 {
@@ -186,7 +231,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	};
 	struct idslot *sl;
 	bool found;
-	uint32_t *copy;
+	const uint32_t *copy;
 	uint32_t h;
 
 	if (!ns.comm || !ns.thread)
@@ -205,12 +250,9 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	}
 	if (grow((void **)&p->samples, &p->cap_samples, p->n_samples, sizeof(*p->samples)))
 		return -ENOMEM;
-	copy = malloc((nframes ? nframes : 1) * sizeof(*copy));
+	copy = intern_stack(p, frames, nframes);
 	if (!copy)
 		return -ENOMEM;
-	/* frames may be NULL when there are none: memcpy must not see it */
-	if (nframes)
-		memcpy(copy, frames, nframes * sizeof(*copy));
 	ns.frames = copy;
 	p->samples[p->n_samples] = ns;
 	idtable_fill(&p->sidx, sl, h, (uint32_t)p->n_samples);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -536,6 +537,8 @@ static int name_queue(struct record *r)
 	 * object index it again.
 	 */
 	symbolizer__drop_indexes(r->sym);
+	/* and the memory they took goes back (the naming threads' arenas included) */
+	malloc_trim(0);
 	return err;
 }
 

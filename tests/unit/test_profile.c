@@ -63,6 +63,10 @@ static void test_merge_samples(void **state)
 	assert_int_equal(profile__n_processes(p), 2);
 	assert_string_equal(profile__sample(p, 4)->thread, "worker");
 	assert_int_equal(profile__sample(p, 4)->tid, 12);
+	/* samples of one stack share one copy of it (processes of a program: one stack each) */
+	assert_ptr_equal(profile__sample(p, 0)->frames, profile__sample(p, 2)->frames);
+	assert_ptr_equal(profile__sample(p, 0)->frames, profile__sample(p, 4)->frames);
+	assert_ptr_not_equal(profile__sample(p, 0)->frames, profile__sample(p, 1)->frames);
 	/* a frame id that was never interned */
 	st[0] = 77;
 	assert_int_equal(profile__add(p, 10, 0, "app", "", st, 3, 1), -EINVAL);
