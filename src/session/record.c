@@ -532,13 +532,16 @@ static int name_queue(struct record *r)
 		symbolizer__forget_perf_maps(r->sym);
 	}
 	/*
-	 * Every address so far is named, its names kept in r->names: the objects' indexes go
-	 * (memory follows what a drain names, not every object seen); new addresses of an
-	 * object index it again.
+	 * Every address so far is named, its names kept in r->names: the indexes of objects
+	 * this drain did not use go (memory follows what drains name, not every object seen;
+	 * new addresses of an object index it again), all of them once sampling has stopped.
 	 */
-	symbolizer__drop_indexes(r->sym);
-	/* and the memory they took goes back (the naming threads' arenas included) */
-	malloc_trim(0);
+	symbolizer__drop_indexes(r->sym, r->draining);
+	/* and the memory goes back (the naming threads' arenas too), every 30 s at most */
+	if (r->draining || monotonic_ns() >= r->next_trim_ns) {
+		malloc_trim(0);
+		r->next_trim_ns = monotonic_ns() + 30 * 1000000000ull;
+	}
 	return err;
 }
 

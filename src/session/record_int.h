@@ -87,6 +87,7 @@ struct record {
 	bool draining;		     /* sampling has stopped: the counts are being named */
 	uint64_t next_check_ns;	     /* while consuming requests: when to look for signals */
 	uint64_t next_fill_ns;	     /* while naming: when to look at the fill levels */
+	uint64_t next_trim_ns;	     /* when to give freed memory back next (malloc_trim) */
 	int wl_status;
 	bool wl_exited;
 	struct timespec t0;

@@ -24,13 +24,16 @@ struct sym_object {
 	bool es_tried;
 	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
-	bool di_own; /* di is not shared through symbolizer.indexes: freed with this */
+	bool di_own;		/* di is not shared through symbolizer.indexes: freed with this */
+	struct index_entry *ie; /* the shared entry di comes from, NULL when di_own or none */
+	unsigned int used;	/* symbolizer.epoch of its last lookup */
 };
 
 /* One DWARF index per build-id (or per object when it has none). */
 struct index_entry {
 	const char *build_id; /* interned by the proc_snapshot; "" never enters the tree */
 	struct dwarf_index *di;
+	unsigned int used; /* symbolizer.epoch of its last lookup */
 };
 
 /* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
@@ -58,6 +61,7 @@ struct symbolizer {
 	 * indexes, the strings, the first-object notes.
 	 */
 	pthread_mutex_t lock;
+	unsigned int epoch; /* symbolizer__drop_indexes calls so far */
 };
 
 static const char *intern(struct symbolizer *sy, const char *s)
@@ -157,12 +161,76 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy)
 	sy->perfmaps = NULL;
 }
 
-void symbolizer__drop_indexes(struct symbolizer *sy)
+/* The nodes of a tsearch tree, collected by twalk_r. */
+struct collected {
+	void **v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void collect(const void *node, VISIT which, void *ctx)
 {
-	tdestroy(sy->objs, free_sym_obj);
-	sy->objs = NULL;
-	tdestroy(sy->indexes, free_index);
-	sy->indexes = NULL;
+	struct collected *c = ctx;
+
+	if (which != postorder && which != leaf)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		void **v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->failed = true;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = *(void *const *)node;
+}
+
+static int cmp_index(const void *a, const void *b);
+
+/*
+ * Indexes unused for this many calls of symbolizer__drop_indexes go: drains come every second
+ * or so on a busy machine, and opening a big DWARF index again costs more than keeping it a
+ * little longer.
+ */
+#define SYM_KEEP_CALLS 8
+
+void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
+{
+	struct collected c = {0};
+
+	if (all) {
+		tdestroy(sy->objs, free_sym_obj);
+		sy->objs = NULL;
+		tdestroy(sy->indexes, free_index);
+		sy->indexes = NULL;
+		sy->epoch++;
+		return;
+	}
+	/* objects first: a shared index looked up since is kept by its stamp */
+	twalk_r(sy->objs, collect, &c);
+	for (size_t i = 0; !c.failed && i < c.n; i++) {
+		struct sym_object *so = c.v[i];
+
+		if (sy->epoch - so->used < SYM_KEEP_CALLS)
+			continue;
+		tdelete(so, &sy->objs, cmp_sym_obj);
+		free_sym_obj(so);
+	}
+	c.n = 0;
+	twalk_r(sy->indexes, collect, &c);
+	for (size_t i = 0; !c.failed && i < c.n; i++) {
+		struct index_entry *e = c.v[i];
+
+		if (sy->epoch - e->used < SYM_KEEP_CALLS)
+			continue;
+		tdelete(e, &sy->indexes, cmp_index);
+		free_index(e);
+	}
+	free(c.v);
+	sy->epoch++;
 }
 
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f)
@@ -348,6 +416,10 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		so = sym_object(sy, m->obj);
 		if (!so || !id)
 			return -ENOMEM;
+		/* one thread names an object at a time: the stamps need no lock */
+		so->used = sy->epoch;
+		if (so->ie)
+			so->ie->used = sy->epoch;
 		es = object_syms(so);
 		out->build_id = id;
 		out->map_kind = SYM_MAP_FILE;
@@ -462,8 +534,11 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	/* one thread names the objects of one build-id: only the tree is shared */
 	pthread_mutex_lock(&sy->lock);
 	slot = shared ? tfind(&key, &sy->indexes, cmp_index) : NULL;
-	if (slot)
+	if (slot) {
 		so->di = (*slot)->di;
+		so->ie = *slot;
+		so->ie->used = sy->epoch;
+	}
 	pthread_mutex_unlock(&sy->lock);
 	if (slot)
 		return so->di;
@@ -480,9 +555,14 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	pthread_mutex_lock(&sy->lock);
 	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
 		sy->zstd_object = o->name;
+	if (e) {
+		e->used = sy->epoch;
+		so->ie = e;
+	}
 	if (!e || !tsearch(e, &sy->indexes, cmp_index)) {
 		/* not shared: so owns it */
 		free(e);
+		so->ie = NULL;
 		so->di_own = true;
 	}
 	pthread_mutex_unlock(&sy->lock);

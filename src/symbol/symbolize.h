@@ -77,11 +77,12 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
 /*
  * Drop what was built to name the objects (symbol indexes, DWARF indexes with their mapped
- * files): once the addresses sampled so far are named (and their names kept elsewhere),
- * memory follows what is being named, not every object ever seen. An object needed again is
- * indexed again. Strings of sym_frames named so far go with it.
+ * files): those not used during the last 8 calls, or all of them. Called between drains,
+ * once their addresses are named (and the names kept elsewhere), memory follows what is being
+ * named, not every object ever seen; an object needed again is indexed again. Strings of
+ * sym_frames named from a dropped object go with it. Not while other threads name.
  */
-void symbolizer__drop_indexes(struct symbolizer *sy);
+void symbolizer__drop_indexes(struct symbolizer *sy, bool all);
 
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);

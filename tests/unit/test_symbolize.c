@@ -150,6 +150,59 @@ static void test_own_chain(void **state)
 	proc_snapshot__free(ps);
 }
 
+/*
+ * Indexes dropped between drains: kept while used, dropped after 8 calls unused (or all at
+ * once), and built again, with the same answers, at the next lookup; the place of an address
+ * (object and vaddr) does not depend on them.
+ */
+static void test_drop_indexes(void **state)
+{
+	struct proc_snapshot *ps;
+	struct symbolizer *sy = self_symbolizer(&ps);
+	uint64_t o = (uint64_t)(uintptr_t)&cp_test_outer, x;
+	struct sym_frame f[8];
+	struct sym_place pl, pl2;
+	size_t n = 0;
+
+	(void)state;
+	for (x = o; x < o + 256; x++) {
+		assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, x, true, f, 8, &n), 0);
+		if (n == 2)
+			break;
+	}
+	assert_int_equal(n, 2);
+	assert_int_equal(symbolizer__place(sy, getpid(), 0, x, true, &pl), 0);
+	assert_non_null(pl.object);
+	assert_int_equal(pl.vaddr, f[0].rel);
+	for (int round = 0; round < 3; round++) {
+		if (round == 0) {
+			/* used before each call: kept */
+			for (int i = 0; i < 10; i++) {
+				assert_int_equal(
+					symbolizer__user_chain(sy, getpid(), 0, x, true, f, 8, &n),
+					0);
+				symbolizer__drop_indexes(sy, false);
+			}
+		} else if (round == 1) {
+			for (int i = 0; i < 10; i++)
+				symbolizer__drop_indexes(sy, false);
+		} else {
+			symbolizer__drop_indexes(sy, true);
+		}
+		memset(f, 0, sizeof(f));
+		assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, x, true, f, 8, &n), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(f[0].name, "cp_test_inl");
+		assert_int_equal(f[0].line, cp_test_inl_line);
+		assert_string_equal(f[1].name, "cp_test_outer");
+		assert_int_equal(symbolizer__place(sy, getpid(), 0, x, true, &pl2), 0);
+		assert_ptr_equal(pl2.object, pl.object);
+		assert_int_equal(pl2.vaddr, pl.vaddr);
+	}
+	symbolizer__free(sy);
+	proc_snapshot__free(ps);
+}
+
 /* Debug directories are settable (tests) and copied. */
 static void test_debug_dirs(void **state)
 {
@@ -289,9 +342,10 @@ static void test_kernel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_process), cmocka_unit_test(test_own_chain),
-		cmocka_unit_test(test_debug_dirs),  cmocka_unit_test(test_needs_snapshot),
-		cmocka_unit_test(test_fake_procfs), cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_own_process),    cmocka_unit_test(test_own_chain),
+		cmocka_unit_test(test_drop_indexes),   cmocka_unit_test(test_debug_dirs),
+		cmocka_unit_test(test_needs_snapshot), cmocka_unit_test(test_fake_procfs),
+		cmocka_unit_test(test_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
