@@ -960,6 +960,17 @@ int record_run(const struct cp_options *opts)
 	int rc;
 
 	r.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_WARN;
+	/*
+	 * The naming threads are short-lived: without a cap each new one may get an arena of its
+	 * own, whose freed memory stays with it (40 MB each in a soak).
+	 */
+	mallopt(M_ARENA_MAX, 2);
+	/*
+	 * Big blocks (tables that grow, copies of the kernel's sets, indexes) straight from
+	 * mmap, so they go back when freed: glibc's threshold otherwise rises to 32 MB after such
+	 * frees and the heap keeps them, half of it free in a soak (193 MB, 96 MB in use).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	if (block_signals(&r, &old)) {
 		pr_err("cannot set up signal handling: %s", strerror(errno));
 		return CP_EXIT_FAILURE;

@@ -107,6 +107,7 @@ struct dwarf_index {
 	struct lt_sections lt_sec; /* .debug_line and its strings, for line_table */
 	struct mapping *dw_map;	   /* the mapping DWARF is read from, for more contexts */
 	bool serial;		   /* sections decompressed in place: one context only */
+	bool populated;		   /* the debug sections' page tables filled (a batch) */
 	struct di_ctx ctx[DI_MAX_JOBS];
 	unsigned int n_ctx;
 	uint64_t thread_bytes; /* DIE bytes to index per thread of a batch */
@@ -708,9 +709,9 @@ static void resolve_node(struct di_ctx *ctx, struct di_node *nd)
  * Map the whole file, private and writable because libelf may convert data in place (nothing
  * is written back). Page tables are not filled here: MAP_POPULATE on a writable private
  * mapping copies every page of the file (a write fault each), which made a 96 MB program
- * 96 MB of cpuprof's own memory when only its symbols were read. populate() fills them
- * read-only once the object is known to have DWARF (read from everywhere in the file:
- * faulting it in page by page cost a fifth of a cold run).
+ * 96 MB of cpuprof's own memory when only its symbols were read. populate() fills those of
+ * the debug sections read-only for a batch (read from everywhere: faulting them in page by
+ * page cost a fifth of a cold run of symbolize).
  */
 static Elf *map_elf(int fd, struct mapping *m)
 {
@@ -861,7 +862,6 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 	if (debug_has_dwarf(src)) {
 		/* before libdw decompresses anything in place */
 		di->serial = has_compressed(src);
-		populate(src, src == di->dbg_elf ? &di->dbg_map : &di->map);
 		di->ctx[0].dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
 		if (di->ctx[0].dw) {
 			di->flags |= DI_DWARF;
@@ -1191,6 +1191,14 @@ int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, si
 	}
 	if (!b)
 		return -ENOMEM;
+	/*
+	 * A batch reads much of the DWARF: its pages in at once. Single lookups (a profiler
+	 * naming a few addresses of many objects) fault in only what they read.
+	 */
+	if (!di->populated && di->dw_map) {
+		di->populated = true;
+		populate(di->dw_map == &di->dbg_map ? di->dbg_elf : di->elf, di->dw_map);
+	}
 	b->n = n;
 	b->ans = calloc(n + 1, sizeof(*b->ans));
 	w.b = b;
