@@ -375,12 +375,21 @@ bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
 
-# 10 minutes of system-wide recording at 999 Hz while the machine rebuilds this tree, runs
-# an exec storm and dlopen loops: RSS every 10 s, exit status, drops in the summary (root)
+# 10 minutes of system-wide recording at 999 Hz while the machine compiles (or rebuilds this
+# tree: SOAK_LOAD=make), runs an exec storm and dlopen loops: RSS every 10 s, exit status,
+# drops in the summary (root)
 bench-soak: $(BIN) fixtures
 	$(Q)bench/soak.sh $(BIN) $(O)/fixtures $(SOAK_SECONDS)
 SOAK_SECONDS ?= 600
 .PHONY: bench-soak
+
+# Ctrl-C to file written on a system-wide recording (with its peak RSS), and -d on a starved
+# machine: how late the recording and the exit are (root)
+bench-stop: $(BIN)
+	$(Q)bench/stop.sh $(BIN) ctrlc $(STOP_SECONDS)
+	$(Q)bench/stop.sh $(BIN) deadline $(STOP_SECONDS)
+STOP_SECONDS ?= 30
+.PHONY: bench-stop
 
 # size and opening time (headless chromium) of HTML flame graphs of 5 000 to 200 000 stacks
 bench-html: $(BIN)

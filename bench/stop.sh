@@ -3,9 +3,9 @@
 # How promptly a system-wide recording ends, and its peak RSS:
 #   ctrlc: record for SECONDS, then SIGINT; time from the signal to the file written and to the
 #          exit (issue 15: <= 0.5 s on a busy machine, peak RSS <= 96 MB);
-#   deadline: record with -d SECONDS, cpuprof at nice 19 behind two CPU-bound loops (a starved
-#          machine without a load of 20 on a shared one); the recorded length (the summary's
-#          "in N s") against -d, and the wall time to the exit.
+#   deadline: record with -d SECONDS, cpuprof at nice 10 behind two CPU-bound loops (about a
+#          tenth of a CPU: a starved machine without a load of 20 on a shared one); the
+#          recorded length (the summary's "in N s") against -d, and the wall time to the exit.
 # Usage: bench/stop.sh CPUPROF ctrlc|deadline [SECONDS]   (root; default 30 s)
 set -u
 CPUPROF=$1 MODE=$2 SECS=${3:-30}
@@ -38,7 +38,7 @@ ctrlc)
 deadline)
 	for _ in 1 2; do (while :; do :; done) & spin_pids="$spin_pids $!"; done
 	t0=$(now)
-	nice -n 19 "$CPUPROF" record -v -F 999 -d "${SECS}s" -o "$TMP/p.pb.gz" 2>"$TMP/err"
+	nice -n 10 "$CPUPROF" record -v -F 999 -d "${SECS}s" -o "$TMP/p.pb.gz" 2>"$TMP/err"
 	rc=$?
 	t2=$(now)
 	echo "  load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
