@@ -847,7 +847,8 @@ struct todo {
 	struct sym_place pl;
 	const void *group; /* one thread names a group: the build-id, else the object */
 	int err;
-	size_t n; /* frames in the answer */
+	size_t n;  /* frames in the answer */
+	bool skip; /* placed elsewhere by now: left to the walk */
 };
 
 struct prefetch {
@@ -953,18 +954,35 @@ static void prefetch_chunk(struct prefetch *pf, size_t from, size_t to, unsigned
 
 	pf->from = from;
 	pf->to = to;
+	/*
+	 * Placed again, here, alone: mappings read since the items were noted may have put another
+	 * object at an address (that item is left to the walk), and the threads must each find
+	 * only their own group's objects, headers read.
+	 */
+	for (size_t i = from; i < to; i++) {
+		struct todo *t = &pf->v[i];
+		struct sym_place pl;
+
+		t->skip = symbolizer__place(pf->a->sy, t->pid, t->gen, t->addr, t->leaf, &pl) ||
+			  pl.object != t->pl.object || pl.vaddr != t->pl.vaddr;
+		t->n = 0;
+		t->err = 0;
+	}
 	/* group the items, groups in the order they are first met */
 	pf->n_groups = 0;
 	for (size_t i = from; i < to; i++) {
 		bool seen = false;
 
+		if (pf->v[i].skip)
+			continue;
+
 		for (size_t j = from; j < i && !seen; j++)
-			seen = pf->v[j].group == pf->v[i].group;
+			seen = !pf->v[j].skip && pf->v[j].group == pf->v[i].group;
 		if (seen)
 			continue;
 		pf->groups[pf->n_groups++] = n;
 		for (size_t j = i; j < to; j++)
-			if (pf->v[j].group == pf->v[i].group)
+			if (!pf->v[j].skip && pf->v[j].group == pf->v[i].group)
 				pf->order[n++] = j;
 	}
 	pf->groups[pf->n_groups] = n;
@@ -1011,7 +1029,7 @@ static int prefetch(struct agg *a)
 			bool entry;
 
 			/* a failure is met again, and returned, by the walk */
-			if (t->err || !t->n)
+			if (t->skip || t->err || !t->n)
 				continue;
 			entry = chain[t->n - 1].named && is_entry_point(chain[t->n - 1].name);
 			err = intern_chain(a, &t->pl, false, t->pid, t->addr, chain, t->n, ids);

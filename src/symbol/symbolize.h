@@ -136,6 +136,12 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 			   bool leaf, struct sym_frame *out, size_t max, size_t *n);
 
 /*
+ * Threads: symbolizer__user_chain may run in several threads at once for addresses of
+ * different objects (different build-ids), each placed with symbolizer__place beforehand by
+ * the one thread that uses the rest of the API (and takes or refreshes no snapshot meanwhile).
+ */
+
+/*
  * Global debug directories for separate debug files, looked for under /proc/PID/root and on
  * the host (NULL-terminated, copied; NULL: /usr/lib/debug). Tests point this at a temporary
  * tree. Affects objects indexed afterwards. 0 or -ENOMEM.
