@@ -728,7 +728,10 @@ static int build(struct jw *w, json_t **out)
 	err = err ?: put(root, "cpuprof", extension(w));
 	err = err ?: collect_samples(w);
 	for (size_t i = 0, j; i < w->n && !err; i = j) {
-		for (j = i + 1; j < w->n && w->ss[j]->pid == w->ss[i]->pid; j++)
+		/* pid 0 (the idle task, ended processes merged): one process per name */
+		for (j = i + 1; j < w->n && w->ss[j]->pid == w->ss[i]->pid &&
+				(w->ss[i]->pid || !strcmp(w->ss[j]->comm, w->ss[i]->comm));
+		     j++)
 			;
 		err = add_process(w, i, j);
 	}

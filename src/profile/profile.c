@@ -321,6 +321,48 @@ uint64_t profile__total(const struct profile *p)
 	return p->total;
 }
 
+int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pid), void *ctx,
+			 size_t *n_merged)
+{
+	struct idtable idx = {.cap = 64};
+	size_t n = 0, merged = 0;
+
+	/* room for every sample at a load under a quarter: the loop below cannot fail */
+	while (idx.cap < 4 * p->n_samples)
+		idx.cap *= 2;
+	idx.slots = calloc(idx.cap, sizeof(*idx.slots));
+	if (!idx.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		struct prof_sample s = p->samples[i];
+		struct idslot *sl;
+		bool found;
+		uint32_t h;
+
+		if (s.pid && ended(ctx, s.pid)) {
+			s.pid = 0;
+			s.tid = 0;
+			merged++;
+		}
+		h = sample_hash(&s);
+		(void)idtable_reserve(&idx); /* never grows: see above */
+		/* samples[0..n) are the kept ones, the only ones the probe compares with */
+		sl = idtable_probe(&idx, h, sample_id_eq, p, &s, &found);
+		if (found) {
+			p->samples[sl->id1 - 1].count += s.count;
+			continue;
+		}
+		p->samples[n] = s;
+		idtable_fill(&idx, sl, h, (uint32_t)n++);
+	}
+	idtable_free(&p->sidx);
+	p->sidx = idx;
+	p->n_samples = n;
+	if (n_merged)
+		*n_merged = merged;
+	return 0;
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -113,6 +113,16 @@ const struct prof_frame *profile__frame(const struct profile *p, uint32_t id);
 /* Sum of all sample counts. */
 uint64_t profile__total(const struct profile *p);
 
+/*
+ * The samples of the processes that ended(ctx, pid) says have ended become samples of no
+ * process: pid 0 and tid 0, comm and thread name kept, merged per (comm, thread, stack) with
+ * each other and with those merged before. A long system-wide recording keeps its memory to
+ * the live processes and the distinct stacks this way (README "Memory"). *n_merged: how many
+ * samples had an ended pid. 0, or -ENOMEM with p unchanged.
+ */
+int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pid), void *ctx,
+			 size_t *n_merged);
+
 /* Number of distinct processes (pids) among the samples. */
 size_t profile__n_processes(const struct profile *p);
 

@@ -569,14 +569,63 @@ static void release_gone(struct record *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->n_gone && r->gone[i].named <= r->n_named; i++)
-		if (!proc_snapshot__release(r->snap, (uint32_t)(r->gone[i].key >> 32),
-					    (uint32_t)r->gone[i].key))
+	for (i = 0; i < r->n_gone && r->gone[i].named <= r->n_named; i++) {
+		uint32_t pid = (uint32_t)(r->gone[i].key >> 32);
+
+		if (!proc_snapshot__release(r->snap, pid, (uint32_t)r->gone[i].key))
 			r->n_released++;
+		/* system-wide: its samples may go to no process (merge_ended) */
+		if (!r->o->command && !r->o->n_pids &&
+		    !array_grow((void **)&r->ended, &r->cap_ended, r->n_ended + 1,
+				sizeof(*r->ended)))
+			r->ended[r->n_ended++] = pid;
+	}
 	/* r->gone is NULL until a process has ended: memmove must not see it */
 	if (i)
 		memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
 	r->n_gone -= i;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool pid_ended(void *ctx, uint32_t pid)
+{
+	const struct record *r = ctx;
+
+	return bsearch(&pid, r->ended, r->n_ended, sizeof(*r->ended), cmp_u32) != NULL;
+}
+
+/*
+ * System-wide, once more than ENDED_MERGE_AT processes have ended: their samples become
+ * samples of no process, merged per (comm, stack) (README "Memory"), so the profile follows
+ * the live processes and the distinct stacks, not every process the recording saw. A pid in
+ * use again is left alone (it is listed again when that process ends).
+ */
+#define ENDED_MERGE_AT 256
+static void merge_ended(struct record *r)
+{
+	size_t n = 0, merged = 0;
+
+	if (r->n_ended <= ENDED_MERGE_AT)
+		return;
+	for (size_t i = 0; i < r->n_ended; i++)
+		if (kill((pid_t)r->ended[i], 0) && errno == ESRCH)
+			r->ended[n++] = r->ended[i];
+	r->n_ended = n;
+	qsort(r->ended, n, sizeof(*r->ended), cmp_u32);
+	if (profile__merge_ended(r->prof, pid_ended, r, &merged)) {
+		pr_debug("cannot merge the samples of ended processes: out of memory");
+		return;
+	}
+	r->n_merged += merged;
+	r->n_merged_procs += n;
+	r->n_merges++;
+	r->n_ended = 0;
 }
 
 /*
@@ -593,6 +642,8 @@ static int drain_now(struct record *r)
 	err = take_set(r);
 	if (!err)
 		err = name_queue(r);
+	if (!err)
+		merge_ended(r);
 	if (!err && r->take_failed)
 		err = -ENOMEM;
 	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
@@ -641,6 +692,10 @@ static int drain(struct record *r)
 			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
 			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
 			profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	if (!err && r->n_merges)
+		pr_info("%" PRIu64 " profile entries of %" PRIu64
+			" ended processes merged per (comm, stack) in %u step%s",
+			r->n_merged, r->n_merged_procs, r->n_merges, r->n_merges == 1 ? "" : "s");
 	if (!err)
 		pr_info("%" PRIu64 " mappings found by the walker before they were read (%" PRIu64
 			" of unknown files)",
@@ -1002,6 +1057,7 @@ int record_run(const struct cp_options *opts)
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);
 	free(r.pidfds);
+	free(r.ended);
 	free(r.pids);
 	if (r.comm_re_set)
 		regfree(&r.comm_re);

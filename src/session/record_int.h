@@ -80,7 +80,16 @@ struct record {
 	size_t n_gone, cap_gone;
 	uint64_t n_named;    /* sets named so far */
 	uint64_t n_released; /* snapshots released while recording */
-	bool progress;	     /* a progress line on stderr (a terminal) */
+	/*
+	 * System-wide: pids of processes that have ended, every set of theirs named; past
+	 * ENDED_MERGE_AT their samples are merged per (comm, stack) (profile__merge_ended).
+	 */
+	uint32_t *ended;
+	size_t n_ended, cap_ended;
+	uint64_t n_merged;	 /* samples merged so */
+	uint64_t n_merged_procs; /* and their processes */
+	unsigned int n_merges;
+	bool progress; /* a progress line on stderr (a terminal) */
 	enum stop_reason stop;
 	int stop_signal;
 	unsigned int n_stop_signals; /* SIGINT, SIGTERM and SIGHUP received so far */

@@ -81,6 +81,71 @@ static void test_merge_samples(void **state)
 }
 
 /* Many samples: the index grows and every sample stays findable. */
+static bool odd_pid(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid & 1;
+}
+
+/* Ended processes: their samples lose pid and tid and merge per (comm, thread, stack). */
+static void test_merge_ended(void **state)
+{
+	struct profile *p = profile__new();
+	const struct prof_sample *s;
+	uint32_t st[2];
+	size_t merged = 99;
+	uint64_t sum = 0;
+
+	(void)state;
+	st[0] = frame(p, "main", 1, FRAME_USER);
+	st[1] = frame(p, "leaf", 2, FRAME_USER);
+	/* ended (odd pids): sh x2 on one stack, sh on its prefix, cc, a worker thread of cc */
+	assert_int_equal(profile__add(p, 11, 0, "sh", "", st, 2, 3), 0);
+	assert_int_equal(profile__add(p, 13, 0, "sh", "", st, 2, 4), 0);
+	assert_int_equal(profile__add(p, 13, 0, "sh", "", st, 1, 1), 0);
+	assert_int_equal(profile__add(p, 15, 0, "cc", "", st, 2, 2), 0);
+	assert_int_equal(profile__add(p, 15, 16, "cc", "w", st, 2, 1), 0);
+	/* live (even pids) keep their pids, the same stack and name included */
+	assert_int_equal(profile__add(p, 20, 0, "sh", "", st, 2, 10), 0);
+	assert_int_equal(profile__n_samples(p), 6);
+	assert_int_equal(profile__merge_ended(p, odd_pid, NULL, &merged), 0);
+	assert_int_equal(merged, 5);
+	/* sh/st:2 (7), sh/st:1 (1), cc (2), cc "w" (1), pid 20 (10) */
+	assert_int_equal(profile__n_samples(p), 5);
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		s = profile__sample(p, i);
+		sum += s->count;
+		if (s->pid == 20) {
+			assert_int_equal(s->count, 10);
+			continue;
+		}
+		assert_int_equal(s->pid, 0);
+		assert_int_equal(s->tid, 0);
+		if (!strcmp(s->comm, "sh") && s->nframes == 2)
+			assert_int_equal(s->count, 7);
+		if (!strcmp(s->comm, "cc"))
+			assert_int_equal(s->count, *s->thread ? 1 : 2);
+	}
+	assert_int_equal(sum, 21);
+	assert_int_equal(profile__total(p), 21);
+	/* later samples of the same (comm, stack) join the merged entry once their pid ends */
+	assert_int_equal(profile__add(p, 17, 0, "sh", "", st, 2, 5), 0);
+	assert_int_equal(profile__add(p, 17, 0, "sh", "", st, 2, 1), 0);
+	assert_int_equal(profile__n_samples(p), 6);
+	assert_int_equal(profile__merge_ended(p, odd_pid, NULL, &merged), 0);
+	assert_int_equal(merged, 1);
+	assert_int_equal(profile__n_samples(p), 5);
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		s = profile__sample(p, i);
+		if (!s->pid && !strcmp(s->comm, "sh") && s->nframes == 2)
+			assert_int_equal(s->count, 13);
+	}
+	/* and merged entries are found again by profile__add */
+	assert_int_equal(profile__add(p, 0, 0, "cc", "", st, 2, 1), 0);
+	assert_int_equal(profile__n_samples(p), 5);
+	profile__free(p);
+}
+
 static void test_many(void **state)
 {
 	struct profile *p = profile__new();
@@ -116,6 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern_frames),
 		cmocka_unit_test(test_merge_samples),
+		cmocka_unit_test(test_merge_ended),
 		cmocka_unit_test(test_many),
 	};
 
