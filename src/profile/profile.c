@@ -24,6 +24,7 @@ struct profile {
 	struct prof_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t total;
+	const char *names[64]; /* process and thread names interned lately, by hash */
 };
 
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
@@ -109,6 +110,19 @@ static bool mapping_id_eq(const void *ctx, uint32_t id, const void *key)
 static const char *intern(struct profile *p, const char *s)
 {
 	return strset_intern(&p->strs, s);
+}
+
+/*
+ * A process or thread name, interned: every sample has two, and the set holds every frame's
+ * strings too (a tree), so the few names seen lately are looked for first.
+ */
+static const char *intern_name(struct profile *p, const char *s)
+{
+	const char **m = &p->names[idtable_hash(IDTABLE_SEED, s, strlen(s)) & 63];
+
+	if (!*m || strcmp(*m, s))
+		*m = intern(p, s);
+	return *m;
 }
 
 struct profile *profile__new(void)
@@ -223,8 +237,8 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	struct prof_sample ns = {
 		.pid = pid,
 		.tid = tid,
-		.comm = intern(p, comm),
-		.thread = intern(p, thread ? thread : ""),
+		.comm = intern_name(p, comm),
+		.thread = intern_name(p, thread ? thread : ""),
 		.frames = frames,
 		.nframes = nframes,
 		.count = count,
