@@ -788,6 +788,7 @@ struct bpf_copy {
 	struct cp_count_key *keys;
 	uint64_t *counts;
 	size_t n, cap;
+	uint64_t total; /* the sum of counts */
 	uint64_t *frames; /* every stack's frames, one after the other */
 	size_t n_frames, cap_frames;
 	/* stack id -> its frames: frames[first[id] - 1 ...] (first 0: not copied), len[id] */
@@ -1056,6 +1057,7 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 		}
 		c->keys[c->n] = key;
 		c->counts[c->n++] = count;
+		c->total += count;
 		err = copy_stack(c, m.ustacks, false, key.ustack_id);
 		if (!err)
 			err = copy_stack(c, m.kstacks, true, key.kstack_id);
@@ -1079,6 +1081,11 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 size_t bpf_copy__n_counts(const struct bpf_copy *c)
 {
 	return c->n;
+}
+
+uint64_t bpf_copy__total(const struct bpf_copy *c)
+{
+	return c->total;
 }
 
 static int copy_counts(void *ctx, drain_count_fn fn, void *fn_ctx)

@@ -152,6 +152,8 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out);
 
 /* Number of counts in c. */
 size_t bpf_copy__n_counts(const struct bpf_copy *c);
+/* The samples the copy holds: the sum of its counts. */
+uint64_t bpf_copy__total(const struct bpf_copy *c);
 
 /* NULL-safe. */
 void bpf_copy__free(struct bpf_copy *c);

@@ -505,6 +505,7 @@ static int take_set(struct record *r)
 	}
 	r->queue[r->n_queue++] = c;
 	r->n_drains++;
+	r->n_copied += bpf_copy__total(c);
 	return bpf_session__clear_slot(r->bpf, old);
 }
 
@@ -518,10 +519,13 @@ static int name_queue(struct record *r)
 
 	while (!err && r->n_queue) {
 		struct bpf_copy *c = r->queue[0];
+		uint64_t before;
 
 		aggregate_opts_of(r, &ao);
 		bpf_copy__drain(c, &d);
+		before = profile__total(r->prof);
 		err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
+		r->n_agg += profile__total(r->prof) - before + st.comm_filtered;
 		aggregate_stats_add(&r->agg, &st);
 		bpf_copy__free(c);
 		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
@@ -692,6 +696,11 @@ static int drain(struct record *r)
 			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
 			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
 			profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	/* exact accounting, checked: every sample the kernel counted was copied out and named */
+	if (!err && (r->stats[CP_STAT_RECORDED] != r->n_copied || r->n_copied != r->n_agg))
+		pr_warn("the profile's samples do not add up: %" PRIu64 " counted in the kernel, "
+			"%" PRIu64 " copied out of it, %" PRIu64 " named; please report it",
+			r->stats[CP_STAT_RECORDED], r->n_copied, r->n_agg);
 	if (!err && r->n_merges)
 		pr_info("%" PRIu64 " profile entries of %" PRIu64
 			" ended processes merged per (comm, stack) in %u step%s",

@@ -21,6 +21,8 @@ for unwind in dwarf fp; do
 	[ "${drains:-0}" -ge 5 ] || fail "only ${drains:-0} sets drained in 3 s at --drain-interval 20ms"
 	# exact: every sample the kernel counted is in the profile, once
 	[ "$counted" -eq "$all" ] || fail "the kernel counted $counted samples, the profile has $all"
+	# and record's own check of counted, copied and named agrees
+	! grep -q 'do not add up' "$TMP/err" || fail "$(grep 'do not add up' "$TMP/err")"
 
 	check_tree "$out" 499 "--unwind $unwind"
 done
