@@ -921,6 +921,25 @@ static void free_cu(struct di_cu *cu)
 	free(cu->segs);
 }
 
+size_t dwarf_index__trim(struct dwarf_index *di)
+{
+	size_t n = 0;
+
+	if (!di)
+		return 0;
+	for (size_t i = 0; i < di->n_cus; i++)
+		n += line_table__trim(di->cus[i].lt);
+	for (unsigned int i = 0; i < di->n_ctx; i++) {
+		free(di->ctx[i].ranges);
+		free(di->ctx[i].nodes);
+		di->ctx[i].ranges = NULL;
+		di->ctx[i].nodes = NULL;
+		di->ctx[i].cap_ranges = 0;
+		di->ctx[i].cap_nodes = 0;
+	}
+	return n;
+}
+
 void dwarf_index__free(struct dwarf_index *di)
 {
 	if (!di)

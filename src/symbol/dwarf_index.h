@@ -60,6 +60,12 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 /* NULL-safe. */
 void dwarf_index__free(struct dwarf_index *di);
 
+/*
+ * Between lookups: forget the decoded line rows and the indexing scratch (they come back on
+ * the next lookup that needs them). No lookup may run meanwhile. The line rows freed.
+ */
+size_t dwarf_index__trim(struct dwarf_index *di);
+
 /* DI_* bits. */
 unsigned int dwarf_index__flags(const struct dwarf_index *di);
 

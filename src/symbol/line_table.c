@@ -32,7 +32,7 @@ struct lt_seq {
 	size_t off;
 	uint32_t first_row, n_rows, tail_idx;
 	bool tail_end, monotonic;
-	struct lt_drow *rows; /* decoded lazily, in the table's blocks */
+	struct lt_drow *rows; /* decoded lazily (malloc), until line_table__trim */
 };
 
 /* Strings made by joining directory and file names live in blocks freed with the table. */
@@ -59,6 +59,7 @@ struct line_table {
 	uint64_t top_addr; /* libdw's highest row, marked as an end */
 	uint32_t top_idx;
 	struct lt_block *blocks;
+	size_t decoded_rows; /* rows of the sequences decoded now */
 };
 
 /* ---- reading -------------------------------------------------------------------------- */
@@ -748,10 +749,27 @@ fail:
 	return err;
 }
 
+size_t line_table__trim(struct line_table *lt)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; lt && i < lt->n_seqs; i++) {
+		if (!lt->seqs[i].rows)
+			continue;
+		n += lt->seqs[i].n_rows;
+		free(lt->seqs[i].rows);
+		lt->seqs[i].rows = NULL;
+	}
+	if (lt)
+		lt->decoded_rows = 0;
+	return n;
+}
+
 void line_table__free(struct line_table *lt)
 {
 	if (!lt)
 		return;
+	line_table__trim(lt);
 	free(lt->seqs);
 	free(lt->pmax_hi);
 	free(lt->files);
@@ -816,8 +834,8 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 	struct pass ps = {.lt = lt, .cap = s->n_rows};
 	int err;
 
-	/* the scan counted the rows: their room comes from the table's blocks */
-	ps.rows = lt_alloc(lt, (ps.cap + 1) * sizeof(*ps.rows));
+	/* the scan counted the rows */
+	ps.rows = malloc((ps.cap + 1) * sizeof(*ps.rows));
 	if (!ps.rows)
 		return -ENOMEM;
 	err = run(&ps, s->off);
@@ -826,9 +844,12 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 		err = -EINVAL;
 	if (!err && !s->monotonic)
 		err = sort_rows(ps.rows, s->n_rows);
-	if (err)
-		return err; /* the rows stay in the blocks until the table goes */
+	if (err) {
+		free(ps.rows);
+		return err;
+	}
 	s->rows = ps.rows;
+	lt->decoded_rows += s->n_rows;
 	return 0;
 }
 

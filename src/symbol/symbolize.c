@@ -214,8 +214,11 @@ void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 	for (size_t i = 0; !c.failed && i < c.n; i++) {
 		struct sym_object *so = c.v[i];
 
-		if (sy->epoch - so->used < SYM_KEEP_CALLS)
+		if (sy->epoch - so->used < SYM_KEEP_CALLS) {
+			if (so->di_own)
+				dwarf_index__trim(so->di);
 			continue;
+		}
 		tdelete(so, &sy->objs, cmp_sym_obj);
 		free_sym_obj(so);
 	}
@@ -224,8 +227,11 @@ void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 	for (size_t i = 0; !c.failed && i < c.n; i++) {
 		struct index_entry *e = c.v[i];
 
-		if (sy->epoch - e->used < SYM_KEEP_CALLS)
+		if (sy->epoch - e->used < SYM_KEEP_CALLS) {
+			/* kept for its CUs and symbols; decoded line rows follow each drain */
+			dwarf_index__trim(e->di);
 			continue;
+		}
 		tdelete(e, &sy->indexes, cmp_index);
 		free_index(e);
 	}

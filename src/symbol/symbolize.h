@@ -77,7 +77,8 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
 /*
  * Drop what was built to name the objects (symbol indexes, DWARF indexes with their mapped
- * files): those not used during the last 8 calls, or all of them. Called between drains,
+ * files): those not used during the last 8 calls, or all of them; those kept forget their
+ * decoded line rows (dwarf_index__trim). Called between drains,
  * once their addresses are named (and the names kept elsewhere), memory follows what is being
  * named, not every object ever seen; an object needed again is indexed again. Strings of
  * sym_frames named from a dropped object go with it. Not while other threads name.
