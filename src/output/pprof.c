@@ -99,6 +99,7 @@ struct enc {
 	uint32_t n_maps_used;
 	struct pb msg, sub;
 	uint64_t *ids;
+	uint32_t *rank; /* frame id -> its place in (name, address) order; equal frames share it */
 };
 
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
@@ -203,37 +204,66 @@ static uint64_t loc_id(struct enc *e, const struct loc *l)
 
 /* ---- deterministic sample order ---------------------------------------------------------- */
 
-static int cmp_frames_by_content(const struct profile *p, const struct prof_sample *a,
-				 const struct prof_sample *b)
+/*
+ * Samples are written in an order that depends on their content only: (comm, thread, pid, tid,
+ * frames root first by (name, address)). The frames are ranked once in (name, address) order,
+ * so sorting the samples compares integers, not names.
+ */
+static int cmp_frame_ids(const void *pa, const void *pb, void *ctx)
 {
-	uint32_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
+	const struct profile *p = ctx;
+	const struct prof_frame *x = profile__frame(p, *(const uint32_t *)pa);
+	const struct prof_frame *y = profile__frame(p, *(const uint32_t *)pb);
+	int r = strcmp(x->name, y->name);
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct prof_frame *x = profile__frame(p, a->frames[i]);
-		const struct prof_frame *y = profile__frame(p, b->frames[i]);
-		int r = strcmp(x->name, y->name);
+	if (r)
+		return r;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
 
-		if (r)
-			return r;
-		if (x->addr != y->addr)
-			return x->addr < y->addr ? -1 : 1;
+static int rank_frames(struct enc *e)
+{
+	size_t nf = profile__n_frames(e->p);
+	uint32_t *ids = malloc((nf ? nf : 1) * sizeof(*ids));
+
+	e->rank = malloc((nf ? nf : 1) * sizeof(*e->rank));
+	if (!ids || !e->rank) {
+		free(ids);
+		return -ENOMEM;
 	}
-	return a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
+	for (size_t i = 0; i < nf; i++)
+		ids[i] = (uint32_t)i;
+	qsort_r(ids, nf, sizeof(*ids), cmp_frame_ids, (void *)e->p);
+	for (size_t i = 0, r = 0; i < nf; i++) {
+		if (i && cmp_frame_ids(&ids[i - 1], &ids[i], (void *)e->p))
+			r = i;
+		e->rank[ids[i]] = (uint32_t)r;
+	}
+	free(ids);
+	return 0;
 }
 
 static int cmp_samples(const void *pa, const void *pb, void *ctx)
 {
 	const struct prof_sample *a = *(const struct prof_sample *const *)pa;
 	const struct prof_sample *b = *(const struct prof_sample *const *)pb;
+	const uint32_t *rank = ctx;
+	uint32_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
 	int r;
 
-	if ((r = strcmp(a->comm, b->comm)) || (r = strcmp(a->thread, b->thread)))
+	/* comm and thread: interned, equal pointers are equal names */
+	if (a->comm != b->comm && (r = strcmp(a->comm, b->comm)))
+		return r;
+	if (a->thread != b->thread && (r = strcmp(a->thread, b->thread)))
 		return r;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
-	return cmp_frames_by_content(ctx, a, b);
+	for (uint32_t i = 0; i < n; i++)
+		if (rank[a->frames[i]] != rank[b->frames[i]])
+			return rank[a->frames[i]] < rank[b->frames[i]] ? -1 : 1;
+	return a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
 }
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -409,11 +439,15 @@ static int number_mappings(struct enc *e)
 	return 0;
 }
 
-static int encode(struct enc *e, struct pb *out)
+/*
+ * The profile message in three parts whose concatenation is the message (field order on the
+ * wire does not matter to readers): e->msg (all but samples and strings), *samples, *strings.
+ */
+static int encode(struct enc *e, struct pb *samples, struct pb *strings)
 {
 	size_t ns = profile__n_samples(e->p), nm = profile__n_mappings(e->p), maxf = 1;
 	const struct prof_sample **order = malloc((ns ? ns : 1) * sizeof(*order));
-	struct pb samples = PB_INIT, sm = PB_INIT, strings = PB_INIT;
+	struct pb sm = PB_INIT;
 	int err = -ENOMEM;
 	char comment[512];
 
@@ -424,7 +458,9 @@ static int encode(struct enc *e, struct pb *out)
 		if (order[i]->nframes > maxf)
 			maxf = order[i]->nframes;
 	}
-	qsort_r(order, ns, sizeof(*order), cmp_samples, (void *)e->p);
+	if (rank_frames(e))
+		goto out;
+	qsort_r(order, ns, sizeof(*order), cmp_samples, e->rank);
 	e->ids = malloc(maxf * sizeof(*e->ids));
 	if (!e->ids)
 		goto out;
@@ -438,8 +474,8 @@ static int encode(struct enc *e, struct pb *out)
 		err = encode_sample(e, order[i], &sm);
 		if (err)
 			goto out;
-		pb_message(&samples, PROFILE_SAMPLE, &sm);
-		if (pb_error(&samples)) {
+		pb_message(samples, PROFILE_SAMPLE, &sm);
+		if (pb_error(samples)) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -475,79 +511,121 @@ static int encode(struct enc *e, struct pb *out)
 	pb_int(&e->msg, PROFILE_DEFAULT_SAMPLE_TYPE, str_index(e, "cpu"));
 	/* strings last: every index is known by now */
 	for (size_t i = 0; i < e->n_str; i++)
-		pb_string(&strings, PROFILE_STRING_TABLE, e->str_v[i]);
-	/* field order on the wire does not matter to readers */
-	pb_reset(out);
-	pb_append(out, &e->msg);
-	pb_append(out, &samples);
-	pb_append(out, &strings);
-	err = pb_error(out);
+		pb_string(strings, PROFILE_STRING_TABLE, e->str_v[i]);
+	err = pb_error(&e->msg) ? pb_error(&e->msg) : pb_error(strings);
 out:
-	pb_free(&samples);
 	pb_free(&sm);
-	pb_free(&strings);
 	free(order);
 	return err;
+}
+
+static void enc_free(struct enc *e)
+{
+	idtable_free(&e->strs);
+	idtable_free(&e->funcs);
+	idtable_free(&e->locs);
+	free(e->str_v);
+	free(e->func_v);
+	free(e->loc_v);
+	free(e->map_ids);
+	free(e->map_all_named);
+	free(e->map_all_lines);
+	free(e->map_all_files);
+	free(e->ids);
+	free(e->rank);
+	pb_free(&e->msg);
+	pb_free(&e->sub);
 }
 
 int pprof_encode(const struct profile *p, const struct profile_meta *m, struct pb *out)
 {
 	struct enc e = {.p = p, .m = m};
-	int err = encode(&e, out);
+	struct pb samples = PB_INIT, strings = PB_INIT;
+	int err = encode(&e, &samples, &strings);
 
-	idtable_free(&e.strs);
-	idtable_free(&e.funcs);
-	idtable_free(&e.locs);
-	free(e.str_v);
-	free(e.func_v);
-	free(e.loc_v);
-	free(e.map_ids);
-	free(e.map_all_named);
-	free(e.map_all_lines);
-	free(e.map_all_files);
-	free(e.ids);
-	pb_free(&e.msg);
-	pb_free(&e.sub);
+	if (!err) {
+		pb_reset(out);
+		pb_append(out, &e.msg);
+		pb_append(out, &samples);
+		pb_append(out, &strings);
+		err = pb_error(out);
+	}
+	pb_free(&samples);
+	pb_free(&strings);
+	enc_free(&e);
 	return err;
 }
 
-int gzip_write(const void *data, size_t len, FILE *f)
+/*
+ * gzip of the concatenation of n buffers into f. Level 1, as Go's runtime/pprof writes its
+ * profiles (gzip.BestSpeed): the file is written while the user waits for it after Ctrl-C.
+ */
+static int gzip_write_parts(const void *const *data, const size_t *len, size_t n, FILE *f)
 {
 	unsigned char buf[65536];
 	z_stream zs = {0};
-	int zr, err = 0;
+	int err = 0;
 
 	/* 15 + 16: a gzip wrapper; zlib's default gzip header has mtime 0 and no name */
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	zs.next_in = (unsigned char *)data;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = buf;
-		zs.avail_out = sizeof(buf);
-		zr = deflate(&zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			err = -ENOMEM;
-			break;
-		}
-		if (fwrite(buf, 1, sizeof(buf) - zs.avail_out, f) != sizeof(buf) - zs.avail_out) {
-			err = -EIO;
-			break;
-		}
-	} while (zr != Z_STREAM_END);
+	/* as zlib's example zpipe.c: deflate until it leaves room in the output */
+	for (size_t i = 0; i < n && !err; i++) {
+		const unsigned char *p = data[i];
+		size_t left = len[i];
+
+		do {
+			/* avail_in is an unsigned int: big buffers go in pieces */
+			uInt chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
+			int flush;
+
+			zs.next_in = (unsigned char *)p;
+			zs.avail_in = chunk;
+			p += chunk;
+			left -= chunk;
+			flush = i + 1 == n && !left ? Z_FINISH : Z_NO_FLUSH;
+			do {
+				size_t have;
+
+				zs.next_out = buf;
+				zs.avail_out = sizeof(buf);
+				if (deflate(&zs, flush) == Z_STREAM_ERROR) {
+					err = -ENOMEM;
+					break;
+				}
+				have = sizeof(buf) - zs.avail_out;
+				if (fwrite(buf, 1, have, f) != have) {
+					err = -EIO;
+					break;
+				}
+			} while (zs.avail_out == 0);
+		} while (!err && left);
+	}
 	deflateEnd(&zs);
 	if (!err && fflush(f))
 		err = -EIO;
 	return err;
 }
 
+int gzip_write(const void *data, size_t len, FILE *f)
+{
+	return gzip_write_parts(&data, &len, 1, f);
+}
+
 int pprof_write(const struct profile *p, const struct profile_meta *m, FILE *f)
 {
-	struct pb msg = PB_INIT;
-	int err = pprof_encode(p, m, &msg);
+	struct enc e = {.p = p, .m = m};
+	struct pb samples = PB_INIT, strings = PB_INIT;
+	int err = encode(&e, &samples, &strings);
 
-	if (!err)
-		err = gzip_write(msg.buf, msg.len, f);
-	pb_free(&msg);
+	if (!err) {
+		const void *parts[3] = {e.msg.buf, samples.buf, strings.buf};
+		size_t lens[3] = {e.msg.len, samples.len, strings.len};
+
+		err = gzip_write_parts(parts, lens, 3, f);
+	}
+	pb_free(&samples);
+	pb_free(&strings);
+	enc_free(&e);
 	return err;
 }

@@ -788,7 +788,7 @@ struct bpf_copy {
 	struct cp_count_key *keys;
 	uint64_t *counts;
 	size_t n, cap;
-	uint64_t total; /* the sum of counts */
+	uint64_t total;	  /* the sum of counts */
 	uint64_t *frames; /* every stack's frames, one after the other */
 	size_t n_frames, cap_frames;
 	/* stack id -> its frames: frames[first[id] - 1 ...] (first 0: not copied), len[id] */

@@ -80,7 +80,7 @@ struct record {
 	size_t n_gone, cap_gone;
 	uint64_t n_named;    /* sets named so far */
 	uint64_t n_copied;   /* samples copied out of the kernel (the sets' sums) */
-	uint64_t n_agg;      /* samples the copies named gave (kept or left out by --comm) */
+	uint64_t n_agg;	     /* samples the copies named gave (kept or left out by --comm) */
 	uint64_t n_released; /* snapshots released while recording */
 	/*
 	 * System-wide: pids of processes that have ended, every set of theirs named; past

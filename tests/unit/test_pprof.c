@@ -396,12 +396,93 @@ static void test_gzip(void **state)
 	free(buf);
 }
 
+/*
+ * A profile big enough for many deflate output buffers: 4000 stacks of 12 frames drawn from 64
+ * names at 4 addresses each (frames of equal name, other address), added in either order.
+ */
+static struct profile *make_big(bool reversed)
+{
+	struct profile *p = profile__new();
+	struct prof_mapping exe = {.pid = 7,
+				   .kind = PMAP_FILE,
+				   .start = 0x1000,
+				   .limit = 0x100000,
+				   .path = "/bin/big"};
+	uint32_t m, ids[256], st[12];
+	char name[32];
+
+	assert_non_null(p);
+	assert_int_equal(profile__intern_mapping(p, &exe, &m), 0);
+	for (int k = 0; k < 256; k++) {
+		int i = reversed ? 255 - k : k;
+		struct prof_frame fr = {.name = name,
+					.addr = 0x1000 + (uint64_t)(i % 4) * 16 +
+						(uint64_t)(i / 4) * 256,
+					.kind = FRAME_USER,
+					.named = true,
+					.mapping = m + 1};
+
+		snprintf(name, sizeof(name), "fn_%02d", (i / 4) % 64);
+		assert_int_equal(profile__intern_frame(p, &fr, &ids[i]), 0);
+	}
+	for (int k = 0; k < 4000; k++) {
+		int s = reversed ? 3999 - k : k;
+		uint32_t x = (uint32_t)s * 2654435761u;
+
+		for (int j = 0; j < 12; j++) {
+			st[j] = ids[(x >> (j % 4 * 8)) % 256];
+			x = x * 1103515245u + 12345u;
+		}
+		assert_int_equal(profile__add(p, 7, 0, "big", "", st, 12, (uint64_t)s % 7 + 1), 0);
+	}
+	return p;
+}
+
+/* pprof_write's gzip stream holds exactly pprof_encode's bytes, in any insertion order. */
+static void test_big_gzip(void **state)
+{
+	struct profile *a = make_big(false), *b = make_big(true);
+	struct pb ma = PB_INIT, mb = PB_INIT;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	unsigned char *out;
+	z_stream zs = {0};
+
+	(void)state;
+	assert_int_equal(pprof_encode(a, &meta, &ma), 0);
+	assert_int_equal(pprof_encode(b, &meta, &mb), 0);
+	assert_true(ma.len > 200000);
+	assert_int_equal(ma.len, mb.len);
+	assert_memory_equal(ma.buf, mb.buf, ma.len);
+	assert_int_equal(pprof_write(b, &meta, f), 0);
+	fclose(f);
+	out = malloc(ma.len + 1);
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)ma.len + 1;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, ma.len);
+	assert_memory_equal(out, ma.buf, ma.len);
+	inflateEnd(&zs);
+	free(out);
+	free(buf);
+	pb_free(&ma);
+	pb_free(&mb);
+	profile__free(a);
+	profile__free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_big_gzip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
