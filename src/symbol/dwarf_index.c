@@ -921,12 +921,30 @@ static void free_cu(struct di_cu *cu)
 	free(cu->segs);
 }
 
+/*
+ * Give back the page tables of a file mapping nothing was written to: its pages stay in the
+ * page cache and fault in again when read (only a little-endian object without compressed
+ * sections is sure to be unwritten: libelf converts other data in place).
+ */
+static void release_pages(const struct mapping *m, Elf *elf, bool serial)
+{
+	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
+
+	if (!m->p || serial || !ident || ident[EI_DATA] != ELFDATA2LSB)
+		return;
+	(void)madvise(m->p, m->size, MADV_DONTNEED);
+}
+
 size_t dwarf_index__trim(struct dwarf_index *di)
 {
 	size_t n = 0;
 
 	if (!di)
 		return 0;
+	/* the file pages read for the last batch: mapped again by the next one (populate) */
+	release_pages(&di->map, di->elf, di->serial);
+	release_pages(&di->dbg_map, di->dbg_elf, di->serial);
+	di->populated = false;
 	for (size_t i = 0; i < di->n_cus; i++)
 		n += line_table__trim(di->cus[i].lt);
 	for (unsigned int i = 0; i < di->n_ctx; i++) {
