@@ -154,7 +154,8 @@ $(BIN): $(OBJS) $(MAIN_OBJ) $(CMD_OBJS)
 # -O0: gcc drops the frame of leaf functions at -O1 and above even with -fno-omit-frame-pointer
 FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 	-fno-optimize-sibling-calls
-FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo)
+FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo \
+	fix_paths)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
 	$(O)/fixtures/fix_inline
 

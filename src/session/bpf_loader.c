@@ -712,7 +712,6 @@ static int collect_keys(struct bpf_session *s, struct bpf_map *m, size_t *n)
 {
 	size_t ksize = bpf_map__key_size(m);
 	int fd = bpf_map__fd(m);
-	const void *prev = NULL;
 
 	*n = 0;
 	for (;;) {
@@ -725,9 +724,14 @@ static int collect_keys(struct bpf_session *s, struct bpf_map *m, size_t *n)
 			s->keys = k;
 			s->keys_cap = cap;
 		}
-		if (bpf_map_get_next_key(fd, prev, (char *)s->keys + *n * ksize))
+		/*
+		 * the previous key by its place in s->keys, never by a pointer kept across the
+		 * realloc above: a moved buffer gave the kernel freed memory as the key (EFAULT,
+		 * or an unknown key that starts the walk again)
+		 */
+		if (bpf_map_get_next_key(fd, *n ? (char *)s->keys + (*n - 1) * ksize : NULL,
+					 (char *)s->keys + *n * ksize))
 			break;
-		prev = (char *)s->keys + *n * ksize;
 		(*n)++;
 	}
 	return errno == ENOENT ? 0 : -errno;

@@ -541,6 +541,17 @@ static int name_queue(struct record *r)
 	 * new addresses of an object index it again), all of them once sampling has stopped.
 	 */
 	symbolizer__drop_indexes(r->sym, r->draining);
+	if (log_get_level() >= LOG_DEBUG) {
+		struct mallinfo2 mi = mallinfo2();
+		size_t objs, idx;
+
+		symbolizer__sizes(r->sym, &objs, &idx);
+		pr_debug("after %u drains: heap in use %.1f MiB; the profile: %zu distinct stacks, "
+			 "%zu frames; %zu addresses named in the cache; %zu objects, %zu shared "
+			 "indexes",
+			 r->n_drains, (double)mi.uordblks / 1048576, profile__n_samples(r->prof),
+			 profile__n_frames(r->prof), name_cache__n(r->names), objs, idx);
+	}
 	/*
 	 * and the memory goes back (the naming threads' arenas too), every 30 s at most; not
 	 * once sampling has stopped: the output reuses it, and the user waits (a sixth of the

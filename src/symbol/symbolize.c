@@ -190,6 +190,20 @@ static void collect(const void *node, VISIT which, void *ctx)
 
 static int cmp_index(const void *a, const void *b);
 
+static void count_node(const void *node, VISIT which, void *ctx)
+{
+	(void)node;
+	if (which == postorder || which == leaf)
+		(*(size_t *)ctx)++;
+}
+
+void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes)
+{
+	*objects = *indexes = 0;
+	twalk_r(sy->objs, count_node, objects);
+	twalk_r(sy->indexes, count_node, indexes);
+}
+
 /*
  * Indexes unused for this many calls of symbolizer__drop_indexes go: drains come every second
  * or so on a busy machine, and opening a big DWARF index again costs more than keeping it a
