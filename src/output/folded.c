@@ -4,11 +4,6 @@
 #include <string.h>
 #include "output/folded.h"
 
-struct line {
-	char *text; /* the stack, without the count */
-	uint64_t count;
-};
-
 void folded_frame_name(const char *name, bool is_comm, char *buf, size_t size)
 {
 	size_t n = 0, i;
@@ -41,118 +36,180 @@ void folded_frame_name(const char *name, bool is_comm, char *buf, size_t size)
 		buf[i - 1] = '_';
 }
 
-/* Append s to the growing buffer *b (length *len, capacity *cap). */
-static int append(char **b, size_t *len, size_t *cap, const char *s)
+/*
+ * A line is never built whole: its text is the sample's head (comm, and "THREAD-TID"), then
+ * ";NAME" for each frame from names[] (each frame's folded name, made once), then, once equal
+ * stacks are merged, " COUNT". Lines are compared as the bytes they print, without holding
+ * every line in memory (a long system-wide profile has 100,000 of them, kilobytes each).
+ */
+struct line {
+	const struct prof_sample *s;
+	char *head;
+	uint64_t count;
+	char digits[24]; /* " COUNT" once merged, "" before */
+};
+
+struct fold {
+	const struct profile *p;
+	char **names; /* frame id -> folded name */
+	bool counted; /* compare with " COUNT" */
+};
+
+/* One printed line, read a byte at a time. */
+struct cursor {
+	const struct fold *f;
+	const struct line *l;
+	const char *p;	/* in the current piece */
+	uint32_t frame; /* next frame */
+	int piece;	/* 0 head, 1 frames, 2 digits, 3 end */
+};
+
+static void cursor_init(struct cursor *c, const struct fold *f, const struct line *l)
 {
-	size_t sl = strlen(s);
-
-	if (*len + sl + 1 > *cap) {
-		size_t ncap = (*len + sl + 1) * 2;
-		char *nb = realloc(*b, ncap);
-
-		if (!nb)
-			return -ENOMEM;
-		*b = nb;
-		*cap = ncap;
-	}
-	memcpy(*b + *len, s, sl + 1);
-	*len += sl;
-	return 0;
+	*c = (struct cursor){.f = f, .l = l, .p = l->head};
 }
 
-static char *sample_line(const struct profile *p, const struct prof_sample *s,
-			 const struct folded_opts *opts)
+/* The next byte, or -1 at the end of the line. */
+static int cursor_next(struct cursor *c)
 {
-	char name[1024], tid[32];
-	size_t len = 0, cap = 0;
-	char *b = NULL;
-	int err;
-
-	folded_frame_name(s->comm, true, name, sizeof(name));
-	err = append(&b, &len, &cap, name);
-	if (!err && opts->per_thread) {
-		folded_frame_name(s->thread, true, name, sizeof(name));
-		snprintf(tid, sizeof(tid), "-%u", s->tid);
-		err = append(&b, &len, &cap, ";");
-		err = err ?: append(&b, &len, &cap, name);
-		err = err ?: append(&b, &len, &cap, tid);
-	}
-	for (uint32_t i = 0; !err && i < s->nframes; i++) {
-		const struct prof_frame *f = profile__frame(p, s->frames[i]);
-
-		if (opts->lines && f->file && f->line) {
-			const char *base = strrchr(f->file, '/');
-			char full[1024];
-
-			snprintf(full, sizeof(full), "%s (%s:%u)", f->name,
-				 base ? base + 1 : f->file, f->line);
-			folded_frame_name(full, false, name, sizeof(name) - 4);
-		} else {
-			folded_frame_name(f->name, false, name, sizeof(name) - 4);
+	for (;;) {
+		if (c->piece == 3)
+			return -1;
+		if (*c->p)
+			return (unsigned char)*c->p++;
+		if (c->piece == 0 || c->piece == 1) {
+			if (c->frame < c->l->s->nframes) {
+				/* ";" then the name: the separator is the piece's first byte */
+				c->p = c->f->names[c->l->s->frames[c->frame++]];
+				c->piece = 1;
+				return ';';
+			}
+			c->piece = 2;
+			c->p = c->f->counted ? c->l->digits : "";
+			continue;
 		}
-		if (f->kind == FRAME_KERNEL)
-			strcat(name, "_[k]");
-		else if (f->inlined)
-			strcat(name, "_[i]");
-		err = append(&b, &len, &cap, ";");
-		err = err ?: append(&b, &len, &cap, name);
+		c->piece = 3;
 	}
-	if (err) {
-		free(b);
-		return NULL;
-	}
-	return b;
 }
 
-static int cmp_line(const void *a, const void *b)
+static int cmp_lines(const struct fold *f, const struct line *a, const struct line *b)
 {
-	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+	struct cursor x, y;
+
+	cursor_init(&x, f, a);
+	cursor_init(&y, f, b);
+	for (;;) {
+		int u = cursor_next(&x), v = cursor_next(&y);
+
+		if (u != v)
+			return u < v ? -1 : 1;
+		if (u < 0)
+			return 0;
+	}
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
+{
+	return cmp_lines(ctx, a, b);
+}
+
+static char *frame_name(const struct prof_frame *f, const struct folded_opts *opts)
+{
+	char name[1024];
+
+	if (opts->lines && f->file && f->line) {
+		const char *base = strrchr(f->file, '/');
+		char full[1024];
+
+		snprintf(full, sizeof(full), "%s (%s:%u)", f->name, base ? base + 1 : f->file,
+			 f->line);
+		folded_frame_name(full, false, name, sizeof(name) - 4);
+	} else {
+		folded_frame_name(f->name, false, name, sizeof(name) - 4);
+	}
+	if (f->kind == FRAME_KERNEL)
+		strcat(name, "_[k]");
+	else if (f->inlined)
+		strcat(name, "_[i]");
+	return strdup(name);
+}
+
+static char *head_of(const struct prof_sample *s, const struct folded_opts *opts)
+{
+	char comm[1024], thread[1024];
+	char *h;
+
+	folded_frame_name(s->comm, true, comm, sizeof(comm));
+	if (!opts->per_thread)
+		return strdup(comm);
+	folded_frame_name(s->thread, true, thread, sizeof(thread));
+	return asprintf(&h, "%s;%s-%u", comm, thread, s->tid) < 0 ? NULL : h;
 }
 
 int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *out)
 {
-	size_t n = profile__n_samples(p), i, j, m;
+	size_t n = profile__n_samples(p), nf = profile__n_frames(p), i, j, m = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
+	struct fold f = {.p = p, .names = calloc(nf ? nf : 1, sizeof(char *))};
 	int err = 0;
 
-	if (!lines)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct prof_sample *s = profile__sample(p, i);
-
-		lines[i].text = sample_line(p, s, opts);
-		lines[i].count = s->count;
-		if (!lines[i].text) {
+	if (!lines || !f.names) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nf; i++) {
+		f.names[i] = frame_name(profile__frame(p, (uint32_t)i), opts);
+		if (!f.names[i]) {
 			err = -ENOMEM;
 			goto out;
 		}
 	}
-	qsort(lines, n, sizeof(*lines), cmp_line);
+	for (i = 0; i < n; i++) {
+		lines[i].s = profile__sample(p, i);
+		lines[i].count = lines[i].s->count;
+		lines[i].head = head_of(lines[i].s, opts);
+		if (!lines[i].head) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	qsort_r(lines, n, sizeof(*lines), cmp_line, &f);
 	/*
-	 * Different pids or stack ids can fold to the same text: merge them.
-	 * Then sort again on the whole printed line, "stack count": a frame
-	 * with a space in its name ("f (a.c:3)") would otherwise put "s;f 9"
-	 * after "s;f (a.c:3) 1", which sort(1) calls disorder.
+	 * Different pids or stack ids can fold to the same text: merge them. Then sort again on
+	 * the whole printed line, "stack count": a frame with a space in its name ("f (a.c:3)")
+	 * would otherwise put "s;f 9" after "s;f (a.c:3) 1", which sort(1) calls disorder.
 	 */
-	for (i = 0, m = 0; i < n; i = j) {
+	for (i = 0; i < n; i = j) {
 		uint64_t count = lines[i].count;
-		char *full;
 
-		for (j = i + 1; j < n && strcmp(lines[j].text, lines[i].text) == 0; j++)
+		for (j = i + 1; j < n && cmp_lines(&f, &lines[j], &lines[i]) == 0; j++)
 			count += lines[j].count;
 		if (!count)
 			continue;
-		if (asprintf(&full, "%s %llu", lines[i].text, (unsigned long long)count) < 0) {
-			err = -ENOMEM;
-			goto out;
+		if (m != i) {
+			char *h = lines[m].head;
+
+			lines[m].head = lines[i].head;
+			lines[i].head = h;
+			lines[m].s = lines[i].s;
 		}
-		free(lines[m].text);
-		lines[m].text = full;
-		lines[m++].count = count;
+		lines[m].count = count;
+		snprintf(lines[m].digits, sizeof(lines[m].digits), " %llu",
+			 (unsigned long long)count);
+		m++;
 	}
-	qsort(lines, m, sizeof(*lines), cmp_line);
+	f.counted = true;
+	qsort_r(lines, m, sizeof(*lines), cmp_line, &f);
 	for (i = 0; i < m; i++) {
-		if (fprintf(out, "%s\n", lines[i].text) < 0) {
+		const struct prof_sample *s = lines[i].s;
+		int r = fputs(lines[i].head, out);
+
+		for (uint32_t k = 0; r >= 0 && k < s->nframes; k++) {
+			r = putc(';', out);
+			if (r >= 0)
+				r = fputs(f.names[s->frames[k]], out);
+		}
+		if (r < 0 || fprintf(out, "%s\n", lines[i].digits) < 0) {
 			err = -EIO;
 			goto out;
 		}
@@ -160,8 +217,11 @@ int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *
 	if (fflush(out))
 		err = -EIO;
 out:
-	for (i = 0; i < n; i++)
-		free(lines[i].text);
+	for (i = 0; lines && i < n; i++)
+		free(lines[i].head);
+	for (i = 0; f.names && i < nf; i++)
+		free(f.names[i]);
+	free(f.names);
 	free(lines);
 	return err;
 }

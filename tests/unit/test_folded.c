@@ -154,12 +154,124 @@ static void test_frame_names(void **state)
 	assert_string_equal(small, "abcde");
 }
 
+/* ---- against the plain way: every line built whole, sorted with strcmp, merged, sorted --- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *reference(const struct profile *p, bool per_thread)
+{
+	size_t n = profile__n_samples(p), m = 0, len = 0;
+	char **v = calloc(n + 1, sizeof(*v)), **w = calloc(n + 1, sizeof(*w)), *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+	char name[1024];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+		char *b = NULL;
+		size_t bl = 0;
+		FILE *g = open_memstream(&b, &bl);
+
+		folded_frame_name(s->comm, true, name, sizeof(name));
+		fputs(name, g);
+		if (per_thread) {
+			folded_frame_name(s->thread, true, name, sizeof(name));
+			fprintf(g, ";%s-%u", name, s->tid);
+		}
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			const struct prof_frame *fr = profile__frame(p, s->frames[k]);
+
+			folded_frame_name(fr->name, false, name, sizeof(name) - 4);
+			fprintf(g, ";%s%s", name, fr->kind == FRAME_KERNEL ? "_[k]" : "");
+		}
+		fclose(g);
+		/* the count rides after a NUL, so that strcmp sees the text alone */
+		v[i] = realloc(b, bl + 1 + sizeof(uint64_t));
+		memcpy(v[i] + bl + 1, &s->count, sizeof(uint64_t));
+	}
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t c = 0, x;
+
+		for (j = i; j < n && !strcmp(v[j], v[i]); j++) {
+			memcpy(&x, v[j] + strlen(v[j]) + 1, sizeof(x));
+			c += x;
+		}
+		/* a stack of no samples is not printed */
+		if (c)
+			assert_true(asprintf(&w[m++], "%s %llu", v[i], (unsigned long long)c) > 0);
+	}
+	qsort(w, m, sizeof(*w), cmp_str);
+	for (size_t i = 0; i < m; i++)
+		fprintf(f, "%s\n", w[i]);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	for (size_t i = 0; i < m; i++)
+		free(w[i]);
+	free(v);
+	free(w);
+	return out;
+}
+
+/*
+ * Names that are prefixes of each other, carry spaces, ';', trailing digits or sort around
+ * ';' and ' ' (",", ":", "<"), in random stacks of random processes and threads, some of them
+ * folding to the same text: the writer prints exactly what the plain way prints.
+ */
+static void test_like_reference(void **state)
+{
+	static const char *const names[] = {"f",     "f (a.c:3)", "fa",	  "f;g", "f 12",
+					    "f,",    "f:",	  "f<",	  "g",	 " h ",
+					    "a b c", "x9",	  "[k]x", "",	 "f_(a.c:3)"};
+	static const char *const comms[] = {"app", "app 2", "ap", "app;x"};
+	unsigned int seed = 12345;
+
+	(void)state;
+	for (int pt = 0; pt < 2; pt++) {
+		struct profile *p = profile__new();
+		uint32_t ids[30], st[8];
+		char *got, *want;
+
+		for (int i = 0; i < 30; i++) {
+			struct prof_frame fr = {.name = names[i % 15],
+						.addr = (uint64_t)i,
+						.kind = i >= 15 && i % 2 ? FRAME_KERNEL
+									 : FRAME_USER};
+
+			assert_int_equal(profile__intern_frame(p, &fr, &ids[i]), 0);
+		}
+		for (int k = 0; k < 3000; k++) {
+			uint32_t depth = (seed >> 7) % 6;
+
+			for (uint32_t d = 0; d < depth; d++) {
+				seed = seed * 1103515245u + 12345u;
+				st[d] = ids[(seed >> 9) % 30];
+			}
+			seed = seed * 1103515245u + 12345u;
+			assert_int_equal(profile__add(p, (seed >> 5) % 7, pt ? (seed >> 8) % 3 : 0,
+						      comms[(seed >> 11) % 4], pt ? "worker" : "",
+						      st, depth, (seed >> 13) % 5),
+					 0);
+		}
+		got = render(p, pt);
+		want = reference(p, pt);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+		profile__free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write),	    cmocka_unit_test(test_per_thread),
-		cmocka_unit_test(test_inlined),	    cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_frame_names), cmocka_unit_test(test_sorted_as_printed),
+		cmocka_unit_test(test_write),	       cmocka_unit_test(test_per_thread),
+		cmocka_unit_test(test_inlined),	       cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_frame_names),    cmocka_unit_test(test_sorted_as_printed),
+		cmocka_unit_test(test_like_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
