@@ -23,48 +23,52 @@
 #include "symbol/ksyms.h"
 #include "util/textline.h"
 
-/* Names live in a few large blocks that never move, so pointers to them stay valid. */
-#define STR_BLOCK_SIZE (64 * 1024)
-
-struct str_block {
-	struct str_block *next;
-	size_t used, cap;
-	char data[];
-};
-
+/*
+ * Kept compact (a kernel has some 120 000 text symbols): one array of 16-byte entries, sorted,
+ * and every name and module in one blob that entries refer to by 4-byte offsets.
+ */
 struct ksym_ent {
-	struct ksym sym; /* first, so a pointer to it is what lookup hands out */
-	int rank;	 /* binding order of the type letter, see the top of the file */
+	uint64_t addr;
+	uint32_t name;	      /* offset in the blob */
+	uint32_t module : 30; /* offset in the blob of "ext4"; 0: the kernel image */
+	uint32_t rank : 2;    /* binding order of the type letter, see the top of the file */
 };
+
+/* offsets must fit ksym_ent.module */
+#define BLOB_MAX ((1u << 30) - 1)
 
 struct ksyms {
 	struct ksym_ent *v;
 	size_t n, cap;
-	struct str_block *blocks;
+	char *blob; /* starts with a NUL, so that module offset 0 means none */
+	size_t used, blob_cap;
 	bool restricted;
 };
 
-static const char *str_store(struct ksyms *ks, const char *s, size_t len)
+/* Appends s[0..len) and a NUL to the blob; its offset (never 0), or 0 on ENOMEM. */
+static uint32_t str_store(struct ksyms *ks, const char *s, size_t len)
 {
-	struct str_block *b = ks->blocks;
-	char *dst;
+	uint32_t off;
 
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > STR_BLOCK_SIZE ? len + 1 : STR_BLOCK_SIZE;
+	if (len + 1 > BLOB_MAX - ks->used)
+		return 0;
+	if (ks->blob_cap - ks->used < len + 1) {
+		size_t cap = ks->blob_cap ? ks->blob_cap * 2 : 64 * 1024;
+		char *p;
 
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		b->next = ks->blocks;
-		ks->blocks = b;
+		while (cap - ks->used < len + 1)
+			cap *= 2;
+		p = realloc(ks->blob, cap);
+		if (!p)
+			return 0;
+		ks->blob = p;
+		ks->blob_cap = cap;
 	}
-	dst = b->data + b->used;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	b->used += len + 1;
-	return dst;
+	off = (uint32_t)ks->used;
+	memcpy(ks->blob + off, s, len);
+	ks->blob[off + len] = '\0';
+	ks->used += len + 1;
+	return off;
 }
 
 /* Rank of a text symbol type; -1 for the types that are not code (d, b, r, a, ...). */
@@ -144,7 +148,7 @@ static int parse_line(const char *line, struct kline *kl)
 static int add_symbol(struct ksyms *ks, const struct kline *kl, int rank)
 {
 	struct ksym_ent *e;
-	const char *prev_mod = ks->n ? ks->v[ks->n - 1].sym.module : NULL;
+	uint32_t prev_mod = ks->n ? ks->v[ks->n - 1].module : 0;
 
 	if (ks->n == ks->cap) {
 		size_t cap = ks->cap ? ks->cap * 2 : 1024;
@@ -156,20 +160,20 @@ static int add_symbol(struct ksyms *ks, const struct kline *kl, int rank)
 		ks->cap = cap;
 	}
 	e = &ks->v[ks->n];
-	e->sym.addr = kl->addr;
-	e->rank = rank;
-	e->sym.name = str_store(ks, kl->name, kl->name_len);
-	if (!e->sym.name)
+	e->addr = kl->addr;
+	e->rank = (uint32_t)rank;
+	e->name = str_store(ks, kl->name, kl->name_len);
+	if (!e->name)
 		return -ENOMEM;
-	e->sym.module = NULL;
+	e->module = 0;
 	if (kl->module) {
 		/* a module's symbols come in one run: share the previous symbol's copy */
-		if (prev_mod && strlen(prev_mod) == kl->module_len &&
-		    !memcmp(prev_mod, kl->module, kl->module_len))
-			e->sym.module = prev_mod;
+		if (prev_mod && strlen(ks->blob + prev_mod) == kl->module_len &&
+		    !memcmp(ks->blob + prev_mod, kl->module, kl->module_len))
+			e->module = prev_mod;
 		else
-			e->sym.module = str_store(ks, kl->module, kl->module_len);
-		if (!e->sym.module)
+			e->module = str_store(ks, kl->module, kl->module_len);
+		if (!e->module)
 			return -ENOMEM;
 	}
 	ks->n++;
@@ -181,38 +185,36 @@ static size_t leading_underscores(const char *s)
 	return strspn(s, "_");
 }
 
-static int cmp_ent(const void *a, const void *b)
+/* qsort_r's comparison; blob: the names. */
+static int cmp_ent(const void *a, const void *b, void *blob)
 {
 	const struct ksym_ent *x = a, *y = b;
+	const char *sort_blob = blob;
+	const char *xn = sort_blob + x->name, *yn = sort_blob + y->name;
 	size_t ux, uy;
 	int c;
 
-	if (x->sym.addr != y->sym.addr)
-		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	ux = leading_underscores(x->sym.name);
-	uy = leading_underscores(y->sym.name);
+	ux = leading_underscores(xn);
+	uy = leading_underscores(yn);
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
-	c = strcmp(x->sym.name, y->sym.name);
+	c = strcmp(xn, yn);
 	if (c)
 		return c;
-	if (!x->sym.module || !y->sym.module)
-		return !!x->sym.module - !!y->sym.module;
-	return strcmp(x->sym.module, y->sym.module);
+	if (!x->module || !y->module)
+		return !!x->module - !!y->module;
+	return strcmp(sort_blob + x->module, sort_blob + y->module);
 }
 
 void ksyms__free(struct ksyms *ks)
 {
-	struct str_block *b, *next;
-
 	if (!ks)
 		return;
-	for (b = ks->blocks; b; b = next) {
-		next = b->next;
-		free(b);
-	}
+	free(ks->blob);
 	free(ks->v);
 	free(ks);
 }
@@ -230,6 +232,15 @@ struct ksyms *ksyms__load(FILE *f)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		return NULL;
+	/* offset 0 is an empty string, so that no name or module stored has it */
+	ks->blob = malloc(64 * 1024);
+	if (!ks->blob) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	ks->blob[0] = '\0';
+	ks->used = 1;
+	ks->blob_cap = 64 * 1024;
 	while ((err = textline_read(f, &line, &linecap, &len)) > 0) {
 		err = parse_line(line, &kl);
 		if (err)
@@ -249,8 +260,21 @@ struct ksyms *ksyms__load(FILE *f)
 		goto err_out;
 
 	ks->restricted = any_line && !any_nonzero;
-	if (ks->n) /* qsort must not see the NULL array of an empty table */
-		qsort(ks->v, ks->n, sizeof(*ks->v), cmp_ent);
+	if (ks->n) { /* qsort must not see the NULL array of an empty table */
+		struct ksym_ent *v = reallocarray(ks->v, ks->n, sizeof(*v));
+		char *blob = realloc(ks->blob, ks->used);
+
+		/* give the doubling's spare room back; keeping it on failure is harmless */
+		if (v) {
+			ks->v = v;
+			ks->cap = ks->n;
+		}
+		if (blob) {
+			ks->blob = blob;
+			ks->blob_cap = ks->used;
+		}
+		qsort_r(ks->v, ks->n, sizeof(*ks->v), cmp_ent, ks->blob);
+	}
 	return ks;
 
 err_out:
@@ -259,26 +283,27 @@ err_out:
 	return NULL;
 }
 
-const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t *offset)
+bool ksyms__lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out, uint64_t *offset)
 {
+	const struct ksym_ent *e;
 	size_t lo = 0, hi;
 	uint64_t found;
 
 	if (!ks || !ks->n || ks->restricted)
-		return NULL;
+		return false;
 	/* first entry above addr; the answer's address is the one just before it */
 	hi = ks->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->v[mid].sym.addr <= addr)
+		if (ks->v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
-	found = ks->v[lo - 1].sym.addr;
+		return false;
+	found = ks->v[lo - 1].addr;
 
 	/* then the first of the aliases at that address, which the sort made the preferred one */
 	hi = lo - 1;
@@ -286,14 +311,21 @@ const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->v[mid].sym.addr < found)
+		if (ks->v[mid].addr < found)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	e = &ks->v[lo];
 	if (offset)
 		*offset = addr - found;
-	return &ks->v[lo].sym;
+	if (out)
+		*out = (struct ksym){
+			.addr = e->addr,
+			.name = ks->blob + e->name,
+			.module = e->module ? ks->blob + e->module : NULL,
+		};
+	return true;
 }
 
 size_t ksyms__count(const struct ksyms *ks)

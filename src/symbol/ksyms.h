@@ -28,10 +28,11 @@ struct ksyms *ksyms__load(FILE *f);
 void ksyms__free(struct ksyms *ks);
 
 /*
- * The symbol with the largest address <= addr, and addr's offset from it. NULL when addr is
- * below the first symbol or the table is empty or restricted.
+ * The symbol with the largest address <= addr into *out (may be NULL), and addr's offset from
+ * it; the strings are owned by the table. False, and neither written, when addr is below the
+ * first symbol or the table is empty or restricted.
  */
-const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr, uint64_t *offset);
+bool ksyms__lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out, uint64_t *offset);
 
 /* Number of symbols loaded. */
 size_t ksyms__count(const struct ksyms *ks);

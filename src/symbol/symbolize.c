@@ -700,7 +700,8 @@ const char *symbolizer__damaged_object(const struct symbolizer *sy)
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out)
 {
 	uint64_t look = leaf ? addr : addr - 1, off;
-	const struct ksym *k = sy->ks ? ksyms__lookup(sy->ks, look, &off) : NULL;
+	struct ksym ksym;
+	const struct ksym *k = ksyms__lookup(sy->ks, look, &ksym, &off) ? &ksym : NULL;
 
 	memset(out, 0, sizeof(*out));
 	out->rel = addr;

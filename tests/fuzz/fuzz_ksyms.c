@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	ks = ksyms__load(f);
 	if (ks) {
-		ksyms__lookup(ks, 0xffffffff81000000ull, &off);
-		ksyms__lookup(ks, 0xffffffffc0000000ull, &off);
-		ksyms__lookup(ks, 0, &off);
+		ksyms__lookup(ks, 0xffffffff81000000ull, NULL, &off);
+		ksyms__lookup(ks, 0xffffffffc0000000ull, NULL, &off);
+		ksyms__lookup(ks, 0, NULL, &off);
 		ksyms__free(ks);
 	}
 	fclose(f);

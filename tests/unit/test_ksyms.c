@@ -52,26 +52,27 @@ static void check_lookup(const struct ksyms *ks, uint64_t addr, const char *name
 			 const char *module, uint64_t offset)
 {
 	uint64_t off = 0xbad;
-	const struct ksym *sym = ksyms__lookup(ks, addr, &off);
+	struct ksym sym = {.name = "(untouched)"};
+	bool found = ksyms__lookup(ks, addr, &sym, &off);
 
 	if (!name) {
-		if (sym)
-			fail_msg("%#llx: got %s, want nothing", (unsigned long long)addr,
-				 sym->name);
+		if (found)
+			fail_msg("%#llx: got %s, want nothing", (unsigned long long)addr, sym.name);
 		assert_true(off == 0xbad); /* untouched on a miss */
+		assert_string_equal(sym.name, "(untouched)");
 		return;
 	}
-	if (!sym)
+	if (!found)
 		fail_msg("%#llx: got nothing, want %s", (unsigned long long)addr, name);
-	assert_string_equal(sym->name, name);
+	assert_string_equal(sym.name, name);
 	if (module)
-		assert_string_equal(sym->module, module);
+		assert_string_equal(sym.module, module);
 	else
-		assert_null(sym->module);
+		assert_null(sym.module);
 	if (off != offset)
 		fail_msg("%#llx: offset %#llx, want %#llx", (unsigned long long)addr,
 			 (unsigned long long)off, (unsigned long long)offset);
-	assert_true(sym->addr == addr - offset);
+	assert_true(sym.addr == addr - offset);
 }
 
 static void test_basic_count(void **state)
@@ -117,8 +118,8 @@ static void test_lookup_below_first(void **state)
 	check_lookup(ks, 0xffffffff80ffffff, NULL, NULL, 0);
 	check_lookup(ks, 0xffffffff81000000 - 1, NULL, NULL, 0);
 	/* offset may be NULL */
-	assert_non_null(ksyms__lookup(ks, 0xffffffff81000000, NULL));
-	assert_null(ksyms__lookup(ks, 0x1000, NULL));
+	assert_true(ksyms__lookup(ks, 0xffffffff81000000, NULL, NULL));
+	assert_false(ksyms__lookup(ks, 0x1000, NULL, NULL));
 }
 
 static void test_lookup_modules(void **state)
@@ -224,12 +225,11 @@ static void test_reversed_fixture(void **state)
 	assert_int_equal(ksyms__count(rev), BASIC_TEXT_SYMS);
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		uint64_t o1, o2;
-		const struct ksym *a = ksyms__lookup(ks, probes[i], &o1);
-		const struct ksym *b = ksyms__lookup(rev, probes[i], &o2);
+		struct ksym a, b;
 
-		assert_non_null(a);
-		assert_non_null(b);
-		assert_string_equal(a->name, b->name);
+		assert_true(ksyms__lookup(ks, probes[i], &a, &o1));
+		assert_true(ksyms__lookup(rev, probes[i], &b, &o2));
+		assert_string_equal(a.name, b.name);
 		assert_true(o1 == o2);
 	}
 	ksyms__free(rev);
@@ -287,7 +287,7 @@ static void test_empty(void **state)
 	ksyms__free(ks);
 
 	/* NULL table */
-	assert_null(ksyms__lookup(NULL, 0, NULL));
+	assert_false(ksyms__lookup(NULL, 0, NULL, NULL));
 	assert_int_equal(ksyms__count(NULL), 0);
 	assert_false(ksyms__restricted(NULL));
 	ksyms__free(NULL);
