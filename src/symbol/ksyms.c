@@ -42,6 +42,8 @@ struct ksyms {
 	size_t n, cap;
 	char *blob; /* starts with a NUL, so that module offset 0 means none */
 	size_t used, blob_cap;
+	uint32_t prev_name; /* while loading: the last symbol's name and its length */
+	size_t prev_len;
 	bool restricted;
 };
 
@@ -162,9 +164,20 @@ static int add_symbol(struct ksyms *ks, const struct kline *kl, int rank)
 	e = &ks->v[ks->n];
 	e->addr = kl->addr;
 	e->rank = (uint32_t)rank;
-	e->name = str_store(ks, kl->name, kl->name_len);
+	/*
+	 * A name that ends the previous one shares its bytes: "__pfx_vfs_read" (the padding
+	 * before a function; with function padding, close to half of a kernel's text symbols)
+	 * comes right before "vfs_read"
+	 */
+	if (ks->prev_len >= kl->name_len &&
+	    !memcmp(ks->blob + ks->prev_name + ks->prev_len - kl->name_len, kl->name, kl->name_len))
+		e->name = ks->prev_name + (uint32_t)(ks->prev_len - kl->name_len);
+	else
+		e->name = str_store(ks, kl->name, kl->name_len);
 	if (!e->name)
 		return -ENOMEM;
+	ks->prev_name = e->name;
+	ks->prev_len = kl->name_len;
 	e->module = 0;
 	if (kl->module) {
 		/* a module's symbols come in one run: share the previous symbol's copy */

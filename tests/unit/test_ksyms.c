@@ -305,6 +305,40 @@ static void test_last_line_without_newline(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * Names that end the one before them share its bytes in the table: each still reads whole,
+ * whichever comes first, and a data symbol in between does not join them.
+ */
+static void test_shared_suffixes(void **state)
+{
+	struct ksyms *ks = load_string("ffffffff81000000 t __pfx_vfs_read\n"
+				       "ffffffff81000010 T vfs_read\n"
+				       "ffffffff81000100 T read\n"
+				       "ffffffff81000200 T ad\n"
+				       "ffffffff81000300 T vfs_write\n"
+				       "ffffffff81000310 t __pfx_vfs_write\n"
+				       "ffffffff81000400 T sys_open\n"
+				       "ffffffff82000000 D open\n"
+				       "ffffffff81000500 T open\n"
+				       "ffffffffc0000000 t __pfx_m_init\t[mod]\n"
+				       "ffffffffc0000010 t m_init\t[mod]\n");
+
+	(void)state;
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), 10);
+	check_lookup(ks, 0xffffffff81000001, "__pfx_vfs_read", NULL, 1);
+	check_lookup(ks, 0xffffffff81000012, "vfs_read", NULL, 2);
+	check_lookup(ks, 0xffffffff81000100, "read", NULL, 0);
+	check_lookup(ks, 0xffffffff81000203, "ad", NULL, 3);
+	check_lookup(ks, 0xffffffff81000300, "vfs_write", NULL, 0);
+	check_lookup(ks, 0xffffffff81000311, "__pfx_vfs_write", NULL, 1);
+	check_lookup(ks, 0xffffffff81000400, "sys_open", NULL, 0);
+	check_lookup(ks, 0xffffffff81000504, "open", NULL, 4);
+	check_lookup(ks, 0xffffffffc0000000, "__pfx_m_init", "mod", 0);
+	check_lookup(ks, 0xffffffffc0000011, "m_init", "mod", 1);
+	ksyms__free(ks);
+}
+
 static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
@@ -453,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_partly_zero_is_not_restricted),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_last_line_without_newline),
+		cmocka_unit_test(test_shared_suffixes),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_large_table),
