@@ -23,18 +23,42 @@
 #include "elf/elf_syms.h"
 
 /*
- * A piece [start, end) of the address space attributed to the function starting at addr. The
- * pieces are disjoint and sorted, so a lookup is one binary search even when symbols nest.
+ * A string of the index: the string table in its top 2 bits (elf_syms.strtab), the offset in it
+ * below. REF_NONE for no string.
+ */
+#define REF_TABLES  4
+#define REF_SHIFT   30
+#define REF_MAX_OFF ((1u << REF_SHIFT) - 2) /* so that no reference is REF_NONE */
+#define REF_NONE    UINT32_MAX
+#define LEN_BIG	    UINT32_MAX /* fn_range.len: end and addr are in elf_syms.big */
+
+/*
+ * A piece [start, start + len) of the address space attributed to the function starting at
+ * start - back. The pieces are disjoint and sorted, so a lookup is one binary search even when
+ * symbols nest. Kept to 24 bytes (a large program has a million functions): what does not fit
+ * 32 bits (a size-0 symbol reaching the end of the address space) goes to the big table.
  */
 struct fn_range {
 	uint64_t start;
+	uint32_t len;  /* or LEN_BIG */
+	uint32_t back; /* start - the function's address: the part after a nested function */
+	uint32_t name; /* references, in the arena or in the caller's Elf data */
+	uint32_t file;
+};
+
+/* The end and function address of a range with len LEN_BIG; sorted by idx. */
+struct big_range {
+	size_t idx;
 	uint64_t end;
-	struct elf_sym sym; /* names in the arena, or in the caller's Elf data */
+	uint64_t addr;
 };
 
 struct elf_syms {
 	struct fn_range *ranges;
 	size_t nr_ranges;
+	struct big_range *big;
+	size_t nr_big;
+	const char *strtab[REF_TABLES]; /* the string tables references point into */
 	size_t nr_syms;
 	struct elf_load *segs;
 	size_t nr_segs;
@@ -63,6 +87,12 @@ struct cand {
 	uint32_t rank : 2;   /* 0 global, 1 weak, 2 local, 3 code label or entry: the alias order */
 };
 
+/* A string table the candidates' names and files may point into. */
+struct str_tab {
+	const char *base;
+	size_t size;
+};
+
 struct sec_span {
 	uint64_t start; /* start and end: 0 unless allocated with contents in the file */
 	uint64_t end;
@@ -87,6 +117,9 @@ struct builder {
 	size_t nr_cands;
 	size_t cap_cands;
 	size_t nr_fns;
+	struct str_tab *tabs; /* string tables read, and the entry point's name */
+	size_t nr_tabs;
+	size_t cap_big;
 };
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
@@ -249,6 +282,22 @@ static int add_cand(struct builder *b, const struct cand *c)
 	return err;
 }
 
+/* A string table names may come from (a table read again is there once). */
+static int add_tab(struct builder *b, const char *base, size_t size)
+{
+	struct str_tab *t;
+
+	for (size_t i = 0; i < b->nr_tabs; i++)
+		if (b->tabs[i].base == base)
+			return 0;
+	t = reallocarray(b->tabs, b->nr_tabs + 1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	b->tabs = t;
+	b->tabs[b->nr_tabs++] = (struct str_tab){base, size};
+	return 0;
+}
+
 static int bind_rank(unsigned char bind)
 {
 	switch (bind) {
@@ -289,6 +338,9 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 		err = -EIO;
 		goto out;
 	}
+	err = add_tab(b, strs->d_buf, strs->d_size);
+	if (err)
+		goto out;
 	/* then every name in it ends: no need to look for each one's end */
 	terminated = strs->d_size && ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
 	n = syms->d_size / entsz;
@@ -465,11 +517,16 @@ static int read_sections(struct builder *b)
  */
 static int add_entry(struct builder *b, uint64_t entry)
 {
-	struct cand c = {.addr = entry, .name = "_start", .len = 6, .rank = 3};
+	static const char start_name[] = "_start";
+	struct cand c = {.addr = entry, .name = start_name, .len = 6, .rank = 3};
+	int err;
 
 	/* without its extent it would swallow every function after it */
 	c.size = entry_size(b->elf, entry);
-	return c.size ? add_cand(b, &c) : 0;
+	if (!c.size)
+		return 0;
+	err = add_tab(b, start_name, sizeof(start_name));
+	return err ? err : add_cand(b, &c);
 }
 
 /* Address, then ELF_SYMS_PROFILE's alias order: binding, name length, bytes. */
@@ -571,6 +628,18 @@ static int fill_arena(struct builder *b)
 	size_t total = b->build_id_len, pos, i;
 	const char *file = NULL, *copied = NULL;
 
+	/* borrowed names need a reference each: few tables, none too large, else copies */
+	if (!b->copy && b->nr_tabs > REF_TABLES)
+		b->copy = true;
+	for (i = 0; !b->copy && i < b->nr_tabs; i++) {
+		if (b->tabs[i].size > REF_MAX_OFF)
+			b->copy = true;
+		else
+			es->strtab[i] = b->tabs[i].base;
+	}
+	/* read without the lengths (read_symtab's want_len): they end, memchr or not */
+	for (i = 0; b->copy && b->rules != ELF_SYMS_PROFILE && i < b->nr_fns; i++)
+		b->cands[i].len = (uint32_t)strnlen(b->cands[i].name, UINT32_MAX);
 	for (i = 0; b->copy && i < b->nr_fns; i++) {
 		total += b->cands[i].len + 1;
 		if (b->cands[i].file && b->cands[i].file != file)
@@ -579,9 +648,22 @@ static int fill_arena(struct builder *b)
 	}
 	if (!total)
 		return 0;
+	if (b->copy && total > REF_MAX_OFF)
+		return -ENOMEM;
 	es->arena = malloc(total);
 	if (!es->arena)
 		return -ENOMEM;
+	if (b->copy) {
+		memset(es->strtab, 0, sizeof(es->strtab));
+		es->strtab[0] = es->arena;
+		free(b->tabs);
+		b->tabs = NULL;
+		b->nr_tabs = 1;
+		b->tabs = malloc(sizeof(*b->tabs));
+		if (!b->tabs)
+			return -ENOMEM;
+		b->tabs[0] = (struct str_tab){es->arena, total};
+	}
 	if (b->build_id_len)
 		memcpy(es->arena, b->build_id, b->build_id_len);
 	es->build_id_len = b->build_id_len;
@@ -608,13 +690,62 @@ static int fill_arena(struct builder *b)
 	return 0;
 }
 
-static void emit(struct elf_syms *es, const struct cand *f, uint64_t start, uint64_t end)
+/* The reference of s, a name or file of a candidate (fill_arena made sure there is one). */
+static uint32_t ref(const struct builder *b, const char *s)
 {
-	es->ranges[es->nr_ranges++] = (struct fn_range){
+	if (!s)
+		return REF_NONE;
+	for (size_t i = 0; i < b->nr_tabs; i++) {
+		const struct str_tab *t = &b->tabs[i];
+
+		if (s >= t->base && s < t->base + t->size)
+			return (uint32_t)i << REF_SHIFT | (uint32_t)(s - t->base);
+	}
+	return REF_NONE;
+}
+
+/* Range i's end and function start; -ENOMEM. */
+static int add_big(struct builder *b, size_t i, uint64_t end, uint64_t addr)
+{
+	struct elf_syms *es = b->es;
+
+	if (es->nr_big == b->cap_big) {
+		size_t cap = b->cap_big ? b->cap_big * 2 : 4;
+		struct big_range *t = reallocarray(es->big, cap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		es->big = t;
+		b->cap_big = cap;
+	}
+	es->big[es->nr_big++] = (struct big_range){i, end, addr};
+	return 0;
+}
+
+/* Range i: [start, end) of f. */
+static int set_range(struct builder *b, struct fn_range *r, size_t i, const struct cand *f,
+		     uint64_t start, uint64_t end)
+{
+	*r = (struct fn_range){
 		.start = start,
-		.end = end,
-		.sym = {.name = f->name, .file = f->file, .addr = f->addr},
+		.len = (uint32_t)(end - start),
+		.back = (uint32_t)(start - f->addr),
+		.name = ref(b, f->name),
+		.file = ref(b, f->file),
 	};
+	if (end - start < LEN_BIG && start - f->addr <= UINT32_MAX)
+		return 0;
+	r->len = LEN_BIG;
+	r->back = 0;
+	return add_big(b, i, end, f->addr);
+}
+
+static int emit(struct builder *b, const struct cand *f, uint64_t start, uint64_t end)
+{
+	struct elf_syms *es = b->es;
+	size_t i = es->nr_ranges++;
+
+	return set_range(b, &es->ranges[i], i, f, start, end);
 }
 
 /*
@@ -642,7 +773,9 @@ static int flatten(struct builder *b)
 		for (i = 0; i < b->nr_fns; i++) {
 			struct cand c = b->cands[i];
 
-			r[i] = (struct fn_range){c.addr, c.end, {c.name, c.file, c.addr}};
+			err = set_range(b, &r[i], i, &c, c.addr, c.end);
+			if (err)
+				goto out;
 		}
 		b->cands = NULL;
 		es->ranges = r;
@@ -667,7 +800,9 @@ static int flatten(struct builder *b)
 			uint64_t stop = top->end < next ? top->end : next;
 
 			if (cur < stop) {
-				emit(es, top, cur, stop);
+				err = emit(b, top, cur, stop);
+				if (err)
+					goto out;
 				cur = stop;
 			}
 			if (top->end > next)
@@ -678,6 +813,13 @@ static int flatten(struct builder *b)
 			stack[depth++] = i;
 			cur = next;
 		}
+	}
+	/* at most twice as many were needed: give the rest back (harmless to keep on failure) */
+	if (es->nr_ranges) {
+		struct fn_range *r = reallocarray(es->ranges, es->nr_ranges, sizeof(*r));
+
+		if (r)
+			es->ranges = r;
 	}
 out:
 	free(stack);
@@ -725,6 +867,7 @@ static int build(Elf *elf, Elf *extra, enum elf_syms_rules rules, bool copy, boo
 out:
 	free(b.secs);
 	free(b.cands);
+	free(b.tabs);
 	if (err)
 		elf_syms__free(b.es);
 	else
@@ -813,6 +956,7 @@ void elf_syms__free(struct elf_syms *es)
 	if (!es)
 		return;
 	free(es->ranges);
+	free(es->big);
 	free(es->segs);
 	free(es->arena);
 	free(es);
@@ -848,14 +992,21 @@ int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint
 	return elf_layout_map_vaddr(es->segs, es->nr_segs, es->type == ET_EXEC, m, vaddr);
 }
 
-/* The range holding vaddr, or NULL. */
-static const struct fn_range *find_range(const struct elf_syms *es, uint64_t vaddr)
+/* The string of reference r. */
+static const char *ref_str(const struct elf_syms *es, uint32_t r)
+{
+	return r == REF_NONE ? NULL : es->strtab[r >> REF_SHIFT] + (r & ((1u << REF_SHIFT) - 1));
+}
+
+/* The function at vaddr into *out; false when none covers it. */
+static bool find_fn(const struct elf_syms *es, uint64_t vaddr, struct elf_sym *out)
 {
 	const struct fn_range *r;
 	size_t lo = 0, hi;
+	uint64_t end, addr;
 
 	if (!es)
-		return NULL;
+		return false;
 	/* lo ends as the number of ranges starting at or before vaddr */
 	hi = es->nr_ranges;
 	while (lo < hi) {
@@ -867,27 +1018,54 @@ static const struct fn_range *find_range(const struct elf_syms *es, uint64_t vad
 			hi = mid;
 	}
 	if (!lo)
-		return NULL;
+		return false;
 	r = &es->ranges[lo - 1];
-	return vaddr < r->end ? r : NULL;
+	end = r->start + r->len;
+	addr = r->start - r->back;
+	if (r->len == LEN_BIG) {
+		size_t i = lo - 1, blo = 0, bhi = es->nr_big;
+
+		while (blo < bhi) {
+			size_t mid = blo + (bhi - blo) / 2;
+
+			if (es->big[mid].idx < i)
+				blo = mid + 1;
+			else
+				bhi = mid;
+		}
+		if (blo == es->nr_big || es->big[blo].idx != i)
+			return false; /* cannot happen: every LEN_BIG range has its entry */
+		end = es->big[blo].end;
+		addr = es->big[blo].addr;
+	}
+	if (vaddr >= end)
+		return false;
+	*out = (struct elf_sym){
+		.name = ref_str(es, r->name), .file = ref_str(es, r->file), .addr = addr};
+	return true;
 }
 
 const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off)
 {
-	const struct fn_range *r = find_range(es, vaddr);
+	struct elf_sym sym;
 
-	if (!r)
+	if (!find_fn(es, vaddr, &sym))
 		return NULL;
 	if (sym_off)
-		*sym_off = vaddr - r->sym.addr;
-	return r->sym.name;
+		*sym_off = vaddr - sym.addr;
+	return sym.name;
+}
+
+bool elf_syms__get(const struct elf_syms *es, uint64_t vaddr, struct elf_sym *out)
+{
+	return find_fn(es, vaddr, out);
 }
 
 const struct elf_sym *elf_syms__find(const struct elf_syms *es, uint64_t vaddr)
 {
-	const struct fn_range *r = find_range(es, vaddr);
+	static _Thread_local struct elf_sym found;
 
-	return r ? &r->sym : NULL;
+	return find_fn(es, vaddr, &found) ? &found : NULL;
 }
 
 unsigned int elf_syms__tables(const struct elf_syms *es)

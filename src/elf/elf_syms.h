@@ -14,6 +14,7 @@
  */
 #ifndef CPUPROF_ELF_SYMS_H
 #define CPUPROF_ELF_SYMS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <libelf.h>
@@ -106,7 +107,16 @@ int elf_syms__map_vaddr(const struct elf_syms *es, const struct elf_map *m, uint
  */
 const char *elf_syms__lookup(const struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off);
 
-/* The same with the symbol's start and source file; NULL when no symbol covers vaddr. */
+/*
+ * The same with the symbol's start and source file into *out (its strings owned by es); false
+ * when no symbol covers vaddr.
+ */
+bool elf_syms__get(const struct elf_syms *es, uint64_t vaddr, struct elf_sym *out);
+
+/*
+ * elf_syms__get's answer in storage of the calling thread, valid until its next call of
+ * elf_syms__find (the index keeps no struct elf_sym per function); NULL when none covers vaddr.
+ */
 const struct elf_sym *elf_syms__find(const struct elf_syms *es, uint64_t vaddr);
 
 /* ELF_SYMS_* bits: the symbol tables found. */
