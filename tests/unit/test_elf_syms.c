@@ -1209,6 +1209,22 @@ static void test_crafted_files(void **state)
 	assert_null(sym->file);
 	assert_null(elf_syms__find(es, 0x401010));
 	assert_null(elf_syms__find(NULL, 0x401000));
+	/* elf_syms__get: the same answers into the caller's struct, none when nothing covers */
+	{
+		struct elf_sym got = {.name = "(untouched)"};
+
+		assert_true(elf_syms__get(es, 0x401150, &got));
+		assert_string_equal(got.name, "inner");
+		assert_int_equal(got.addr, 0x401140);
+		assert_string_equal(got.file, "crafted.c");
+		assert_true(elf_syms__get(es, 0x401160, &got));
+		assert_string_equal(got.name, "outer");
+		assert_int_equal(got.addr, 0x401100); /* resumed after the nested one */
+		assert_null(got.file);
+		got.name = "(untouched)";
+		assert_false(elf_syms__get(es, 0x401010, &got));
+		assert_string_equal(got.name, "(untouched)");
+	}
 	elf_syms__free(es);
 }
 
