@@ -1007,15 +1007,18 @@ const char *dwarf_index__debug_path(const struct dwarf_index *di)
 
 const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
 {
-	const struct elf_sym *sym = elf_syms__find(di->fb_syms, vaddr);
+	struct elf_sym sym;
 
-	return sym ? demangle_cache__get(di->ctx[0].dc, sym->name) : NULL;
+	return elf_syms__get(di->fb_syms, vaddr, &sym)
+		       ? demangle_cache__get(di->ctx[0].dc, sym.name)
+		       : NULL;
 }
 
 static int lookup(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu, uint64_t vaddr,
 		  struct di_frame *out, size_t max, size_t *n)
 {
-	const struct elf_sym *sym = elf_syms__find(di->syms, vaddr);
+	struct elf_sym sym_mem;
+	const struct elf_sym *sym = elf_syms__get(di->syms, vaddr, &sym_mem) ? &sym_mem : NULL;
 	const struct di_row *row = NULL;
 	struct di_row row_mem;
 	int32_t chain[256];
