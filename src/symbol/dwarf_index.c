@@ -946,7 +946,7 @@ size_t dwarf_index__trim(struct dwarf_index *di)
 	release_pages(&di->dbg_map, di->dbg_elf, di->serial);
 	di->populated = false;
 	for (size_t i = 0; i < di->n_cus; i++)
-		n += line_table__trim(di->cus[i].lt);
+		n += line_table__trim(di->cus[i].lt, false);
 	for (unsigned int i = 0; i < di->n_ctx; i++) {
 		free(di->ctx[i].ranges);
 		free(di->ctx[i].nodes);

@@ -61,8 +61,9 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 void dwarf_index__free(struct dwarf_index *di);
 
 /*
- * Between lookups: forget the decoded line rows and the indexing scratch (they come back on
- * the next lookup that needs them). No lookup may run meanwhile. The line rows freed.
+ * Between lookups: forget the decoded line rows not looked up since the last call, the indexing
+ * scratch and the file pages read (they come back on the next lookup that needs them). No lookup
+ * may run meanwhile. The line rows freed.
  */
 size_t dwarf_index__trim(struct dwarf_index *di);
 

@@ -33,6 +33,7 @@ struct lt_seq {
 	uint32_t first_row, n_rows, tail_idx;
 	bool tail_end, monotonic;
 	struct lt_drow *rows; /* decoded lazily (malloc), until line_table__trim */
+	unsigned int used;    /* line_table.epoch of its last lookup */
 };
 
 /* Strings made by joining directory and file names live in blocks freed with the table. */
@@ -60,6 +61,7 @@ struct line_table {
 	uint32_t top_idx;
 	struct lt_block *blocks;
 	size_t decoded_rows; /* rows of the sequences decoded now */
+	unsigned int epoch;  /* line_table__trim calls so far */
 };
 
 /* ---- reading -------------------------------------------------------------------------- */
@@ -749,19 +751,23 @@ fail:
 	return err;
 }
 
-size_t line_table__trim(struct line_table *lt)
+size_t line_table__trim(struct line_table *lt, bool all)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; lt && i < lt->n_seqs; i++) {
-		if (!lt->seqs[i].rows)
+	if (!lt)
+		return 0;
+	for (size_t i = 0; i < lt->n_seqs; i++) {
+		struct lt_seq *s = &lt->seqs[i];
+
+		if (!s->rows || (!all && s->used == lt->epoch))
 			continue;
-		n += lt->seqs[i].n_rows;
-		free(lt->seqs[i].rows);
-		lt->seqs[i].rows = NULL;
+		n += s->n_rows;
+		free(s->rows);
+		s->rows = NULL;
 	}
-	if (lt)
-		lt->decoded_rows = 0;
+	lt->decoded_rows -= n;
+	lt->epoch++;
 	return n;
 }
 
@@ -769,7 +775,7 @@ void line_table__free(struct line_table *lt)
 {
 	if (!lt)
 		return;
-	line_table__trim(lt);
+	line_table__trim(lt, true);
 	free(lt->seqs);
 	free(lt->pmax_hi);
 	free(lt->files);
@@ -904,6 +910,7 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 			if (err)
 				return err;
 		}
+		s->used = lt->epoch;
 		/* rows by address (decode_seq sorted those that were not): a binary search */
 		{
 			size_t a = 0, b = s->n_rows;
@@ -944,6 +951,7 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 				if (err)
 					return err;
 			}
+			s->used = lt->epoch;
 			best_row = &s->rows[best_idx - s->first_row];
 			break;
 		}

@@ -48,10 +48,11 @@ int line_table__open(const struct lt_sections *sec, uint64_t offset, unsigned in
 void line_table__free(struct line_table *lt);
 
 /*
- * Forget the decoded rows of every sequence (memory follows what is being looked up, not every
- * sequence ever looked up): the next lookup in a sequence decodes it again. The rows freed.
+ * Forget the decoded rows of the sequences not looked up since the last call (all: of every
+ * sequence), so that memory follows what is being looked up, not every sequence ever looked
+ * up: the next lookup in a sequence decodes it again. The number of rows freed.
  */
-size_t line_table__trim(struct line_table *lt);
+size_t line_table__trim(struct line_table *lt, bool all);
 
 /* Number of file table entries; file i's name (NULL when out of range). */
 size_t line_table__n_files(const struct line_table *lt);
