@@ -54,4 +54,4 @@ deadline)
 	exit 64
 	;;
 esac
-grep -E 'peak RSS|samples from|sets drained' "$TMP/err" | cut -c1-200
+grep -E 'peak RSS|samples from|sets drained|after sampling stopped' "$TMP/err" | cut -c1-200
