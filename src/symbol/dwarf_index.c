@@ -500,14 +500,10 @@ static int own_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie)
 	err = line_table__open(&di->lt_sec, off, asize, cu->comp_dir, &cu->lt);
 	if (err)
 		return err;
+	/* the names are asked of the table when a row names them (file_path) */
 	cu->n_files = line_table__n_files(cu->lt);
 	cu->paths = calloc(cu->n_files + 1, sizeof(*cu->paths));
-	cu->raw = calloc(cu->n_files + 1, sizeof(*cu->raw));
-	if (!cu->paths || !cu->raw)
-		return -ENOMEM;
-	for (size_t i = 0; i < cu->n_files; i++)
-		cu->raw[i] = line_table__file(cu->lt, i);
-	return 0;
+	return cu->paths ? 0 : -ENOMEM;
 }
 
 static int read_lines(struct dwarf_index *di, struct di_cu *cu, Dwarf_Die *cudie)
@@ -668,11 +664,13 @@ static const char *file_path(struct di_cu *cu, uint32_t idx)
 {
 	const char *raw;
 
-	if (idx >= cu->n_files || !cu->raw[idx])
+	if (idx >= cu->n_files)
 		return NULL;
 	if (cu->paths[idx])
 		return cu->paths[idx];
-	raw = cu->raw[idx];
+	raw = cu->lt ? line_table__file(cu->lt, idx) : cu->raw[idx];
+	if (!raw)
+		return NULL;
 	if (raw[0] == '/' || !cu->comp_dir || !*cu->comp_dir ||
 	    asprintf(&cu->paths[idx], "%s/%s", cu->comp_dir, raw) < 0) {
 		cu->paths[idx] = NULL;

@@ -50,7 +50,8 @@ struct line_table {
 	uint8_t min_inst, default_is_stmt, line_range, opcode_base;
 	int8_t line_base;
 	const uint8_t *std_len; /* std_len[op] for 1 <= op < opcode_base */
-	const char **files;
+	const char **files;	/* the name; joined to fdirs[i] at the first line_table__file */
+	const char **fdirs; /* the directory a relative name is still to be joined to, or NULL */
 	size_t n_files, cap_files;
 	const char **dirs;
 	size_t n_dirs;
@@ -137,7 +138,17 @@ static const char *join(struct line_table *lt, const char *dir, const char *name
 	return s;
 }
 
-static int add_file(struct line_table *lt, const char *name)
+/*
+ * File i is name in directory dir: joined as libdw joins them (join) when it is first asked
+ * for, not for every file of every table read (most are never named by a sampled row).
+ */
+static void set_file(struct line_table *lt, size_t i, const char *dir, const char *name)
+{
+	lt->files[i] = name;
+	lt->fdirs[i] = name[0] == '/' ? NULL : dir;
+}
+
+static int add_file(struct line_table *lt, const char *dir, const char *name)
 {
 	if (lt->n_files == lt->cap_files) {
 		size_t nc = lt->cap_files ? 2 * lt->cap_files : 16;
@@ -146,9 +157,13 @@ static int add_file(struct line_table *lt, const char *name)
 		if (!v)
 			return -ENOMEM;
 		lt->files = v;
+		v = reallocarray(lt->fdirs, nc, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		lt->fdirs = v;
 		lt->cap_files = nc;
 	}
-	lt->files[lt->n_files++] = name;
+	set_file(lt, lt->n_files++, dir, name);
 	return 0;
 }
 
@@ -244,7 +259,7 @@ static int read_entries(struct line_table *lt, const struct hdr_ctx *h, struct c
 			return -ENOMEM;
 	}
 	for (uint64_t k = 0; k < n; k++) {
-		const char *path = NULL, *name;
+		const char *path = NULL;
 		uint64_t dir = UINT64_MAX;
 
 		for (unsigned int i = 0; i < nf; i++) {
@@ -267,13 +282,10 @@ static int read_entries(struct line_table *lt, const struct hdr_ctx *h, struct c
 		}
 		if (dir >= lt->n_dirs)
 			return -EINVAL;
-		name = join(lt, lt->dirs[dir], path);
-		if (!name)
-			return -ENOMEM;
 		/* libdw: entry 0 takes the place of its "???" file, the rest follow */
 		if (k == 0)
-			lt->files[0] = name;
-		else if ((err = add_file(lt, name)))
+			set_file(lt, 0, lt->dirs[dir], path);
+		else if ((err = add_file(lt, lt->dirs[dir], path)))
 			return err;
 	}
 	return 0;
@@ -308,7 +320,7 @@ static int read_v4_tables(struct line_table *lt, struct cur *c, const char *comp
 	if (c->p >= c->end)
 		return -EINVAL;
 	while (c->p < c->end && *c->p) {
-		const char *fname = (const char *)c->p, *name;
+		const char *fname = (const char *)c->p;
 		const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
 		uint64_t dir;
 		int err;
@@ -329,10 +341,7 @@ static int read_v4_tables(struct line_table *lt, struct cur *c, const char *comp
 		rd_uleb(c, &bad); /* length */
 		if (bad)
 			return -EINVAL;
-		name = join(lt, lt->dirs[dir], fname);
-		if (!name)
-			return -ENOMEM;
-		err = add_file(lt, name);
+		err = add_file(lt, lt->dirs[dir], fname);
 		if (err)
 			return err;
 	}
@@ -412,7 +421,7 @@ static int read_header(struct line_table *lt, const struct lt_sections *sec, uin
 		return -EINVAL;
 	c.end = hdr_end;
 	/* libdw's file 0: "???" until DWARF 5's first entry replaces it */
-	err = add_file(lt, "???");
+	err = add_file(lt, NULL, "???");
 	if (!err)
 		err = version < 5 ? read_v4_tables(lt, &c, comp_dir)
 				  : read_entries(lt, &h, &c, false);
@@ -528,7 +537,7 @@ static int close_seq(struct pass *ps)
 /* DW_LNE_define_file: one more file, after the header's (DWARF < 5). */
 static int define_file(struct line_table *lt, struct cur *c, bool keep)
 {
-	const char *fname = (const char *)c->p, *name;
+	const char *fname = (const char *)c->p;
 	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
 	bool bad = false;
 	uint64_t dir;
@@ -550,8 +559,7 @@ static int define_file(struct line_table *lt, struct cur *c, bool keep)
 		return -EINVAL;
 	if (!keep)
 		return 0;
-	name = join(lt, lt->dirs[dir], fname);
-	return name ? add_file(lt, name) : -ENOMEM;
+	return add_file(lt, lt->dirs[dir], fname);
 }
 
 /*
@@ -779,6 +787,7 @@ void line_table__free(struct line_table *lt)
 	free(lt->seqs);
 	free(lt->pmax_hi);
 	free(lt->files);
+	free(lt->fdirs);
 	free(lt->dirs);
 	while (lt->blocks) {
 		struct lt_block *b = lt->blocks;
@@ -794,9 +803,19 @@ size_t line_table__n_files(const struct line_table *lt)
 	return lt->n_files;
 }
 
-const char *line_table__file(const struct line_table *lt, size_t i)
+const char *line_table__file(struct line_table *lt, size_t i)
 {
-	return i < lt->n_files ? lt->files[i] : NULL;
+	if (i >= lt->n_files)
+		return NULL;
+	if (lt->fdirs[i]) {
+		const char *name = join(lt, lt->fdirs[i], lt->files[i]);
+
+		if (!name)
+			return NULL;
+		lt->files[i] = name;
+		lt->fdirs[i] = NULL;
+	}
+	return lt->files[i];
 }
 
 /* A row and its place in the program, for sorting in libdw's order. */

@@ -56,7 +56,7 @@ size_t line_table__trim(struct line_table *lt, bool all);
 
 /* Number of file table entries; file i's name (NULL when out of range). */
 size_t line_table__n_files(const struct line_table *lt);
-const char *line_table__file(const struct line_table *lt, size_t i);
+const char *line_table__file(struct line_table *lt, size_t i);
 
 /*
  * The row covering addr into *row: 0, -ENOENT when no row covers it (before the first row,
