@@ -24,12 +24,10 @@ struct bpf_session {
 	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
-	struct cp_unwind_row *rows; /* unwind_rows, mmap'ed (--unwind dwarf) */
-	uint32_t rows_cap;
-	size_t rows_len; /* bytes mapped */
-	bool dwarf;	 /* the dstacks maps are in use */
-	bool python;	 /* the pystacks maps are in use (--python with dwarf) */
-	bool ruby;	 /* the rbstacks maps are in use (--ruby with dwarf) */
+	uint32_t rows_cap; /* rows in unwind_rows; 0 without --unwind dwarf */
+	bool dwarf;	   /* the dstacks maps are in use */
+	bool python;	   /* the pystacks maps are in use (--python with dwarf) */
+	bool ruby;	   /* the rbstacks maps are in use (--ruby with dwarf) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -179,20 +177,10 @@ static int start_unwind(struct bpf_session *s)
 	struct cpuprof_profile *k = s->skel;
 	uint32_t zero = 0;
 	int fd = bpf_program__fd(k->progs.cp_unwind);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *p;
 
 	if (bpf_map_update_elem(bpf_map__fd(k->maps.unwind_progs), &zero, &fd, BPF_ANY))
 		return -errno;
 	s->rows_cap = bpf_map__max_entries(k->maps.unwind_rows);
-	s->rows_len = ((size_t)s->rows_cap * sizeof(struct cp_unwind_row) + page - 1) & ~(page - 1);
-	p = mmap(NULL, s->rows_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(k->maps.unwind_rows), 0);
-	if (p == MAP_FAILED) {
-		s->rows_len = 0;
-		return -errno;
-	}
-	s->rows = p;
 	return 0;
 }
 
@@ -478,16 +466,54 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 	return err;
 }
 
-struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap)
+uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s)
 {
-	*cap = s->rows ? s->rows_cap : 0;
-	return s->rows;
+	return s->rows_cap;
+}
+
+/* Rows written through one mapping at most: what the copy adds to RSS, for a moment. */
+#define ROWS_WINDOW_BYTES (1u << 20)
+
+/*
+ * The row array is mapped a window at a time, only while rows are copied in: kept mapped
+ * whole, all of its pages would count in cpuprof's RSS (tens of MiB) though nothing reads
+ * them back. The kernel maps the pages of an mmapable array at mmap time (no faults), and
+ * accepts a page offset.
+ */
+int bpf_session__put_unwind_rows(struct bpf_session *s, uint32_t first,
+				 const struct cp_unwind_row *rows, uint32_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t off = (size_t)first * sizeof(*rows), end = off + (size_t)n * sizeof(*rows);
+	int fd;
+
+	if (!s->rows_cap)
+		return -EOPNOTSUPP;
+	if (first > s->rows_cap || n > s->rows_cap - first)
+		return -EINVAL;
+	fd = bpf_map__fd(s->skel->maps.unwind_rows);
+	while (off < end) {
+		size_t start = off & ~(page - 1), len = end - start, skip = off - start;
+		char *p;
+
+		if (len > ROWS_WINDOW_BYTES)
+			len = ROWS_WINDOW_BYTES;
+		p = mmap(NULL, (len + page - 1) & ~(page - 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, (off_t)start);
+		if (p == MAP_FAILED)
+			return -errno;
+		memcpy(p + skip, (const char *)rows, len - skip);
+		munmap(p, (len + page - 1) & ~(page - 1));
+		rows = (const struct cp_unwind_row *)((const char *)rows + (len - skip));
+		off = start + len;
+	}
+	return 0;
 }
 
 int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 				 const struct cp_unwind_proc *up)
 {
-	if (!s->rows)
+	if (!s->rows_cap)
 		return -EOPNOTSUPP;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.uprocs), &pid, up, BPF_ANY))
 		return -errno;
@@ -499,7 +525,7 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 			    const struct cp_obj_table *t)
 {
-	if (!s->rows)
+	if (!s->rows_cap)
 		return -EOPNOTSUPP;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.objtab), key, t, BPF_ANY))
 		return -errno;
@@ -1187,8 +1213,6 @@ void bpf_session__free(struct bpf_session *s)
 	if (!s)
 		return;
 	bpf_session__stop_sampling(s);
-	if (s->rows)
-		munmap(s->rows, s->rows_len);
 	cpuprof_profile__destroy(s->skel);
 	free(s->keys);
 	free(s->plinks);

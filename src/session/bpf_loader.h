@@ -34,12 +34,17 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		      const struct bpf_unwind_sizes *uw, bool verifier_log,
 		      const char **failed_step);
 
+/* --unwind dwarf: the capacity of the unwind row array (a BPF map); 0 without. */
+uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s);
+
 /*
- * --unwind dwarf: the unwind row array, mapped writable; *cap gets its capacity. Rows written
- * here are visible to the walker at once; publish them with bpf_session__set_unwind_proc.
- * NULL without --unwind dwarf.
+ * Copy rows to [first, first + n) of the unwind row array, through a mapping of only those
+ * pages, unmapped before returning: the array is kernel memory, not in cpuprof's RSS. The
+ * rows are visible to the walker at once; publish them with bpf_session__set_unwind_proc.
+ * 0, -EINVAL out of bounds, -EOPNOTSUPP without --unwind dwarf, or mmap's -errno.
  */
-struct cp_unwind_row *bpf_session__unwind_rows(struct bpf_session *s, uint32_t *cap);
+int bpf_session__put_unwind_rows(struct bpf_session *s, uint32_t first,
+				 const struct cp_unwind_row *rows, uint32_t n);
 
 /* Publish the mappings (and row ranges) of process pid for the walker. Safe at run time. */
 int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,

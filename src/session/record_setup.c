@@ -157,15 +157,22 @@ static int put_object(void *ctx, const struct cp_obj_key *key, const struct cp_o
 	return bpf_session__put_object(ctx, key, t);
 }
 
+static int put_rows(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n)
+{
+	return bpf_session__put_unwind_rows(ctx, first, rows, n);
+}
+
 /* Move the tables built so far into the BPF maps; warn once about what did not fit. */
 static int attach_tables(struct record *r)
 {
 	struct unwind_maps_stats st;
-	struct unwind_sink sink = {
-		.publish = publish_proc, .put_object = put_object, .ctx = r->bpf};
+	struct unwind_sink sink = {.cap = bpf_session__unwind_rows_cap(r->bpf),
+				   .put_rows = put_rows,
+				   .publish = publish_proc,
+				   .put_object = put_object,
+				   .ctx = r->bpf};
 	int err;
 
-	sink.rows = bpf_session__unwind_rows(r->bpf, &sink.cap);
 	err = unwind_maps__attach(r->um, &sink);
 	unwind_maps__stats(r->um, &st);
 	if (st.objects_dropped)

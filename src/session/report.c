@@ -95,11 +95,11 @@ static void unwind_summary(const struct report *r)
 	struct unwind_maps_stats us;
 
 	unwind_maps__stats(r->um, &us);
-	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row array %zu KiB), built in %.1f "
-		"ms; %zu objects without (no CFI), %zu left out (--max-unwind-memory), %zu left "
-		"out "
-		"(out of memory); %" PRIu64 " user stacks walked to their outermost frame, %" PRIu64
-		" of %" PRIu64 " reached an entry point",
+	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row array %zu KiB of BPF map "
+		"memory: kernel, not in RSS), built in %.1f ms; %zu objects without (no CFI), "
+		"%zu left out (--max-unwind-memory), %zu left out (out of memory); %" PRIu64
+		" user stacks walked to their outermost frame, %" PRIu64 " of %" PRIu64
+		" reached an entry point",
 		us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
 		us.rows_cap * sizeof(struct cp_unwind_row) >> 10, (double)us.build_ns / 1e6,
 		us.objects_failed, us.objects_full, us.objects_dropped, r->stats[CP_STAT_DWARF_OK],

@@ -99,7 +99,8 @@ void unwind_maps__free(struct unwind_maps *um)
 
 /*
  * Keep the table ut of o, and free ut: its rows go into the sink once attached; before, o
- * takes them over. Left out (counted) when over the budget or the sink is full.
+ * takes them over. Left out (counted) when over the budget, the sink is full or the rows
+ * cannot be written there.
  */
 static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_table *ut)
 {
@@ -121,7 +122,12 @@ static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_t
 		goto out;
 	}
 	if (um->attached) {
-		memcpy(&um->sink.rows[um->used], unwind_table__rows(ut, &n), n * sizeof(*o->rows));
+		if (um->sink.put_rows(um->sink.ctx, um->used, unwind_table__rows(ut, &n),
+				      (uint32_t)n)) {
+			um->st.objects_dropped++;
+			um->st.rows_dropped += n;
+			goto out;
+		}
 		o->first = um->used;
 		o->placed = true;
 		um->used += (uint32_t)n;
@@ -409,7 +415,7 @@ int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
 
 		if (!o->rows)
 			continue;
-		if (total > sink->cap) {
+		if (total > sink->cap || sink->put_rows(sink->ctx, um->used, o->rows, o->n)) {
 			total -= o->n;
 			um->built -= o->n;
 			um->st.objects_dropped++;
@@ -417,7 +423,6 @@ int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
 			um->st.rows_dropped += o->n;
 			o->n = 0;
 		} else {
-			memcpy(&sink->rows[um->used], o->rows, o->n * sizeof(*o->rows));
 			o->first = um->used;
 			o->placed = true;
 			um->used += o->n;

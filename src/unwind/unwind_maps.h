@@ -24,10 +24,15 @@
 
 struct unwind_maps;
 
-/* Where attach() puts the tables: the BPF row array and uprocs map, or a test's buffers. */
+/*
+ * Where attach() puts the tables: the BPF row array and uprocs map, or a test's buffers. The
+ * row array is written through put_rows and never read back: user space need not keep it
+ * mapped.
+ */
 struct unwind_sink {
-	struct cp_unwind_row *rows;
-	uint32_t cap;
+	uint32_t cap; /* rows in the row array */
+	/* copy rows to [first, first + n) of the row array (in bounds); 0 or a negative errno */
+	int (*put_rows)(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n);
 	/* store the mapping table of pid; 0 or a negative errno */
 	int (*publish)(void *ctx, uint32_t pid, const struct cp_unwind_proc *up);
 	/* store the table of a file for the walker's own lookups (objtab); NULL: none */
@@ -40,10 +45,10 @@ struct unwind_maps_stats {
 	size_t objects_failed;	/* files without one: no CFI, not x86-64 ELF, unreadable */
 	size_t objects_full;	/* left out: over --max-unwind-memory, or the row array was full */
 	size_t objects_dropped; /* left out at attach: the row array could not be allocated that
-				   large (largest first) */
+				   large (largest first); or their rows could not be written */
 	size_t rows;		/* rows in use (built, before attach) */
 	size_t rows_cap;	/* capacity of the row array (0 before attach) */
-	size_t rows_dropped;	/* rows of the objects dropped at attach */
+	size_t rows_dropped;	/* rows of the objects dropped (at attach, or not written) */
 	size_t procs;		/* process mapping tables published */
 	size_t maps_dropped;	/* mappings beyond CP_MAX_UNWIND_MAPS of a process */
 	size_t objtab_failed;	/* files the walker cannot find by their VMA (objtab full) */

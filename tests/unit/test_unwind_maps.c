@@ -24,7 +24,9 @@ struct sink_state {
 	size_t n_pub;
 	uint32_t pids[MAX_PUB];
 	struct cp_unwind_proc procs[MAX_PUB];
-	int fail; /* publish returns this */
+	int fail;      /* publish returns this */
+	int rows_fail; /* put_rows returns this */
+	size_t n_put;  /* put_rows calls that wrote */
 	size_t n_obj;
 	struct cp_obj_key obj_keys[MAX_OBJ];
 	struct cp_obj_table objs[MAX_OBJ];
@@ -79,14 +81,26 @@ static int publish(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
 	return 0;
 }
 
+static int put_rows(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n)
+{
+	struct sink_state *s = ctx;
+
+	if (s->rows_fail)
+		return s->rows_fail;
+	assert_true(first <= s->cap && n <= s->cap - first);
+	memcpy(&s->rows[first], rows, n * sizeof(*rows));
+	s->n_put++;
+	return 0;
+}
+
 static struct unwind_sink make_sink(struct sink_state *s, uint32_t cap)
 {
 	memset(s, 0, sizeof(*s));
 	s->rows = calloc(cap ? cap : 1, sizeof(*s->rows));
 	assert_non_null(s->rows);
 	s->cap = cap;
-	return (struct unwind_sink){.rows = s->rows,
-				    .cap = cap,
+	return (struct unwind_sink){.cap = cap,
+				    .put_rows = put_rows,
 				    .publish = publish,
 				    .put_object = put_object,
 				    .ctx = s};
@@ -304,6 +318,50 @@ static void test_after_attach(void **state)
 	proc_snapshot__free(ps);
 }
 
+/* Rows that cannot be written to the row array: the object is left out (frame pointers). */
+static void test_rows_not_written(void **state)
+{
+	struct proc_snapshot *ps = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats before, st;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	char path[4096];
+	int fd;
+
+	(void)state;
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, &before);
+	assert_true(before.objects >= 3);
+	sink = make_sink(&ss, unwind_maps__rows(um) + (1u << 20));
+	ss.rows_fail = -ENOMEM;
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_dropped, before.objects);
+	assert_int_equal(st.rows_dropped, before.rows);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(st.rows, 0);
+	assert_int_equal(ss.n_obj, 0);
+	assert_int_equal(ss.n_pub, 1);
+	for (uint32_t i = 0; i < ss.procs[0].n_maps; i++)
+		assert_int_equal(ss.procs[0].maps[i].n_rows, 0);
+	/* after attach too: a new file whose rows cannot be written is counted, not placed */
+	fixture(path, sizeof(path), "fix_tree_nofp");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	close(fd);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_dropped, before.objects + 1);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(unwind_maps__rows(um), 0);
+	assert_true(st.rows_dropped > before.rows);
+	assert_int_equal(ss.n_put, 0);
+	free(ss.rows);
+	unwind_maps__free(um);
+	proc_snapshot__free(ps);
+}
+
 /* Start fixture path for a few seconds; its pid. */
 static pid_t spawn(const char *path)
 {
@@ -372,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_too_small_drops_largest),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_after_attach),
+		cmocka_unit_test(test_rows_not_written),
 		cmocka_unit_test(test_shared_by_build_id),
 	};
 
