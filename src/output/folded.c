@@ -92,20 +92,48 @@ static int cursor_next(struct cursor *c)
 	}
 }
 
-static int cmp_lines(const struct fold *f, const struct line *a, const struct line *b)
+/* From the ';' before frame k (k == nframes: from the count) to the end of the line. */
+static void cursor_at_frame(struct cursor *c, const struct fold *f, const struct line *l,
+			    uint32_t k)
 {
-	struct cursor x, y;
+	*c = (struct cursor){.f = f, .l = l, .p = "", .frame = k, .piece = 1};
+}
 
-	cursor_init(&x, f, a);
-	cursor_init(&y, f, b);
+static int cmp_from(struct cursor *x, struct cursor *y)
+{
 	for (;;) {
-		int u = cursor_next(&x), v = cursor_next(&y);
+		int u = cursor_next(x), v = cursor_next(y);
 
 		if (u != v)
 			return u < v ? -1 : 1;
 		if (u < 0)
 			return 0;
 	}
+}
+
+/*
+ * The printed lines compared byte by byte, without building them: equal heads and the frames
+ * both lines share (the same frame, or names alike) are passed over whole, the bytes compared
+ * from the first place they may differ.
+ */
+static int cmp_lines(const struct fold *f, const struct line *a, const struct line *b)
+{
+	const struct prof_sample *sa = a->s, *sb = b->s;
+	struct cursor x, y;
+	uint32_t k = 0;
+
+	if (strcmp(a->head, b->head)) {
+		cursor_init(&x, f, a);
+		cursor_init(&y, f, b);
+		return cmp_from(&x, &y);
+	}
+	while (k < sa->nframes && k < sb->nframes &&
+	       (sa->frames[k] == sb->frames[k] ||
+		!strcmp(f->names[sa->frames[k]], f->names[sb->frames[k]])))
+		k++;
+	cursor_at_frame(&x, f, a, k);
+	cursor_at_frame(&y, f, b, k);
+	return cmp_from(&x, &y);
 }
 
 static int cmp_line(const void *a, const void *b, void *ctx)
