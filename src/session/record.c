@@ -156,18 +156,24 @@ static int arm_timer(uint64_t first_ms, uint64_t interval_ms)
 	return fd;
 }
 
+/* Seconds from a to b. */
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
 static double elapsed_s(const struct record *r)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - r->t0.tv_sec) + (now.tv_nsec - r->t0.tv_nsec) / 1e9;
+	return ts_diff(&r->t0, &now);
 }
 
 /* Length of the recording: from the start of sampling to its stop. */
 static double recorded_s(const struct record *r)
 {
-	return (r->t_stop.tv_sec - r->t0.tv_sec) + (r->t_stop.tv_nsec - r->t0.tv_nsec) / 1e9;
+	return ts_diff(&r->t0, &r->t_stop);
 }
 
 static void show_progress(struct record *r)
@@ -917,11 +923,6 @@ static double cpu_seconds(void)
 		return 0;
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-static double ts_diff(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 static int record_session(struct record *r)
