@@ -61,8 +61,7 @@ struct line_table {
 	uint64_t top_addr; /* libdw's highest row, marked as an end */
 	uint32_t top_idx;
 	struct lt_block *blocks;
-	size_t decoded_rows; /* rows of the sequences decoded now */
-	unsigned int epoch;  /* line_table__trim calls so far */
+	unsigned int epoch; /* line_table__trim calls so far */
 };
 
 /* ---- reading -------------------------------------------------------------------------- */
@@ -774,7 +773,6 @@ size_t line_table__trim(struct line_table *lt, bool all)
 		free(s->rows);
 		s->rows = NULL;
 	}
-	lt->decoded_rows -= n;
 	lt->epoch++;
 	return n;
 }
@@ -874,7 +872,6 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 		return err;
 	}
 	s->rows = ps.rows;
-	lt->decoded_rows += s->n_rows;
 	return 0;
 }
 
