@@ -111,6 +111,36 @@ void pb_message(struct pb *b, uint32_t field, const struct pb *msg)
 	pb_bytes(b, field, msg->buf, msg->len);
 }
 
+size_t pb_open(struct pb *b, uint32_t field)
+{
+	key(b, field, WIRE_LEN);
+	if (reserve(b, 1))
+		return 0;
+	b->buf[b->len++] = 0;
+	return b->len;
+}
+
+void pb_close(struct pb *b, size_t start)
+{
+	size_t len, extra = 0;
+
+	if (b->err || !start || start > b->len)
+		return;
+	len = b->len - start;
+	for (size_t x = len >> 7; x; x >>= 7)
+		extra++;
+	if (extra) {
+		if (reserve(b, extra))
+			return;
+		memmove(b->buf + start + extra, b->buf + start, len);
+		b->len += extra;
+	}
+	/* the varint of len in the byte kept for it and the extra ones */
+	for (size_t i = start - 1; len >= 0x80; len >>= 7)
+		b->buf[i++] = (uint8_t)(len | 0x80);
+	b->buf[start - 1 + extra] = (uint8_t)len;
+}
+
 void pb_append(struct pb *b, const struct pb *other)
 {
 	if (other->err) {
@@ -139,6 +169,15 @@ void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
 	}
 	key(b, field, WIRE_LEN);
 	pb_varint(b, len);
-	for (size_t i = 0; i < n; i++)
-		pb_varint(b, v[i]);
+	if (reserve(b, len))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i];
+
+		while (x >= 0x80) {
+			b->buf[b->len++] = (uint8_t)(x | 0x80);
+			x >>= 7;
+		}
+		b->buf[b->len++] = (uint8_t)x;
+	}
 }

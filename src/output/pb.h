@@ -3,8 +3,8 @@
  * A small protocol-buffers encoder: enough of the wire format for profile.proto, which only
  * uses varint (wire type 0) and length-delimited (wire type 2) fields.
  *
- * A struct pb is a growable byte buffer. Nested messages are written into their own buffer and
- * appended with pb_message(). Errors are sticky: after an allocation failure every call is a
+ * A struct pb is a growable byte buffer. Nested messages are written in place between pb_open()
+ * and pb_close(), or into their own buffer and appended with pb_message(). Errors are sticky: after an allocation failure every call is a
  * no-op and pb_error() reports -ENOMEM, so callers check once at the end.
  */
 #ifndef CPUPROF_PB_H
@@ -44,6 +44,14 @@ void pb_bool(struct pb *b, uint32_t field, int v);
 void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t len);
 void pb_string(struct pb *b, uint32_t field, const char *s);
 void pb_message(struct pb *b, uint32_t field, const struct pb *msg);
+
+/*
+ * A nested message written in place: pb_open writes the key and room for a one-byte length and
+ * returns where the message's fields begin; pb_close(b, that) writes the length, moving the
+ * fields when it needs more than one byte. Saves the copy pb_message makes.
+ */
+size_t pb_open(struct pb *b, uint32_t field);
+void pb_close(struct pb *b, size_t start);
 
 /* Append the bytes of another buffer as they are (fields already keyed). */
 void pb_append(struct pb *b, const struct pb *other);

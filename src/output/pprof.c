@@ -9,6 +9,7 @@
 #include <zlib.h>
 #include "util/idtable.h"
 #include "util/grow.h"
+#include "output/gzpipe.h"
 #include "output/pprof.h"
 
 enum {
@@ -97,9 +98,13 @@ struct enc {
 	uint32_t *map_ids; /* profile mapping id -> pprof mapping id (0 = unused) */
 	bool *map_all_named, *map_all_lines, *map_all_files;
 	uint32_t n_maps_used;
-	struct pb msg, sub;
+	struct pb msg;
 	uint64_t *ids;
-	uint32_t *rank; /* frame id -> its place in (name, address) order; equal frames share it */
+	uint32_t *loc1; /* [2 * frame id + leaf]: id of the one-frame location there, 0 unknown */
+	bool *inlined;	/* frame id -> its inlined flag, read without the whole frame */
+	int64_t key_pid, key_tid, key_comm, key_thread; /* label keys' string indexes */
+	const char *last_comm, *last_thread;		/* and the last values' (sorted: runs) */
+	int64_t last_comm_i, last_thread_i;
 };
 
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
@@ -206,48 +211,49 @@ static uint64_t loc_id(struct enc *e, const struct loc *l)
 
 /*
  * Samples are written in an order that depends on their content only: (comm, thread, pid, tid,
- * frames root first by (name, address)). The frames are ranked once in (name, address) order,
- * so sorting the samples compares integers, not names.
+ * frames root first), a frame by a 64-bit hash of its name and address (then by those, should
+ * two hashes be equal). Samples that share callers stay together, which gzip likes, and the
+ * sort compares integers: names are hashed once per frame.
  */
-static int cmp_frame_ids(const void *pa, const void *pb, void *ctx)
-{
-	const struct profile *p = ctx;
-	const struct prof_frame *x = profile__frame(p, *(const uint32_t *)pa);
-	const struct prof_frame *y = profile__frame(p, *(const uint32_t *)pb);
-	int r = strcmp(x->name, y->name);
+struct sort_ctx {
+	const struct profile *p;
+	const uint64_t *fkey; /* frame id -> hash of its name and address */
+};
 
-	if (r)
-		return r;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
 }
 
-static int rank_frames(struct enc *e)
+/* FNV-1a, 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/: offset basis and prime) */
+static uint64_t hash64_str(const char *s)
 {
-	size_t nf = profile__n_frames(e->p);
-	uint32_t *ids = malloc((nf ? nf : 1) * sizeof(*ids));
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	e->rank = malloc((nf ? nf : 1) * sizeof(*e->rank));
-	if (!ids || !e->rank) {
-		free(ids);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nf; i++)
-		ids[i] = (uint32_t)i;
-	qsort_r(ids, nf, sizeof(*ids), cmp_frame_ids, (void *)e->p);
-	for (size_t i = 0, r = 0; i < nf; i++) {
-		if (i && cmp_frame_ids(&ids[i - 1], &ids[i], (void *)e->p))
-			r = i;
-		e->rank[ids[i]] = (uint32_t)r;
-	}
-	free(ids);
-	return 0;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int cmp_frames(const struct sort_ctx *c, uint32_t a, uint32_t b)
+{
+	const struct prof_frame *x, *y;
+	int r;
+
+	if (c->fkey[a] != c->fkey[b])
+		return c->fkey[a] < c->fkey[b] ? -1 : 1;
+	x = profile__frame(c->p, a);
+	y = profile__frame(c->p, b);
+	if (x->name != y->name && (r = strcmp(x->name, y->name)))
+		return r;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 static int cmp_samples(const void *pa, const void *pb, void *ctx)
 {
 	const struct prof_sample *a = *(const struct prof_sample *const *)pa;
 	const struct prof_sample *b = *(const struct prof_sample *const *)pb;
-	const uint32_t *rank = ctx;
 	uint32_t n = a->nframes < b->nframes ? a->nframes : b->nframes;
 	int r;
 
@@ -261,47 +267,85 @@ static int cmp_samples(const void *pa, const void *pb, void *ctx)
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	for (uint32_t i = 0; i < n; i++)
-		if (rank[a->frames[i]] != rank[b->frames[i]])
-			return rank[a->frames[i]] < rank[b->frames[i]] ? -1 : 1;
+		if (a->frames[i] != b->frames[i] && (r = cmp_frames(ctx, a->frames[i], b->frames[i])))
+			return r;
 	return a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
+}
+
+/* The samples of e->p in content order, into order[0..n). 0 or -ENOMEM. */
+static int order_samples(struct enc *e, const struct prof_sample **order, size_t n)
+{
+	size_t nf = profile__n_frames(e->p);
+	uint64_t *fkey = malloc((nf ? nf : 1) * sizeof(*fkey));
+
+	if (!fkey)
+		return -ENOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		const struct prof_frame *f = profile__frame(e->p, (uint32_t)i);
+
+		fkey[i] = mix64(hash64_str(f->name), f->addr);
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = profile__sample(e->p, i);
+	qsort_r(order, n, sizeof(*order), cmp_samples,
+		&(struct sort_ctx){.p = e->p, .fkey = fkey});
+	free(fkey);
+	return 0;
 }
 
 /* ---- messages ---------------------------------------------------------------------------- */
 
 static void value_type(struct enc *e, uint32_t field, const char *type, const char *unit)
 {
-	pb_reset(&e->sub);
-	pb_int(&e->sub, VALUE_TYPE_TYPE, str_index(e, type));
-	pb_int(&e->sub, VALUE_TYPE_UNIT, str_index(e, unit));
-	pb_message(&e->msg, field, &e->sub);
+	size_t at = pb_open(&e->msg, field);
+
+	pb_int(&e->msg, VALUE_TYPE_TYPE, str_index(e, type));
+	pb_int(&e->msg, VALUE_TYPE_UNIT, str_index(e, unit));
+	pb_close(&e->msg, at);
 }
 
-static void label_str(struct enc *e, struct pb *sample, const char *k, const char *v)
+/* A string label; *last and *last_i remember the value's index for the next sample. */
+static void label_str(struct enc *e, struct pb *b, int64_t k, const char *v, const char **last,
+		      int64_t *last_i)
 {
-	pb_reset(&e->sub);
-	pb_int(&e->sub, LABEL_KEY, str_index(e, k));
-	pb_int(&e->sub, LABEL_STR, str_index(e, v));
-	pb_message(sample, SAMPLE_LABEL, &e->sub);
+	size_t at = pb_open(b, SAMPLE_LABEL);
+
+	/* interned strings: an equal pointer is an equal value */
+	if (*last != v) {
+		*last = v;
+		*last_i = str_index(e, v);
+	}
+	pb_int(b, LABEL_KEY, k);
+	pb_int(b, LABEL_STR, *last_i);
+	pb_close(b, at);
 }
 
-static void label_num(struct enc *e, struct pb *sample, const char *k, uint64_t v)
+static void label_num(struct pb *b, int64_t k, uint64_t v)
 {
-	pb_reset(&e->sub);
-	pb_int(&e->sub, LABEL_KEY, str_index(e, k));
-	pb_uint_always(&e->sub, LABEL_NUM, v);
-	pb_message(sample, SAMPLE_LABEL, &e->sub);
+	size_t at = pb_open(b, SAMPLE_LABEL);
+
+	pb_int(b, LABEL_KEY, k);
+	pb_uint_always(b, LABEL_NUM, v);
+	pb_close(b, at);
 }
 
-/* Group a sample's frames into locations, leaf first, and write the Sample. */
-static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *sm)
+/* Group a sample's frames into locations, leaf first, and write the Sample into b. */
+static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *b)
 {
 	uint64_t vals[2] = {s->count, s->count * e->m->period_ns};
-	size_t nids = 0;
+	size_t nids = 0, at;
 
 	for (uint32_t i = s->nframes; i-- > 0;) {
-		const struct prof_frame *f = profile__frame(e->p, s->frames[i]);
+		const struct prof_frame *f;
 		struct loc l = {.frames = &s->frames[i], .n = 1, .leaf = nids == 0};
+		uint32_t *known = &e->loc1[2 * (size_t)s->frames[i] + l.leaf];
 
+		/* most locations are one frame: their ids are kept by frame */
+		if (*known && !e->inlined[s->frames[i]]) {
+			e->ids[nids++] = *known;
+			continue;
+		}
+		f = profile__frame(e->p, s->frames[i]);
 		/* an inlined frame and the frames it is inlined into share one address */
 		while (f->inlined && i > 0) {
 			i--;
@@ -315,18 +359,21 @@ static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *
 		e->ids[nids] = loc_id(e, &l);
 		if (!e->ids[nids])
 			return -ENOMEM;
+		if (l.n == 1)
+			*known = (uint32_t)e->ids[nids];
 		nids++;
 	}
-	pb_reset(sm);
-	pb_packed(sm, SAMPLE_LOCATION_ID, e->ids, nids);
-	pb_packed(sm, SAMPLE_VALUE, vals, 2);
-	label_num(e, sm, "pid", s->pid);
+	at = pb_open(b, PROFILE_SAMPLE);
+	pb_packed(b, SAMPLE_LOCATION_ID, e->ids, nids);
+	pb_packed(b, SAMPLE_VALUE, vals, 2);
+	label_num(b, e->key_pid, s->pid);
 	if (e->m->per_thread)
-		label_num(e, sm, "tid", s->tid);
-	label_str(e, sm, "comm", s->comm);
+		label_num(b, e->key_tid, s->tid);
+	label_str(e, b, e->key_comm, s->comm, &e->last_comm, &e->last_comm_i);
 	if (e->m->per_thread)
-		label_str(e, sm, "thread_name", s->thread);
-	return pb_error(sm);
+		label_str(e, b, e->key_thread, s->thread, &e->last_thread, &e->last_thread_i);
+	pb_close(b, at);
+	return pb_error(b);
 }
 
 /* pprof mapping id of profile mapping `mapping` (id + 1), or 0. */
@@ -337,24 +384,23 @@ static uint64_t pprof_mapping(const struct enc *e, uint32_t mapping)
 
 static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 {
-	struct pb line = PB_INIT;
 	const struct prof_frame *outer = loc_frame(e, l, l->n - 1);
 	uint32_t mi = l->mapping;
+	size_t at = pb_open(&e->msg, PROFILE_LOCATION);
 
-	pb_reset(&e->sub);
-	pb_uint(&e->sub, LOCATION_ID, id);
-	pb_uint(&e->sub, LOCATION_MAPPING_ID, pprof_mapping(e, mi));
-	pb_uint(&e->sub, LOCATION_ADDRESS, l->address);
+	pb_uint(&e->msg, LOCATION_ID, id);
+	pb_uint(&e->msg, LOCATION_MAPPING_ID, pprof_mapping(e, mi));
+	pb_uint(&e->msg, LOCATION_ADDRESS, l->address);
 	/* unnamed code keeps no Line: pprof shows the address and may symbolize it itself */
 	if (outer->named || outer->kind == FRAME_PSEUDO) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
+			size_t lat = pb_open(&e->msg, LOCATION_LINE);
 
-			pb_reset(&line);
-			pb_uint(&line, LINE_FUNCTION_ID, func_id(e, f));
-			pb_uint(&line, LINE_LINE, f->line);
-			pb_uint(&line, LINE_COLUMN, f->column);
-			pb_message(&e->sub, LOCATION_LINE, &line);
+			pb_uint(&e->msg, LINE_FUNCTION_ID, func_id(e, f));
+			pb_uint(&e->msg, LINE_LINE, f->line);
+			pb_uint(&e->msg, LINE_COLUMN, f->column);
+			pb_close(&e->msg, lat);
 			if (mi) {
 				e->map_all_files[mi - 1] &= f->file != NULL;
 				e->map_all_lines[mi - 1] &= f->line != 0;
@@ -365,28 +411,28 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	}
 	if (mi && !outer->named)
 		e->map_all_named[mi - 1] = false;
-	pb_message(&e->msg, PROFILE_LOCATION, &e->sub);
-	pb_free(&line);
+	pb_close(&e->msg, at);
 }
 
 static void encode_mapping(struct enc *e, uint32_t pm)
 {
 	const struct prof_mapping *m = profile__mapping(e->p, pm);
 	bool named = e->map_all_named[pm], lines = named && e->map_all_lines[pm];
+	struct pb *b = &e->msg;
+	size_t at = pb_open(b, PROFILE_MAPPING);
 
-	pb_reset(&e->sub);
-	pb_uint(&e->sub, MAPPING_ID, e->map_ids[pm]);
-	pb_uint(&e->sub, MAPPING_MEMORY_START, m->start);
-	pb_uint(&e->sub, MAPPING_MEMORY_LIMIT, m->limit);
-	pb_uint(&e->sub, MAPPING_FILE_OFFSET, m->offset);
-	pb_int(&e->sub, MAPPING_FILENAME, str_index(e, m->path));
-	pb_int(&e->sub, MAPPING_BUILD_ID, str_index(e, m->build_id));
-	pb_bool(&e->sub, MAPPING_HAS_FUNCTIONS, named);
-	pb_bool(&e->sub, MAPPING_HAS_FILENAMES, named && e->map_all_files[pm]);
-	pb_bool(&e->sub, MAPPING_HAS_LINE_NUMBERS, lines);
+	pb_uint(b, MAPPING_ID, e->map_ids[pm]);
+	pb_uint(b, MAPPING_MEMORY_START, m->start);
+	pb_uint(b, MAPPING_MEMORY_LIMIT, m->limit);
+	pb_uint(b, MAPPING_FILE_OFFSET, m->offset);
+	pb_int(b, MAPPING_FILENAME, str_index(e, m->path));
+	pb_int(b, MAPPING_BUILD_ID, str_index(e, m->build_id));
+	pb_bool(b, MAPPING_HAS_FUNCTIONS, named);
+	pb_bool(b, MAPPING_HAS_FILENAMES, named && e->map_all_files[pm]);
+	pb_bool(b, MAPPING_HAS_LINE_NUMBERS, lines);
 	/* line numbers come from DWARF, which also gives the inline chains we expand */
-	pb_bool(&e->sub, MAPPING_HAS_INLINE_FRAMES, lines);
-	pb_message(&e->msg, PROFILE_MAPPING, &e->sub);
+	pb_bool(b, MAPPING_HAS_INLINE_FRAMES, lines);
+	pb_close(b, at);
 }
 
 static int cmp_mappings(const void *pa, const void *pb, void *ctx)
@@ -439,46 +485,60 @@ static int number_mappings(struct enc *e)
 	return 0;
 }
 
+/* Takes the bytes of b (the next part of the message) and leaves b empty. 0 or -errno. */
+typedef int (*emit_fn)(void *ctx, struct pb *b);
+
+/* Pieces of samples handed to emit: a gzip thread starts on the first while the rest is made. */
+#define SAMPLES_PIECE (256u << 10)
+
 /*
- * The profile message in three parts whose concatenation is the message (field order on the
- * wire does not matter to readers): e->msg (all but samples and strings), *samples, *strings.
+ * The profile message in parts whose concatenation is the message (field order on the wire
+ * does not matter to readers): the samples in pieces, e->msg (all but samples and strings),
+ * the strings.
  */
-static int encode(struct enc *e, struct pb *samples, struct pb *strings)
+static int encode(struct enc *e, emit_fn emit, void *ctx)
 {
+	struct pb part = PB_INIT;
 	size_t ns = profile__n_samples(e->p), nm = profile__n_mappings(e->p), maxf = 1;
+	size_t nf = profile__n_frames(e->p);
 	const struct prof_sample **order = malloc((ns ? ns : 1) * sizeof(*order));
-	struct pb sm = PB_INIT;
 	int err = -ENOMEM;
 	char comment[512];
 
 	if (!order)
 		return -ENOMEM;
-	for (size_t i = 0; i < ns; i++) {
-		order[i] = profile__sample(e->p, i);
-		if (order[i]->nframes > maxf)
-			maxf = order[i]->nframes;
-	}
-	if (rank_frames(e))
+	for (size_t i = 0; i < ns; i++)
+		if (profile__sample(e->p, i)->nframes > maxf)
+			maxf = profile__sample(e->p, i)->nframes;
+	if (order_samples(e, order, ns))
 		goto out;
-	qsort_r(order, ns, sizeof(*order), cmp_samples, e->rank);
 	e->ids = malloc(maxf * sizeof(*e->ids));
-	if (!e->ids)
+	e->loc1 = calloc(2 * (nf ? nf : 1), sizeof(*e->loc1));
+	e->inlined = malloc(nf ? nf : 1);
+	if (!e->ids || !e->loc1 || !e->inlined)
 		goto out;
+	for (size_t i = 0; i < nf; i++)
+		e->inlined[i] = profile__frame(e->p, (uint32_t)i)->inlined;
 	/* string 0 must be "" */
 	if (str_index(e, "") != 0)
 		goto out;
 	value_type(e, PROFILE_SAMPLE_TYPE, "samples", "count");
 	/* the default last too, for readers that ignore default_sample_type */
 	value_type(e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds");
+	e->key_pid = str_index(e, "pid");
+	e->key_tid = e->m->per_thread ? str_index(e, "tid") : 0;
+	e->key_comm = str_index(e, "comm");
+	e->key_thread = e->m->per_thread ? str_index(e, "thread_name") : 0;
+	if (e->key_pid < 0 || e->key_tid < 0 || e->key_comm < 0 || e->key_thread < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < ns; i++) {
-		err = encode_sample(e, order[i], &sm);
+		err = encode_sample(e, order[i], &part);
+		if (!err && (part.len >= SAMPLES_PIECE || i + 1 == ns))
+			err = emit(ctx, &part);
 		if (err)
 			goto out;
-		pb_message(samples, PROFILE_SAMPLE, &sm);
-		if (pb_error(samples)) {
-			err = -ENOMEM;
-			goto out;
-		}
 	}
 	err = number_mappings(e);
 	if (err)
@@ -491,14 +551,15 @@ static int encode(struct enc *e, struct pb *samples, struct pb *strings)
 			if (e->map_ids[pm] == id)
 				encode_mapping(e, pm);
 	for (size_t i = 0; i < e->n_func; i++) {
-		pb_reset(&e->sub);
-		pb_uint(&e->sub, FUNCTION_ID, i + 1);
-		pb_int(&e->sub, FUNCTION_NAME, str_index(e, e->func_v[i].name));
-		pb_int(&e->sub, FUNCTION_SYSTEM_NAME, str_index(e, e->func_v[i].system_name));
-		pb_int(&e->sub, FUNCTION_FILENAME, str_index(e, e->func_v[i].file));
+		size_t at = pb_open(&e->msg, PROFILE_FUNCTION);
+
+		pb_uint(&e->msg, FUNCTION_ID, i + 1);
+		pb_int(&e->msg, FUNCTION_NAME, str_index(e, e->func_v[i].name));
+		pb_int(&e->msg, FUNCTION_SYSTEM_NAME, str_index(e, e->func_v[i].system_name));
+		pb_int(&e->msg, FUNCTION_FILENAME, str_index(e, e->func_v[i].file));
 		if (e->func_v[i].start_line)
-			pb_int(&e->sub, FUNCTION_START_LINE, e->func_v[i].start_line);
-		pb_message(&e->msg, PROFILE_FUNCTION, &e->sub);
+			pb_int(&e->msg, FUNCTION_START_LINE, e->func_v[i].start_line);
+		pb_close(&e->msg, at);
 	}
 	pb_int(&e->msg, PROFILE_TIME_NANOS, (int64_t)e->m->start_unix_ns);
 	pb_int(&e->msg, PROFILE_DURATION_NANOS, (int64_t)e->m->duration_ns);
@@ -509,12 +570,15 @@ static int encode(struct enc *e, struct pb *samples, struct pb *strings)
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, e->m->command_line));
 	pb_int(&e->msg, PROFILE_DEFAULT_SAMPLE_TYPE, str_index(e, "cpu"));
+	err = pb_error(&e->msg) ? pb_error(&e->msg) : emit(ctx, &e->msg);
+	if (err)
+		goto out;
 	/* strings last: every index is known by now */
 	for (size_t i = 0; i < e->n_str; i++)
-		pb_string(strings, PROFILE_STRING_TABLE, e->str_v[i]);
-	err = pb_error(&e->msg) ? pb_error(&e->msg) : pb_error(strings);
+		pb_string(&part, PROFILE_STRING_TABLE, e->str_v[i]);
+	err = pb_error(&part) ? pb_error(&part) : emit(ctx, &part);
 out:
-	pb_free(&sm);
+	pb_free(&part);
 	free(order);
 	return err;
 }
@@ -532,100 +596,72 @@ static void enc_free(struct enc *e)
 	free(e->map_all_lines);
 	free(e->map_all_files);
 	free(e->ids);
-	free(e->rank);
+	free(e->loc1);
+	free(e->inlined);
 	pb_free(&e->msg);
-	pb_free(&e->sub);
+}
+
+static int emit_append(void *ctx, struct pb *b)
+{
+	pb_append(ctx, b);
+	pb_reset(b);
+	return pb_error(ctx);
 }
 
 int pprof_encode(const struct profile *p, const struct profile_meta *m, struct pb *out)
 {
 	struct enc e = {.p = p, .m = m};
-	struct pb samples = PB_INIT, strings = PB_INIT;
-	int err = encode(&e, &samples, &strings);
+	int err;
 
-	if (!err) {
-		pb_reset(out);
-		pb_append(out, &e.msg);
-		pb_append(out, &samples);
-		pb_append(out, &strings);
-		err = pb_error(out);
-	}
-	pb_free(&samples);
-	pb_free(&strings);
+	pb_reset(out);
+	err = encode(&e, emit_append, out);
 	enc_free(&e);
 	return err;
 }
 
-/*
- * gzip of the concatenation of n buffers into f. Level 1, as Go's runtime/pprof writes its
- * profiles (gzip.BestSpeed): the file is written while the user waits for it after Ctrl-C.
- */
-static int gzip_write_parts(const void *const *data, const size_t *len, size_t n, FILE *f)
+/* The part goes to the gzip thread, its buffer with it. */
+static int emit_gzip(void *ctx, struct pb *b)
 {
-	unsigned char buf[65536];
-	z_stream zs = {0};
 	int err = 0;
 
-	/* 15 + 16: a gzip wrapper; zlib's default gzip header has mtime 0 and no name */
-	if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	/* as zlib's example zpipe.c: deflate until it leaves room in the output */
-	for (size_t i = 0; i < n && !err; i++) {
-		const unsigned char *p = data[i];
-		size_t left = len[i];
-
-		do {
-			/* avail_in is an unsigned int: big buffers go in pieces */
-			uInt chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
-			int flush;
-
-			zs.next_in = (unsigned char *)p;
-			zs.avail_in = chunk;
-			p += chunk;
-			left -= chunk;
-			flush = i + 1 == n && !left ? Z_FINISH : Z_NO_FLUSH;
-			do {
-				size_t have;
-
-				zs.next_out = buf;
-				zs.avail_out = sizeof(buf);
-				if (deflate(&zs, flush) == Z_STREAM_ERROR) {
-					err = -ENOMEM;
-					break;
-				}
-				have = sizeof(buf) - zs.avail_out;
-				if (fwrite(buf, 1, have, f) != have) {
-					err = -EIO;
-					break;
-				}
-			} while (zs.avail_out == 0);
-		} while (!err && left);
-	}
-	deflateEnd(&zs);
-	if (!err && fflush(f))
-		err = -EIO;
+	if (b->len)
+		err = gzpipe_put(ctx, b->buf, b->len);
+	else
+		free(b->buf);
+	*b = (struct pb)PB_INIT;
 	return err;
 }
 
 int gzip_write(const void *data, size_t len, FILE *f)
 {
-	return gzip_write_parts(&data, &len, 1, f);
+	struct gzpipe *g;
+	void *copy = malloc(len ? len : 1);
+	int err = copy ? gzpipe_open(&g, f, 1) : -ENOMEM;
+
+	if (err) {
+		free(copy);
+		return err;
+	}
+	memcpy(copy, data, len);
+	err = gzpipe_put(g, copy, len);
+	return gzpipe_close(g) ?: err;
 }
 
+/*
+ * gzip at level 1, as Go's runtime/pprof writes its profiles (gzip.BestSpeed): the file is
+ * written while the user waits for it after Ctrl-C, by a second thread, from the first piece
+ * of samples on.
+ */
 int pprof_write(const struct profile *p, const struct profile_meta *m, FILE *f)
 {
 	struct enc e = {.p = p, .m = m};
-	struct pb samples = PB_INIT, strings = PB_INIT;
-	int err = encode(&e, &samples, &strings);
+	struct gzpipe *g;
+	int err = gzpipe_open(&g, f, 1), cerr;
 
-	if (!err) {
-		const void *parts[3] = {e.msg.buf, samples.buf, strings.buf};
-		size_t lens[3] = {e.msg.len, samples.len, strings.len};
-
-		err = gzip_write_parts(parts, lens, 3, f);
-	}
-	pb_free(&samples);
-	pb_free(&strings);
+	if (err)
+		return err;
+	err = encode(&e, emit_gzip, g);
+	cerr = gzpipe_close(g);
 	enc_free(&e);
-	return err;
+	return err ? err : cerr;
 }

@@ -25,7 +25,7 @@ int pprof_encode(const struct profile *p, const struct profile_meta *m, struct p
 /* Write data gzip-compressed (one member, mtime 0) to f. 0, -ENOMEM or -EIO. */
 int gzip_write(const void *data, size_t len, FILE *f);
 
-/* pprof_encode + gzip_write. */
+/* pprof_encode gzip-compressed into f (level 1, by a second thread while encoding). */
 int pprof_write(const struct profile *p, const struct profile_meta *m, FILE *f);
 
 #endif

@@ -87,12 +87,43 @@ static void test_nested_and_packed(void **state)
 	pb_free(&inner);
 }
 
+/* A message written in place is the bytes pb_message writes, for lengths of 1 to 3 bytes. */
+static void test_open_close(void **state)
+{
+	const size_t sizes[] = {0, 1, 127, 128, 300, 16383, 16384, 70000};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct pb a = PB_INIT, b = PB_INIT, inner = PB_INIT;
+		size_t at;
+
+		pb_uint(&a, 1, 7);
+		pb_uint(&b, 1, 7);
+		at = pb_open(&a, 5);
+		for (size_t i = 0; i < sizes[k]; i++) {
+			pb_varint(&a, i & 0x7f);
+			pb_varint(&inner, i & 0x7f);
+		}
+		pb_close(&a, at);
+		pb_message(&b, 5, &inner);
+		pb_uint(&a, 2, 9);
+		pb_uint(&b, 2, 9);
+		assert_int_equal(pb_error(&a), 0);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.buf, b.buf, a.len);
+		pb_free(&a);
+		pb_free(&b);
+		pb_free(&inner);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_nested_and_packed),
+		cmocka_unit_test(test_open_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
