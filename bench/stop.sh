@@ -27,18 +27,34 @@ ctrlc)
 	setsid "$(dirname "$0")/busy.sh" "$TMP/busy" &
 	busy=$!
 	sleep 2
-	"$CPUPROF" record -v -F 999 -o "$TMP/p.pb.gz" 2>"$TMP/err" &
+	"$CPUPROF" record ${STOP_V:--v} -F 999 -o "$TMP/p.pb.gz" 2>"$TMP/err" &
 	rec=$!
 	sleep "$SECS"
 	echo "  load at the signal: $(cut -d' ' -f1-3 /proc/loadavg)"
-	t0=$(now)
-	kill -INT "$rec"
-	while [ ! -e "$TMP/p.pb.gz" ] && kill -0 "$rec" 2>/dev/null; do sleep 0.01; done
-	t1=$(now)
+	# the signal is sent and the file watched from one process started beforehand: a poll
+	# loop in the shell forks a sleep each time, tens of ms on a loaded machine
+	python3 - "$rec" "$TMP/p.pb.gz" <<'PY'
+import os, signal, sys, time
+pid, path = int(sys.argv[1]), sys.argv[2]
+def gone():
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in "ZX"
+    except OSError:
+        return True
+t0 = time.monotonic()
+os.kill(pid, signal.SIGINT)
+while not os.path.exists(path) and not gone():
+    time.sleep(0.001)
+t1 = time.monotonic()
+while not gone():
+    time.sleep(0.001)
+t2 = time.monotonic()
+print(f"  SIGINT to file written {t1 - t0:.3f} s, to exit {t2 - t0:.3f} s")
+PY
 	wait "$rec"
 	rc=$?
-	t2=$(now)
-	echo "  exit $rc; SIGINT to file written $(echo "$t1 - $t0" | bc) s, to exit $(echo "$t2 - $t0" | bc) s"
+	echo "  exit $rc"
 	;;
 deadline)
 	for _ in 1 2; do (while :; do :; done) & spin_pids="$spin_pids $!"; done
@@ -54,4 +70,4 @@ deadline)
 	exit 64
 	;;
 esac
-grep -E 'peak RSS|samples from|sets drained|after sampling stopped' "$TMP/err" | cut -c1-200
+grep -E 'peak RSS|samples from|sets drained|after sampling stopped|the last drain|stop was seen' "$TMP/err" | cut -c1-200

@@ -429,18 +429,36 @@ static void stop_priority(void)
 		pr_debug("cannot raise the priority to finish: %s", strerror(errno));
 }
 
+/* The CPU time of the whole process so far (every thread), in seconds. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void stop_sampling(struct record *r)
 {
 	if (r->sampling_stopped)
 		return;
+	r->cpu_stop = cpu_seconds();
 	stop_priority();
 	watch_end(r);
 	bpf_session__stop_sampling(r->bpf);
 	/* the watch may have stopped the events earlier: the recording ended then */
-	if (atomic_load(&r->watch.paused))
+	if (atomic_load(&r->watch.paused)) {
+		struct timespec now;
+
 		r->t_stop = r->watch.t_pause;
-	else
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		pr_debug("the stop was seen %.3f s after sampling paused, while %s",
+			 ts_diff(&r->t_stop, &now), r->phase ? r->phase : "waiting");
+	} else {
 		clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
+	}
 	r->sampling_stopped = true;
 }
 
@@ -530,7 +548,11 @@ static int take_set(struct record *r)
 	r->queue[r->n_queue++] = c;
 	r->n_drains++;
 	r->n_copied += bpf_copy__total(c);
-	return bpf_session__clear_slot(r->bpf, old);
+	/*
+	 * Once sampling has stopped, the last two takes copy each set once and nothing reads
+	 * them again: emptying them (a system call per key) would only keep the user waiting.
+	 */
+	return r->draining ? 0 : bpf_session__clear_slot(r->bpf, old);
 }
 
 /* Name the queued copies into r->prof, oldest first (more may join meanwhile). */
@@ -545,6 +567,7 @@ static int name_queue(struct record *r)
 		struct bpf_copy *c = r->queue[0];
 		uint64_t before;
 
+		r->phase = "naming";
 		aggregate_opts_of(r, &ao);
 		bpf_copy__drain(c, &d);
 		before = profile__total(r->prof);
@@ -555,16 +578,22 @@ static int name_queue(struct record *r)
 		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
 		r->n_named++;
 		if (!r->draining)
-			release_gone(r);
+				release_gone(r);
 		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
 		symbolizer__forget_perf_maps(r->sym);
 	}
 	/*
 	 * Every address so far is named, its names kept in r->names: the indexes of objects
 	 * this drain did not use go (memory follows what drains name, not every object seen;
-	 * new addresses of an object index it again), all of them once sampling has stopped.
+	 * new addresses of an object index it again). Not once sampling has stopped: the
+	 * process is about to end, and freeing took 20-50 ms of the user's wait after Ctrl-C
+	 * (peak RSS of bench/stop.sh unchanged, the output is made of little memory).
 	 */
-	symbolizer__drop_indexes(r->sym, r->draining);
+	r->phase = "dropping indexes";
+	r->drop_ns = monotonic_ns();
+	if (!r->draining)
+		symbolizer__drop_indexes(r->sym, false);
+	r->drop_ns = monotonic_ns() - r->drop_ns;
 	if (log_get_level() >= LOG_DEBUG) {
 		struct mallinfo2 mi = mallinfo2();
 		size_t objs, idx;
@@ -582,6 +611,7 @@ static int name_queue(struct record *r)
 	 * time from Ctrl-C to the file in a self-profile went to its madvise calls)
 	 */
 	if (!r->draining && monotonic_ns() >= r->next_trim_ns) {
+		r->phase = "trimming the heap";
 		malloc_trim(0);
 		r->next_trim_ns = monotonic_ns() + 30 * 1000000000ull;
 	}
@@ -682,11 +712,14 @@ static int drain_now(struct record *r)
 
 	/* requests still queued: their mappings name the samples drained now */
 	ring_buffer__consume(r->rb);
+	r->phase = "copying a set";
 	err = take_set(r);
 	if (!err)
 		err = name_queue(r);
+	r->phase = "merging ended processes";
 	if (!err)
 		merge_ended(r);
+	r->phase = NULL;
 	if (!err && r->take_failed)
 		err = -ENOMEM;
 	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
@@ -710,6 +743,7 @@ static int drain_tick(struct record *r)
 /* After sampling has stopped: the copies not named yet, and both sets. */
 static int drain(struct record *r)
 {
+	uint64_t t0 = monotonic_ns(), t1, t2;
 	int err;
 
 	r->draining = true;
@@ -718,8 +752,13 @@ static int drain(struct record *r)
 	err = take_set(r);
 	if (!err)
 		err = take_set(r);
+	t1 = monotonic_ns();
 	if (!err)
 		err = name_queue(r);
+	t2 = monotonic_ns();
+	pr_debug("the last drain: sets copied in %.3f s, named in %.3f s (indexes dropped in %.3f "
+		 "s)",
+		 (double)(t1 - t0) / 1e9, (double)(t2 - t1) / 1e9, (double)r->drop_ns / 1e9);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
 	if (!err && r->py)
@@ -914,21 +953,10 @@ static int stopped_before_sampling(struct record *r)
 			return stopped_before_sampling(r); \
 	} while (0)
 
-/* The CPU time of the whole process so far (every thread), in seconds. */
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 static int record_session(struct record *r)
 {
 	struct timespec now, t_named, t_written;
-	double cpu_stop, cpu_named;
+	double cpu_named;
 	struct report rep;
 	int rc, err;
 
@@ -1021,7 +1049,6 @@ static int record_session(struct record *r)
 	stop_sampling(r);
 	if (err)
 		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
-	cpu_stop = cpu_seconds();
 	err = drain(r);
 	if (err) {
 		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
@@ -1053,7 +1080,7 @@ static int record_session(struct record *r)
 	/* -v: how long the user waited for the file after sampling stopped, and for what */
 	pr_info("after sampling stopped: the last sets named in %.3f s (CPU %.3f s), the output "
 		"written in %.3f s (CPU %.3f s)",
-		ts_diff(&r->t_stop, &t_named), cpu_named - cpu_stop, ts_diff(&t_named, &t_written),
+		ts_diff(&r->t_stop, &t_named), cpu_named - r->cpu_stop, ts_diff(&t_named, &t_written),
 		cpu_seconds() - cpu_named);
 	report_summary(&rep, r->n_outs);
 	if (r->py)

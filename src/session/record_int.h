@@ -111,6 +111,9 @@ struct record {
 	unsigned int max_depth;	 /* kernel.perf_event_max_stack, at most CP_MAX_STACK_DEPTH */
 	unsigned int frequency;	 /* -F, capped at what the kernel and the machine can take */
 	struct timespec t_stop;	 /* when sampling stopped */
+	double cpu_stop;	 /* the process's CPU seconds then */
+	uint64_t drop_ns;	 /* how long the last drop of indexes took (-vv) */
+	const char *phase;	 /* what the drain does now, or NULL (-vv: what a stop waited for) */
 	struct record_py *py;	 /* --python (record_py.c); NULL when off */
 	int pyfd;		 /* its timer */
 	uint64_t py_stats[CP_PY_STAT_MAX];
