@@ -114,6 +114,8 @@ struct record {
 	double cpu_stop;	 /* the process's CPU seconds then */
 	uint64_t drop_ns;	 /* how long the last drop of indexes took (-vv) */
 	const char *phase;	 /* what the drain does now, or NULL (-vv: what a stop waited for) */
+	uint64_t *forget; /* released processes (pid << 32 | gen) whose interpreter names go */
+	size_t n_forget, cap_forget;
 	struct record_py *py;	 /* --python (record_py.c); NULL when off */
 	int pyfd;		 /* its timer */
 	uint64_t py_stats[CP_PY_STAT_MAX];

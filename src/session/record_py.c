@@ -163,6 +163,53 @@ static int name_code(struct record_py *p, uint32_t pid, uint32_t gen, uint64_t c
 	return 0;
 }
 
+/* Is (pid, gen) among keys (pid << 32 | gen, sorted)? */
+static bool key_in(const uint64_t *keys, size_t n, uint32_t pid, uint32_t gen)
+{
+	uint64_t k = (uint64_t)pid << 32 | gen;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && keys[lo] == k;
+}
+
+void record_py_forget(struct record *r, const uint64_t *keys, size_t n)
+{
+	struct record_py *p = r->py;
+	size_t m = 0;
+
+	if (!p || !n)
+		return;
+	for (size_t i = 0; i < p->n_known; i++)
+		if (!key_in(keys, n, p->known[i].pid, p->known[i].gen))
+			p->known[m++] = p->known[i];
+	p->n_known = m;
+	m = 0;
+	for (size_t i = 0; i < p->n_named; i++)
+		if (!key_in(keys, n, p->named[i].pid, p->named[i].gen)) {
+			if (m != i)
+				p->named[m] = p->named[i];
+			m++;
+		}
+	if (m == p->n_named)
+		return;
+	p->n_named = m;
+	/* the same size: cannot fail for want of memory unless calloc does; then no index */
+	if (named_rehash(p, p->n_slots)) {
+		p->n_named = 0;
+		p->n_slots = 0;
+		free(p->slots);
+		p->slots = NULL;
+	}
+}
+
 int record_py_init(struct record *r)
 {
 	if (!r->cfg.python || !r->cfg.unwind_dwarf)

@@ -5,6 +5,7 @@
  */
 #ifndef CPUPROF_RECORD_PY_H
 #define CPUPROF_RECORD_PY_H
+#include <stddef.h>
 #include <stdint.h>
 #include "interp/py_proc.h"
 
@@ -19,6 +20,11 @@ void record_py_new(struct record *r, uint32_t pid, uint32_t gen);
 void record_py_later(struct record *r, uint32_t pid, uint32_t gen);
 /* Now and then while recording: retry the processes not ready, name new Python stacks. */
 void record_py_tick(struct record *r);
+/*
+ * Processes ended whose every set is named (keys: pid << 32 | gen, sorted): what was kept of
+ * them goes, so memory follows the live processes, not every Python process ever seen.
+ */
+void record_py_forget(struct record *r, const uint64_t *keys, size_t n);
 /* For the drain (aggregate_opts): the CPython of (pid, gen), NULL when none. */
 const struct cp_py_proc *record_py_proc(void *ctx, uint32_t pid, uint32_t gen);
 /* For the drain: the names of code object code at instr of (pid, gen). 0 or -errno. */

@@ -6,6 +6,7 @@
  */
 #ifndef CPUPROF_RECORD_RB_H
 #define CPUPROF_RECORD_RB_H
+#include <stddef.h>
 #include <stdint.h>
 #include "interp/rb_proc.h"
 
@@ -14,6 +15,8 @@ struct record;
 /* Set up (nothing without --ruby or the DWARF unwinder). 0 or -ENOMEM. */
 int record_rb_init(struct record *r);
 void record_rb_free(struct record *r);
+/* As record_py_forget, for the Ruby processes. */
+void record_rb_forget(struct record *r, const uint64_t *keys, size_t n);
 /* The mappings of (pid, gen) were read: look for Ruby there (again later if too early). */
 void record_rb_new(struct record *r, uint32_t pid, uint32_t gen);
 /* The same at a later tick (the processes that exist at the start: many). */
