@@ -511,13 +511,15 @@ static const char *dwarf_end_name(uint32_t end)
 
 /*
  * A Python frame: "py::QUALNAME" (the documented form, README "Python"), with its file and
- * line; the code object's address stands for its address.
+ * line, and no address: a code object's address differs in every process, so keeping it made
+ * every run of a script a stack of its own (ended processes are merged per stack, README
+ * "Memory") and the profile grew with the processes, not with the distinct stacks.
  */
 static int add_py_frame(struct agg *a, const struct cp_count_key *k, const struct cp_py_frame *pf,
 			uint32_t *n)
 {
 	const struct py_code_info *ci = NULL;
-	struct prof_frame f = {.kind = FRAME_PYTHON, .addr = pf->code, .named = true};
+	struct prof_frame f = {.kind = FRAME_PYTHON, .named = true};
 
 	if (a->o->py_name(a->o->py_ctx, k->pid, k->gen, pf->code, pf->instr, &ci) || !ci) {
 		f.name = "py::[unknown]";
@@ -605,14 +607,14 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 _Static_assert(CP_RB_MAX_FRAMES <= CP_PY_MAX_FRAMES, "agg.merged holds the Ruby frames too");
 
 /*
- * A Ruby frame: "rb::LABEL" (the documented form, README "Ruby"), with its file and line; the
- * iseq body's (or C method entry's) address stands for its address.
+ * A Ruby frame: "rb::LABEL" (the documented form, README "Ruby"), with its file and line, and
+ * no address (as a Python frame's).
  */
 static int add_rb_frame(struct agg *a, const struct cp_count_key *k, const struct cp_rb_frame *rf,
 			uint32_t *n)
 {
 	const struct rb_frame_info *ri = NULL;
-	struct prof_frame f = {.kind = FRAME_RUBY, .addr = rf->ptr, .named = true};
+	struct prof_frame f = {.kind = FRAME_RUBY, .named = true};
 
 	if (a->o->rb_name(a->o->py_ctx, k->pid, k->gen, rf, &ri) || !ri) {
 		f.name = "rb::[unknown]";

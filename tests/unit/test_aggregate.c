@@ -701,7 +701,8 @@ static void test_python_frames(void **state)
 	assert_string_equal(f->file, "/srv/app.py");
 	assert_int_equal(f->line, 12);
 	assert_int_equal(f->start_line, 10);
-	assert_int_equal(f->addr, 0x1000);
+	/* no address: the same function in another process is the same frame */
+	assert_int_equal(f->addr, 0);
 	assert_int_equal(frame_of(0, 4)->line, 7);
 	assert_int_equal(st.py_stacks, 3);
 	assert_int_equal(st.ustacks_entry, 3);
@@ -777,7 +778,7 @@ static void test_ruby_frames(void **state)
 	assert_string_equal(f->file, "/srv/app.rb");
 	assert_int_equal(f->line, 22);
 	assert_int_equal(f->start_line, 20);
-	assert_int_equal(f->addr, 0x1000);
+	assert_int_equal(f->addr, 0); /* as a Python frame's */
 	assert_null(frame_of(0, 4)->file);
 	assert_string_equal(names(1), "_start;main;cp_fix_heavy;cp_fix_leaf");
 	assert_int_equal(st.rb_stacks, 3);
