@@ -12,8 +12,17 @@ struct stack {
 	uint32_t n;
 };
 
+/* Blocks the stacks' frame ids are cut from: a stack is never freed before the profile. */
+#define POOL_BLOCK (64u << 10) /* ids */
+struct pool_block {
+	struct pool_block *next;
+	uint32_t ids[];
+};
+
 struct profile {
 	struct strset strs; /* interned strings */
+	struct pool_block *pool; /* the newest block first */
+	size_t pool_used, pool_cap; /* ids used and held in it */
 	struct idtable fidx, sidx, midx, kidx;
 	struct stack *stacks; /* distinct stacks: the samples of many processes share them */
 	size_t n_stacks, cap_stacks;
@@ -139,8 +148,12 @@ void profile__free(struct profile *p)
 	idtable_free(&p->midx);
 	idtable_free(&p->kidx);
 	free(p->maps);
-	for (size_t i = 0; i < p->n_stacks; i++)
-		free(p->stacks[i].frames);
+	while (p->pool) {
+		struct pool_block *b = p->pool;
+
+		p->pool = b->next;
+		free(b);
+	}
 	free(p->stacks);
 	free(p->samples);
 	free(p->frames);
@@ -204,6 +217,30 @@ static bool stack_id_eq(const void *ctx, uint32_t id, const void *key)
 	       (!x->n || memcmp(x->frames, y->frames, x->n * sizeof(*x->frames)) == 0);
 }
 
+/*
+ * Room for n frame ids, cut from the pool's blocks: one malloc per block, not per stack (its
+ * header and rounding were a tenth of a stack's memory). A stack longer than a block gets a
+ * block of its own. NULL on ENOMEM.
+ */
+static uint32_t *pool_alloc(struct profile *p, uint32_t n)
+{
+	struct pool_block *b;
+	size_t ids = n > POOL_BLOCK ? n : POOL_BLOCK;
+
+	if (p->pool && p->pool_cap - p->pool_used >= n) {
+		p->pool_used += n;
+		return &p->pool->ids[p->pool_used - n];
+	}
+	b = malloc(sizeof(*b) + ids * sizeof(b->ids[0]));
+	if (!b)
+		return NULL;
+	b->next = p->pool;
+	p->pool = b;
+	p->pool_used = n;
+	p->pool_cap = ids;
+	return b->ids;
+}
+
 /* The one copy of a stack in p (added if new); NULL on ENOMEM. */
 static const uint32_t *intern_stack(struct profile *p, const uint32_t *frames, uint32_t n)
 {
@@ -220,7 +257,7 @@ static const uint32_t *intern_stack(struct profile *p, const uint32_t *frames, u
 		return p->stacks[sl->id1 - 1].frames;
 	if (grow((void **)&p->stacks, &p->cap_stacks, p->n_stacks, sizeof(*p->stacks)))
 		return NULL;
-	copy = malloc((n ? n : 1) * sizeof(*copy));
+	copy = pool_alloc(p, n ? n : 1);
 	if (!copy)
 		return NULL;
 	/* frames may be NULL when there are none: memcpy must not see it */
@@ -341,8 +378,9 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	struct idtable idx = {.cap = 64};
 	size_t n = 0, merged = 0;
 
-	/* room for every sample at a load under a quarter: the loop below cannot fail */
-	while (idx.cap < 4 * p->n_samples)
+	/* room for every sample at a load of at most a half (idtable_reserve's): the loop below
+	 * cannot fail, and the index is no bigger than one grown sample by sample */
+	while (idx.cap < 2 * (p->n_samples + 1))
 		idx.cap *= 2;
 	idx.slots = calloc(idx.cap, sizeof(*idx.slots));
 	if (!idx.slots)
