@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "session/interp_queue.h"
 #include "util/grow.h"
@@ -55,4 +56,43 @@ void interp_queue_free(struct interp_queue *q)
 {
 	free(q->v);
 	*q = (struct interp_queue){0};
+}
+
+/* Is k among keys (sorted)? */
+static bool key_in(const uint64_t *keys, size_t n, uint64_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && keys[lo] == k;
+}
+
+size_t interp_prune(void *v, size_t n, size_t size, const uint64_t *keys, size_t nk,
+		    void (*drop)(void *item))
+{
+	char *base = v;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char *item = base + i * size;
+		uint32_t id[2];
+
+		memcpy(id, item, sizeof(id));
+		if (key_in(keys, nk, (uint64_t)id[0] << 32 | id[1])) {
+			if (drop)
+				drop(item);
+			continue;
+		}
+		if (m != i)
+			memmove(base + m * size, item, size);
+		m++;
+	}
+	return m;
 }

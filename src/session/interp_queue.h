@@ -37,4 +37,13 @@ void interp_queue_tick(struct interp_queue *q, uint64_t budget_ns, unsigned int 
 
 void interp_queue_free(struct interp_queue *q);
 
+/*
+ * What record_py.c and record_rb.c keep per process, pruned: of the n items of `size` bytes
+ * at v, each starting with uint32_t pid, gen, those whose (pid << 32 | gen) is among keys
+ * (sorted, nk of them) go, drop(item) called first when not NULL; the rest move down in
+ * order. Returns how many are kept.
+ */
+size_t interp_prune(void *v, size_t n, size_t size, const uint64_t *keys, size_t nk,
+		    void (*drop)(void *item));
+
 #endif

@@ -14,6 +14,7 @@
  * and /proc shows the exec'd program by the time it is read.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,6 +47,12 @@ struct py_named {
 	int err; /* 0: info holds the names */
 	struct py_code_info info;
 };
+
+/* interp_prune reads (pid, gen) at the start of each */
+_Static_assert(offsetof(struct py_known, pid) == 0 && offsetof(struct py_known, gen) == 4,
+	       "py_known starts with pid, gen");
+_Static_assert(offsetof(struct py_named, pid) == 0 && offsetof(struct py_named, gen) == 4,
+	       "py_named starts with pid, gen");
 
 struct record_py {
 	struct py_known *known;
@@ -163,45 +170,19 @@ static int name_code(struct record_py *p, uint32_t pid, uint32_t gen, uint64_t c
 	return 0;
 }
 
-/* Is (pid, gen) among keys (pid << 32 | gen, sorted)? */
-static bool key_in(const uint64_t *keys, size_t n, uint32_t pid, uint32_t gen)
-{
-	uint64_t k = (uint64_t)pid << 32 | gen;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (keys[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && keys[lo] == k;
-}
-
 void record_py_forget(struct record *r, const uint64_t *keys, size_t n)
 {
 	struct record_py *p = r->py;
-	size_t m = 0;
+	size_t m;
 
 	if (!p || !n)
 		return;
-	for (size_t i = 0; i < p->n_known; i++)
-		if (!key_in(keys, n, p->known[i].pid, p->known[i].gen))
-			p->known[m++] = p->known[i];
-	p->n_known = m;
-	m = 0;
-	for (size_t i = 0; i < p->n_named; i++)
-		if (!key_in(keys, n, p->named[i].pid, p->named[i].gen)) {
-			if (m != i)
-				p->named[m] = p->named[i];
-			m++;
-		}
+	p->n_known = interp_prune(p->known, p->n_known, sizeof(*p->known), keys, n, NULL);
+	m = interp_prune(p->named, p->n_named, sizeof(*p->named), keys, n, NULL);
 	if (m == p->n_named)
 		return;
 	p->n_named = m;
-	/* the same size: cannot fail for want of memory unless calloc does; then no index */
+	/* the same size; without memory for it, no names (read again while processes live) */
 	if (named_rehash(p, p->n_slots)) {
 		p->n_named = 0;
 		p->n_slots = 0;

@@ -85,12 +85,45 @@ static void test_budget(void **state)
 	interp_queue_free(&q);
 }
 
+struct item {
+	uint32_t pid, gen;
+	char name[12];
+};
+
+static int n_dropped;
+
+static void count_drop(void *item)
+{
+	assert_int_equal(((struct item *)item)->pid, 7);
+	n_dropped++;
+}
+
+/*
+ * Pruning ended processes: the items of the keys given go (each seen by drop), whatever their
+ * place, other generations of the same pid stay, the rest keep their order.
+ */
+static void test_prune(void **state)
+{
+	struct item v[] = {{7, 1, "a"}, {3, 0, "b"}, {7, 2, "c"}, {7, 1, "d"}, {9, 0, "e"}};
+	const uint64_t keys[] = {(uint64_t)5 << 32, (uint64_t)7 << 32 | 1, (uint64_t)9 << 32 | 1};
+
+	(void)state;
+	assert_int_equal(interp_prune(v, 5, sizeof(v[0]), keys, 3, count_drop), 3);
+	assert_int_equal(n_dropped, 2);
+	assert_string_equal(v[0].name, "b");
+	assert_string_equal(v[1].name, "c");
+	assert_string_equal(v[2].name, "e");
+	assert_int_equal(interp_prune(v, 3, sizeof(v[0]), keys, 0, NULL), 3);
+	assert_int_equal(interp_prune(v, 0, sizeof(v[0]), keys, 3, NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_newer),
 		cmocka_unit_test(test_tries),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_prune),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
