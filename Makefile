@@ -63,8 +63,9 @@ OPT := $(if $(DEBUG),-O0 -g3,-O2 -g)
 CFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARNINGS) $(SANFLAGS) -Isrc -Ibpf -I$(GEN) -MMD -MP
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lbpf -ldw -lelf -ljansson -lz -lprotobuf-c
-# symbolization: libiberty's demangler, liblzma for MiniDebugInfo, the debuginfod client
-LIBS += -liberty -llzma -ldebuginfod
+# symbolization: libiberty's demangler, liblzma for MiniDebugInfo
+LIBS += -liberty -llzma
+# libdebuginfod is loaded with dlopen at the first --debuginfod question (debug_find.c)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -I$(GEN) -Ibpf
 
