@@ -208,6 +208,7 @@ static int by_debuglink(Elf *elf, const char *objpath, const struct debug_paths 
  * about 10 ms, with or without --debuginfod.
  */
 static struct {
+	void *handle; /* kept open for the life of the process */
 	__typeof__(debuginfod_begin) *begin;
 	__typeof__(debuginfod_find_debuginfo) *find;
 	__typeof__(debuginfod_end) *end;
@@ -223,8 +224,12 @@ static void dbgd_load(void)
 	*(void **)&dbgd.begin = dlsym(h, "debuginfod_begin");
 	*(void **)&dbgd.find = dlsym(h, "debuginfod_find_debuginfo");
 	*(void **)&dbgd.end = dlsym(h, "debuginfod_end");
-	if (!dbgd.begin || !dbgd.find || !dbgd.end)
+	if (!dbgd.begin || !dbgd.find || !dbgd.end) {
 		dbgd.begin = NULL;
+		dlclose(h);
+		return;
+	}
+	dbgd.handle = h;
 }
 
 /*
