@@ -4,8 +4,9 @@
  * uses varint (wire type 0) and length-delimited (wire type 2) fields.
  *
  * A struct pb is a growable byte buffer. Nested messages are written in place between pb_open()
- * and pb_close(), or into their own buffer and appended with pb_message(). Errors are sticky: after an allocation failure every call is a
- * no-op and pb_error() reports -ENOMEM, so callers check once at the end.
+ * and pb_close(), or into their own buffer and appended with pb_message(). Errors are sticky: after
+ * an allocation failure every call is a no-op and pb_error() reports -ENOMEM, so callers check once
+ * at the end.
  */
 #ifndef CPUPROF_PB_H
 #define CPUPROF_PB_H

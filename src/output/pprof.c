@@ -267,7 +267,8 @@ static int cmp_samples(const void *pa, const void *pb, void *ctx)
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	for (uint32_t i = 0; i < n; i++)
-		if (a->frames[i] != b->frames[i] && (r = cmp_frames(ctx, a->frames[i], b->frames[i])))
+		if (a->frames[i] != b->frames[i] &&
+		    (r = cmp_frames(ctx, a->frames[i], b->frames[i])))
 			return r;
 	return a->nframes < b->nframes ? -1 : a->nframes > b->nframes;
 }
@@ -287,8 +288,7 @@ static int order_samples(struct enc *e, const struct prof_sample **order, size_t
 	}
 	for (size_t i = 0; i < n; i++)
 		order[i] = profile__sample(e->p, i);
-	qsort_r(order, n, sizeof(*order), cmp_samples,
-		&(struct sort_ctx){.p = e->p, .fkey = fkey});
+	qsort_r(order, n, sizeof(*order), cmp_samples, &(struct sort_ctx){.p = e->p, .fkey = fkey});
 	free(fkey);
 	return 0;
 }

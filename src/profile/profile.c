@@ -20,8 +20,8 @@ struct pool_block {
 };
 
 struct profile {
-	struct strset strs; /* interned strings */
-	struct pool_block *pool; /* the newest block first */
+	struct strset strs;	    /* interned strings */
+	struct pool_block *pool;    /* the newest block first */
 	size_t pool_used, pool_cap; /* ids used and held in it */
 	struct idtable fidx, sidx, midx, kidx;
 	struct stack *stacks; /* distinct stacks: the samples of many processes share them */

@@ -599,7 +599,7 @@ static int name_queue(struct record *r)
 		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
 		r->n_named++;
 		if (!r->draining)
-				release_gone(r);
+			release_gone(r);
 		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
 		symbolizer__forget_perf_maps(r->sym);
 	}
@@ -622,8 +622,8 @@ static int name_queue(struct record *r)
 
 		symbolizer__sizes(r->sym, &objs, &idx);
 		pr_debug("after %u drains: heap in use %.1f MiB (%.1f MiB of it mmapped, %.1f MiB "
-			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames; %zu "
-			 "addresses named in the cache; %zu objects, %zu shared indexes",
+			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames; "
+			 "%zu addresses named in the cache; %zu objects, %zu shared indexes",
 			 r->n_drains, (double)(mi.uordblks + mi.hblkhd) / 1048576,
 			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576, rss_split(rss),
 			 profile__n_samples(r->prof), profile__n_frames(r->prof),
@@ -1126,8 +1126,8 @@ static int record_session(struct record *r)
 	/* -v: how long the user waited for the file after sampling stopped, and for what */
 	pr_info("after sampling stopped: the last sets named in %.3f s (CPU %.3f s), the output "
 		"written in %.3f s (CPU %.3f s)",
-		ts_diff(&r->t_stop, &t_named), cpu_named - r->cpu_stop, ts_diff(&t_named, &t_written),
-		cpu_seconds() - cpu_named);
+		ts_diff(&r->t_stop, &t_named), cpu_named - r->cpu_stop,
+		ts_diff(&t_named, &t_written), cpu_seconds() - cpu_named);
 	report_summary(&rep, r->n_outs);
 	if (r->py)
 		py_summary(r);

@@ -113,11 +113,11 @@ struct record {
 	struct timespec t_stop;	 /* when sampling stopped */
 	double cpu_stop;	 /* the process's CPU seconds then */
 	uint64_t drop_ns;	 /* how long the last drop of indexes took (-vv) */
-	const char *phase;	 /* what the drain does now, or NULL (-vv: what a stop waited for) */
-	uint64_t *forget; /* released processes (pid << 32 | gen) whose interpreter names go */
+	const char *phase; /* what the drain does now, or NULL (-vv: what a stop waited for) */
+	uint64_t *forget;  /* released processes (pid << 32 | gen) whose interpreter names go */
 	size_t n_forget, cap_forget;
-	struct record_py *py;	 /* --python (record_py.c); NULL when off */
-	int pyfd;		 /* its timer */
+	struct record_py *py; /* --python (record_py.c); NULL when off */
+	int pyfd;	      /* its timer */
 	uint64_t py_stats[CP_PY_STAT_MAX];
 	struct record_rb *rb_rec; /* --ruby (record_rb.c); NULL when off; ticks with pyfd */
 	uint64_t rb_stats[CP_RB_STAT_MAX];

@@ -845,9 +845,9 @@ static bool has_compressed(Elf *elf)
  */
 static void hide_unread(Elf *elf)
 {
-	static const char *const unread[] = {".debug_loclists", ".debug_loc", ".debug_macro",
-					     ".debug_macinfo", ".debug_pubnames", ".debug_pubtypes",
-					     ".debug_gnu_pubnames", ".debug_gnu_pubtypes"};
+	static const char *const unread[] = {
+		".debug_loclists", ".debug_loc",      ".debug_macro",	     ".debug_macinfo",
+		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes"};
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
