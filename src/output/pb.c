@@ -49,15 +49,34 @@ static int reserve(struct pb *b, size_t more)
 	return 0;
 }
 
+/* Bytes of v as a varint (1 to 10). */
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* v as a varint at p, with room for it: the end of what was written. */
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
 void pb_varint(struct pb *b, uint64_t v)
 {
 	if (reserve(b, 10))
 		return;
-	while (v >= 0x80) {
-		b->buf[b->len++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->buf[b->len++] = (uint8_t)v;
+	b->len = (size_t)(put_varint(b->buf + b->len, v) - b->buf);
 }
 
 static void key(struct pb *b, uint32_t field, unsigned int wire)
@@ -122,13 +141,12 @@ size_t pb_open(struct pb *b, uint32_t field)
 
 void pb_close(struct pb *b, size_t start)
 {
-	size_t len, extra = 0;
+	size_t len, extra;
 
 	if (b->err || !start || start > b->len)
 		return;
 	len = b->len - start;
-	for (size_t x = len >> 7; x; x >>= 7)
-		extra++;
+	extra = varint_len(len) - 1;
 	if (extra) {
 		if (reserve(b, extra))
 			return;
@@ -136,9 +154,7 @@ void pb_close(struct pb *b, size_t start)
 		b->len += extra;
 	}
 	/* the varint of len in the byte kept for it and the extra ones */
-	for (size_t i = start - 1; len >= 0x80; len >>= 7)
-		b->buf[i++] = (uint8_t)(len | 0x80);
-	b->buf[start - 1 + extra] = (uint8_t)len;
+	put_varint(b->buf + start - 1, len);
 }
 
 void pb_append(struct pb *b, const struct pb *other)
@@ -155,29 +171,19 @@ void pb_append(struct pb *b, const struct pb *other)
 
 void pb_packed(struct pb *b, uint32_t field, const uint64_t *v, size_t n)
 {
+	uint8_t *p;
 	size_t len = 0;
 
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i];
-
-		do {
-			len++;
-			x >>= 7;
-		} while (x);
-	}
+	for (size_t i = 0; i < n; i++)
+		len += varint_len(v[i]);
 	key(b, field, WIRE_LEN);
 	pb_varint(b, len);
 	if (reserve(b, len))
 		return;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = v[i];
-
-		while (x >= 0x80) {
-			b->buf[b->len++] = (uint8_t)(x | 0x80);
-			x >>= 7;
-		}
-		b->buf[b->len++] = (uint8_t)x;
-	}
+	p = b->buf + b->len;
+	for (size_t i = 0; i < n; i++)
+		p = put_varint(p, v[i]);
+	b->len += len;
 }
