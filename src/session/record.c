@@ -610,11 +610,10 @@ static int name_queue(struct record *r)
 	 * process is about to end, and freeing took 20-50 ms of the user's wait after Ctrl-C
 	 * (peak RSS of bench/stop.sh unchanged, the output is made of little memory).
 	 */
-	r->phase = "dropping indexes";
-	r->drop_ns = monotonic_ns();
-	if (!r->draining)
+	if (!r->draining) {
+		r->phase = "dropping indexes";
 		symbolizer__drop_indexes(r->sym, false);
-	r->drop_ns = monotonic_ns() - r->drop_ns;
+	}
 	if (log_get_level() >= LOG_DEBUG) {
 		struct mallinfo2 mi = mallinfo2();
 		size_t objs, idx;
@@ -802,9 +801,8 @@ static int drain(struct record *r)
 	if (!err)
 		err = name_queue(r);
 	t2 = monotonic_ns();
-	pr_debug("the last drain: sets copied in %.3f s, named in %.3f s (indexes dropped in %.3f "
-		 "s)",
-		 (double)(t1 - t0) / 1e9, (double)(t2 - t1) / 1e9, (double)r->drop_ns / 1e9);
+	pr_debug("the last drain: sets copied in %.3f s, named in %.3f s", (double)(t1 - t0) / 1e9,
+		 (double)(t2 - t1) / 1e9);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
 	if (!err && r->py)

@@ -112,7 +112,6 @@ struct record {
 	unsigned int frequency;	 /* -F, capped at what the kernel and the machine can take */
 	struct timespec t_stop;	 /* when sampling stopped */
 	double cpu_stop;	 /* the process's CPU seconds then */
-	uint64_t drop_ns;	 /* how long the last drop of indexes took (-vv) */
 	const char *phase; /* what the drain does now, or NULL (-vv: what a stop waited for) */
 	uint64_t *forget;  /* released processes (pid << 32 | gen) whose interpreter names go */
 	size_t n_forget, cap_forget;
