@@ -33,6 +33,7 @@ int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
 	if (!f)
 		return -errno;
 	st->nspid = pid;
+	st->rss_kib = st->rss_anon_kib = st->rss_file_kib = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "Tgid: %lu", &tgid) == 1) {
 			st->tgid = (uint32_t)tgid;
@@ -41,6 +42,12 @@ int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
 			have_state = true;
 		} else if (strncmp(line, "NSpid:", 6) == 0) {
 			st->nspid = last_number(line + 6, pid);
+		} else if (strncmp(line, "VmRSS:", 6) == 0) {
+			st->rss_kib = strtoull(line + 6, NULL, 10);
+		} else if (strncmp(line, "RssAnon:", 8) == 0) {
+			st->rss_anon_kib = strtoull(line + 8, NULL, 10);
+		} else if (strncmp(line, "RssFile:", 8) == 0) {
+			st->rss_file_kib = strtoull(line + 8, NULL, 10);
 		}
 	}
 	fclose(f);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The fields cpuprof needs from /proc/PID/status: the process (thread group) of a thread, its
- * state letter, and its pid inside its own pid namespace; and its name from /proc/PID/comm.
+ * state letter, its pid inside its own pid namespace, and its resident memory (-vv of its
+ * own); and its name from /proc/PID/comm.
  * procfs is "/proc" except in tests.
  */
 #ifndef CPUPROF_PROC_STATUS_H
@@ -13,6 +14,7 @@ struct proc_status {
 	uint32_t tgid;	/* Tgid: */
 	char state;	/* State: 'R', 'S', 'Z'... */
 	uint32_t nspid; /* last field of NSpid: (the innermost namespace); the pid without it */
+	uint64_t rss_kib, rss_anon_kib, rss_file_kib; /* VmRSS:, RssAnon:, RssFile:; 0 without */
 };
 
 /* 0, -ENOENT/-errno when the file cannot be read, -EINVAL when Tgid or State is missing. */

@@ -556,23 +556,15 @@ static int take_set(struct record *r)
 }
 
 /* -vv: "A MiB (anon B, file C)" from /proc/self/status; "?" when it cannot be read. */
-static const char *rss_split(char *buf)
+static const char *rss_split(char *buf, size_t size)
 {
-	unsigned long v[3] = {0};
-	const char *keys[3] = {"VmRSS:", "RssAnon:", "RssFile:"};
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "re");
+	struct proc_status st;
 
-	snprintf(buf, 96, "?");
-	if (!f)
-		return buf;
-	while (fgets(line, sizeof(line), f))
-		for (int i = 0; i < 3; i++)
-			if (!strncmp(line, keys[i], strlen(keys[i])))
-				v[i] = strtoul(line + strlen(keys[i]), NULL, 10);
-	fclose(f);
-	snprintf(buf, 96, "%.1f MiB (anon %.1f, file %.1f)", v[0] / 1024.0, v[1] / 1024.0,
-		 v[2] / 1024.0);
+	if (proc_status_read("/proc", (uint32_t)getpid(), &st))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%.1f MiB (anon %.1f, file %.1f)", st.rss_kib / 1024.0,
+			 st.rss_anon_kib / 1024.0, st.rss_file_kib / 1024.0);
 	return buf;
 }
 
@@ -624,9 +616,9 @@ static int name_queue(struct record *r)
 			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames; "
 			 "%zu addresses named in the cache; %zu objects, %zu shared indexes",
 			 r->n_drains, (double)(mi.uordblks + mi.hblkhd) / 1048576,
-			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576, rss_split(rss),
-			 profile__n_samples(r->prof), profile__n_frames(r->prof),
-			 name_cache__n(r->names), objs, idx);
+			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576,
+			 rss_split(rss, sizeof(rss)), profile__n_samples(r->prof),
+			 profile__n_frames(r->prof), name_cache__n(r->names), objs, idx);
 	}
 	/*
 	 * and the memory goes back (the naming threads' arenas too), every 30 s at most; not

@@ -38,7 +38,8 @@ static int setup(void **state)
 	if (!mkdtemp(root))
 		return -1;
 	write_status(10, "Name:\tapp\nState:\tS (sleeping)\nTgid:\t10\nNgid:\t0\nPid:\t10\n"
-			 "NSpid:\t10\n");
+			 "NSpid:\t10\nVmRSS:\t   81234 kB\nRssAnon:\t   67000 kB\n"
+			 "RssFile:\t   14234 kB\nRssShmem:\t       0 kB\n");
 	/* a thread of process 10, in a container where it is pid 7 */
 	write_status(11, "Name:\tworker\nState:\tR (running)\nTgid:\t10\nPid:\t11\n"
 			 "NSpid:\t11\t5\t7\n");
@@ -67,6 +68,9 @@ static void test_fields(void **state)
 	assert_int_equal(st.tgid, 10);
 	assert_int_equal(st.state, 'S');
 	assert_int_equal(st.nspid, 10);
+	assert_int_equal(st.rss_kib, 81234);
+	assert_int_equal(st.rss_anon_kib, 67000);
+	assert_int_equal(st.rss_file_kib, 14234);
 	assert_int_equal(proc_status_read(root, 11, &st), 0);
 	assert_int_equal(st.tgid, 10);
 	assert_int_equal(st.state, 'R');
@@ -75,6 +79,8 @@ static void test_fields(void **state)
 	assert_int_equal(proc_status_read(root, 12, &st), 0);
 	assert_int_equal(st.state, 'Z');
 	assert_int_equal(st.nspid, 12);
+	/* a zombie has no memory lines */
+	assert_int_equal(st.rss_kib, 0);
 }
 
 static void test_errors(void **state)
