@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "util/idtable.h"
 #include "util/grow.h"
 #include "output/gzpipe.h"
@@ -630,21 +629,6 @@ static int emit_gzip(void *ctx, struct pb *b)
 		free(b->buf);
 	*b = (struct pb)PB_INIT;
 	return err;
-}
-
-int gzip_write(const void *data, size_t len, FILE *f)
-{
-	struct gzpipe *g;
-	void *copy = malloc(len ? len : 1);
-	int err = copy ? gzpipe_open(&g, f, 1) : -ENOMEM;
-
-	if (err) {
-		free(copy);
-		return err;
-	}
-	memcpy(copy, data, len);
-	err = gzpipe_put(g, copy, len);
-	return gzpipe_close(g) ?: err;
 }
 
 /*

@@ -22,9 +22,6 @@
 /* Encode p as an uncompressed Profile message into out (reset first). 0 or -ENOMEM. */
 int pprof_encode(const struct profile *p, const struct profile_meta *m, struct pb *out);
 
-/* Write data gzip-compressed (one member, mtime 0) to f. 0, -ENOMEM or -EIO. */
-int gzip_write(const void *data, size_t len, FILE *f);
-
 /* pprof_encode gzip-compressed into f (level 1, by a second thread while encoding). */
 int pprof_write(const struct profile *p, const struct profile_meta *m, FILE *f);
 
