@@ -506,11 +506,11 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 
 	if (!order)
 		return -ENOMEM;
-	for (size_t i = 0; i < ns; i++)
-		if (profile__sample(e->p, i)->nframes > maxf)
-			maxf = profile__sample(e->p, i)->nframes;
 	if (order_samples(e, order, ns))
 		goto out;
+	for (size_t i = 0; i < ns; i++)
+		if (order[i]->nframes > maxf)
+			maxf = order[i]->nframes;
 	e->ids = malloc(maxf * sizeof(*e->ids));
 	e->loc1 = calloc(2 * (nf ? nf : 1), sizeof(*e->loc1));
 	e->inlined = malloc(nf ? nf : 1);
