@@ -14,6 +14,7 @@
  * and /proc shows the exec'd program by the time it is read.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,19 @@ static uint64_t named_hash(uint32_t pid, uint32_t gen, uint64_t code, uint32_t i
 	return u64_mix(code ^ u64_mix(((uint64_t)pid << 32 | gen) ^ u64_mix(instr)));
 }
 
+/*
+ * Index every name in n slots: a new array, or the present one emptied when n is its size
+ * (after names went), which cannot fail. 0 or -ENOMEM.
+ */
 static int named_rehash(struct record_py *p, size_t n)
 {
-	uint32_t *slots = calloc(n, sizeof(*slots));
+	bool same = p->slots && n == p->n_slots;
+	uint32_t *slots = same ? p->slots : calloc(n, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
+	if (same)
+		memset(slots, 0, n * sizeof(*slots));
 	for (size_t i = 0; i < p->n_named; i++) {
 		const struct py_named *x = &p->named[i];
 		size_t j = named_hash(x->pid, x->gen, x->code, x->instr) & (n - 1);
@@ -87,9 +95,11 @@ static int named_rehash(struct record_py *p, size_t n)
 			j = (j + 1) & (n - 1);
 		slots[j] = (uint32_t)i + 1;
 	}
-	free(p->slots);
-	p->slots = slots;
-	p->n_slots = n;
+	if (!same) {
+		free(p->slots);
+		p->slots = slots;
+		p->n_slots = n;
+	}
 	return 0;
 }
 
@@ -179,15 +189,9 @@ void record_py_forget(struct record *r, const uint64_t *keys, size_t n)
 		return;
 	p->n_known = interp_prune(p->known, p->n_known, sizeof(*p->known), keys, n, NULL);
 	m = interp_prune(p->named, p->n_named, sizeof(*p->named), keys, n, NULL);
-	if (m == p->n_named)
-		return;
-	p->n_named = m;
-	/* the same size; without memory for it, no names (read again while processes live) */
-	if (named_rehash(p, p->n_slots)) {
-		p->n_named = 0;
-		p->n_slots = 0;
-		free(p->slots);
-		p->slots = NULL;
+	if (m != p->n_named) {
+		p->n_named = m;
+		(void)named_rehash(p, p->n_slots); /* the same size: in place */
 	}
 }
 
