@@ -813,14 +813,33 @@ static void line_sections(Elf *elf, struct lt_sections *sec)
 	*sec = (struct lt_sections){p[0], p[1], p[2], size[0], size[1], size[2]};
 }
 
+/* Compressed debug sections cpuprof never reads (see prepare_compressed). */
+static bool never_read(const char *name)
+{
+	static const char *const names[] = {
+		".debug_loclists", ".debug_loc",      ".debug_macro",	     ".debug_macinfo",
+		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes"};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 /*
- * libdw decompresses sections in place: the shared mapping then no longer describes what a
- * second Elf handle would read, so such objects keep to one context.
+ * Whether elf has compressed sections: libdw decompresses sections in place, the shared
+ * mapping then no longer describes what a second Elf handle would read, so such objects keep
+ * to one context. In the same pass, the compressed sections cpuprof never reads are hidden
+ * from libdw (their name made ""): it inflates every compressed section it knows when it
+ * opens a file. libc6-dbg's location lists alone are 2.4 MB of zlib data; hiding them took a
+ * tenth off naming 25,000 libc addresses. Only the section headers in memory change (the file
+ * is mapped private).
  */
-static bool has_compressed(Elf *elf)
+static bool prepare_compressed(Elf *elf)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
+	bool any = false;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return true;
@@ -831,42 +850,17 @@ static bool has_compressed(Elf *elf)
 		if (!gelf_getshdr(scn, &shdr))
 			return true;
 		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if ((shdr.sh_flags & SHF_COMPRESSED) || (name && !strncmp(name, ".zdebug", 7)))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Compressed debug sections cpuprof never reads, hidden from libdw (their name made ""): it
- * inflates every compressed section it knows when it opens a file. libc6-dbg's location
- * lists alone are 2.4 MB of zlib data; hiding them took a tenth off naming 25,000 libc
- * addresses. Only the section headers in memory change (the file is mapped private).
- */
-static void hide_unread(Elf *elf)
-{
-	static const char *const unread[] = {
-		".debug_loclists", ".debug_loc",      ".debug_macro",	     ".debug_macinfo",
-		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes"};
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_COMPRESSED))
+		if (name && !strncmp(name, ".zdebug", 7))
+			any = true;
+		if (!(shdr.sh_flags & SHF_COMPRESSED))
 			continue;
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		for (size_t i = 0; name && i < sizeof(unread) / sizeof(unread[0]); i++)
-			if (!strcmp(name, unread[i])) {
-				shdr.sh_name = 0;
-				gelf_update_shdr(scn, &shdr);
-				break;
-			}
+		any = true;
+		if (never_read(name)) {
+			shdr.sh_name = 0;
+			gelf_update_shdr(scn, &shdr);
+		}
 	}
+	return any;
 }
 
 static void open_debug(struct dwarf_index *di, const char *path, const struct debug_paths *dp)
@@ -891,9 +885,7 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 		di->flags |= DI_ZSTD;
 	if (debug_has_dwarf(src)) {
 		/* before libdw decompresses anything in place */
-		di->serial = has_compressed(src);
-		if (di->serial)
-			hide_unread(src);
+		di->serial = prepare_compressed(src);
 		di->ctx[0].dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
 		if (di->ctx[0].dw) {
 			di->flags |= DI_DWARF;
