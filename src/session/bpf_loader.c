@@ -493,17 +493,17 @@ int bpf_session__put_unwind_rows(struct bpf_session *s, uint32_t first,
 		return -EINVAL;
 	fd = bpf_map__fd(s->skel->maps.unwind_rows);
 	while (off < end) {
-		size_t start = off & ~(page - 1), len = end - start, skip = off - start;
+		size_t start = off & ~(page - 1), len = end - start, skip = off - start, maplen;
 		char *p;
 
 		if (len > ROWS_WINDOW_BYTES)
 			len = ROWS_WINDOW_BYTES;
-		p = mmap(NULL, (len + page - 1) & ~(page - 1), PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, (off_t)start);
+		maplen = (len + page - 1) & ~(page - 1);
+		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
 		if (p == MAP_FAILED)
 			return -errno;
 		memcpy(p + skip, (const char *)rows, len - skip);
-		munmap(p, (len + page - 1) & ~(page - 1));
+		munmap(p, maplen);
 		rows = (const struct cp_unwind_row *)((const char *)rows + (len - skip));
 		off = start + len;
 	}
