@@ -3,7 +3,9 @@
 # Soak: a long system-wide recording at 999 Hz on a busy machine (bench/busy.sh: compilers,
 # CPython, exec storms, dlopen loops; thousands of processes); cpuprof's RSS is read every 10 s. It must not crash, its
 # RSS must stay flat after the first minute, and every drop must be counted in the summary.
-# Usage: [SOAK_LOAD=gcc|make] bench/soak.sh CPUPROF FIXTURE_DIR [SECONDS]   (root; 600 s)
+# Usage: [SOAK_LOAD=gcc|make] [SOAK_V=-vv] [SOAK_LOG=FILE] bench/soak.sh CPUPROF FIXTURE_DIR [SECONDS]
+#   (root; 600 s). SOAK_V: the verbosity (-v by default; -vv logs memory after each drain);
+#   SOAK_LOG: where to keep the recording's stderr.
 set -u
 CPUPROF=$1 FIX=$2 SECS=${3:-600}
 cd "$(dirname "$0")/.." || exit 1
@@ -23,7 +25,7 @@ BUSY_LOAD=${SOAK_LOAD:-gcc} setsid bench/busy.sh "$BUILD" "$FIX" &
 load_pids="$!"
 
 start=$(date +%s)
-"$CPUPROF" record -v -F 999 -d "${SECS}s" -o "$TMP/soak.pb.gz" -o "$TMP/soak.folded" 2>"$TMP/rec.err" &
+"$CPUPROF" record "${SOAK_V:--v}" -F 999 -d "${SECS}s" -o "$TMP/soak.pb.gz" -o "$TMP/soak.folded" 2>"$TMP/rec.err" &
 rec=$!
 echo "  time   RSS (KiB)"
 while kill -0 "$rec" 2>/dev/null; do
@@ -33,6 +35,7 @@ while kill -0 "$rec" 2>/dev/null; do
 done
 wait "$rec"
 rc=$?
+[ -n "${SOAK_LOG:-}" ] && cp "$TMP/rec.err" "$SOAK_LOG"
 echo "  exit $rc after $(($(date +%s) - start)) s"
 grep -v '^cpuprof: sampling' "$TMP/rec.err" | tail -10
 folded=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/soak.folded")

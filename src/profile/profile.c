@@ -4,6 +4,7 @@
 #include <string.h>
 #include "util/idtable.h"
 #include "profile/profile.h"
+#include "profile/sample_runs.h"
 #include "util/strset.h"
 
 /* One distinct stack (frame ids, root first), shared by every sample that has it. */
@@ -33,7 +34,9 @@ struct profile {
 	struct prof_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t total;
-	const char *names[64]; /* process and thread names interned lately, by hash */
+	struct sample_runs *runs; /* samples of no process moved out of memory, or NULL */
+	int spill_err;		  /* why the last move failed, 0 when it did not */
+	const char *names[64];	  /* process and thread names interned lately, by hash */
 };
 
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
@@ -157,6 +160,7 @@ void profile__free(struct profile *p)
 	free(p->stacks);
 	free(p->samples);
 	free(p->frames);
+	sample_runs__free(p->runs);
 	strset_clear(&p->strs);
 	free(p);
 }
@@ -372,6 +376,122 @@ uint64_t profile__total(const struct profile *p)
 	return p->total;
 }
 
+static int cmp_rec(const void *a, const void *b)
+{
+	return sample_runs__cmp(a, b);
+}
+
+/* A table of cap slots (a power of two) for at least n ids at a load of at most a half. */
+static int idtable_sized(struct idtable *t, size_t n)
+{
+	*t = (struct idtable){.cap = 64};
+	while (t->cap < 2 * (n + 1))
+		t->cap *= 2;
+	t->slots = calloc(t->cap, sizeof(*t->slots));
+	return t->slots ? 0 : -ENOMEM;
+}
+
+/*
+ * Move the samples of no process (pid 0) to a new run of p->runs, and pack the stacks of the
+ * others into a new block: the memory of the profile is then that of the live processes.
+ * Everything that can fail is done before the profile changes: 0, or a negative errno with
+ * p as it was.
+ */
+static int spill(struct profile *p)
+{
+	struct idtable kidx = {0}, sidx = {0};
+	struct run_rec *recs = NULL;
+	struct stack *stacks = NULL;
+	struct pool_block *block = NULL, *old;
+	size_t m = 0, kept = 0, kept_ids = 0, n = 0;
+	int err = -ENOMEM;
+
+	for (size_t i = 0; i < p->n_samples; i++) {
+		if (!p->samples[i].pid) {
+			m++;
+			continue;
+		}
+		kept++;
+		/* intern_stack takes one id for a stack of none */
+		kept_ids += p->samples[i].nframes ? p->samples[i].nframes : 1;
+	}
+	if (!m)
+		return 0;
+	recs = malloc(m * sizeof(*recs));
+	stacks = malloc((kept ? kept : 1) * sizeof(*stacks));
+	block = malloc(sizeof(*block) + (kept_ids ? kept_ids : 1) * sizeof(block->ids[0]));
+	if (!recs || !stacks || !block || idtable_sized(&kidx, kept) || idtable_sized(&sidx, kept))
+		goto out;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+
+		if (!s->pid)
+			recs[n++] = (struct run_rec){s->comm, s->thread, s->frames, s->nframes,
+						     s->count};
+	}
+	qsort(recs, m, sizeof(*recs), cmp_rec);
+	err = sample_runs__add(p->runs, recs, m);
+	if (err)
+		goto out;
+
+	/* from here on nothing fails: the tables are big enough for the kept samples */
+	old = p->pool;
+	block->next = NULL;
+	p->pool = block;
+	p->pool_used = 0;
+	p->pool_cap = kept_ids ? kept_ids : 1;
+	free(p->stacks);
+	p->stacks = stacks;
+	p->cap_stacks = kept ? kept : 1;
+	p->n_stacks = 0;
+	idtable_free(&p->kidx);
+	p->kidx = kidx;
+	idtable_free(&p->sidx);
+	p->sidx = sidx;
+	n = 0;
+	for (size_t i = 0; i < p->n_samples; i++) {
+		struct prof_sample s = p->samples[i];
+		struct idslot *sl;
+		bool found;
+		uint32_t h;
+
+		if (!s.pid)
+			continue;
+		s.frames = intern_stack(p, s.frames, s.nframes); /* the old block is still there */
+		h = sample_hash(&s);
+		(void)idtable_reserve(&p->sidx);
+		sl = idtable_probe(&p->sidx, h, sample_id_eq, p, &s, &found);
+		p->samples[n] = s;
+		idtable_fill(&p->sidx, sl, h, (uint32_t)n++);
+	}
+	p->n_samples = n;
+	while (old) {
+		struct pool_block *b = old;
+
+		old = b->next;
+		free(b);
+	}
+	/* the samples' array follows the live processes down too */
+	if (p->cap_samples > 1024 && p->cap_samples / 4 > n) {
+		struct prof_sample *v = realloc(p->samples, p->cap_samples / 2 * sizeof(*v));
+
+		if (v) {
+			p->samples = v;
+			p->cap_samples /= 2;
+		}
+	}
+	block = NULL;
+	stacks = NULL;
+	kidx.slots = sidx.slots = NULL;
+out:
+	free(recs);
+	free(stacks);
+	free(block);
+	free(kidx.slots);
+	free(sidx.slots);
+	return err;
+}
+
 int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pid), void *ctx,
 			 size_t *n_merged)
 {
@@ -412,7 +532,49 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	p->n_samples = n;
 	if (n_merged)
 		*n_merged = merged;
+	if (p->runs)
+		p->spill_err = spill(p);
 	return 0;
+}
+
+int profile__spill_to(struct profile *p, const char *dir)
+{
+	if (p->runs)
+		return 0;
+	p->runs = sample_runs__new(dir);
+	return p->runs ? 0 : -ENOMEM;
+}
+
+static int add_back(void *ctx, const struct run_rec *r)
+{
+	struct profile *p = ctx;
+	int err = profile__add(p, 0, 0, r->comm, r->thread, r->frames, r->n, r->count);
+
+	/* counted in p->total when it was added the first time */
+	if (!err)
+		p->total -= r->count;
+	return err;
+}
+
+int profile__unspill(struct profile *p)
+{
+	int err;
+
+	if (!p->runs)
+		return 0;
+	err = sample_runs__each(p->runs, add_back, p);
+	sample_runs__free(p->runs);
+	p->runs = NULL;
+	return err;
+}
+
+void profile__spill_sizes(const struct profile *p, uint64_t *records, uint64_t *bytes, size_t *runs,
+			  int *last_err)
+{
+	*records = p->runs ? sample_runs__records(p->runs) : 0;
+	*bytes = p->runs ? sample_runs__bytes(p->runs) : 0;
+	*runs = p->runs ? sample_runs__n_runs(p->runs) : 0;
+	*last_err = p->spill_err;
 }
 
 static int cmp_pid(const void *a, const void *b)

@@ -123,6 +123,26 @@ uint64_t profile__total(const struct profile *p);
 int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pid), void *ctx,
 			 size_t *n_merged);
 
+/*
+ * From now on profile__merge_ended also moves the samples of no process out of memory, to
+ * sorted runs in unnamed temporary files of dir (sample_runs.h): the profile's memory then
+ * follows the live processes, the distinct stacks of the ended ones go to disk (15-25 bytes
+ * each there). A move that fails (a full disk) leaves them in memory. The sample accessors
+ * see only the samples in memory until profile__unspill; profile__total counts all of them.
+ * 0 or -ENOMEM.
+ */
+int profile__spill_to(struct profile *p, const char *dir);
+
+/*
+ * The samples moved out of memory, back in (merged with the samples of no process there);
+ * moving stops. 0, or a negative errno (-ENOMEM, -EIO) when some could not be read back.
+ */
+int profile__unspill(struct profile *p);
+
+/* The records, bytes and runs out of memory, and why the last move failed (0 if it did not). */
+void profile__spill_sizes(const struct profile *p, uint64_t *records, uint64_t *bytes, size_t *runs,
+			  int *last_err);
+
 /* Number of distinct processes (pids) among the samples. */
 size_t profile__n_processes(const struct profile *p);
 

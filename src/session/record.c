@@ -610,15 +610,21 @@ static int name_queue(struct record *r)
 		struct mallinfo2 mi = mallinfo2();
 		size_t objs, idx;
 		char rss[96];
+		uint64_t recs, bytes;
+		size_t runs;
+		int spill_err;
 
 		symbolizer__sizes(r->sym, &objs, &idx);
+		profile__spill_sizes(r->prof, &recs, &bytes, &runs, &spill_err);
 		pr_debug("after %u drains: heap in use %.1f MiB (%.1f MiB of it mmapped, %.1f MiB "
-			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames; "
+			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames, "
+			 "%" PRIu64 " stacks on disk (%.1f MiB, %zu runs); "
 			 "%zu addresses named in the cache; %zu objects, %zu shared indexes",
 			 r->n_drains, (double)(mi.uordblks + mi.hblkhd) / 1048576,
 			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576,
 			 rss_split(rss, sizeof(rss)), profile__n_samples(r->prof),
-			 profile__n_frames(r->prof), name_cache__n(r->names), objs, idx);
+			 profile__n_frames(r->prof), recs, (double)bytes / 1048576, runs,
+			 name_cache__n(r->names), objs, idx);
 	}
 	/*
 	 * and the memory goes back (the naming threads' arenas too), every 30 s at most; not
@@ -777,6 +783,25 @@ static int drain_tick(struct record *r)
 	return drain_now(r);
 }
 
+/* -v: the samples of ended processes kept on disk, or why they could not be. */
+static void spill_summary(const struct record *r)
+{
+	uint64_t recs, bytes;
+	size_t runs;
+	int err;
+
+	profile__spill_sizes(r->prof, &recs, &bytes, &runs, &err);
+	if (err)
+		pr_info("the samples of ended processes stay in memory: cannot write them to %s "
+			"(%s; set TMPDIR to a writable directory)",
+			getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			strerror(-err));
+	if (recs)
+		pr_info("%" PRIu64 " stacks of ended processes kept on disk until the output "
+			"(%.1f MiB in %zu unnamed file%s)",
+			recs, (double)bytes / 1048576, runs, runs == 1 ? "" : "s");
+}
+
 /* After sampling has stopped: the copies not named yet, and both sets. */
 static int drain(struct record *r)
 {
@@ -806,10 +831,12 @@ static int drain(struct record *r)
 			"was filling "
 			"up); %" PRIu64
 			" snapshot%s of ended processes released; the profile holds "
-			"%zu distinct stacks, %zu frames, %zu mappings",
+			"%zu distinct stacks in memory, %zu frames, %zu mappings",
 			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
 			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
 			profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	if (!err)
+		spill_summary(r);
 	/* exact accounting, checked: every sample the kernel counted was copied out and named */
 	if (!err && (r->stats[CP_STAT_RECORDED] != r->n_copied || r->n_copied != r->n_agg))
 		pr_warn("the profile's samples do not add up: %" PRIu64 " counted in the kernel, "
@@ -1066,7 +1093,12 @@ static int record_session(struct record *r)
 
 		r->jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
 	}
-	if (!r->prof || !r->names) {
+	/*
+	 * system-wide: the samples of ended processes go to disk as they are merged, so memory
+	 * stays flat while a build runs thousands of programs (README "Memory")
+	 */
+	if (!r->prof || !r->names ||
+	    (!r->o->command && !r->o->n_pids && profile__spill_to(r->prof, getenv("TMPDIR")))) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
@@ -1092,6 +1124,11 @@ static int record_session(struct record *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_named);
 	cpu_named = cpu_seconds();
+	err = profile__unspill(r->prof);
+	if (err)
+		pr_warn("cannot read back the samples of ended processes kept on disk (%s): the "
+			"profile lacks some of them",
+			strerror(-err));
 	if (r->agg.hurried)
 		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
 			"symbol tables only, without inlined frames or lines",

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Samples kept out of memory: sorted runs of (comm, thread, stack, count) records, each in an
+ * unnamed temporary file, merged as they pile up. A long system-wide recording puts the
+ * samples of ended processes here, so its memory holds the live processes, not every distinct
+ * stack of the recording (profile__merge_ended).
+ *
+ * A record's key is (comm, thread, frames); the records of one run are in key order (see
+ * sample_runs__cmp) with no key twice; the same key in several runs is summed when they are
+ * merged or read.
+ */
+#ifndef CPUPROF_SAMPLE_RUNS_H
+#define CPUPROF_SAMPLE_RUNS_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct run_rec {
+	const char *comm, *thread; /* never NULL */
+	const uint32_t *frames;	   /* frame ids, root first */
+	uint32_t n;
+	uint64_t count;
+};
+
+struct sample_runs;
+
+/*
+ * Runs kept in unnamed files of dir (O_TMPFILE; else a file unlinked as soon as made).
+ * NULL and errno on failure.
+ */
+struct sample_runs *sample_runs__new(const char *dir);
+void sample_runs__free(struct sample_runs *sr); /* NULL-safe; the files go with it */
+
+/* Key order: comm, then thread (strcmp), then frames (ids, a prefix first). */
+int sample_runs__cmp(const struct run_rec *x, const struct run_rec *y);
+
+/*
+ * Add n records, in key order with no key twice, as a new run; runs of similar size are then
+ * merged (at most about log2 of the records runs). 0, or a negative errno with sr as before
+ * (-ENOSPC, -EIO...).
+ */
+int sample_runs__add(struct sample_runs *sr, const struct run_rec *recs, size_t n);
+
+/*
+ * Every record of every run in key order, a key once (its counts summed), to fn; stops at the
+ * first nonzero return of fn and returns it. The record's strings and frames are valid during
+ * the call only. 0, fn's value, or a negative errno (-EIO when a run does not read back).
+ */
+int sample_runs__each(struct sample_runs *sr, int (*fn)(void *ctx, const struct run_rec *r),
+		      void *ctx);
+
+/* Records (keys counted once per run), runs, and bytes on disk. */
+uint64_t sample_runs__records(const struct sample_runs *sr);
+size_t sample_runs__n_runs(const struct sample_runs *sr);
+uint64_t sample_runs__bytes(const struct sample_runs *sr);
+
+#endif

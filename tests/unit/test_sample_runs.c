@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runs of samples on disk: what goes in comes back in key order, equal keys summed, through
+ * merges; a failure leaves the runs as they were; a profile that moves its samples of ended
+ * processes to disk writes the same samples as one that keeps them.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmocka_inc.h"
+#include "profile/profile.h"
+#include "profile/sample_runs.h"
+
+/* An empty directory of the test's own, removed with what is left in it. */
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/cpuprof-test-runs.XXXXXX");
+
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+/* No file stays in the directory: the runs are unnamed. */
+static void rmdir_empty(char *d)
+{
+	DIR *dir = opendir(d);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dir);
+	assert_int_equal(n, 0);
+	assert_int_equal(rmdir(d), 0);
+	free(d);
+}
+
+struct seen {
+	struct run_rec recs[4096];
+	uint32_t frames[4096][8];
+	char comm[4096][16], thread[4096][16];
+	size_t n;
+};
+
+static int collect(void *ctx, const struct run_rec *r)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 4096);
+	assert_true(r->n <= 8);
+	snprintf(s->comm[s->n], 16, "%s", r->comm);
+	snprintf(s->thread[s->n], 16, "%s", r->thread);
+	if (r->n)
+		memcpy(s->frames[s->n], r->frames, r->n * sizeof(uint32_t));
+	s->recs[s->n] =
+		(struct run_rec){s->comm[s->n], s->thread[s->n], s->frames[s->n], r->n, r->count};
+	s->n++;
+	return 0;
+}
+
+static void test_round_trip(void **state)
+{
+	static const uint32_t a[] = {1, 2, 3}, b[] = {1, 2, 4}, c[] = {1, 2, 300000, 7}, d[] = {5};
+	const struct run_rec recs[] = {
+		{"cc1", "", NULL, 0, 1}, /* no frames */
+		{"cc1", "", a, 3, 2},		{"cc1", "", b, 3, 4},
+		{"cc1", "", c, 4, 3},		/* a prefix shared, a big id */
+		{"cc1", "w", a, 3, 5},		/* thread changes, frames too */
+		{"make", "", a, 2, 1ull << 40}, /* comm changes, a prefix of the last stack */
+		{"make", "", d, 1, 6},
+	};
+	size_t n = sizeof(recs) / sizeof(recs[0]);
+	struct seen *s = calloc(1, sizeof(*s));
+	char *d_ = tmpdir();
+	struct sample_runs *sr = sample_runs__new(d_);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(sr);
+	for (size_t i = 1; i < n; i++)
+		assert_true(sample_runs__cmp(&recs[i - 1], &recs[i]) < 0);
+	assert_int_equal(sample_runs__add(sr, recs, n), 0);
+	assert_int_equal(sample_runs__records(sr), n);
+	assert_int_equal(sample_runs__n_runs(sr), 1);
+	/* the coding is compact: about 3 bytes a record here */
+	assert_true(sample_runs__bytes(sr) < 64);
+	assert_int_equal(sample_runs__each(sr, collect, s), 0);
+	assert_int_equal(s->n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(sample_runs__cmp(&s->recs[i], &recs[i]), 0);
+		assert_int_equal(s->recs[i].count, recs[i].count);
+	}
+	sample_runs__free(sr);
+	rmdir_empty(d_);
+	free(s);
+}
+
+/* Batch k of 100: keys i*k % 997 (a different subset each time), each count k. */
+static void batch(struct run_rec *recs, uint32_t (*fr)[2], size_t *n, uint32_t k)
+{
+	uint32_t keys[100];
+
+	for (uint32_t i = 0; i < 100; i++)
+		keys[i] = (i * 37 + k * 101) % 997;
+	/* sort, unique */
+	for (uint32_t i = 1; i < 100; i++)
+		for (uint32_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
+			uint32_t t = keys[j];
+
+			keys[j] = keys[j - 1];
+			keys[j - 1] = t;
+		}
+	*n = 0;
+	for (uint32_t i = 0; i < 100; i++) {
+		if (i && keys[i] == keys[i - 1])
+			continue;
+		fr[*n][0] = keys[i] / 100;
+		fr[*n][1] = keys[i];
+		recs[*n] = (struct run_rec){"p", "", fr[*n], 2, k};
+		(*n)++;
+	}
+}
+
+/* Many runs: merged as they come (few runs left), every key once, the counts summed. */
+static void test_merges(void **state)
+{
+	uint64_t want[997] = {0}, got[997] = {0}, total = 0, sum = 0;
+	struct seen *s = calloc(1, sizeof(*s));
+	struct run_rec recs[100];
+	uint32_t fr[100][2];
+	char *d = tmpdir();
+	struct sample_runs *sr = sample_runs__new(d);
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	for (uint32_t k = 1; k <= 200; k++) {
+		batch(recs, fr, &n, k);
+		for (size_t i = 0; i < n; i++) {
+			want[fr[i][1]] += k;
+			total += k;
+		}
+		assert_int_equal(sample_runs__add(sr, recs, n), 0);
+		/* sizes at least halve from one run to the next: about log2(200) runs */
+		assert_true(sample_runs__n_runs(sr) <= 9);
+	}
+	assert_int_equal(sample_runs__each(sr, collect, s), 0);
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			assert_true(sample_runs__cmp(&s->recs[i - 1], &s->recs[i]) < 0);
+		assert_int_equal(s->recs[i].frames[0], s->recs[i].frames[1] / 100);
+		got[s->recs[i].frames[1]] = s->recs[i].count;
+		sum += s->recs[i].count;
+	}
+	assert_int_equal(sum, total);
+	assert_memory_equal(got, want, sizeof(got));
+	sample_runs__free(sr);
+	rmdir_empty(d);
+	free(s);
+}
+
+static int stop_at_3(void *ctx, const struct run_rec *r)
+{
+	(void)r;
+	return ++*(int *)ctx == 3 ? 42 : 0;
+}
+
+/* A directory that cannot hold the runs: an error, and nothing changes. fn can stop a read. */
+static void test_failures(void **state)
+{
+	static const uint32_t a[] = {1};
+	const struct run_rec recs[] = {
+		{"a", "", a, 1, 1}, {"b", "", a, 1, 1}, {"c", "", a, 1, 1}, {"d", "", a, 1, 1}};
+	struct sample_runs *sr = sample_runs__new("/nonexistent-cpuprof-dir");
+	char *d = tmpdir();
+	int calls = 0;
+
+	(void)state;
+	assert_non_null(sr);
+	assert_true(sample_runs__add(sr, recs, 4) < 0);
+	assert_int_equal(sample_runs__n_runs(sr), 0);
+	assert_int_equal(sample_runs__records(sr), 0);
+	assert_int_equal(sample_runs__each(sr, stop_at_3, &calls), 0);
+	assert_int_equal(calls, 0);
+	sample_runs__free(sr);
+	sr = sample_runs__new(d);
+	assert_int_equal(sample_runs__add(sr, recs, 4), 0);
+	assert_int_equal(sample_runs__each(sr, stop_at_3, &calls), 42);
+	assert_int_equal(calls, 3);
+	sample_runs__free(sr);
+	rmdir_empty(d);
+}
+
+static uint32_t frame(struct profile *p, uint64_t addr)
+{
+	char name[32];
+	struct prof_frame f = {.name = name, .module = "mod", .addr = addr, .rel = addr};
+	uint32_t id = UINT32_MAX;
+
+	snprintf(name, sizeof(name), "f%" PRIu64, addr);
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+static uint32_t g_round;
+static bool ended_before_round(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid / 100 < g_round;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The samples of a profile as sorted text lines, for comparing two profiles. */
+static char *dump(const struct profile *p)
+{
+	size_t n = profile__n_samples(p), len = 0;
+	char **lines = calloc(n + 1, sizeof(*lines));
+	char *out;
+
+	assert_non_null(lines);
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+		char buf[512];
+		int k = snprintf(buf, sizeof(buf), "%u %s/%s", s->pid, s->comm, s->thread);
+
+		for (uint32_t j = 0; j < s->nframes; j++)
+			k += snprintf(buf + k, sizeof(buf) - (size_t)k, ";%s",
+				      profile__frame(p, s->frames[j])->name);
+		snprintf(buf + k, sizeof(buf) - (size_t)k, " %" PRIu64 "\n", s->count);
+		lines[i] = strdup(buf);
+		len += strlen(buf);
+	}
+	qsort(lines, n, sizeof(*lines), cmp_lines);
+	out = calloc(1, len + 1);
+	for (size_t i = 0; i < n; i++) {
+		strcat(out, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return out;
+}
+
+/*
+ * A profile that moves the samples of ended processes to disk holds the live ones only, then
+ * the same samples as a profile that keeps them all, once read back.
+ */
+static void test_profile_spill(void **state)
+{
+	struct profile *mem = profile__new(), *disk = profile__new();
+	char *d = tmpdir(), *a, *b;
+	uint32_t ids[2][64];
+	size_t merged;
+	uint64_t recs, bytes;
+	size_t runs;
+	int err;
+
+	(void)state;
+	assert_int_equal(profile__spill_to(disk, d), 0);
+	for (uint64_t i = 0; i < 64; i++) {
+		ids[0][i] = frame(mem, 0x1000 + i);
+		ids[1][i] = frame(disk, 0x1000 + i);
+	}
+	/* rounds of processes pid 100r..100r+9: "cc" and "sh", stacks of depth 1-5, some shared
+	 * across rounds, some new; a stack of no frames too */
+	for (g_round = 0; g_round < 30; g_round++) {
+		for (uint32_t k = 0; k < 10; k++) {
+			uint32_t pid = g_round * 100 + k, depth = 1 + (k + g_round) % 5;
+			uint32_t st[2][8];
+
+			for (uint32_t j = 0; j < depth; j++) {
+				uint32_t f = (j * 7 + k * (g_round % 3 ? 1 : g_round)) % 64;
+
+				st[0][j] = ids[0][f];
+				st[1][j] = ids[1][f];
+			}
+			for (int x = 0; x < 2; x++) {
+				struct profile *p = x ? disk : mem;
+				const char *comm = k & 1 ? "cc" : "sh";
+
+				assert_int_equal(
+					profile__add(p, pid, 0, comm, "", st[x], depth, k + 1), 0);
+				assert_int_equal(profile__add(p, pid, 0, comm, "", NULL, 0, 1), 0);
+			}
+		}
+		assert_int_equal(profile__merge_ended(mem, ended_before_round, NULL, &merged), 0);
+		assert_int_equal(profile__merge_ended(disk, ended_before_round, NULL, &merged), 0);
+		/* in memory: this round's processes only */
+		for (size_t i = 0; i < profile__n_samples(disk); i++)
+			assert_int_equal(profile__sample(disk, i)->pid / 100, g_round);
+		assert_int_equal(profile__total(disk), profile__total(mem));
+	}
+	profile__spill_sizes(disk, &recs, &bytes, &runs, &err);
+	assert_int_equal(err, 0);
+	assert_true(recs > 0);
+	assert_true(runs > 0 && runs < 8);
+	/* some ended samples are still in memory in the other profile only */
+	assert_true(profile__n_samples(disk) < profile__n_samples(mem));
+	assert_int_equal(profile__unspill(disk), 0);
+	assert_int_equal(profile__total(disk), profile__total(mem));
+	a = dump(mem);
+	b = dump(disk);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	profile__spill_sizes(disk, &recs, &bytes, &runs, &err);
+	assert_int_equal(recs, 0);
+	assert_int_equal(runs, 0);
+	profile__free(mem);
+	profile__free(disk);
+	rmdir_empty(d);
+}
+
+/* A directory that cannot hold the runs: the samples stay in memory, and the reason is kept. */
+static void test_profile_no_dir(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t id = frame(p, 0x1000);
+	uint64_t recs, bytes;
+	size_t runs, merged;
+	int err;
+
+	(void)state;
+	assert_int_equal(profile__spill_to(p, "/nonexistent-cpuprof-dir"), 0);
+	assert_int_equal(profile__add(p, 1, 0, "sh", "", &id, 1, 3), 0);
+	assert_int_equal(profile__add(p, 2, 0, "sh", "", &id, 1, 4), 0);
+	g_round = 1;
+	assert_int_equal(profile__merge_ended(p, ended_before_round, NULL, &merged), 0);
+	profile__spill_sizes(p, &recs, &bytes, &runs, &err);
+	assert_int_equal(err, -ENOENT);
+	assert_int_equal(recs, 0);
+	assert_int_equal(profile__n_samples(p), 1);
+	assert_int_equal(profile__sample(p, 0)->count, 7);
+	assert_int_equal(profile__unspill(p), 0);
+	assert_int_equal(profile__n_samples(p), 1);
+	assert_int_equal(profile__total(p), 7);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_merges),
+		cmocka_unit_test(test_failures),       cmocka_unit_test(test_profile_spill),
+		cmocka_unit_test(test_profile_no_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
