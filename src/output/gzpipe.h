@@ -19,7 +19,8 @@ int gzpipe_open(struct gzpipe **out, FILE *f, int level);
 
 /*
  * The next piece: buf (from malloc, len bytes) is the pipe's from now on, freed once
- * compressed, also on failure. 0 or -ENOMEM; errors of compression and writing come from
+ * compressed, also on failure. Waits while 8 pieces are waiting for the thread (memory: the
+ * encoder is faster than gzip). 0 or -ENOMEM; errors of compression and writing come from
  * gzpipe_close.
  */
 int gzpipe_put(struct gzpipe *g, void *buf, size_t len);
