@@ -74,6 +74,12 @@ size_t name_cache__n(const struct name_cache *nc)
 	return nc->n;
 }
 
+size_t name_cache__bytes(const struct name_cache *nc)
+{
+	return nc->cap * sizeof(*nc->v) + nc->idx.cap * sizeof(struct idslot) +
+	       nc->cap_pool * sizeof(*nc->pool);
+}
+
 unsigned int name_cache__resets(const struct name_cache *nc)
 {
 	return nc->resets;

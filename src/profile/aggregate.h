@@ -32,6 +32,8 @@ void name_cache__free(struct name_cache *nc); /* NULL-safe */
 
 /* Addresses held now, and times it was emptied because it was full. */
 size_t name_cache__n(const struct name_cache *nc);
+/* Its bytes of memory, tables counted at their capacity (for -vv). */
+size_t name_cache__bytes(const struct name_cache *nc);
 unsigned int name_cache__resets(const struct name_cache *nc);
 
 struct aggregate_opts {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/idtable.h"
 #include "profile/profile.h"
-#include "profile/sample_runs.h"
+#include "profile/spill.h"
 #include "util/strset.h"
 
 /* One distinct stack (frame ids, root first), shared by every sample that has it. */
@@ -36,7 +37,11 @@ struct profile {
 	uint64_t total;
 	struct sample_runs *runs; /* samples of no process moved out of memory, or NULL */
 	int spill_err;		  /* why the last move failed, 0 when it did not */
-	const char *names[64];	  /* process and thread names interned lately, by hash */
+	struct frame_log *flog;	  /* the frames, on disk (then not in frames[]), or NULL */
+	struct fhash *fh;	  /* with flog: each frame's hash, by id */
+	size_t cap_fh;
+	int frame_err;	       /* why the frames came back to memory early, 0 if they did not */
+	const char *names[64]; /* process and thread names interned lately, by hash */
 };
 
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
@@ -161,6 +166,8 @@ void profile__free(struct profile *p)
 	free(p->samples);
 	free(p->frames);
 	sample_runs__free(p->runs);
+	frame_log__free(p->flog);
+	free(p->fh);
 	strset_clear(&p->strs);
 	free(p);
 }
@@ -181,15 +188,209 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* ---- frames kept on disk ------------------------------------------------------------------ */
+
+/* Two 64-bit hashes of a frame's content: with the frames on disk, the only way to tell them. */
+struct fhash {
+	uint64_t a, b;
+};
+
+static void fh_bytes(struct fhash *h, const void *data, size_t len)
+{
+	const unsigned char *c = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h->a = (h->a ^ c[i]) * 0x100000001b3ull; /* FNV-1a's 64-bit prime */
+		h->b = (h->b ^ c[i]) * 0x9e3779b97f4a7c15ull;
+	}
+}
+
+static void fh_u64(struct fhash *h, uint64_t v)
+{
+	fh_bytes(h, &v, sizeof(v));
+}
+
+/* A string or its absence, told apart from any other (its length first). */
+static void fh_str(struct fhash *h, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	fh_u64(h, s ? len + 1 : 0);
+	if (s)
+		fh_bytes(h, s, len);
+}
+
+/* splitmix64's finaliser: every bit of the state to every bit of the hash */
+static uint64_t fh_mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static struct fhash frame_content_hash(const struct prof_frame *f)
+{
+	struct fhash h = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+
+	fh_u64(&h, f->kind);
+	fh_u64(&h, f->addr);
+	fh_u64(&h, f->rel);
+	fh_u64(&h, f->mapping);
+	fh_u64(&h, (uint64_t)f->line << 32 | f->column);
+	fh_u64(&h, (uint64_t)f->start_line << 2 | (uint64_t)f->named << 1 | f->inlined);
+	fh_str(&h, f->name);
+	fh_str(&h, f->module);
+	fh_str(&h, f->mangled);
+	fh_str(&h, f->file);
+	return (struct fhash){fh_mix(h.a), fh_mix(h.b)};
+}
+
+static bool fhash_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct fhash *x = &((const struct profile *)ctx)->fh[id], *y = key;
+
+	return x->a == y->a && x->b == y->b;
+}
+
+/* In-memory interning, the frame's strings interned first. */
+static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint32_t *id);
+
+struct load_ctx {
+	struct profile *p;
+	uint32_t next; /* the id the next frame must get */
+};
+
+static int load_frame(void *ctx, const struct log_frame *lf)
+{
+	struct load_ctx *lc = ctx;
+	struct prof_frame f = {
+		.name = lf->name,
+		.module = lf->module,
+		.addr = lf->addr,
+		.rel = lf->rel,
+		.kind = (enum frame_kind)lf->kind,
+		.mapping = lf->mapping,
+		.named = lf->named,
+		.inlined = lf->inlined,
+		.mangled = lf->mangled,
+		.file = lf->file,
+		.line = lf->line,
+		.column = lf->column,
+		.start_line = lf->start_line,
+	};
+	uint32_t id;
+	int err = intern_frame_mem(lc->p, &f, &id);
+
+	/* the log holds distinct frames only, so each one is new, and keeps its id */
+	if (!err && id != lc->next)
+		err = -EIO;
+	lc->next++;
+	return err;
+}
+
+/*
+ * The frames on disk back in memory, their ids kept; frames go on in memory from now on.
+ * Frames the log cannot give back (a write or read error) become "[frame lost: REASON]", so
+ * every sample keeps its count and its other frames. 0 or -ENOMEM; *why: the log's error.
+ */
+static int frames_in(struct profile *p, int *why)
+{
+	struct load_ctx lc = {p, 0};
+	uint32_t total = (uint32_t)p->n_frames;
+	int err;
+
+	*why = 0;
+	/* the in-memory table starts empty: the ids come back in order */
+	idtable_free(&p->fidx);
+	p->n_frames = 0;
+	err = frame_log__each(p->flog, load_frame, &lc);
+	if (err == -ENOMEM)
+		return err;
+	*why = err;
+	/* what was not read back keeps its id as a frame of its own */
+	p->n_frames = lc.next < total && err ? p->n_frames : p->n_frames;
+	while (p->n_frames < total) {
+		char name[96];
+		struct prof_frame f = {
+			.name = name, .kind = FRAME_PSEUDO, .addr = p->n_frames}; /* distinct */
+		uint32_t id;
+
+		if (!*why)
+			*why = -EIO;
+		snprintf(name, sizeof(name), "[frame lost: %s]", strerror(-*why));
+		err = intern_frame_mem(p, &f, &id);
+		if (err)
+			return err;
+	}
+	frame_log__free(p->flog);
+	p->flog = NULL;
+	free(p->fh);
+	p->fh = NULL;
+	p->cap_fh = 0;
+	return 0;
+}
+
+/* With the frames on disk: one more if new (only its hash stays in memory). */
+static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	struct fhash h = frame_content_hash(f);
+	const struct log_frame lf = {
+		.name = f->name,
+		.module = f->module,
+		.mangled = f->mangled,
+		.file = f->file,
+		.addr = f->addr,
+		.rel = f->rel,
+		.kind = f->kind,
+		.mapping = f->mapping,
+		.line = f->line,
+		.column = f->column,
+		.start_line = f->start_line,
+		.named = f->named,
+		.inlined = f->inlined,
+	};
+	struct idslot *sl;
+	bool found;
+	int err;
+
+	if (idtable_reserve(&p->fidx))
+		return -ENOMEM;
+	sl = idtable_probe(&p->fidx, (uint32_t)(h.a >> 32), fhash_id_eq, p, &h, &found);
+	if (found) {
+		*id = sl->id1 - 1;
+		return 0;
+	}
+	if (grow((void **)&p->fh, &p->cap_fh, p->n_frames, sizeof(*p->fh)))
+		return -ENOMEM;
+	err = frame_log__add(p->flog, &lf);
+	if (err) {
+		int why;
+
+		/* the disk failed: the frames come back to memory, and stay there */
+		p->frame_err = err;
+		err = frames_in(p, &why);
+		return err ? err : intern_frame_mem(p, f, id);
+	}
+	p->fh[p->n_frames] = h;
+	idtable_fill(&p->fidx, sl, (uint32_t)(h.a >> 32), (uint32_t)p->n_frames);
+	*id = (uint32_t)p->n_frames++;
+	return 0;
+}
+
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	if (f->mapping > p->n_maps)
+		return -EINVAL;
+	return p->flog ? intern_frame_disk(p, f, id) : intern_frame_mem(p, f, id);
+}
+
+static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
 	struct prof_frame nf = *f;
 	struct idslot *sl;
 	bool found;
 	uint32_t h;
 
-	if (f->mapping > p->n_maps)
-		return -EINVAL;
 	nf.name = intern(p, f->name);
 	nf.module = f->module ? intern(p, f->module) : NULL;
 	nf.mangled = f->mangled ? intern(p, f->mangled) : NULL;
@@ -542,7 +743,17 @@ int profile__spill_to(struct profile *p, const char *dir)
 	if (p->runs)
 		return 0;
 	p->runs = sample_runs__new(dir);
-	return p->runs ? 0 : -ENOMEM;
+	if (!p->runs)
+		return -ENOMEM;
+	/* the frames: from the first one only (ids are positions in the log) */
+	if (!p->n_frames) {
+		p->flog = frame_log__new(dir);
+		if (!p->flog)
+			p->frame_err = -errno;
+		if (p->frame_err == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int add_back(void *ctx, const struct run_rec *r)
@@ -560,6 +771,15 @@ int profile__unspill(struct profile *p)
 {
 	int err;
 
+	if (p->flog) {
+		int why;
+
+		err = frames_in(p, &why);
+		if (err)
+			return err;
+		if (why)
+			p->frame_err = why;
+	}
 	if (!p->runs)
 		return 0;
 	err = sample_runs__each(p->runs, add_back, p);
@@ -568,13 +788,32 @@ int profile__unspill(struct profile *p)
 	return err;
 }
 
-void profile__spill_sizes(const struct profile *p, uint64_t *records, uint64_t *bytes, size_t *runs,
-			  int *last_err)
+void profile__spill_sizes(const struct profile *p, struct profile_spill *ps)
 {
-	*records = p->runs ? sample_runs__records(p->runs) : 0;
-	*bytes = p->runs ? sample_runs__bytes(p->runs) : 0;
-	*runs = p->runs ? sample_runs__n_runs(p->runs) : 0;
-	*last_err = p->spill_err;
+	*ps = (struct profile_spill){
+		.records = p->runs ? sample_runs__records(p->runs) : 0,
+		.bytes = p->runs ? sample_runs__bytes(p->runs) : 0,
+		.runs = p->runs ? sample_runs__n_runs(p->runs) : 0,
+		.err = p->spill_err,
+		.frames = p->flog ? frame_log__n(p->flog) : 0,
+		.frame_bytes = p->flog ? frame_log__bytes(p->flog) : 0,
+		.frame_err = p->frame_err,
+	};
+}
+
+void profile__mem(const struct profile *p, struct profile_mem *m)
+{
+	size_t blocks = 0;
+
+	for (const struct pool_block *b = p->pool; b; b = b->next)
+		blocks++;
+	m->frames = p->cap_frames * sizeof(*p->frames) + p->fidx.cap * sizeof(struct idslot) +
+		    p->cap_fh * sizeof(*p->fh);
+	m->samples = p->cap_samples * sizeof(*p->samples) + p->sidx.cap * sizeof(struct idslot) +
+		     p->cap_stacks * sizeof(*p->stacks) + p->kidx.cap * sizeof(struct idslot) +
+		     blocks * POOL_BLOCK * sizeof(uint32_t);
+	m->strings = p->strs.bytes;
+	m->n_strings = p->strs.n;
 }
 
 static int cmp_pid(const void *a, const void *b)

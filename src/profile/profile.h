@@ -124,24 +124,43 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 			 size_t *n_merged);
 
 /*
- * From now on profile__merge_ended also moves the samples of no process out of memory, to
- * sorted runs in unnamed temporary files of dir (sample_runs.h): the profile's memory then
- * follows the live processes, the distinct stacks of the ended ones go to disk (15-25 bytes
- * each there). A move that fails (a full disk) leaves them in memory. The sample accessors
- * see only the samples in memory until profile__unspill; profile__total counts all of them.
+ * Keep what a long recording piles up on disk, in unnamed temporary files of dir (spill.h),
+ * so that the profile's memory follows the live processes:
+ * - profile__merge_ended moves the samples of no process to sorted runs (15-25 bytes a stack
+ *   there); a move that fails (a full disk) leaves them in memory;
+ * - when called before the first frame: every frame goes to a log, only a 16-byte hash of it
+ *   stays in memory; if the log cannot be written, the frames come back to memory.
+ * Until profile__unspill, profile__frame gives NULL for a frame on disk and the sample
+ * accessors see the samples in memory only; profile__total and profile__n_frames count all.
  * 0 or -ENOMEM.
  */
 int profile__spill_to(struct profile *p, const char *dir);
 
 /*
- * The samples moved out of memory, back in (merged with the samples of no process there);
- * moving stops. 0, or a negative errno (-ENOMEM, -EIO) when some could not be read back.
+ * Everything on disk back in memory (the samples merged with the samples of no process
+ * there), for the writers; nothing goes to disk any more. Frames the log could not give back
+ * are named "[frame lost: REASON]". 0, or a negative errno (-ENOMEM, -EIO) when samples
+ * could not be read back.
  */
 int profile__unspill(struct profile *p);
 
-/* The records, bytes and runs out of memory, and why the last move failed (0 if it did not). */
-void profile__spill_sizes(const struct profile *p, uint64_t *records, uint64_t *bytes, size_t *runs,
-			  int *last_err);
+struct profile_spill {
+	uint64_t records, bytes; /* samples on disk: records (a key once per run), bytes */
+	size_t runs;
+	int err;		      /* why the last move of samples failed, 0 if it did not */
+	uint64_t frames, frame_bytes; /* frames on disk */
+	int frame_err; /* why the frames are (or came back) in memory, 0 if they are not */
+};
+void profile__spill_sizes(const struct profile *p, struct profile_spill *ps);
+
+/* Bytes of memory the profile holds, by part (for -vv; tables counted at their capacity). */
+struct profile_mem {
+	size_t frames;	/* frames and their index */
+	size_t samples; /* samples, stacks, their indexes and frame ids */
+	size_t strings; /* interned strings (bytes; and n of them) */
+	size_t n_strings;
+};
+void profile__mem(const struct profile *p, struct profile_mem *m);
 
 /* Number of distinct processes (pids) among the samples. */
 size_t profile__n_processes(const struct profile *p);

@@ -610,21 +610,29 @@ static int name_queue(struct record *r)
 		struct mallinfo2 mi = mallinfo2();
 		size_t objs, idx;
 		char rss[96];
-		uint64_t recs, bytes;
-		size_t runs;
-		int spill_err;
+		struct profile_spill ps;
 
-		symbolizer__sizes(r->sym, &objs, &idx);
-		profile__spill_sizes(r->prof, &recs, &bytes, &runs, &spill_err);
+		size_t sym_strs, sym_bytes;
+		struct profile_mem pm;
+
+		symbolizer__sizes(r->sym, &objs, &idx, &sym_strs, &sym_bytes);
+		profile__spill_sizes(r->prof, &ps);
+		profile__mem(r->prof, &pm);
 		pr_debug("after %u drains: heap in use %.1f MiB (%.1f MiB of it mmapped, %.1f MiB "
-			 "free in arenas); RSS %s; the profile: %zu distinct stacks, %zu frames, "
-			 "%" PRIu64 " stacks on disk (%.1f MiB, %zu runs); "
-			 "%zu addresses named in the cache; %zu objects, %zu shared indexes",
+			 "free in arenas); RSS %s; the profile: %zu distinct stacks (%.1f MiB), "
+			 "%zu frames (%.1f MiB; %" PRIu64 " on disk, %.1f MiB), %zu strings "
+			 "(%.1f MiB), %" PRIu64
+			 " stacks on disk (%.1f MiB, %zu runs); %zu addresses named in the cache "
+			 "(%.1f MiB); %zu objects, %zu shared indexes, %zu strings (%.1f MiB)",
 			 r->n_drains, (double)(mi.uordblks + mi.hblkhd) / 1048576,
 			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576,
 			 rss_split(rss, sizeof(rss)), profile__n_samples(r->prof),
-			 profile__n_frames(r->prof), recs, (double)bytes / 1048576, runs,
-			 name_cache__n(r->names), objs, idx);
+			 (double)pm.samples / 1048576, profile__n_frames(r->prof),
+			 (double)pm.frames / 1048576, ps.frames, (double)ps.frame_bytes / 1048576,
+			 pm.n_strings, (double)pm.strings / 1048576, ps.records,
+			 (double)ps.bytes / 1048576, ps.runs, name_cache__n(r->names),
+			 (double)name_cache__bytes(r->names) / 1048576, objs, idx, sym_strs,
+			 (double)sym_bytes / 1048576);
 	}
 	/*
 	 * and the memory goes back (the naming threads' arenas too), every 30 s at most; not
@@ -786,20 +794,23 @@ static int drain_tick(struct record *r)
 /* -v: the samples of ended processes kept on disk, or why they could not be. */
 static void spill_summary(const struct record *r)
 {
-	uint64_t recs, bytes;
-	size_t runs;
-	int err;
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct profile_spill ps;
 
-	profile__spill_sizes(r->prof, &recs, &bytes, &runs, &err);
-	if (err)
+	profile__spill_sizes(r->prof, &ps);
+	if (ps.err)
 		pr_info("the samples of ended processes stay in memory: cannot write them to %s "
 			"(%s; set TMPDIR to a writable directory)",
-			getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-			strerror(-err));
-	if (recs)
-		pr_info("%" PRIu64 " stacks of ended processes kept on disk until the output "
-			"(%.1f MiB in %zu unnamed file%s)",
-			recs, (double)bytes / 1048576, runs, runs == 1 ? "" : "s");
+			dir, strerror(-ps.err));
+	if (ps.frame_err)
+		pr_info("the frames are kept in memory: cannot write them to %s or read them "
+			"back (%s; set TMPDIR to a writable directory)",
+			dir, strerror(-ps.frame_err));
+	if (ps.records || ps.frames)
+		pr_info("kept on disk until the output: %" PRIu64 " stacks of ended processes "
+			"(%.1f MiB in %zu unnamed file%s), %" PRIu64 " frames (%.1f MiB)",
+			ps.records, (double)ps.bytes / 1048576, ps.runs, ps.runs == 1 ? "" : "s",
+			ps.frames, (double)ps.frame_bytes / 1048576);
 }
 
 /* After sampling has stopped: the copies not named yet, and both sets. */

@@ -117,7 +117,13 @@ void report_summary(const struct report *r, size_t n_outs)
 	uint64_t total = profile__total(r->prof);
 	size_t nproc = profile__n_processes(r->prof), len;
 
-	len = list_counters(left, sizeof(left), 0, r->stats, left_out_names);
+	const char *names[CP_STAT_MAX];
+
+	memcpy(names, left_out_names, sizeof(names));
+	/* system-wide, with no --comm, the only process left out is cpuprof: its own cost */
+	if (!r->o->n_pids && !r->o->command && !r->o->comm_regex)
+		names[CP_STAT_FILTERED] = "cpuprof itself";
+	len = list_counters(left, sizeof(left), 0, r->stats, names);
 	list_one(left, sizeof(left), len, "name not matching --comm", r->agg.comm_filtered);
 	if (r->o->comm_regex) {
 		/* the BPF counters cover every process sampled, the profile only those named */

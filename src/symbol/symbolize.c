@@ -197,11 +197,14 @@ static void count_node(const void *node, VISIT which, void *ctx)
 		(*(size_t *)ctx)++;
 }
 
-void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes)
+void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes, size_t *strings,
+		       size_t *string_bytes)
 {
 	*objects = *indexes = 0;
 	twalk_r(sy->objs, count_node, objects);
 	twalk_r(sy->indexes, count_node, indexes);
+	*strings = sy->strs.n;
+	*string_bytes = sy->strs.bytes;
 }
 
 /*

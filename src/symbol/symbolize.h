@@ -85,8 +85,13 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy);
  */
 void symbolizer__drop_indexes(struct symbolizer *sy, bool all);
 
-/* The objects known and the DWARF indexes shared by build-id, now (for -vv). */
-void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes);
+/*
+ * The objects known and the DWARF indexes shared by build-id, now, and the strings the
+ * symbolizer keeps for the whole recording (labels of unnamed addresses, kernel names) and
+ * their bytes (for -vv).
+ */
+void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes, size_t *strings,
+		       size_t *string_bytes);
 
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);

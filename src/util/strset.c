@@ -26,6 +26,8 @@ const char *strset_intern(struct strset *set, const char *s)
 		free(dup);
 		return NULL;
 	}
+	set->n++;
+	set->bytes += strlen(dup) + 1;
 	return dup;
 }
 
@@ -50,4 +52,5 @@ void strset_clear(struct strset *set)
 {
 	tdestroy(set->root, free);
 	set->root = NULL;
+	set->n = set->bytes = 0;
 }

@@ -8,7 +8,9 @@
 
 /* Zero-initialised is empty: struct strset s = {0}; */
 struct strset {
-	void *root; /* tsearch tree of char * */
+	void *root;   /* tsearch tree of char * */
+	size_t n;     /* strings held */
+	size_t bytes; /* their bytes, NULs included */
 };
 
 /* The one copy of s in the set (added if new), or NULL on ENOMEM. */

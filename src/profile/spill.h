@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Samples kept out of memory: sorted runs of (comm, thread, stack, count) records, each in an
- * unnamed temporary file, merged as they pile up. A long system-wide recording puts the
- * samples of ended processes here, so its memory holds the live processes, not every distinct
- * stack of the recording (profile__merge_ended).
+ * What a profile keeps out of memory, in unnamed temporary files, during a long system-wide
+ * recording (profile__spill_to), so that its memory holds the live processes, not every
+ * distinct stack and frame of the recording:
+ *
+ * - samples: sorted runs of (comm, thread, stack, count) records, merged as they pile up: the
+ *   samples of ended processes (profile__merge_ended);
+ * - frames: a log of every frame in id order, read back whole for the output.
  *
  * A record's key is (comm, thread, frames); the records of one run are in key order (see
  * sample_runs__cmp) with no key twice; the same key in several runs is summed when they are
  * merged or read.
  */
-#ifndef CPUPROF_SAMPLE_RUNS_H
-#define CPUPROF_SAMPLE_RUNS_H
+#ifndef CPUPROF_SPILL_H
+#define CPUPROF_SPILL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,5 +56,35 @@ int sample_runs__each(struct sample_runs *sr, int (*fn)(void *ctx, const struct 
 uint64_t sample_runs__records(const struct sample_runs *sr);
 size_t sample_runs__n_runs(const struct sample_runs *sr);
 uint64_t sample_runs__bytes(const struct sample_runs *sr);
+
+/* ---- frames ---------------------------------------------------------------------------- */
+
+/* A frame as logged: the fields of struct prof_frame, strings by value. */
+struct log_frame {
+	const char *name, *module, *mangled, *file; /* name never NULL; the others may be */
+	uint64_t addr, rel;
+	uint32_t kind, mapping, line, column, start_line;
+	bool named, inlined;
+};
+
+struct frame_log;
+
+/* A log in an unnamed file of dir (as sample_runs__new). NULL and errno on failure. */
+struct frame_log *frame_log__new(const char *dir);
+void frame_log__free(struct frame_log *fl); /* NULL-safe */
+
+/* Append a frame (strings of up to 1 MiB). 0, or a negative errno with the log as before. */
+int frame_log__add(struct frame_log *fl, const struct log_frame *f);
+
+/*
+ * Every frame logged, in order, to fn; stops at fn's first nonzero return and returns it.
+ * The strings are valid during the call only. 0, fn's value, or a negative errno.
+ */
+int frame_log__each(struct frame_log *fl, int (*fn)(void *ctx, const struct log_frame *f),
+		    void *ctx);
+
+/* Frames logged, and their bytes. */
+uint64_t frame_log__n(const struct frame_log *fl);
+uint64_t frame_log__bytes(const struct frame_log *fl);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "cmocka_inc.h"
 #include "profile/profile.h"
-#include "profile/sample_runs.h"
+#include "profile/spill.h"
 
 /* An empty directory of the test's own, removed with what is left in it. */
 static char *tmpdir(void)
@@ -194,6 +194,89 @@ static void test_failures(void **state)
 	rmdir_empty(d);
 }
 
+static int check_frame(void *ctx, const struct log_frame *f)
+{
+	int *i = ctx;
+	char big[3000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	switch ((*i)++) {
+	case 0:
+		assert_string_equal(f->name, "main");
+		assert_string_equal(f->module, "/usr/bin/prog");
+		assert_null(f->mangled);
+		assert_string_equal(f->file, "main.c");
+		assert_int_equal(f->addr, 0xffffffff81000000ull);
+		assert_int_equal(f->rel, 0x1234);
+		assert_int_equal(f->kind, 1);
+		assert_int_equal(f->mapping, 7);
+		assert_int_equal(f->line, 42);
+		assert_int_equal(f->column, 3);
+		assert_int_equal(f->start_line, 0);
+		assert_true(f->named);
+		assert_false(f->inlined);
+		break;
+	case 1:
+		assert_string_equal(f->name, big);
+		assert_null(f->module);
+		assert_string_equal(f->mangled, "_Z3fooi");
+		assert_null(f->file);
+		assert_false(f->named);
+		assert_true(f->inlined);
+		assert_int_equal(f->start_line, UINT32_MAX);
+		break;
+	default:
+		fail_msg("a third frame");
+	}
+	return 0;
+}
+
+static int stop_at_3f(void *ctx, const struct log_frame *f)
+{
+	(void)f;
+	return ++*(int *)ctx == 3 ? 42 : 0;
+}
+
+/* The frame log gives back every field, absent strings and a long name included. */
+static void test_frame_log(void **state)
+{
+	char big[3000];
+	const struct log_frame f0 = {.name = "main",
+				     .module = "/usr/bin/prog",
+				     .file = "main.c",
+				     .addr = 0xffffffff81000000ull,
+				     .rel = 0x1234,
+				     .kind = 1,
+				     .mapping = 7,
+				     .line = 42,
+				     .column = 3,
+				     .named = true};
+	struct log_frame f1 = {.mangled = "_Z3fooi", .inlined = true, .start_line = UINT32_MAX};
+	char *d = tmpdir();
+	struct frame_log *fl = frame_log__new(d);
+	int i = 0;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	f1.name = big;
+	assert_non_null(fl);
+	assert_int_equal(frame_log__add(fl, &f0), 0);
+	assert_int_equal(frame_log__add(fl, &f1), 0);
+	assert_int_equal(frame_log__n(fl), 2);
+	assert_int_equal(frame_log__each(fl, check_frame, &i), 0);
+	assert_int_equal(i, 2);
+	/* read again, after more: the same first two */
+	assert_int_equal(frame_log__add(fl, &f0), 0);
+	i = 0;
+	assert_int_equal(frame_log__each(fl, stop_at_3f, &i), 42);
+	frame_log__free(fl);
+	assert_null(frame_log__new("/nonexistent-cpuprof-dir"));
+	assert_int_equal(errno, ENOENT);
+	rmdir_empty(d);
+}
+
 static uint32_t frame(struct profile *p, uint64_t addr)
 {
 	char name[32];
@@ -257,9 +340,7 @@ static void test_profile_spill(void **state)
 	char *d = tmpdir(), *a, *b;
 	uint32_t ids[2][64];
 	size_t merged;
-	uint64_t recs, bytes;
-	size_t runs;
-	int err;
+	struct profile_spill ps;
 
 	(void)state;
 	assert_int_equal(profile__spill_to(disk, d), 0);
@@ -296,10 +377,15 @@ static void test_profile_spill(void **state)
 			assert_int_equal(profile__sample(disk, i)->pid / 100, g_round);
 		assert_int_equal(profile__total(disk), profile__total(mem));
 	}
-	profile__spill_sizes(disk, &recs, &bytes, &runs, &err);
-	assert_int_equal(err, 0);
-	assert_true(recs > 0);
-	assert_true(runs > 0 && runs < 8);
+	profile__spill_sizes(disk, &ps);
+	assert_int_equal(ps.err, 0);
+	assert_int_equal(ps.frame_err, 0);
+	assert_true(ps.records > 0);
+	assert_true(ps.runs > 0 && ps.runs < 8);
+	/* the frames are on disk: counted, not readable until they are back */
+	assert_int_equal(ps.frames, 64);
+	assert_int_equal(profile__n_frames(disk), 64);
+	assert_null(profile__frame(disk, 0));
 	/* some ended samples are still in memory in the other profile only */
 	assert_true(profile__n_samples(disk) < profile__n_samples(mem));
 	assert_int_equal(profile__unspill(disk), 0);
@@ -309,9 +395,21 @@ static void test_profile_spill(void **state)
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
-	profile__spill_sizes(disk, &recs, &bytes, &runs, &err);
-	assert_int_equal(recs, 0);
-	assert_int_equal(runs, 0);
+	profile__spill_sizes(disk, &ps);
+	assert_int_equal(ps.records, 0);
+	assert_int_equal(ps.runs, 0);
+	assert_int_equal(ps.frames, 0);
+	/* the frames came back with their ids and contents */
+	assert_int_equal(profile__n_frames(disk), 64);
+	for (uint32_t i = 0; i < 64; i++) {
+		const struct prof_frame *x = profile__frame(mem, ids[0][i]),
+					*y = profile__frame(disk, ids[1][i]);
+
+		assert_int_equal(ids[0][i], ids[1][i]);
+		assert_string_equal(x->name, y->name);
+		assert_string_equal(x->module, y->module);
+		assert_int_equal(x->addr, y->addr);
+	}
 	profile__free(mem);
 	profile__free(disk);
 	rmdir_empty(d);
@@ -321,20 +419,23 @@ static void test_profile_spill(void **state)
 static void test_profile_no_dir(void **state)
 {
 	struct profile *p = profile__new();
-	uint32_t id = frame(p, 0x1000);
-	uint64_t recs, bytes;
-	size_t runs, merged;
-	int err;
+	struct profile_spill ps;
+	uint32_t id;
+	size_t merged;
 
 	(void)state;
 	assert_int_equal(profile__spill_to(p, "/nonexistent-cpuprof-dir"), 0);
+	id = frame(p, 0x1000);
 	assert_int_equal(profile__add(p, 1, 0, "sh", "", &id, 1, 3), 0);
 	assert_int_equal(profile__add(p, 2, 0, "sh", "", &id, 1, 4), 0);
 	g_round = 1;
 	assert_int_equal(profile__merge_ended(p, ended_before_round, NULL, &merged), 0);
-	profile__spill_sizes(p, &recs, &bytes, &runs, &err);
-	assert_int_equal(err, -ENOENT);
-	assert_int_equal(recs, 0);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.err, -ENOENT);
+	assert_int_equal(ps.frame_err, -ENOENT);
+	assert_int_equal(ps.records, 0);
+	assert_int_equal(ps.frames, 0);
+	assert_string_equal(profile__frame(p, id)->name, "f4096");
 	assert_int_equal(profile__n_samples(p), 1);
 	assert_int_equal(profile__sample(p, 0)->count, 7);
 	assert_int_equal(profile__unspill(p), 0);
@@ -346,9 +447,9 @@ static void test_profile_no_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_merges),
-		cmocka_unit_test(test_failures),       cmocka_unit_test(test_profile_spill),
-		cmocka_unit_test(test_profile_no_dir),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_merges),
+		cmocka_unit_test(test_failures),      cmocka_unit_test(test_frame_log),
+		cmocka_unit_test(test_profile_spill), cmocka_unit_test(test_profile_no_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

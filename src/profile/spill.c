@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * The profile's data on disk (spill.h).
+ *
  * A run is a file of records, each coded against the one before it (the runs are sorted, so
  * neighbours share their names and most of their stack):
  *
@@ -19,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "profile/sample_runs.h"
+#include "profile/spill.h"
 #include "util/grow.h"
 
 #define IO_BUF	   (64u << 10)
@@ -503,4 +505,179 @@ uint64_t sample_runs__bytes(const struct sample_runs *sr)
 	for (size_t i = 0; i < sr->n; i++)
 		n += sr->runs[i].bytes;
 	return n;
+}
+
+/* ---- the frame log -------------------------------------------------------------------------
+ *
+ * One record per frame, in id order:
+ *   varint flags: 1 named, 2 inlined, 4 module, 8 mangled, 16 file (the strings that follow)
+ *   varints: kind, mapping, addr, rel, line, column, start_line
+ *   strings, each a varint length and its bytes: name, then module, mangled, file if flagged
+ */
+
+#define MAX_STR (1u << 20)
+
+struct frame_log {
+	struct writer w;
+	uint64_t n, good; /* records, and the bytes up to the end of the last whole one */
+};
+
+struct frame_log *frame_log__new(const char *dir)
+{
+	struct frame_log *fl = calloc(1, sizeof(*fl));
+	int err;
+
+	if (!fl)
+		return NULL;
+	err = writer_open(&fl->w, dir && *dir ? dir : "/tmp");
+	if (err) {
+		writer_end(&fl->w, false);
+		free(fl);
+		errno = -err;
+		return NULL;
+	}
+	return fl;
+}
+
+void frame_log__free(struct frame_log *fl)
+{
+	if (!fl)
+		return;
+	writer_end(&fl->w, false);
+	free(fl);
+}
+
+static void put_str(struct writer *w, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len > MAX_STR) {
+		w->err = -E2BIG;
+		return;
+	}
+	put_varint(w, len);
+	put_bytes(w, s, len);
+}
+
+int frame_log__add(struct frame_log *fl, const struct log_frame *f)
+{
+	struct writer *w = &fl->w;
+
+	if (w->err)
+		return w->err;
+	put_varint(w, (uint64_t)f->named | (uint64_t)f->inlined << 1 | (uint64_t) !!f->module << 2 |
+			      (uint64_t) !!f->mangled << 3 | (uint64_t) !!f->file << 4);
+	put_varint(w, f->kind);
+	put_varint(w, f->mapping);
+	put_varint(w, f->addr);
+	put_varint(w, f->rel);
+	put_varint(w, f->line);
+	put_varint(w, f->column);
+	put_varint(w, f->start_line);
+	put_str(w, f->name);
+	if (f->module)
+		put_str(w, f->module);
+	if (f->mangled)
+		put_str(w, f->mangled);
+	if (f->file)
+		put_str(w, f->file);
+	/* a record cut by an error is past fl->good: never read back, and nothing follows it */
+	if (w->err)
+		return w->err;
+	fl->n++;
+	fl->good = w->bytes + w->used;
+	return 0;
+}
+
+/* A string into *buf (grown as needed, up to MAX_STR). 0 or -EIO, -ENOMEM. */
+static int get_str(struct reader *r, char **buf, size_t *cap)
+{
+	uint64_t len;
+	int err = get_varint(r, &len);
+
+	if (err)
+		return err;
+	if (len > MAX_STR)
+		return -EIO;
+	if (array_grow((void **)buf, cap, len + 1, 1))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < len; i++) {
+		int b = get_byte(r);
+
+		if (b <= 0)
+			return -EIO;
+		(*buf)[i] = (char)b;
+	}
+	(*buf)[len] = '\0';
+	return 0;
+}
+
+static int get_u32(struct reader *r, uint32_t *v)
+{
+	uint64_t x;
+	int err = get_varint(r, &x);
+
+	if (!err && x > UINT32_MAX)
+		err = -EIO;
+	*v = (uint32_t)x;
+	return err;
+}
+
+int frame_log__each(struct frame_log *fl, int (*fn)(void *ctx, const struct log_frame *f),
+		    void *ctx)
+{
+	struct reader r = {.fd = fl->w.fd, .end = fl->good};
+	char *str[4] = {NULL};
+	size_t cap[4] = {0};
+	int err = fl->w.err ? 0 : flush(&fl->w);
+
+	r.buf = malloc(IO_BUF);
+	if (!err && !r.buf)
+		err = -ENOMEM;
+	for (uint64_t i = 0; !err && i < fl->n; i++) {
+		struct log_frame f = {0};
+		uint64_t flags;
+		const char **slot[4] = {&f.name, &f.module, &f.mangled, &f.file};
+
+		err = get_varint(&r, &flags);
+		if (!err)
+			err = get_u32(&r, &f.kind);
+		if (!err)
+			err = get_u32(&r, &f.mapping);
+		if (!err)
+			err = get_varint(&r, &f.addr);
+		if (!err)
+			err = get_varint(&r, &f.rel);
+		if (!err)
+			err = get_u32(&r, &f.line);
+		if (!err)
+			err = get_u32(&r, &f.column);
+		if (!err)
+			err = get_u32(&r, &f.start_line);
+		/* the name always, then the strings flagged */
+		for (int k = 0; k < 4 && !err; k++) {
+			if (k && !(flags & (2u << k)))
+				continue;
+			err = get_str(&r, &str[k], &cap[k]);
+			*slot[k] = str[k];
+		}
+		f.named = flags & 1;
+		f.inlined = flags & 2;
+		if (!err)
+			err = fn(ctx, &f);
+	}
+	free(r.buf);
+	for (int k = 0; k < 4; k++)
+		free(str[k]);
+	return err;
+}
+
+uint64_t frame_log__n(const struct frame_log *fl)
+{
+	return fl->n;
+}
+
+uint64_t frame_log__bytes(const struct frame_log *fl)
+{
+	return fl->good;
 }
