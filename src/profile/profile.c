@@ -308,7 +308,6 @@ static int frames_in(struct profile *p, int *why)
 		return err;
 	*why = err;
 	/* what was not read back keeps its id as a frame of its own */
-	p->n_frames = lc.next < total && err ? p->n_frames : p->n_frames;
 	while (p->n_frames < total) {
 		char name[96];
 		struct prof_frame f = {
@@ -317,7 +316,9 @@ static int frames_in(struct profile *p, int *why)
 
 		if (!*why)
 			*why = -EIO;
-		snprintf(name, sizeof(name), "[frame lost: %s]", strerror(-*why));
+		/* the reason is the write that failed, if one did (the read only found it out) */
+		snprintf(name, sizeof(name), "[frame lost: %s]",
+			 strerror(p->frame_err ? -p->frame_err : -*why));
 		err = intern_frame_mem(p, &f, &id);
 		if (err)
 			return err;

@@ -551,10 +551,6 @@ static void put_str(struct writer *w, const char *s)
 {
 	size_t len = strlen(s);
 
-	if (len > MAX_STR) {
-		w->err = -E2BIG;
-		return;
-	}
 	put_varint(w, len);
 	put_bytes(w, s, len);
 }
@@ -562,9 +558,14 @@ static void put_str(struct writer *w, const char *s)
 int frame_log__add(struct frame_log *fl, const struct log_frame *f)
 {
 	struct writer *w = &fl->w;
+	const char *strs[4] = {f->name, f->module, f->mangled, f->file};
 
 	if (w->err)
 		return w->err;
+	/* too long: refused before a byte goes in, so the log stays whole */
+	for (int k = 0; k < 4; k++)
+		if (strs[k] && strlen(strs[k]) > MAX_STR)
+			return -E2BIG;
 	put_varint(w, (uint64_t)f->named | (uint64_t)f->inlined << 1 | (uint64_t) !!f->module << 2 |
 			      (uint64_t) !!f->mangled << 3 | (uint64_t) !!f->file << 4);
 	put_varint(w, f->kind);

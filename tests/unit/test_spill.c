@@ -6,6 +6,8 @@
  */
 #include <dirent.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmocka_inc.h"
@@ -444,12 +446,89 @@ static void test_profile_no_dir(void **state)
 	profile__free(p);
 }
 
+/*
+ * The log's file cannot grow (RLIMIT_FSIZE, as a full disk): the frames come back to memory
+ * at once; those that never reached the file are "[frame lost: File too large]"; every id
+ * stays, and later frames are whole. A name too long for the log keeps the log whole.
+ */
+static void test_frames_lost(void **state)
+{
+	struct profile *p = profile__new();
+	struct rlimit old, small;
+	struct profile_spill ps;
+	char *d = tmpdir(), name[256], *huge;
+	size_t lost = 0;
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	small = old;
+	small.rlim_cur = 100 << 10;
+	assert_int_equal(profile__spill_to(p, d), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	for (uint32_t i = 0; i < 2000; i++) {
+		struct prof_frame f = {.name = name, .addr = i};
+
+		memset(name, 'a' + i % 26, 200);
+		snprintf(name + 200, sizeof(name) - 200, "%u", i);
+		assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+		assert_int_equal(id, i);
+	}
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frame_err, -EFBIG);
+	assert_int_equal(ps.frames, 0); /* back in memory */
+	assert_int_equal(profile__n_frames(p), 2000);
+	assert_int_equal(profile__unspill(p), 0);
+	for (uint32_t i = 0; i < 2000; i++) {
+		const struct prof_frame *f = profile__frame(p, i);
+
+		assert_non_null(f);
+		if (!strcmp(f->name, "[frame lost: File too large]")) {
+			lost++;
+			continue;
+		}
+		assert_int_equal(f->addr, i);
+		assert_int_equal(strtoul(f->name + 200, NULL, 10), i);
+	}
+	/* about 100 KiB of 220-byte records reached the file, a 64 KiB buffer did not */
+	assert_true(lost > 0 && lost < 1000);
+	assert_string_equal(profile__frame(p, 0)->name + 200, "0");
+	profile__free(p);
+
+	/* a name over 1 MiB: refused by the log, which stays whole; memory takes over */
+	p = profile__new();
+	huge = malloc((2 << 20) + 1);
+	assert_non_null(huge);
+	memset(huge, 'x', 2 << 20);
+	huge[2 << 20] = '\0';
+	assert_int_equal(profile__spill_to(p, d), 0);
+	{
+		struct prof_frame a = {.name = "first"}, b = {.name = huge};
+
+		assert_int_equal(profile__intern_frame(p, &a, &id), 0);
+		assert_int_equal(profile__intern_frame(p, &b, &id), 0);
+		assert_int_equal(id, 1);
+	}
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frame_err, -E2BIG);
+	assert_int_equal(profile__unspill(p), 0);
+	assert_string_equal(profile__frame(p, 0)->name, "first");
+	assert_int_equal(strlen(profile__frame(p, 1)->name), 2 << 20);
+	free(huge);
+	profile__free(p);
+	rmdir_empty(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_merges),
 		cmocka_unit_test(test_failures),      cmocka_unit_test(test_frame_log),
 		cmocka_unit_test(test_profile_spill), cmocka_unit_test(test_profile_no_dir),
+		cmocka_unit_test(test_frames_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
