@@ -70,4 +70,4 @@ deadline)
 	exit 64
 	;;
 esac
-grep -E 'peak RSS|samples from|sets drained|after sampling stopped|the last drain|stop was seen' "$TMP/err" | cut -c1-200
+grep -E 'peak RSS|samples from|sets drained|after sampling stopped|the last drain|stop was seen|read back from disk' "$TMP/err" | cut -c1-200

@@ -37,6 +37,8 @@ struct profile {
 	uint64_t total;
 	struct sample_runs *runs; /* samples of no process moved out of memory, or NULL */
 	int spill_err;		  /* why the last move failed, 0 when it did not */
+	size_t spill_after;	  /* frames, and samples of no process, kept in memory first */
+	char *spill_dir;	  /* where the frame log goes, once there are more */
 	struct frame_log *flog;	  /* the frames, on disk (then not in frames[]), or NULL */
 	struct fhash *fh;	  /* with flog: each frame's hash, by id */
 	size_t cap_fh;
@@ -168,6 +170,7 @@ void profile__free(struct profile *p)
 	sample_runs__free(p->runs);
 	frame_log__free(p->flog);
 	free(p->fh);
+	free(p->spill_dir);
 	strset_clear(&p->strs);
 	free(p);
 }
@@ -189,6 +192,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 }
 
 /* ---- frames kept on disk ------------------------------------------------------------------ */
+
+static int idtable_sized(struct idtable *t, size_t n);
 
 /* Two 64-bit hashes of a frame's content: with the frames on disk, the only way to tell them. */
 struct fhash {
@@ -245,11 +250,16 @@ static struct fhash frame_content_hash(const struct prof_frame *f)
 	return (struct fhash){fh_mix(h.a), fh_mix(h.b)};
 }
 
-static bool fhash_id_eq(const void *ctx, uint32_t id, const void *key)
+static bool fhash_id_eq_in(const void *ctx, uint32_t id, const void *key)
 {
-	const struct fhash *x = &((const struct profile *)ctx)->fh[id], *y = key;
+	const struct fhash *x = &((const struct fhash *)ctx)[id], *y = key;
 
 	return x->a == y->a && x->b == y->b;
+}
+
+static bool fhash_id_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return fhash_id_eq_in(((const struct profile *)ctx)->fh, id, key);
 }
 
 /* In-memory interning, the frame's strings interned first. */
@@ -331,11 +341,9 @@ static int frames_in(struct profile *p, int *why)
 	return 0;
 }
 
-/* With the frames on disk: one more if new (only its hash stays in memory). */
-static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint32_t *id)
+static struct log_frame to_log(const struct prof_frame *f)
 {
-	struct fhash h = frame_content_hash(f);
-	const struct log_frame lf = {
+	return (struct log_frame){
 		.name = f->name,
 		.module = f->module,
 		.mangled = f->mangled,
@@ -350,6 +358,13 @@ static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint
 		.named = f->named,
 		.inlined = f->inlined,
 	};
+}
+
+/* With the frames on disk: one more if new (only its hash stays in memory). */
+static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	struct fhash h = frame_content_hash(f);
+	const struct log_frame lf = to_log(f);
 	struct idslot *sl;
 	bool found;
 	int err;
@@ -378,10 +393,59 @@ static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint
 	return 0;
 }
 
+/*
+ * The frames in memory to a new log, in id order, and only their hashes kept: once there are
+ * spill_after of them. 0, or a negative errno with the frames still in memory (they stay
+ * there: the caller does not ask again).
+ */
+static int frames_out(struct profile *p)
+{
+	struct idtable idx = {0};
+	struct frame_log *fl = frame_log__new(p->spill_dir);
+	struct fhash *fh = malloc((p->n_frames ? p->n_frames : 1) * sizeof(*fh));
+	int err = fl ? 0 : -errno;
+
+	if (!err && (!fh || idtable_sized(&idx, p->n_frames)))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < p->n_frames; i++) {
+		struct log_frame lf = to_log(&p->frames[i]);
+		struct idslot *sl;
+		bool found;
+
+		err = frame_log__add(fl, &lf);
+		fh[i] = frame_content_hash(&p->frames[i]);
+		sl = idtable_probe(&idx, (uint32_t)(fh[i].a >> 32), fhash_id_eq_in, fh, &fh[i],
+				   &found);
+		if (!err && !found)
+			idtable_fill(&idx, sl, (uint32_t)(fh[i].a >> 32), (uint32_t)i);
+	}
+	if (err) {
+		frame_log__free(fl);
+		free(fh);
+		free(idx.slots);
+		return err;
+	}
+	/* the strings stay interned (shared with mappings and names): a bounded few MB */
+	free(p->frames);
+	p->frames = NULL;
+	p->cap_frames = 0;
+	idtable_free(&p->fidx);
+	p->fidx = idx;
+	p->flog = fl;
+	p->fh = fh;
+	p->cap_fh = p->n_frames ? p->n_frames : 1;
+	return 0;
+}
+
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
 	if (f->mapping > p->n_maps)
 		return -EINVAL;
+	if (p->spill_dir && !p->flog && !p->frame_err && p->n_frames >= p->spill_after) {
+		p->frame_err = frames_out(p);
+		if (p->frame_err == -ENOMEM)
+			return -ENOMEM;
+	}
 	return p->flog ? intern_frame_disk(p, f, id) : intern_frame_mem(p, f, id);
 }
 
@@ -617,7 +681,7 @@ static int spill(struct profile *p)
 		/* intern_stack takes one id for a stack of none */
 		kept_ids += p->samples[i].nframes ? p->samples[i].nframes : 1;
 	}
-	if (!m)
+	if (!m || m < p->spill_after)
 		return 0;
 	recs = malloc(m * sizeof(*recs));
 	stacks = malloc((kept ? kept : 1) * sizeof(*stacks));
@@ -739,21 +803,18 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	return 0;
 }
 
-int profile__spill_to(struct profile *p, const char *dir)
+int profile__spill_to(struct profile *p, const char *dir, size_t after)
 {
 	if (p->runs)
 		return 0;
-	p->runs = sample_runs__new(dir);
-	if (!p->runs)
+	p->spill_dir = strdup(dir && *dir ? dir : "/tmp");
+	p->runs = p->spill_dir ? sample_runs__new(p->spill_dir) : NULL;
+	if (!p->runs) {
+		free(p->spill_dir);
+		p->spill_dir = NULL;
 		return -ENOMEM;
-	/* the frames: from the first one only (ids are positions in the log) */
-	if (!p->n_frames) {
-		p->flog = frame_log__new(dir);
-		if (!p->flog)
-			p->frame_err = -errno;
-		if (p->frame_err == -ENOMEM)
-			return -ENOMEM;
 	}
+	p->spill_after = after;
 	return 0;
 }
 

@@ -126,15 +126,19 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 /*
  * Keep what a long recording piles up on disk, in unnamed temporary files of dir (spill.h),
  * so that the profile's memory follows the live processes:
- * - profile__merge_ended moves the samples of no process to sorted runs (15-25 bytes a stack
- *   there); a move that fails (a full disk) leaves them in memory;
- * - when called before the first frame: every frame goes to a log, only a 16-byte hash of it
- *   stays in memory; if the log cannot be written, the frames come back to memory.
+ * - profile__merge_ended moves the samples of no process to sorted runs (10-25 bytes a stack
+ *   there) once there are at least `after` of them; a move that fails (a full disk) leaves
+ *   them in memory;
+ * - once there are `after` frames, they go to a log and every later one too, only a 16-byte
+ *   hash of each stays in memory; if the log cannot be written, the frames come back to
+ *   memory.
+ * Short recordings so keep everything in memory (nothing to read back when the user waits);
+ * after = 0 sends everything to disk.
  * Until profile__unspill, profile__frame gives NULL for a frame on disk and the sample
  * accessors see the samples in memory only; profile__total and profile__n_frames count all.
  * 0 or -ENOMEM.
  */
-int profile__spill_to(struct profile *p, const char *dir);
+int profile__spill_to(struct profile *p, const char *dir, size_t after);
 
 /*
  * Everything on disk back in memory (the samples merged with the samples of no process

@@ -1027,6 +1027,24 @@ static int stopped_before_sampling(struct record *r)
 			return stopped_before_sampling(r); \
 	} while (0)
 
+/*
+ * How many frames, and merged stacks of ended processes, a system-wide recording keeps in
+ * memory before it moves them to disk: CP_SPILL_AFTER, or CPUPROF_SPILL_AFTER (the man page,
+ * FILES: 0 moves everything, as the tests do).
+ */
+static size_t spill_after(void)
+{
+	const char *env = getenv("CPUPROF_SPILL_AFTER");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return CP_SPILL_AFTER;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	return errno || *end ? CP_SPILL_AFTER : (size_t)v;
+}
+
 static int record_session(struct record *r)
 {
 	struct timespec now, t_named, t_written;
@@ -1105,11 +1123,13 @@ static int record_session(struct record *r)
 		r->jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
 	}
 	/*
-	 * system-wide: the samples of ended processes go to disk as they are merged, so memory
+	 * system-wide: past the first CP_SPILL_AFTER frames and merged stacks (a minute or so of
+	 * a busy machine), the frames and the samples of ended processes go to disk, so memory
 	 * stays flat while a build runs thousands of programs (README "Memory")
 	 */
 	if (!r->prof || !r->names ||
-	    (!r->o->command && !r->o->n_pids && profile__spill_to(r->prof, getenv("TMPDIR")))) {
+	    (!r->o->command && !r->o->n_pids &&
+	     profile__spill_to(r->prof, getenv("TMPDIR"), spill_after()))) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
@@ -1135,7 +1155,15 @@ static int record_session(struct record *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_named);
 	cpu_named = cpu_seconds();
-	err = profile__unspill(r->prof);
+	{
+		uint64_t t = monotonic_ns();
+		struct profile_spill ps;
+
+		profile__spill_sizes(r->prof, &ps);
+		err = profile__unspill(r->prof);
+		pr_debug("%" PRIu64 " stacks and %" PRIu64 " frames read back from disk in %.3f s",
+			 ps.records, ps.frames, (double)(monotonic_ns() - t) / 1e9);
+	}
 	if (err)
 		pr_warn("cannot read back the samples of ended processes kept on disk (%s): the "
 			"profile lacks some of them",

@@ -30,6 +30,11 @@
  * about 8 MiB; past that the cache starts again.
  */
 #define CP_NAME_CACHE_MAX (1u << 17)
+/*
+ * Frames and merged stacks of ended processes kept in memory before they go to disk (spill.h):
+ * a 30 s recording of a busy machine stays under it, so Ctrl-C reads nothing back.
+ */
+#define CP_SPILL_AFTER (1u << 15)
 
 /* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
 #define CP_UNWIND_ROOM_ROWS (1u << 20)

@@ -10,9 +10,10 @@ require_bpf
 prog=$FIX/fix_tree_nofp
 # more than 256 processes end: at the next drain while recording (every 200 ms here, and once
 # more after the storm) their samples are merged per (comm, stack) and moved to unnamed files
-# of TMPDIR, read back for the output; so are the frames, from the start
+# of TMPDIR, read back for the output; so are the frames (CPUPROF_SPILL_AFTER=0: from the
+# first, not after 32768 as by default)
 mkdir "$TMP/spill"
-TMPDIR=$TMP/spill start_recording -F 499 --drain-interval 200ms -o "$TMP/storm.folded" \
+CPUPROF_SPILL_AFTER=0 TMPDIR=$TMP/spill start_recording -F 499 --drain-interval 200ms -o "$TMP/storm.folded" \
 	-o "$TMP/storm.json"
 for _ in $(seq 300); do
 	"$prog" 0.01 2>/dev/null

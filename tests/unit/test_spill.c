@@ -345,7 +345,7 @@ static void test_profile_spill(void **state)
 	struct profile_spill ps;
 
 	(void)state;
-	assert_int_equal(profile__spill_to(disk, d), 0);
+	assert_int_equal(profile__spill_to(disk, d, 0), 0);
 	for (uint64_t i = 0; i < 64; i++) {
 		ids[0][i] = frame(mem, 0x1000 + i);
 		ids[1][i] = frame(disk, 0x1000 + i);
@@ -426,7 +426,7 @@ static void test_profile_no_dir(void **state)
 	size_t merged;
 
 	(void)state;
-	assert_int_equal(profile__spill_to(p, "/nonexistent-cpuprof-dir"), 0);
+	assert_int_equal(profile__spill_to(p, "/nonexistent-cpuprof-dir", 0), 0);
 	id = frame(p, 0x1000);
 	assert_int_equal(profile__add(p, 1, 0, "sh", "", &id, 1, 3), 0);
 	assert_int_equal(profile__add(p, 2, 0, "sh", "", &id, 1, 4), 0);
@@ -444,6 +444,63 @@ static void test_profile_no_dir(void **state)
 	assert_int_equal(profile__n_samples(p), 1);
 	assert_int_equal(profile__total(p), 7);
 	profile__free(p);
+}
+
+/*
+ * With a threshold: the first 100 frames and merged stacks stay in memory; past it the frames
+ * in memory move to the log with their ids, later ones follow, and merged stacks go to runs.
+ */
+static void test_spill_after(void **state)
+{
+	struct profile *p = profile__new();
+	struct profile_spill ps;
+	char *d = tmpdir();
+	size_t merged;
+	uint32_t ids[150];
+
+	(void)state;
+	assert_int_equal(profile__spill_to(p, d, 100), 0);
+	for (uint64_t i = 0; i < 100; i++)
+		ids[i] = frame(p, 0x1000 + i);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frames, 0);
+	assert_non_null(profile__frame(p, 99));
+	/* 99 stacks of ended processes: under the threshold, they stay */
+	for (uint32_t i = 0; i < 99; i++)
+		assert_int_equal(profile__add(p, 1, 0, "sh", "", &ids[i], 1, 1), 0);
+	g_round = 1;
+	assert_int_equal(profile__merge_ended(p, ended_before_round, NULL, &merged), 0);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.records, 0);
+	assert_int_equal(profile__n_samples(p), 99);
+	/* the 101st frame: all go to the log, the same ids; an old one is found again */
+	for (uint64_t i = 100; i < 150; i++)
+		ids[i] = frame(p, 0x1000 + i);
+	assert_int_equal(frame(p, 0x1000 + 7), ids[7]);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frames, 150);
+	assert_int_equal(ps.frame_err, 0);
+	assert_null(profile__frame(p, 0));
+	/* 51 more: 150 stacks of no process, over the threshold: they go */
+	for (uint32_t i = 99; i < 150; i++)
+		assert_int_equal(profile__add(p, 2, 0, "sh", "", &ids[i], 1, 1), 0);
+	g_round = 3;
+	assert_int_equal(profile__merge_ended(p, ended_before_round, NULL, &merged), 0);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.records, 150);
+	assert_int_equal(profile__n_samples(p), 0);
+	assert_int_equal(profile__unspill(p), 0);
+	assert_int_equal(profile__n_samples(p), 150);
+	assert_int_equal(profile__total(p), 150);
+	for (uint32_t i = 0; i < 150; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "f%u", 0x1000 + i);
+		assert_int_equal(ids[i], i);
+		assert_string_equal(profile__frame(p, i)->name, want);
+	}
+	profile__free(p);
+	rmdir_empty(d);
 }
 
 /*
@@ -465,7 +522,7 @@ static void test_frames_lost(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	small = old;
 	small.rlim_cur = 100 << 10;
-	assert_int_equal(profile__spill_to(p, d), 0);
+	assert_int_equal(profile__spill_to(p, d, 0), 0);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
 	for (uint32_t i = 0; i < 2000; i++) {
 		struct prof_frame f = {.name = name, .addr = i};
@@ -504,7 +561,7 @@ static void test_frames_lost(void **state)
 	assert_non_null(huge);
 	memset(huge, 'x', 2 << 20);
 	huge[2 << 20] = '\0';
-	assert_int_equal(profile__spill_to(p, d), 0);
+	assert_int_equal(profile__spill_to(p, d, 0), 0);
 	{
 		struct prof_frame a = {.name = "first"}, b = {.name = huge};
 
@@ -528,7 +585,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_merges),
 		cmocka_unit_test(test_failures),      cmocka_unit_test(test_frame_log),
 		cmocka_unit_test(test_profile_spill), cmocka_unit_test(test_profile_no_dir),
-		cmocka_unit_test(test_frames_lost),
+		cmocka_unit_test(test_frames_lost),   cmocka_unit_test(test_spill_after),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
