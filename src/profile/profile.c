@@ -681,7 +681,8 @@ static int spill(struct profile *p)
 		/* intern_stack takes one id for a stack of none */
 		kept_ids += p->samples[i].nframes ? p->samples[i].nframes : 1;
 	}
-	if (!m || m < p->spill_after)
+	/* past the threshold once, at every merge: no saw-tooth of stacks piling up again */
+	if (!m || (m < p->spill_after && !sample_runs__n_runs(p->runs)))
 		return 0;
 	recs = malloc(m * sizeof(*recs));
 	stacks = malloc((kept ? kept : 1) * sizeof(*stacks));

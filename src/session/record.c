@@ -611,7 +611,6 @@ static int name_queue(struct record *r)
 		size_t objs, idx;
 		char rss[96];
 		struct profile_spill ps;
-
 		size_t sym_strs, sym_bytes;
 		struct profile_mem pm;
 
@@ -1027,6 +1026,28 @@ static int stopped_before_sampling(struct record *r)
 			return stopped_before_sampling(r); \
 	} while (0)
 
+/* What the profile kept on disk, back in memory for the writers; what failed, said. */
+static void read_back(struct record *r)
+{
+	uint64_t t = monotonic_ns();
+	struct profile_spill before, after;
+	int err;
+
+	profile__spill_sizes(r->prof, &before);
+	err = profile__unspill(r->prof);
+	profile__spill_sizes(r->prof, &after);
+	pr_debug("%" PRIu64 " stacks and %" PRIu64 " frames read back from disk in %.3f s",
+		 before.records, before.frames, (double)(monotonic_ns() - t) / 1e9);
+	if (err)
+		pr_warn("cannot read back the samples of ended processes kept on disk (%s): the "
+			"profile lacks some of them",
+			strerror(-err));
+	if (after.frame_err && after.frame_err != before.frame_err)
+		pr_warn("cannot read back some frames kept on disk (%s): they are named "
+			"\"[frame lost: ...]\"",
+			strerror(-after.frame_err));
+}
+
 /*
  * How many frames, and merged stacks of ended processes, a system-wide recording keeps in
  * memory before it moves them to disk: CP_SPILL_AFTER, or CPUPROF_SPILL_AFTER (the man page,
@@ -1155,19 +1176,7 @@ static int record_session(struct record *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_named);
 	cpu_named = cpu_seconds();
-	{
-		uint64_t t = monotonic_ns();
-		struct profile_spill ps;
-
-		profile__spill_sizes(r->prof, &ps);
-		err = profile__unspill(r->prof);
-		pr_debug("%" PRIu64 " stacks and %" PRIu64 " frames read back from disk in %.3f s",
-			 ps.records, ps.frames, (double)(monotonic_ns() - t) / 1e9);
-	}
-	if (err)
-		pr_warn("cannot read back the samples of ended processes kept on disk (%s): the "
-			"profile lacks some of them",
-			strerror(-err));
+	read_back(r);
 	if (r->agg.hurried)
 		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
 			"symbol tables only, without inlined frames or lines",

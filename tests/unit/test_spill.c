@@ -489,13 +489,20 @@ static void test_spill_after(void **state)
 	profile__spill_sizes(p, &ps);
 	assert_int_equal(ps.records, 150);
 	assert_int_equal(profile__n_samples(p), 0);
+	/* past the threshold once, one more stack goes at the next merge */
+	assert_int_equal(profile__add(p, 4, 0, "cc", "", &ids[0], 1, 1), 0);
+	g_round = 5;
+	assert_int_equal(profile__merge_ended(p, ended_before_round, NULL, &merged), 0);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.records, 151);
+	assert_int_equal(profile__n_samples(p), 0);
 	assert_int_equal(profile__unspill(p), 0);
-	assert_int_equal(profile__n_samples(p), 150);
-	assert_int_equal(profile__total(p), 150);
+	assert_int_equal(profile__n_samples(p), 151);
+	assert_int_equal(profile__total(p), 151);
 	for (uint32_t i = 0; i < 150; i++) {
 		char want[32];
 
-		snprintf(want, sizeof(want), "f%u", 0x1000 + i);
+		snprintf(want, sizeof(want), "f%" PRIu32, 0x1000 + i);
 		assert_int_equal(ids[i], i);
 		assert_string_equal(profile__frame(p, i)->name, want);
 	}
