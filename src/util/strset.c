@@ -85,13 +85,13 @@ const char *strset_intern(struct strset *set, const char *s)
 {
 	size_t len = strlen(s);
 	uint64_t h = hash_str(s, len);
-	const char **slot;
 	char *copy;
 
 	if (set->cap) {
-		slot = find(set, s, h);
-		if (*slot)
-			return *slot;
+		const char *found = *find(set, s, h);
+
+		if (found)
+			return found;
 	}
 	if (reserve(set))
 		return NULL;
