@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -90,12 +91,19 @@ static int symlink_allowed(const char *path, const struct stat *link)
 	return err;
 }
 
-/* A FIFO or character device, opened for streaming without waiting for a reader. */
+/*
+ * A FIFO or character device, opened for streaming. A FIFO's reader gets a short grace: in
+ * `cat fifo & cpuprof record -o fifo` the shell starts both at once and cat may not have
+ * opened its end yet. Without a reader after that, ENXIO (never a blocking open).
+ */
 static int open_in_place(const char *path, struct out_file *o)
 {
-	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	int flags;
+	const struct timespec step = {.tv_nsec = CP_FIFO_READER_WAIT_MS * 1000000L / 100};
+	int fd, flags, tries = 0;
 
+	while ((fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0 &&
+	       errno == ENXIO && tries++ < 100)
+		nanosleep(&step, NULL);
 	if (fd < 0)
 		return -errno; /* ENXIO: a FIFO without a reader */
 	/* writes then wait for a slow reader rather than fail with EAGAIN */

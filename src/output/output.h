@@ -32,6 +32,9 @@ enum output_format {
 
 struct out_file;
 
+/* How long -o FIFO waits for the FIFO's reader to open its end before ENXIO. */
+#define CP_FIFO_READER_WAIT_MS 1000
+
 /* path NULL or "-": stdout. 0 or a negative errno (EACCES, ENOENT, EISDIR, ENXIO, EROFS...). */
 int out_file__open(const char *path, struct out_file **out);
 

@@ -113,7 +113,8 @@ int record_open_outputs(struct record *r)
 
 		if (err) {
 			pr_err("cannot write the profile to '%s': %s (choose another -o)", path,
-			       err == -ENXIO	? "a FIFO with no reader; start its reader first"
+			       err == -ENXIO
+				       ? "a FIFO without a reader after 1 s; start its reader first"
 			       : err == -EINVAL ? "not a regular file, FIFO or character device"
 						: strerror(-err));
 			return CP_EXIT_CANTCREAT;

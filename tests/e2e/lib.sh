@@ -8,7 +8,9 @@ FIX=${CPUPROF_FIXTURES:-build/rel/fixtures}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpuprof-e2e.XXXXXX")
 BG_PIDS=""
 cleanup() {
-	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	# every background job too, not only the fixtures: a reader left blocked in open() on a
+	# FIFO would otherwise hold the wait below, and the whole run, for ever
+	for p in $BG_PIDS $(jobs -p); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	[ -n "${KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"
 }

@@ -229,7 +229,8 @@ static void test_symlink_protected(void **state)
 }
 
 /* Read everything from path in a child; its text comes back through a pipe. */
-static pid_t reader(const char *path, int *out)
+/* A child that opens the FIFO for reading after delay_ms and sends what it reads to *out. */
+static pid_t reader(const char *path, int delay_ms, int *out)
 {
 	int p[2];
 	pid_t pid;
@@ -240,9 +241,11 @@ static pid_t reader(const char *path, int *out)
 	if (pid == 0) {
 		char buf[256];
 		ssize_t n;
-		int fd = open(path, O_RDONLY);
+		int fd;
 
 		close(p[0]);
+		usleep((useconds_t)delay_ms * 1000);
+		fd = open(path, O_RDONLY);
 		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
 			if (write(p[1], buf, (size_t)n) != n)
 				_exit(2);
@@ -253,7 +256,10 @@ static pid_t reader(const char *path, int *out)
 	return pid;
 }
 
-/* A FIFO is written in place (not replaced by a file), and must have a reader. */
+/*
+ * A FIFO is written in place (not replaced by a file), and must have a reader: one that opens
+ * its end up to CP_FIFO_READER_WAIT_MS later is waited for, none at all is ENXIO.
+ */
 static void test_fifo(void **state)
 {
 	const char *dir = *state;
@@ -265,11 +271,10 @@ static void test_fifo(void **state)
 
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(out_file__open(path, &o), -ENXIO); /* no reader: no wait */
+	assert_int_equal(out_file__open(path, &o), -ENXIO); /* no reader: not a hang */
 	assert_null(o);
-	pid = reader(path, &rd);
-	for (int i = 0; i < 500 && out_file__open(path, &o) == -ENXIO; i++)
-		usleep(10000);
+	pid = reader(path, CP_FIFO_READER_WAIT_MS / 4, &rd); /* a late reader: waited for */
+	assert_int_equal(out_file__open(path, &o), 0);
 	assert_non_null(o);
 	fputs("a;b 1\n", out_file__stream(o));
 	assert_int_equal(out_file__commit(o), 0);
