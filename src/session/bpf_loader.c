@@ -28,6 +28,7 @@ struct bpf_session {
 	bool dwarf;	   /* the dstacks maps are in use */
 	bool python;	   /* the pystacks maps are in use (--python with dwarf) */
 	bool ruby;	   /* the rbstacks maps are in use (--ruby with dwarf) */
+	int mmap_hooks;	   /* 0: executable mmaps are followed in BPF; else the attach's -errno */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -148,13 +149,7 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
-		err = bpf_program__set_autoload(k->progs.cp_mmap, false);
-	if (!err)
-		err = bpf_program__set_autoload(k->progs.cp_mprotect, false);
-	if (!err)
-		err = bpf_program__set_autoload(k->progs.cp_mmap_in, false);
-	if (!err)
-		err = bpf_program__set_autoload(k->progs.cp_mprotect_in, false);
+		err = bpf_program__set_autoload(k->progs.cp_sys_exit, false);
 	if (!err)
 		err = bpf_program__set_autoload(k->progs.cp_py, false);
 	if (!err)
@@ -165,8 +160,6 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 		err = bpf_map__set_max_entries(k->maps.vmasent, 1);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.vtables, 1);
-	if (!err)
-		err = bpf_map__set_max_entries(k->maps.vtpending, 1);
 	for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
 		err = bpf_map__set_max_entries(slot_maps(s, i).dstacks, 1);
 	return err;
@@ -313,16 +306,12 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	if (!k->links.cp_exit)
 		return -errno;
 	/*
-	 * Executable mmaps and mprotects of new programs (tables made in BPF from their VMAs):
-	 * without the syscall tracepoints (CONFIG_FTRACE_SYSCALLS) only what exec mapped is known
-	 * so.
+	 * Executable mmaps and mprotects of new programs (tables made in BPF from their VMAs).
+	 * Not fatal: without the sys_exit tracepoint only what exec mapped is known so, and code
+	 * mapped later waits for user space to read the mappings.
 	 */
-	if (bpf_program__autoload(k->progs.cp_mmap)) {
-		k->links.cp_mmap_in = bpf_program__attach(k->progs.cp_mmap_in);
-		k->links.cp_mmap = bpf_program__attach(k->progs.cp_mmap);
-		k->links.cp_mprotect_in = bpf_program__attach(k->progs.cp_mprotect_in);
-		k->links.cp_mprotect = bpf_program__attach(k->progs.cp_mprotect);
-	}
+	k->links.cp_sys_exit = bpf_program__attach(k->progs.cp_sys_exit);
+	s->mmap_hooks = k->links.cp_sys_exit ? 0 : -errno;
 
 	s->step = "";
 	return 0;
@@ -464,6 +453,11 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 	}
 	free(vals);
 	return err;
+}
+
+int bpf_session__mmap_hooks(const struct bpf_session *s)
+{
+	return s->dwarf ? s->mmap_hooks : 0;
 }
 
 uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s)

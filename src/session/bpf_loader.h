@@ -34,6 +34,12 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		      const struct bpf_unwind_sizes *uw, bool verifier_log,
 		      const char **failed_step);
 
+/*
+ * --unwind dwarf: 0 when BPF follows the executable mmaps and mprotects of programs started
+ * during the recording, else why it cannot (-errno of the attach).
+ */
+int bpf_session__mmap_hooks(const struct bpf_session *s);
+
 /* --unwind dwarf: the capacity of the unwind row array (a BPF map); 0 without. */
 uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s);
 

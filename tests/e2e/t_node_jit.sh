@@ -29,10 +29,13 @@ out=$TMP/node.folded
 # every function a frame; node runs in $TMP, where V8 may write its log. Exec'd by the command:
 # its mappings read again as it exits (when open() of its files fails) once cost every native
 # name (node+0x..., libc.so.6+0x...) in about 1 run in 10
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
+expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
 	--perf-basic-prof --interpreted-frames-native-stack --max-inlined-bytecode-size=0 \
 	'$TMP/tree.js' 2500"
 rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+# V8 maps and mprotects its code as it compiles: BPF must see those calls (tracefs need not be
+# mounted), or walks through code made since the last read of the mappings end at a JS frame
+! grep -F 'cannot follow executable mmaps' "$TMP/err" || fail "BPF does not see the mmaps"
 check_folded_grammar "$out"
 
 native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*Builtins_JSEntry;'
