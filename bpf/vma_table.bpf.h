@@ -285,6 +285,9 @@ int BPF_PROG(cp_sys_exit, struct pt_regs *regs, long ret)
 
 	if (nr != CP_NR_MMAP && nr != CP_NR_MPROTECT && nr != CP_NR_PKEY_MPROTECT)
 		return 0;
+	/* a 32-bit syscall numbers them otherwise (9 is link): only __USER_CS, 0x33 (segment.h) */
+	if (regs->cs != 0x33)
+		return 0;
 	/* prot is the third argument of all three (rdx); PROT_EXEC, asm-generic/mman-common.h */
 	if (!(regs->dx & 0x4) || (ret < 0 && ret > -4096))
 		return 0;

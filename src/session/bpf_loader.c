@@ -310,8 +310,10 @@ int bpf_session__attach_tracking(struct bpf_session *s)
 	 * Not fatal: without the sys_exit tracepoint only what exec mapped is known so, and code
 	 * mapped later waits for user space to read the mappings.
 	 */
-	k->links.cp_sys_exit = bpf_program__attach(k->progs.cp_sys_exit);
-	s->mmap_hooks = k->links.cp_sys_exit ? 0 : -errno;
+	if (bpf_program__autoload(k->progs.cp_sys_exit)) {
+		k->links.cp_sys_exit = bpf_program__attach(k->progs.cp_sys_exit);
+		s->mmap_hooks = k->links.cp_sys_exit ? 0 : -errno;
+	}
 
 	s->step = "";
 	return 0;

@@ -35,8 +35,9 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		      const char **failed_step);
 
 /*
- * --unwind dwarf: 0 when BPF follows the executable mmaps and mprotects of programs started
- * during the recording, else why it cannot (-errno of the attach).
+ * After bpf_session__attach_tracking, with --unwind dwarf: 0 when BPF follows the executable
+ * mmaps and mprotects of programs started during the recording, else why it cannot (-errno of
+ * the attach).
  */
 int bpf_session__mmap_hooks(const struct bpf_session *s);
 

@@ -253,17 +253,17 @@ int record_load_bpf(struct record *r)
 		       strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
-	err = bpf_session__mmap_hooks(r->bpf);
-	if (err)
-		pr_info("cannot follow executable mmaps in BPF (%s): code that programs started "
-			"during the recording map later waits for their mappings to be read",
-			strerror(-err));
 	err = bpf_session__attach_tracking(r->bpf);
 	if (err) {
 		pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
 		       strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	err = bpf_session__mmap_hooks(r->bpf);
+	if (err)
+		pr_info("cannot follow executable mmaps in BPF (%s): code that programs started "
+			"during the recording map later waits for their mappings to be read",
+			strerror(-err));
 	if (r->um)
 		attach_tables(r);
 	return CP_EXIT_OK;

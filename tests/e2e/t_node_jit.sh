@@ -44,13 +44,14 @@ leaves=$(count "$out" "^node;.*;$(js 'leaf[AB]') [0-9]+$")
 a=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js heavy);$(js leafA) [0-9]+$")
 b=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js light);$(js leafB) [0-9]+$")
 all=$(count "$out" '^node;')
-note "node: $all samples, $leaves in leafA/leafB, whole chain from _start: leafA $a, leafB $b ($(share "$a" "$b")% heavy)"
+injs=$(count "$out" '^node;\[[^]]*\];JS:')
+note "node: $all samples, $leaves in leafA/leafB, whole chain from _start: leafA $a, leafB $b ($(share "$a" "$b")% heavy); $injs walks ended at a JS frame"
 [ "$leaves" -ge 200 ] || fail "only $leaves samples in leafA/leafB: $(grep -E 'leaf[AB]' "$out" | head -2)"
 [ $((100 * (a + b))) -ge $((95 * leaves)) ] ||
 	fail "only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E 'leaf[AB] [^;]* [0-9]+$' "$out" | grep -vE "$native" | cut -c1-300 | head -3)"
-# the JIT code is in anonymous memory: walks must not end at a JS frame
-injs=$(count "$out" '^node;\[[^]]*\];JS:')
-[ $((50 * injs)) -le "$all" ] || fail "$injs walks ended at a JS frame: $(grep -E '^node;\[[^]]*\];JS:' "$out" | head -2)"
+# the JIT code is in anonymous memory: walks must not end at a JS frame (0 in 6 runs of the
+# sanitizer build; 28 to 43 when BPF did not see V8's mmaps)
+[ $((200 * injs)) -le "$all" ] || fail "$injs walks ended at a JS frame: $(grep -E '^node;\[[^]]*\];JS:' "$out" | head -2)"
 bad=$(grep -E '^node;\[unknown\]' "$out" | head -1)
 [ -z "$bad" ] || fail "a stack starts with an unnamed address: $bad"
 exit 0
