@@ -36,6 +36,7 @@ struct profile {
 	size_t n_samples, cap_samples;
 	uint64_t total;
 	struct sample_runs *runs; /* samples of no process moved out of memory, or NULL */
+	uint64_t runs_count;	  /* their samples (also in total) */
 	int spill_err;		  /* why the last move failed, 0 when it did not */
 	size_t spill_after;	  /* frames, and samples of no process, kept in memory first */
 	char *spill_dir;	  /* where the frame log goes, once there are more */
@@ -306,7 +307,8 @@ static int load_frame(void *ctx, const struct log_frame *lf)
 static int frames_in(struct profile *p, int *why)
 {
 	struct load_ctx lc = {p, 0};
-	uint32_t total = (uint32_t)p->n_frames;
+	/* the log holds every frame (also after a frames_in that ran out of memory) */
+	uint32_t total = (uint32_t)frame_log__n(p->flog);
 	int err;
 
 	*why = 0;
@@ -314,8 +316,7 @@ static int frames_in(struct profile *p, int *why)
 	idtable_free(&p->fidx);
 	p->n_frames = 0;
 	err = frame_log__each(p->flog, load_frame, &lc);
-	if (err == -ENOMEM)
-		return err;
+	/* out of memory: the rest is lost too, if memory is left for that (else the log stays) */
 	*why = err;
 	/* what was not read back keeps its id as a frame of its own */
 	while (p->n_frames < total) {
@@ -634,7 +635,7 @@ size_t profile__n_frames(const struct profile *p)
 
 const struct prof_frame *profile__frame(const struct profile *p, uint32_t id)
 {
-	return id < p->n_frames ? &p->frames[id] : NULL;
+	return !p->flog && id < p->n_frames ? &p->frames[id] : NULL;
 }
 
 uint64_t profile__total(const struct profile *p)
@@ -700,6 +701,8 @@ static int spill(struct profile *p)
 	err = sample_runs__add(p->runs, recs, m);
 	if (err)
 		goto out;
+	for (size_t i = 0; i < m; i++)
+		p->runs_count += recs[i].count;
 
 	/* from here on nothing fails: the tables are big enough for the kept samples */
 	old = p->pool;
@@ -822,12 +825,8 @@ int profile__spill_to(struct profile *p, const char *dir, size_t after)
 static int add_back(void *ctx, const struct run_rec *r)
 {
 	struct profile *p = ctx;
-	int err = profile__add(p, 0, 0, r->comm, r->thread, r->frames, r->n, r->count);
 
-	/* counted in p->total when it was added the first time */
-	if (!err)
-		p->total -= r->count;
-	return err;
+	return profile__add(p, 0, 0, r->comm, r->thread, r->frames, r->n, r->count);
 }
 
 int profile__unspill(struct profile *p)
@@ -845,10 +844,18 @@ int profile__unspill(struct profile *p)
 	}
 	if (!p->runs)
 		return 0;
+	/* counted when first added: what comes back counts again, what does not is out */
+	p->total -= p->runs_count;
+	p->runs_count = 0;
 	err = sample_runs__each(p->runs, add_back, p);
 	sample_runs__free(p->runs);
 	p->runs = NULL;
 	return err;
+}
+
+bool profile__frames_on_disk(const struct profile *p)
+{
+	return p->flog != NULL;
 }
 
 void profile__spill_sizes(const struct profile *p, struct profile_spill *ps)

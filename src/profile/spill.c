@@ -547,10 +547,18 @@ void frame_log__free(struct frame_log *fl)
 	free(fl);
 }
 
+/*
+ * A string of at most MAX_STR bytes: a longer one (a name from a planted perf map or symbol
+ * table) is cut there, at the start of a UTF-8 character, rather than refused: one such name
+ * must not bring every frame back to memory for the rest of the recording.
+ */
 static void put_str(struct writer *w, const char *s)
 {
-	size_t len = strlen(s);
+	size_t len = strnlen(s, MAX_STR + 1);
 
+	if (len > MAX_STR)
+		for (len = MAX_STR; len && ((unsigned char)s[len] & 0xc0) == 0x80; len--)
+			;
 	put_varint(w, len);
 	put_bytes(w, s, len);
 }
@@ -558,14 +566,9 @@ static void put_str(struct writer *w, const char *s)
 int frame_log__add(struct frame_log *fl, const struct log_frame *f)
 {
 	struct writer *w = &fl->w;
-	const char *strs[4] = {f->name, f->module, f->mangled, f->file};
 
 	if (w->err)
 		return w->err;
-	/* too long: refused before a byte goes in, so the log stays whole */
-	for (int k = 0; k < 4; k++)
-		if (strs[k] && strlen(strs[k]) > MAX_STR)
-			return -E2BIG;
 	put_varint(w, (uint64_t)f->named | (uint64_t)f->inlined << 1 | (uint64_t) !!f->module << 2 |
 			      (uint64_t) !!f->mangled << 3 | (uint64_t) !!f->file << 4);
 	put_varint(w, f->kind);
@@ -627,13 +630,15 @@ static int get_u32(struct reader *r, uint32_t *v)
 int frame_log__each(struct frame_log *fl, int (*fn)(void *ctx, const struct log_frame *f),
 		    void *ctx)
 {
-	struct reader r = {.fd = fl->w.fd, .end = fl->good};
+	/* a failed write (now or earlier) cuts the log where the disk has it: read up to there */
+	int werr = fl->w.err ? fl->w.err : flush(&fl->w);
+	struct reader r = {.fd = fl->w.fd, .end = fl->good < fl->w.bytes ? fl->good : fl->w.bytes};
 	char *str[4] = {NULL};
 	size_t cap[4] = {0};
-	int err = fl->w.err ? 0 : flush(&fl->w);
+	int err = 0;
 
 	r.buf = malloc(IO_BUF);
-	if (!err && !r.buf)
+	if (!r.buf)
 		err = -ENOMEM;
 	for (uint64_t i = 0; !err && i < fl->n; i++) {
 		struct log_frame f = {0};
@@ -670,7 +675,8 @@ int frame_log__each(struct frame_log *fl, int (*fn)(void *ctx, const struct log_
 	free(r.buf);
 	for (int k = 0; k < 4; k++)
 		free(str[k]);
-	return err;
+	/* the records past the end on disk: the write's error says why they are missing */
+	return err == -EIO && werr ? werr : err;
 }
 
 uint64_t frame_log__n(const struct frame_log *fl)

@@ -73,12 +73,17 @@ struct frame_log;
 struct frame_log *frame_log__new(const char *dir);
 void frame_log__free(struct frame_log *fl); /* NULL-safe */
 
-/* Append a frame (strings of up to 1 MiB). 0, or a negative errno with the log as before. */
+/*
+ * Append a frame; a string over 1 MiB is cut there (at a UTF-8 character). 0, or a negative
+ * errno with the log as before.
+ */
 int frame_log__add(struct frame_log *fl, const struct log_frame *f);
 
 /*
  * Every frame logged, in order, to fn; stops at fn's first nonzero return and returns it.
- * The strings are valid during the call only. 0, fn's value, or a negative errno.
+ * The strings are valid during the call only. 0, fn's value, or a negative errno. After a
+ * failed write (while adding, or of the last buffer now) the frames the file holds, then that
+ * write's error.
  */
 int frame_log__each(struct frame_log *fl, int (*fn)(void *ctx, const struct log_frame *f),
 		    void *ctx);

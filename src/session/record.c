@@ -1027,7 +1027,7 @@ static int stopped_before_sampling(struct record *r)
 	} while (0)
 
 /* What the profile kept on disk, back in memory for the writers; what failed, said. */
-static void read_back(struct record *r)
+static int read_back(struct record *r)
 {
 	uint64_t t = monotonic_ns();
 	struct profile_spill before, after;
@@ -1038,6 +1038,11 @@ static void read_back(struct record *r)
 	profile__spill_sizes(r->prof, &after);
 	pr_debug("%" PRIu64 " stacks and %" PRIu64 " frames read back from disk in %.3f s",
 		 before.records, before.frames, (double)(monotonic_ns() - t) / 1e9);
+	if (err && profile__frames_on_disk(r->prof)) {
+		/* no frame can be written then: not even "[frame lost]" found memory */
+		pr_err("cannot read back the frames kept on disk: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
 	if (err)
 		pr_warn("cannot read back the samples of ended processes kept on disk (%s): the "
 			"profile lacks some of them",
@@ -1046,6 +1051,7 @@ static void read_back(struct record *r)
 		pr_warn("cannot read back some frames kept on disk (%s): they are named "
 			"\"[frame lost: ...]\"",
 			strerror(-after.frame_err));
+	return CP_EXIT_OK;
 }
 
 /*
@@ -1176,7 +1182,9 @@ static int record_session(struct record *r)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_named);
 	cpu_named = cpu_seconds();
-	read_back(r);
+	rc = read_back(r);
+	if (rc)
+		return rc;
 	if (r->agg.hurried)
 		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
 			"symbol tables only, without inlined frames or lines",
