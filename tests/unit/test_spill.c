@@ -510,6 +510,62 @@ static void test_spill_after(void **state)
 	rmdir_empty(d);
 }
 
+/* RLIMIT_FSIZE to bytes, as a full disk would (SIGXFSZ ignored); old gets the limit before. */
+static void limit_files(struct rlimit *old, rlim_t bytes)
+{
+	struct rlimit small;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	small = *old;
+	small.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+}
+
+static void unlimit_files(const struct rlimit *old)
+{
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+}
+
+/* Frames 0..n-1, each a 220-byte record: a 200-byte name that ends in its number. */
+static void add_numbered(struct profile *p, uint32_t n)
+{
+	char name[256];
+	uint32_t id;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct prof_frame f = {.name = name, .addr = i};
+
+		memset(name, 'a' + i % 26, 200);
+		snprintf(name + 200, sizeof(name) - 200, "%u", i);
+		assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+		assert_int_equal(id, i);
+	}
+}
+
+/* After add_numbered: how many are "[frame lost: File too large]"; the others are whole. */
+static size_t count_lost(const struct profile *p, uint32_t n, bool last_only)
+{
+	size_t lost = 0;
+
+	assert_int_equal(profile__n_frames(p), n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct prof_frame *f = profile__frame(p, i);
+
+		assert_non_null(f);
+		if (!strcmp(f->name, "[frame lost: File too large]")) {
+			lost++;
+			continue;
+		}
+		if (last_only)
+			assert_int_equal(lost, 0);
+		assert_int_equal(f->addr, i);
+		assert_int_equal(strtoul(f->name + 200, NULL, 10), i);
+	}
+	return lost;
+}
+
 /*
  * The log's file cannot grow (RLIMIT_FSIZE, as a full disk): the frames come back to memory
  * at once; those that never reached the file are "[frame lost: File too large]"; every id
@@ -518,45 +574,22 @@ static void test_spill_after(void **state)
 static void test_frames_lost(void **state)
 {
 	struct profile *p = profile__new();
-	struct rlimit old, small;
+	struct rlimit old;
 	struct profile_spill ps;
-	char *d = tmpdir(), name[256], *huge;
-	size_t lost = 0;
+	char *d = tmpdir(), *huge;
+	size_t lost;
 	uint32_t id;
 
 	(void)state;
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, SIG_IGN);
-	small = old;
-	small.rlim_cur = 100 << 10;
 	assert_int_equal(profile__spill_to(p, d, 0), 0);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	for (uint32_t i = 0; i < 2000; i++) {
-		struct prof_frame f = {.name = name, .addr = i};
-
-		memset(name, 'a' + i % 26, 200);
-		snprintf(name + 200, sizeof(name) - 200, "%u", i);
-		assert_int_equal(profile__intern_frame(p, &f, &id), 0);
-		assert_int_equal(id, i);
-	}
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, SIG_DFL);
+	limit_files(&old, 100 << 10);
+	add_numbered(p, 2000);
+	unlimit_files(&old);
 	profile__spill_sizes(p, &ps);
 	assert_int_equal(ps.frame_err, -EFBIG);
 	assert_int_equal(ps.frames, 0); /* back in memory */
-	assert_int_equal(profile__n_frames(p), 2000);
 	assert_int_equal(profile__unspill(p), 0);
-	for (uint32_t i = 0; i < 2000; i++) {
-		const struct prof_frame *f = profile__frame(p, i);
-
-		assert_non_null(f);
-		if (!strcmp(f->name, "[frame lost: File too large]")) {
-			lost++;
-			continue;
-		}
-		assert_int_equal(f->addr, i);
-		assert_int_equal(strtoul(f->name + 200, NULL, 10), i);
-	}
+	lost = count_lost(p, 2000, false);
 	/* about 100 KiB of 220-byte records reached the file, a 64 KiB buffer did not */
 	assert_true(lost > 0 && lost < 1000);
 	assert_string_equal(profile__frame(p, 0)->name + 200, "0");
@@ -602,46 +635,23 @@ static void test_frames_lost(void **state)
 static void test_last_write_fails(void **state)
 {
 	struct profile *p = profile__new();
-	struct rlimit old, small;
+	struct rlimit old;
 	struct profile_spill ps;
-	char *d = tmpdir(), name[256];
-	size_t lost = 0, n = 700; /* 220-byte records: 150 KiB, two 64 KiB writes and a rest */
-	uint32_t id;
+	char *d = tmpdir();
+	size_t lost, n = 700; /* 150 KiB of records: two 64 KiB writes and a rest */
 
 	(void)state;
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, SIG_IGN);
-	small = old;
-	small.rlim_cur = 128 << 10; /* the two writes fit exactly */
 	assert_int_equal(profile__spill_to(p, d, 0), 0);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	for (uint32_t i = 0; i < n; i++) {
-		struct prof_frame f = {.name = name, .addr = i};
-
-		memset(name, 'a' + i % 26, 200);
-		snprintf(name + 200, sizeof(name) - 200, "%u", i);
-		assert_int_equal(profile__intern_frame(p, &f, &id), 0);
-	}
+	limit_files(&old, 128 << 10); /* the two writes fit exactly */
+	add_numbered(p, n);
 	profile__spill_sizes(p, &ps);
 	assert_int_equal(ps.frame_err, 0);
 	assert_int_equal(ps.frames, n); /* all in the log, the last ones not yet written */
 	assert_int_equal(profile__unspill(p), 0);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, SIG_DFL);
+	unlimit_files(&old);
 	profile__spill_sizes(p, &ps);
 	assert_int_equal(ps.frame_err, -EFBIG);
-	assert_int_equal(profile__n_frames(p), n);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct prof_frame *f = profile__frame(p, i);
-
-		assert_non_null(f);
-		if (!strcmp(f->name, "[frame lost: File too large]")) {
-			lost++;
-			continue;
-		}
-		assert_int_equal(lost, 0); /* the lost ones are the last */
-		assert_int_equal(strtoul(f->name + 200, NULL, 10), i);
-	}
+	lost = count_lost(p, n, true); /* the lost ones are the last */
 	/* 128 KiB of 220-byte records came back: about 595 */
 	assert_true(lost > 0 && lost < 150);
 	profile__free(p);
