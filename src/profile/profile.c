@@ -853,11 +853,6 @@ int profile__unspill(struct profile *p)
 	return err;
 }
 
-bool profile__frames_on_disk(const struct profile *p)
-{
-	return p->flog != NULL;
-}
-
 void profile__spill_sizes(const struct profile *p, struct profile_spill *ps)
 {
 	*ps = (struct profile_spill){

@@ -145,12 +145,10 @@ int profile__spill_to(struct profile *p, const char *dir, size_t after);
  * there), for the writers; nothing goes to disk any more. Frames the log could not give back
  * are named "[frame lost: REASON]". 0, or a negative errno (-ENOMEM, -EIO) when samples
  * could not be read back (then profile__total counts only those in memory), or when frames
- * could not (-ENOMEM: then profile__frames_on_disk stays true and no writer may run).
+ * could not (-ENOMEM: then profile__spill_sizes still counts frames on disk, and no writer
+ * may run).
  */
 int profile__unspill(struct profile *p);
-
-/* Are frames still on disk (profile__frame gives NULL for all of them)? */
-bool profile__frames_on_disk(const struct profile *p);
 
 struct profile_spill {
 	uint64_t records, bytes; /* samples on disk: records (a key once per run), bytes */

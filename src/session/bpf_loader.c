@@ -28,7 +28,7 @@ struct bpf_session {
 	bool dwarf;	   /* the dstacks maps are in use */
 	bool python;	   /* the pystacks maps are in use (--python with dwarf) */
 	bool ruby;	   /* the rbstacks maps are in use (--ruby with dwarf) */
-	int mmap_hooks;	   /* 0: executable mmaps are followed in BPF; else the attach's -errno */
+	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	void *keys;	 /* keys of a map being cleared */
@@ -459,7 +459,7 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 
 int bpf_session__mmap_hooks(const struct bpf_session *s)
 {
-	return s->dwarf ? s->mmap_hooks : 0;
+	return s->mmap_hooks;
 }
 
 uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s)

@@ -1038,7 +1038,7 @@ static int read_back(struct record *r)
 	profile__spill_sizes(r->prof, &after);
 	pr_debug("%" PRIu64 " stacks and %" PRIu64 " frames read back from disk in %.3f s",
 		 before.records, before.frames, (double)(monotonic_ns() - t) / 1e9);
-	if (err && profile__frames_on_disk(r->prof)) {
+	if (err && after.frames) {
 		/* no frame can be written then: not even "[frame lost]" found memory */
 		pr_err("cannot read back the frames kept on disk: %s", strerror(-err));
 		return CP_EXIT_FAILURE;

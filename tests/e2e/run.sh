@@ -15,16 +15,15 @@ for t in tests/e2e/t_*.sh; do
 	# --foreground: the test stays in the terminal's process group, so Ctrl-C stops it too
 	timeout --foreground -k 10 "$limit" bash "$t" >"$log" 2>&1 </dev/null
 	rc=$?
-	took="$((SECONDS - start)) s"
-	# 124 and 137 are timeout's only when the time is up; a test may exit so itself
-	late=no
-	[ $((SECONDS - start)) -ge "$limit" ] && late=yes
+	elapsed=$((SECONDS - start))
+	took="$elapsed s"
 	out=$(cat "$log")
 	case $rc in
 	0) pass=$((pass + 1)); echo "  E2E      $name: ok ($took)"; [ -n "$out" ] && echo "$out" ;;
 	77) skipped=$((skipped + 1)); echo "  E2E      $name: skipped"; echo "$out" ;;
 	*) failed=$((failed + 1))
-		if [ "$late" = yes ]; then
+		# 124 and 137 are timeout's only when the time is up; a test may exit so itself
+		if [ "$elapsed" -ge "$limit" ]; then
 			echo "  E2E      $name: FAILED (no end after $limit s, exit $rc)"
 		else
 			echo "  E2E      $name: FAILED (exit $rc, $took)"

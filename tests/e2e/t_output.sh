@@ -8,7 +8,6 @@ require_bpf
 mkfifo "$TMP/fifo"
 cat "$TMP/fifo" >"$TMP/from-fifo" &
 catpid=$!
-BG_PIDS="$BG_PIDS $catpid"
 "$CPUPROF" record -q -F 499 -o "$TMP/fifo" -- "$FIX/fix_tree" 0.3 || fail "record into a FIFO failed"
 wait "$catpid"
 [ -p "$TMP/fifo" ] || fail "the FIFO was replaced"
