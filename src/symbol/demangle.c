@@ -1,24 +1,158 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <libiberty/demangle.h>
 #include "symbol/demangle.h"
 
+/* what cplus_demangle(DMGL_AUTO) passed on: parameters, const and volatile */
+#define OPTS (DMGL_PARAMS | DMGL_ANSI)
+
+/* the signal of the CPU-time timers: a real-time one nothing else in cpuprof uses */
+#define CUT_SIGNAL (SIGRTMIN + 7)
+
+/*
+ * Per thread: where a demangling in progress is abandoned to (NULL when none runs), and the
+ * thread's CPU-time timer (made at its first name, deleted when the thread ends).
+ */
+static __thread sigjmp_buf *volatile cut_to;
+static __thread timer_t cpu_timer;
+static __thread int have_timer;
+
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static pthread_key_t timer_key;
+static int setup_err;
+
+/* The thread used up its time on this name: leave libiberty (see demangle.h: it is safe). */
+static void on_time_up(int sig)
+{
+	sigjmp_buf *to = cut_to;
+
+	(void)sig;
+	if (to) {
+		cut_to = NULL;
+		siglongjmp(*to, 2);
+	}
+}
+
+static void drop_timer(void *unused)
+{
+	(void)unused;
+	if (have_timer)
+		timer_delete(cpu_timer);
+	have_timer = 0;
+}
+
+static void setup(void)
+{
+	/* SA_NODEFER: the jump out of the handler leaves the signal unblocked */
+	struct sigaction sa = {.sa_handler = on_time_up, .sa_flags = SA_RESTART | SA_NODEFER};
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(CUT_SIGNAL, &sa, NULL) || pthread_key_create(&timer_key, drop_timer))
+		setup_err = -EAGAIN;
+}
+
+/* This thread's timer, made at its first use. 0 or a negative errno. */
+static int thread_timer(void)
+{
+	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID};
+	sigset_t set;
+
+	pthread_once(&setup_once, setup);
+	if (setup_err)
+		return setup_err;
+	if (have_timer)
+		return 0;
+	sev.sigev_signo = CUT_SIGNAL;
+	sev._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
+	sigemptyset(&set);
+	sigaddset(&set, CUT_SIGNAL);
+	if (pthread_sigmask(SIG_UNBLOCK, &set, NULL) ||
+	    timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &cpu_timer))
+		return -EAGAIN;
+	have_timer = 1;
+	pthread_setspecific(timer_key, &have_timer);
+	return 0;
+}
+
+/* Where libiberty's text goes: counted, and abandoned once past the cap. */
+struct sink {
+	size_t len;
+	char buf[DEMANGLE_MAX_LEN + 1];
+};
+
+static void put(const char *s, size_t n, void *opaque)
+{
+	struct sink *k = opaque;
+
+	if (n > DEMANGLE_MAX_LEN - k->len)
+		siglongjmp(*cut_to, 1);
+	memcpy(k->buf + k->len, s, n);
+	k->len += n;
+}
+
+/* name demangled into k under both caps: 0, -ENOENT (not mangled), -E2BIG, -EAGAIN. */
+static int run(const char *name, struct sink *k)
+{
+	static const struct itimerspec arm = {.it_value = {0, DEMANGLE_MAX_CPU_MS * 1000000L}};
+	static const struct itimerspec disarm = {{0, 0}, {0, 0}};
+	volatile int ok = 0;
+	sigjmp_buf env;
+	int err = thread_timer(), cut;
+
+	if (err)
+		return err;
+	cut = sigsetjmp(env, 0);
+	if (!cut) {
+		cut_to = &env;
+		if (timer_settime(cpu_timer, 0, &arm, NULL)) {
+			cut_to = NULL;
+			return -EAGAIN;
+		}
+		/* DMGL_AUTO's order: Rust first, as legacy Rust names are C++ names too */
+		ok = rust_demangle_callback(name, OPTS, put, k);
+		if (!ok && name[1] == 'Z') {
+			k->len = 0;
+			ok = cplus_demangle_v3_callback(name, OPTS, put, k);
+		}
+	}
+	cut_to = NULL;
+	timer_settime(cpu_timer, 0, &disarm, NULL);
+	if (cut)
+		return -E2BIG;
+	return ok ? 0 : -ENOENT;
+}
+
 char *demangle(const char *name)
 {
+	struct sink k = {0};
 	char *s;
+	int err;
 
 	/* only manglings we know: other names (C, or words that merely look mangled) stay */
 	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) {
 		errno = ENOENT;
 		return NULL;
 	}
-	/* DMGL_AUTO: libiberty tries Rust (legacy and v0) first, then the Itanium C++ ABI */
-	s = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (strnlen(name, DEMANGLE_MAX_MANGLED + 1) > DEMANGLE_MAX_MANGLED) {
+		errno = E2BIG;
+		return NULL;
+	}
+	err = run(name, &k);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	s = strndup(k.buf, k.len);
 	if (!s)
-		errno = ENOENT;
+		errno = ENOMEM;
 	return s;
 }
 
