@@ -21,6 +21,7 @@
 #include "symbol/dwarf_index.h"
 #include "util/log.h"
 #include "util/safe_file.h"
+#include "util/utf8safe.h"
 #include "session/options.h"
 
 #define MAX_FRAMES 128
@@ -141,14 +142,31 @@ static void put_u32(uint32_t v, FILE *out)
 	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, out);
 }
 
+/*
+ * A name or file from the object: by the rule for foreign text (util/utf8safe.h), so that a
+ * newline in a symbol cannot add a line to the answer, nor an escape sequence reach a terminal.
+ */
+static void put_text(const char *s, FILE *out)
+{
+	char *safe;
+
+	if (!s || utf8safe_ok(s)) {
+		fputs_unlocked(s ? s : "??", out);
+		return;
+	}
+	safe = utf8safe_dup(s);
+	fputs_unlocked(safe ? safe : "??", out);
+	free(safe);
+}
+
 static void print_frames(const struct di_frame *f, size_t n, FILE *out)
 {
 	if (!n)
 		fputs_unlocked("??\n??:0:0\n", out);
 	for (size_t i = 0; i < n; i++) {
-		fputs_unlocked(f[i].name ? f[i].name : "??", out);
+		put_text(f[i].name, out);
 		putc_unlocked('\n', out);
-		fputs_unlocked(f[i].file ? f[i].file : "??", out);
+		put_text(f[i].file, out);
 		putc_unlocked(':', out);
 		put_u32(f[i].line, out);
 		putc_unlocked(':', out);

@@ -20,6 +20,7 @@
 #include "output/svg.h"
 #include "output/top.h"
 #include "session/options.h"
+#include "util/log.h"
 #include "util/strnum.h"
 
 enum {
@@ -72,7 +73,7 @@ static int load(const char *path, struct profile **p, struct input_info *info)
 
 	if (!rc)
 		return 0;
-	fprintf(stderr, "cpuprof: %s: %s\n", path, err.msg);
+	pr_err("%s: %s", path, err.msg);
 	if (rc == -EINVAL)
 		return CP_EXIT_DATAERR;
 	if (rc == -ENOENT || rc == -EACCES || rc == -EISDIR || rc == -EFBIG)
@@ -284,14 +285,14 @@ static int emit(const struct render *r, const char *path,
 		if (!err && fflush(stdout))
 			err = -EIO;
 		if (err) {
-			fprintf(stderr, "cpuprof: writing to stdout: %s\n", strerror(-err));
+			pr_err("writing to stdout: %s", strerror(-err));
 			return CP_EXIT_FAILURE;
 		}
 		return 0;
 	}
 	err = out_file__open(path, &of);
 	if (err) {
-		fprintf(stderr, "cpuprof: cannot write '%s': %s\n", path, strerror(-err));
+		pr_err("cannot write '%s': %s", path, strerror(-err));
 		return CP_EXIT_CANTCREAT;
 	}
 	err = fn(r, out_file__stream(of));
@@ -300,7 +301,7 @@ static int emit(const struct render *r, const char *path,
 	else
 		err = out_file__commit(of);
 	if (err) {
-		fprintf(stderr, "cpuprof: writing '%s': %s\n", path, strerror(-err));
+		pr_err("writing '%s': %s", path, strerror(-err));
 		return err == -ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_CANTCREAT;
 	}
 	return 0;
@@ -342,7 +343,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	err = top_compute(p, &o.top, &t);
 	if (err) {
-		fprintf(stderr, "cpuprof: %s\n", strerror(-err));
+		pr_err("%s", strerror(-err));
 		rc = CP_EXIT_FAILURE;
 		goto out;
 	}
@@ -445,7 +446,7 @@ int cmd_diff(int argc, char **argv)
 	err = err ?: top_compute(p[1], &o.top, &t[1]);
 	err = err ?: diff_compute(&t[0], &t[1], &d);
 	if (err) {
-		fprintf(stderr, "cpuprof: %s\n", strerror(-err));
+		pr_err("%s", strerror(-err));
 		rc = CP_EXIT_FAILURE;
 		goto out;
 	}
@@ -484,8 +485,8 @@ int cmd_diff(int argc, char **argv)
 		for (size_t k = 0; k < d.n; k++)
 			matched += !fnmatch(f->glob, d.rows[k].key, 0);
 		if (!matched)
-			fprintf(stderr, "cpuprof: note: --fail-if '%s': no %s matches '%s'\n",
-				f->text, top_by_name(o.top.by), f->glob);
+			pr_err("note: --fail-if '%s': no %s matches '%s'", f->text,
+			       top_by_name(o.top.by), f->glob);
 	}
 	rc = offending ? CP_EXIT_REGRESSION : CP_EXIT_OK;
 out:

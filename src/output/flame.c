@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/flame.h"
+#include "util/utf8safe.h"
 
 struct node_key {
 	uint32_t parent;
@@ -191,21 +192,6 @@ void flame_label(const struct flame_node *n, char *buf, size_t size)
 					    : "");
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80			  ? 1
-		   : s[0] >= 0xc2 && s[0] <= 0xdf ? 2
-		   : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-		   : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
-						  : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void flame_xml_escape(const char *s, char *buf, size_t size)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -216,7 +202,8 @@ void flame_xml_escape(const char *s, char *buf, size_t size)
 	while (*u) {
 		const char *rep = NULL;
 		char one[5];
-		size_t n = utf8_len(u), rl;
+		bool ok;
+		size_t n = utf8safe_next((const char *)u, &ok), rl;
 
 		switch (*u) {
 		case '&':
@@ -235,17 +222,15 @@ void flame_xml_escape(const char *s, char *buf, size_t size)
 			rep = "&apos;";
 			break;
 		default:
-			if (!n || *u < 0x20 || *u == 0x7f) {
-				rep = "?";
-				n = 1;
+			/* the rule for foreign text: what XML forbids is refused too */
+			if (!ok) {
+				rep = "\xef\xbf\xbd";
 			} else {
 				memcpy(one, u, n);
 				one[n] = '\0';
 				rep = one;
 			}
 		}
-		if (!n)
-			n = 1;
 		rl = strlen(rep);
 		if (len + rl + 1 > size)
 			break;

@@ -65,8 +65,9 @@ void flame_free(struct flame *f); /* NULL-safe */
 void flame_label(const struct flame_node *n, char *buf, size_t size);
 
 /*
- * Copy s into buf (of size) as XML character data: & < > " ' escaped, control
- * characters and bytes that are not UTF-8 as '?'. Truncates (never mid-sequence).
+ * Copy s into buf (of size) as XML character data: & < > " ' escaped, what the rule for
+ * foreign text refuses (util/utf8safe.h: invalid UTF-8, control characters, noncharacters)
+ * as U+FFFD. Truncates (never mid-sequence).
  */
 void flame_xml_escape(const char *s, char *buf, size_t size);
 

@@ -112,6 +112,43 @@ static void put_num(uint64_t v, char *buf, size_t *len)
 }
 
 /*
+ * JSON text written inside a <script> element so that no string can end it or change how the
+ * page parses it ("</script>", "<!--<script>" put the parser in states where the page's own
+ * closing tag no longer closes the data): '<', '>' and '&' as \u003c, \u003e, \u0026, and
+ * U+2028 and U+2029 (line ends to older JavaScript) as \u2028 and \u2029. Outside strings JSON
+ * has none of these bytes, and in valid UTF-8 E2 80 A8/A9 is always the whole character. 0 or
+ * -EIO.
+ */
+int html_script_json(const char *s, size_t n, FILE *out)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *esc = NULL;
+		size_t skip = 1;
+
+		if (s[i] == '<')
+			esc = "\\u003c";
+		else if (s[i] == '>')
+			esc = "\\u003e";
+		else if (s[i] == '&')
+			esc = "\\u0026";
+		else if (s[i] == '\xe2' && i + 2 < n && s[i + 1] == '\x80' &&
+			 (s[i + 2] == '\xa8' || s[i + 2] == '\xa9'))
+			esc = s[i + 2] == '\xa8' ? "\\u2028" : "\\u2029", skip = 3;
+		if (!esc)
+			continue;
+		if (fwrite(s + from, 1, i - from, out) != i - from || fputs(esc, out) < 0)
+			return -EIO;
+		i += skip - 1;
+		from = i + 1;
+	}
+	if (fwrite(s + from, 1, n - from, out) != n - from)
+		return -EIO;
+	return 0;
+}
+
+/*
  * The data: {"title", "diff", "strings"} built with jansson (every string of the profile goes
  * through its escaping), then "fields" and "nodes", printed here: the nodes in depth-first
  * order (root first, children in name order) as one string of numbers (see digits[]), per
@@ -182,14 +219,13 @@ static int write_data(const struct flame *f, const char *title, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* JSON_ESCAPE_SLASH: no "</script>" can end the data early */
 	head = json_dumps(doc, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_PRESERVE_ORDER);
 	if (!head || (hl = strlen(head)) < 2) {
 		err = -ENOMEM;
 		goto out;
 	}
 	/* the object without its closing brace, then the nodes */
-	if (fwrite(head, 1, hl - 1, out) != hl - 1 ||
+	if (html_script_json(head, hl - 1, out) ||
 	    fprintf(out, ",\"fields\":\"%s%s\",\"nodes\":\"", files ? "f" : "",
 		    f->diff ? "b" : "") < 0) {
 		err = -EIO;

@@ -17,6 +17,12 @@
 /* Write f as a page with this title. 0, -ENOMEM or -EIO. */
 int html_write(const struct flame *f, const char *title, FILE *out);
 
+/*
+ * Write the n bytes of JSON text s for a <script> element: '<', '>', '&', U+2028 and U+2029
+ * escaped, so that no string can end the element or change how the page reads it. 0 or -EIO.
+ */
+int html_script_json(const char *s, size_t n, FILE *out);
+
 /* Build the tree of p (differential against base when not NULL) and write it. */
 int html_write_profile(const struct profile *p, const struct profile *base, bool per_thread,
 		       const char *title, FILE *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "output/json_out.h"
+#include "util/utf8safe.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define NONE		  UINT32_MAX
@@ -59,67 +60,19 @@ struct jw {
 
 /* ---- values ------------------------------------------------------------------------------ */
 
-/*
- * Length of the valid UTF-8 sequence at s, 0 when it is not one (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF). Never reads past a NUL.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xf0 && s[1] < 0x90)) /* overlong */
-		return 0;
-	if (c == 0xed && s[1] > 0x9f) /* UTF-16 surrogate */
-		return 0;
-	if (c == 0xf4 && s[1] > 0x8f) /* above U+10FFFF */
-		return 0;
-	return n;
-}
-
 json_t *json_out_string(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i, n, bad = 0;
 	json_t *j;
-	char *b, *o;
+	char *b;
 
 	if (!s)
 		return json_null();
-	for (i = 0; u[i]; i += n ? n : 1) {
-		n = utf8_len(u + i);
-		bad += !n;
-	}
-	if (!bad)
-		return json_stringn(s, i);
-	b = malloc(i + 2 * bad + 1);
+	if (utf8safe_ok(s))
+		return json_string(s);
+	b = utf8safe_dup(s);
 	if (!b)
 		return NULL;
-	o = b;
-	for (i = 0; u[i]; i += n ? n : 1) {
-		n = utf8_len(u + i);
-		if (n) {
-			memcpy(o, u + i, n);
-			o += n;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3;
-		}
-	}
-	j = json_stringn(b, (size_t)(o - b));
+	j = json_string(b);
 	free(b);
 	return j;
 }

@@ -12,7 +12,7 @@
  *   speedscope merges the addresses of a function; cpuprof.locations keeps every sampled
  *   address, its mapping, line and inline flag, and cpuprof.profiles[i].stacks maps each stack
  *   onto them;
- * - addresses are hex strings, invalid UTF-8 in names becomes U+FFFD;
+ * - addresses are hex strings; names follow util/utf8safe.h (what it refuses becomes U+FFFD);
  * - the same bytes for the same profile, whatever order it was built in.
  */
 #ifndef CPUPROF_JSON_OUT_H
@@ -28,9 +28,9 @@
 int json_write(const struct profile *p, const struct profile_meta *m, FILE *out);
 
 /*
- * A JSON string of s with every byte that is not valid UTF-8 replaced by U+FFFD (names come
- * from files cpuprof did not write); NULL gives null. NULL on allocation failure. For every
- * writer of JSON in output/.
+ * A JSON string of s by the rule for foreign text (util/utf8safe.h: invalid UTF-8, control
+ * characters and noncharacters become U+FFFD); NULL gives null. NULL on allocation failure.
+ * For every writer of JSON in output/.
  */
 json_t *json_out_string(const char *s);
 

@@ -10,6 +10,8 @@
 #include "util/grow.h"
 #include "output/gzpipe.h"
 #include "output/pprof.h"
+#include "util/strset.h"
+#include "util/utf8safe.h"
 
 enum {
 	PROFILE_SAMPLE_TYPE = 1,
@@ -104,6 +106,7 @@ struct enc {
 	int64_t key_pid, key_tid, key_comm, key_thread; /* label keys' string indexes */
 	const char *last_comm, *last_thread;		/* and the last values' (sorted: runs) */
 	int64_t last_comm_i, last_thread_i;
+	struct strset safe; /* strings of the header made valid (the profile's are already) */
 };
 
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
@@ -114,10 +117,20 @@ static bool str_eq(const void *ctx, uint32_t id, const void *key)
 /* Index of s in the string table, added at its first use. Negative errno on failure. */
 static int64_t str_index(struct enc *e, const char *s)
 {
-	uint32_t h = hash_str(IDTABLE_SEED, s);
 	struct idslot *sl;
 	bool found;
+	uint32_t h;
 
+	/* protobuf readers refuse a whole profile for one string that is not UTF-8 */
+	if (!utf8safe_ok(s)) {
+		char *t = utf8safe_dup(s);
+
+		s = t ? strset_intern(&e->safe, t) : NULL;
+		free(t);
+		if (!s)
+			return -ENOMEM;
+	}
+	h = hash_str(IDTABLE_SEED, s);
 	if (idtable_reserve(&e->strs))
 		return -ENOMEM;
 	sl = idtable_probe(&e->strs, h, str_eq, e, s, &found);
@@ -584,6 +597,7 @@ out:
 
 static void enc_free(struct enc *e)
 {
+	strset_clear(&e->safe);
 	idtable_free(&e->strs);
 	idtable_free(&e->funcs);
 	idtable_free(&e->locs);

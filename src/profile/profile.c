@@ -7,6 +7,7 @@
 #include "profile/profile.h"
 #include "profile/spill.h"
 #include "util/strset.h"
+#include "util/utf8safe.h"
 
 /* One distinct stack (frame ids, root first), shared by every sample that has it. */
 struct stack {
@@ -127,9 +128,24 @@ static bool mapping_id_eq(const void *ctx, uint32_t id, const void *key)
 	return mapping_eq(&((const struct profile *)ctx)->maps[id], key);
 }
 
+/*
+ * Every string of the profile, interned by the one rule for foreign text (util/utf8safe.h):
+ * names come from processes, files and profiles cpuprof did not write, and every writer and
+ * report reads them from here, so they all show the same, valid name.
+ */
 static const char *intern(struct profile *p, const char *s)
 {
-	return strset_intern(&p->strs, s);
+	const char *r;
+	char *safe;
+
+	if (utf8safe_ok(s))
+		return strset_intern(&p->strs, s);
+	safe = utf8safe_dup(s);
+	if (!safe)
+		return NULL;
+	r = strset_intern(&p->strs, safe);
+	free(safe);
+	return r;
 }
 
 /*

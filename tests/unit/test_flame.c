@@ -90,9 +90,13 @@ static void test_escape(void **state)
 	(void)state;
 	flame_xml_escape("a<b>&\"c'", buf, sizeof(buf));
 	assert_string_equal(buf, "a&lt;b&gt;&amp;&quot;c&apos;");
-	/* control characters and bytes that are not UTF-8 become '?'; UTF-8 stays */
+	/* control characters, bytes that are not UTF-8 and what XML forbids become U+FFFD */
 	flame_xml_escape("x\001y\xff\xc3z\xe2\x82\xac", buf, sizeof(buf));
-	assert_string_equal(buf, "x?y??z\xe2\x82\xac");
+	assert_string_equal(buf, "x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbdz\xe2\x82\xac");
+	flame_xml_escape("\xef\xbf\xbe\xed\xa0\x80\xf4\x90\x80\x80", buf, sizeof(buf));
+	for (const char *c = buf; *c; c += 3)
+		assert_memory_equal(c, "\xef\xbf\xbd", 3);
+	assert_int_equal(strlen(buf), 3 * (1 + 3 + 4));
 	/* cut at the buffer, never inside an entity */
 	flame_xml_escape("&&&&", buf, 12);
 	assert_string_equal(buf, "&amp;&amp;");

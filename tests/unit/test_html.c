@@ -134,11 +134,83 @@ static void test_page(void **state)
 	profile__free(p);
 }
 
+/*
+ * Names that would change how the page parses its data ("<!--<script>" made the page's own
+ * closing tag part of the data: a blank page) are embedded with no '<', '>', '&', U+2028 or
+ * U+2029 left, and read back as they were.
+ */
+static void test_hostile_names(void **state)
+{
+	static const char *const names[] = {
+		"<!--<script>", "</script><!--", "a&amp;b", "line\xe2\x80\xa8sep\xe2\x80\xa9",
+		"x\xff\x1b[2J",
+	};
+	struct profile *p = profile__new();
+	char *buf = NULL, *start, *end;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	json_t *d, *strs;
+	uint32_t s;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct prof_frame f = {.name = names[i]};
+
+		assert_int_equal(profile__intern_frame(p, &f, &s), 0);
+		assert_int_equal(profile__add(p, 1, 0, names[i], "", &s, 1, 1), 0);
+	}
+	assert_int_equal(html_write_profile(p, NULL, false, "<!--<script>", out), 0);
+	fclose(out);
+	start = strstr(buf, "<script id=\"data\" type=\"application/json\">");
+	assert_non_null(start);
+	start += strlen("<script id=\"data\" type=\"application/json\">");
+	end = strstr(start, "</script>");
+	assert_non_null(end);
+	for (const char *c = start; c < end; c++) {
+		assert_null(strchr("<>&", *c));
+		assert_false(c + 2 < end && !memcmp(c, "\xe2\x80", 2) &&
+			     (c[2] == '\xa8' || c[2] == '\xa9'));
+	}
+	/* the rest of the page is the template's: its script follows the data */
+	assert_non_null(strstr(end, "</script>\n<script>"));
+	d = json_loadb(start, (size_t)(end - start), 0, NULL);
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "title")), "<!--<script>");
+	strs = json_object_get(d, "strings");
+	for (size_t i = 0; i < 4; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < json_array_size(strs); k++)
+			found |= !strcmp(json_string_value(json_array_get(strs, k)), names[i]);
+		assert_true(found);
+	}
+	json_decref(d);
+	free(buf);
+	profile__free(p);
+}
+
+static void test_script_json(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	const char in[] = "{\"a\":\"</script>&\xe2\x80\xa8\xe2\x80\xa9\xe2\x82\xac\"}";
+
+	(void)state;
+	assert_int_equal(html_script_json(in, strlen(in), out), 0);
+	fclose(out);
+	assert_string_equal(buf,
+			    "{\"a\":\"\\u003c/script\\u003e\\u0026\\u2028\\u2029\xe2\x82\xac\"}");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_big_diff),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_script_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

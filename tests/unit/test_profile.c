@@ -176,13 +176,45 @@ static void test_many(void **state)
 	profile__free(p);
 }
 
+/* Every string enters the profile by the rule for foreign text: every writer gets it valid. */
+static void test_hostile_strings(void **state)
+{
+	struct profile *p = profile__new();
+	struct prof_mapping m = {.pid = 1, .path = "/tmp/\x1b[2Jlib.so", .build_id = ""};
+	struct prof_frame f = {.name = "f\xef\xbf\xbe", .file = "a\nb.c", .mangled = "_Z\xff"};
+	const struct prof_sample *smp;
+	const struct prof_frame *pf;
+	uint32_t id, mid;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__intern_mapping(p, &m, &mid), 0);
+	f.mapping = mid + 1;
+	f.module = m.path;
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	assert_int_equal(profile__add(p, 1, 2, "x\xff", "t\xed\xa0\x80", &id, 1, 1), 0);
+	pf = profile__frame(p, id);
+	assert_string_equal(pf->name, "f\xef\xbf\xbd");
+	assert_string_equal(pf->file, "a\xef\xbf\xbd"
+				      "b.c");
+	assert_string_equal(pf->mangled, "_Z\xef\xbf\xbd");
+	assert_string_equal(pf->module, "/tmp/\xef\xbf\xbd[2Jlib.so");
+	assert_string_equal(profile__mapping(p, mid)->path, "/tmp/\xef\xbf\xbd[2Jlib.so");
+	smp = profile__sample(p, 0);
+	assert_string_equal(smp->comm, "x\xef\xbf\xbd");
+	assert_string_equal(smp->thread, "t\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	/* the same hostile name again is the same sample */
+	assert_int_equal(profile__add(p, 1, 2, "x\xff", "t\xed\xa0\x80", &id, 1, 1), 0);
+	assert_int_equal(profile__n_samples(p), 1);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_intern_frames),
-		cmocka_unit_test(test_merge_samples),
-		cmocka_unit_test(test_merge_ended),
-		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_intern_frames),	cmocka_unit_test(test_merge_samples),
+		cmocka_unit_test(test_merge_ended),	cmocka_unit_test(test_many),
+		cmocka_unit_test(test_hostile_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
