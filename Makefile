@@ -406,7 +406,8 @@ bench: $(BIN)
 .PHONY: bench-unwind bench
 
 # ---- fuzzing ---------------------------------------------------------------------------------
-# tests/fuzz/fuzz_*.c are libFuzzer harnesses of the parsers of files cpuprof did not write.
+# tests/fuzz/fuzz_*.c are libFuzzer harnesses of the parsers of files cpuprof did not write and
+# of the escapers of the names in them (utf8safe, json_html, svg_escape).
 # make fuzz FUZZ_SECONDS=N builds them with clang (-fsanitize=fuzzer,address,undefined) into
 # build/fuzz and runs each for N seconds on seeds from real files (scripts/fuzz.sh); a crash
 # is saved under build/fuzz/crashes/ and belongs in tests/fuzz/regress/TARGET/ once fixed.

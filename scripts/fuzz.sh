@@ -5,7 +5,8 @@
 #                                                           (or FUZZ_RUNS executions, if set)
 #   scripts/fuzz.sh --seeds NAME FIXTURE_DIR                print NAME's seed files
 # Seeds are real files: the fixture objects (ELF targets), tests/data and this machine's
-# /proc files (text targets). Crashes go to FUZZ_DIR/crashes/; each run prints its executions.
+# /proc files (text targets), hostile names written by hand (tests/fuzz/seeds/: the escapers).
+# Crashes go to FUZZ_DIR/crashes/; each run prints its executions.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -22,6 +23,7 @@ seeds() {
 	ksyms) ls tests/data/kallsyms_*.txt ;;
 	perfmap) ls tests/data/perfmap_*.txt ;;
 	input) ls tests/data/go_cpu.pb.gz tests/fuzz/seeds/input/* ;;
+	utf8safe | json_html | svg_escape) ls tests/fuzz/seeds/"$name"/* ;;
 	*) echo "fuzz.sh: no seeds for $name" >&2 ;;
 	esac
 }
