@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include "cmocka_inc.h"
 #include "output/pprof.h"
+#include "util/utf8safe.h"
 
 /* ---- a minimal decoder: fields of one message ------------------------------------------ */
 
@@ -449,12 +450,40 @@ static void test_big_gzip(void **state)
 	profile__free(b);
 }
 
+/*
+ * Strings the writer adds itself (the command line names the user's program, whatever its
+ * name) are valid too: protobuf decoders refuse a whole profile for one invalid string.
+ */
+static void test_hostile_header(void **state)
+{
+	struct profile *p = make_profile(false);
+	struct profile_meta m = meta;
+	struct pb msg = PB_INIT;
+	struct decoded d;
+	bool found = false;
+
+	(void)state;
+	m.command_line = "cpuprof record -- ./x\xff\x1b]0;t\x07\xef\xbf\xbe";
+	assert_int_equal(pprof_encode(p, &m, &msg), 0);
+	decode(&d, &msg);
+	for (size_t i = 0; i < d.n_strs; i++) {
+		assert_true(utf8safe_ok(d.strs[i]));
+		found |= !strcmp(d.strs[i], "cpuprof record -- ./x\xef\xbf\xbd\xef\xbf\xbd]0;t"
+					    "\xef\xbf\xbd\xef\xbf\xbd");
+	}
+	assert_true(found);
+	decoded_free(&d);
+	pb_free(&msg);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_big_gzip),
+		cmocka_unit_test(test_hostile_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
