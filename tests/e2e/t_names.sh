@@ -159,6 +159,15 @@ done
 LC_ALL=C grep -q $'x\xef\xbf\xbd' "$TMP/out" ||
 	fail "report --by thread: no 'x' + U+FFFD: $(cat "$TMP/out")"
 
+# a profile file anyone could hand to report: the same rule as its names enter
+printf 'x\xef\xbf\xbf;f\xef\xbf\xbe\xef\xb7\x90;g\tx\r 5\nx\xef\xbf\xbf;f\xef\xbf\xbe\xef\xb7\x90 2\n' >"$TMP/h.folded"
+expect_status 0 "$CPUPROF" report -o "$TMP/h.svg" "$TMP/h.folded"
+xmllint --noout "$TMP/h.svg" 2>"$TMP/xml.err" || fail "report's SVG is not well-formed: $(head -3 "$TMP/xml.err")"
+expect_status 0 "$CPUPROF" report --by function "$TMP/h.folded"
+ctl=$(LC_ALL=C tr -d '\n' <"$TMP/out" | LC_ALL=C grep -c '[[:cntrl:]]')
+[ "$ctl" -eq 0 ] || fail "report of a hostile folded file writes control bytes: $(od -c "$TMP/out" | head)"
+LC_ALL=C grep -q $'f\xef\xbf\xbd\xef\xbf\xbd' "$TMP/out" || fail "report: no U+FFFD in $(cat "$TMP/out")"
+
 # a message that names the file: the debug sections of a copy damaged so that record warns
 cp "$exe" "$TMP/damaged"$'\x1b[31m'
 python3 - "$TMP/damaged"$'\x1b[31m' <<'PY' || fail "could not damage the copy"
