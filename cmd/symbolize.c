@@ -168,6 +168,11 @@ static int answer(struct dwarf_index *di, const uint64_t *addrs, size_t n, unsig
 	if (!n)
 		return CP_EXIT_OK;
 	err = dwarf_index__lookup_batch(di, addrs, n, MAX_FRAMES, jobs, &b);
+	if (err == -ESTALE) {
+		pr_err("symbolize: the object or its debug file shrank while it was read "
+		       "(truncated meanwhile): nothing named");
+		return CP_EXIT_FAILURE;
+	}
 	if (err) {
 		pr_err("symbolize: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
@@ -292,7 +297,10 @@ int cmd_symbolize(int argc, char **argv)
 	close(fd);
 	if (!di) {
 		pr_err("symbolize: %s: %s", o.obj,
-		       errno == ENOEXEC ? "not an ELF object" : strerror(errno));
+		       errno == ENOEXEC	 ? "not an ELF object"
+		       : errno == ESTALE ? "it or its debug file shrank while it was read "
+					   "(truncated meanwhile)"
+					 : strerror(errno));
 		return errno == ENOEXEC ? CP_EXIT_NOPROC : CP_EXIT_FAILURE;
 	}
 	if (dwarf_index__flags(di) & DI_ZSTD)
