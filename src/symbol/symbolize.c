@@ -657,7 +657,8 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 	look = leaf ? out[0].rel : out[0].rel - 1;
 	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
 	/* damage shows as the CUs are read, so at lookups */
-	if (dwarf_index__flags(di) & DI_DAMAGED) {
+	/* a file that shrank reads as zeros: damaged, but counted apart */
+	if ((dwarf_index__flags(di) & (DI_DAMAGED | DI_CHANGED)) == DI_DAMAGED) {
 		pthread_mutex_lock(&sy->lock);
 		if (!sy->damaged_object)
 			sy->damaged_object = so->obj->name;

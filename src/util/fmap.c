@@ -64,6 +64,19 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 	signal(sig, SIG_DFL);
 }
 
+/* Zero pages at [at, at + len), in place of what was mapped there; false when it fails. */
+static bool zero_fill(void *at, size_t len)
+{
+	/* anonymous: the descriptor is ignored, -1 by convention */
+	const int no_fd = -1;
+	void *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		       no_fd, 0); /* cppcheck-suppress invalidFunctionArg */
+
+	/* the pages stay: they stand in for the file's, and go with the mapping's munmap */
+	/* cppcheck-suppress memleak */
+	return p != MAP_FAILED;
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t a = (uintptr_t)si->si_addr;
@@ -80,10 +93,12 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 			len = atomic_load(&s->len);
 			if (a < start || a - start >= len)
 				continue;
-			/* the rest of the mapping: past the new end of the file, all of it */
+			/*
+			 * the rest of the mapping: past the new end of the file, all of it (the
+			 * descriptor of an anonymous mapping is ignored: -1 by convention)
+			 */
 			from = a & ~(page_size - 1);
-			if (mmap((void *)from, start + len - from, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			if (!zero_fill((void *)from, start + len - from))
 				break;
 			if (!atomic_exchange(&s->faulted, true))
 				atomic_fetch_add(&faults, 1);
