@@ -34,7 +34,8 @@ struct sym_object {
 struct index_entry {
 	const char *build_id; /* interned by the proc_snapshot; "" never enters the tree */
 	struct dwarf_index *di;
-	unsigned int used; /* symbolizer.epoch of its last lookup */
+	unsigned int used;		/* symbolizer.epoch of its last lookup */
+	const struct ps_object *opener; /* whose files it reads (compared, never followed) */
 };
 
 /* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
@@ -572,7 +573,7 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	const char *roots[] = {root, "", NULL};
 	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod,
 				 &sy->debuginfod_err};
-	bool shared = key.build_id && *key.build_id;
+	bool shared = key.build_id && *key.build_id, stale = false;
 
 	if (so->di_tried || so->changed)
 		return so->changed ? NULL : so->di;
@@ -580,15 +581,21 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	/* one thread names the objects of one build-id: only the tree is shared */
 	pthread_mutex_lock(&sy->lock);
 	slot = shared ? tfind(&key, &sy->indexes, cmp_index) : NULL;
-	/* an index whose file shrank under it names nothing (that object's symbols still do) */
-	if (slot && !(dwarf_index__flags((*slot)->di) & DI_CHANGED)) {
+	/*
+	 * An index whose files shrank under it (another object's, of the same build-id: a user's
+	 * copy of a library, truncated) names nothing: so reads its own files, in an index of
+	 * its own (the tree keeps the other until it is dropped).
+	 */
+	stale = slot && (dwarf_index__flags((*slot)->di) & DI_CHANGED);
+	if (slot && !stale) {
 		so->di = (*slot)->di;
 		so->ie = *slot;
 		so->ie->used = sy->epoch;
 	}
 	pthread_mutex_unlock(&sy->lock);
-	if (slot)
+	if (slot && !stale)
 		return so->di;
+	shared = shared && !stale;
 	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(sy->ps), o->pid);
 	so->di = dwarf_index__open(o->fd, o->path, &dp);
 	if (!so->di && errno == ESTALE)
@@ -600,6 +607,7 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 		/* keyed before it enters the tree */
 		*e = key;
 		e->di = so->di;
+		e->opener = o;
 	}
 	pthread_mutex_lock(&sy->lock);
 	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
@@ -663,6 +671,13 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 		if (!sy->damaged_object)
 			sy->damaged_object = so->obj->name;
 		pthread_mutex_unlock(&sy->lock);
+	}
+	if (err == -ESTALE && so->ie && so->ie->opener != so->obj) {
+		/* the files of another object of this build-id shrank: so's own are read next */
+		so->di = NULL;
+		so->ie = NULL;
+		so->di_tried = false;
+		return 0;
 	}
 	if (err == -ESTALE)
 		note_changed(sy, so);

@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 C
 cc -O0 -g -fno-omit-frame-pointer -fPIC -shared -o "$TMP/libtv.so" "$TMP/a.c" "$TMP/b.c" ||
 	fail "cannot build the library"
+# shellcheck disable=SC2016 # $ORIGIN is the loader's, not the shell's
 cc -O0 -g -fno-omit-frame-pointer -o "$TMP/tv" "$TMP/main.c" -L"$TMP" -ltv \
 	-Wl,-rpath,'$ORIGIN' || fail "cannot build the program"
 # The cut keeps every loaded page (the process runs from them) and loses the DWARF of phase b:
@@ -74,7 +75,7 @@ done < <(readelf -lW "$TMP/libtv.so" | awk '$1 == "LOAD" { print $2, $5 }')
 cut=$(((load_end + 4095) / 4096 * 4096))
 info_at=$(readelf -SW "$TMP/libtv.so" | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 == ".debug_info" { print $4 }')
 unit_b=$(readelf --debug-dump=info "$TMP/libtv.so" | sed -n 's/.*Compilation Unit @ offset \([0-9a-fx]*\):.*/\1/p' | sed -n 2p)
-[ -n "$info_at" ] && [ -n "$unit_b" ] || fail "libtv.so: no second unit in .debug_info"
+if [ -z "$info_at" ] || [ -z "$unit_b" ]; then fail "libtv.so: no second unit in .debug_info"; fi
 ((0x$info_at + unit_b >= cut + 4096)) ||
 	fail "libtv.so: phase b's DWARF at $((0x$info_at + unit_b)) is not past the cut at $cut"
 
@@ -115,6 +116,46 @@ setup() {
 	chmod 755 "$TMP"
 	chown -R 65534:65534 "$U"
 }
+
+# shared: the whole system is recorded (only tv* kept); the user's copy of the library is
+# indexed first, truncated, and then root starts its own copy of the same build-id
+# (tvroot): the index read from the user's file must not cost root's process its names and
+# lines (--lines).
+shared_round() {
+	local pid rpid rc
+	rm -f "$U/go" "$TMP/r.folded"
+	"${as_user[@]}" "$U/tv" "$U/go" 4 2>"$TMP/tv.err" &
+	pid=$!
+	BG_PIDS="$BG_PIDS $pid"
+	for _ in $(seq 100); do grep -qs libtv.so "/proc/$pid/maps" && break; sleep 0.05; done
+	start_recording --comm '^tv' --lines --drain-interval 1s -d 8s -o "$TMP/r.folded"
+	sleep 2.5
+	"${as_user[@]}" truncate -s "$cut" "$U/libtv.so" || fail "shared: cannot truncate"
+	"$R/tvroot" "$U/go" 3 &
+	rpid=$!
+	BG_PIDS="$BG_PIDS $rpid"
+	for _ in $(seq 100); do grep -qs libtv.so "/proc/$rpid/maps" && break; sleep 0.05; done
+	"${as_user[@]}" touch "$U/go"
+	wait "$REC"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "shared: record exited $rc: $(cat "$TMP/rec.err")"
+	check_folded_grammar "$TMP/r.folded"
+	# with its line: named from DWARF, its own, not only from its symbol table
+	grep -qE '^tvroot;.*;cp_tv_phase_b \(b\.c:[0-9]+\)' "$TMP/r.folded" ||
+		fail "shared: root's tvroot lost the DWARF of phase b: $(grep '^tvroot' "$TMP/r.folded" | head -3)"
+	grep -q '^tv;.*libtv.so+0x' "$TMP/r.folded" || fail "shared: the user's tv is still named after the cut"
+	grep -q '1 object shrank while being read.*libtv.so' "$TMP/rec.err" ||
+		fail "shared: the summary does not count libtv.so: $(cat "$TMP/rec.err")"
+	wait "$pid" "$rpid" 2>/dev/null
+	note "shared build-id: exit 0, root's copy named, the user's counted"
+}
+
+R=$TMP/root
+mkdir "$R"
+cp "$TMP/libtv.so" "$R/"
+cp "$TMP/tv" "$R/tvroot"
+setup
+shared_round
 
 # the library itself, twice
 for i in 1 2; do
