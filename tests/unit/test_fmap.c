@@ -8,7 +8,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include "cmocka_inc.h"
+#include "elf/elf_file.h"
 #include "elf/elf_named.h"
+#include "elf/elf_syms.h"
 #include "symbol/dwarf_index.h"
 #include "util/fmap.h"
 
@@ -171,6 +173,39 @@ static void test_named_truncated(void **state)
 	run("rm -rf %s", dir);
 }
 
+/*
+ * elf_file, which elf_syms__from_fd and unwind_table__from_fd read through: the symbol tables
+ * read after the cut are zeros (no symbol, no SIGBUS) and the file says it changed.
+ */
+static void test_elf_file_truncated(void **state)
+{
+	const char *names[] = {"libcpfix.so", NULL};
+	char dir[] = "/tmp/cpuprof-fmap.XXXXXX", path[4096];
+	struct elf_file ef;
+	struct elf_syms *es;
+	uint64_t off;
+	int fd;
+
+	(void)state;
+	copy_fixtures(dir, names);
+	snprintf(path, sizeof(path), "%s/libcpfix.so", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file_open(fd, &ef), 0);
+	assert_false(elf_file_changed(&ef));
+	shrink(dir, "libcpfix.so", 0);
+	es = elf_syms__from_elf(ef.elf, NULL, ELF_SYMS_PROFILE);
+	assert_true(elf_file_changed(&ef));
+	if (es)
+		assert_null(elf_syms__lookup(es, nm_addr("libcpfix.so", "cp_lib_work"), &off));
+	elf_syms__free(es);
+	elf_file_close(&ef);
+	/* the descriptor reads the truncated file from now on: nothing, and no fault */
+	assert_null(elf_syms__from_fd(fd));
+	close(fd);
+	run("rm -rf %s", dir);
+}
+
 /* The mapping itself: zeros past the new end, the fault noted, the mapping freed as usual. */
 static void test_fmap_zeros(void **state)
 {
@@ -237,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_object_truncated),
 		cmocka_unit_test(test_debug_file_truncated),
 		cmocka_unit_test(test_named_truncated),
+		cmocka_unit_test(test_elf_file_truncated),
 		cmocka_unit_test(test_fmap_zeros),
 		cmocka_unit_test(test_other_fault_kills),
 	};
