@@ -186,6 +186,11 @@ static int answer(struct dwarf_index *di, const uint64_t *addrs, size_t n, unsig
 	if (!n)
 		return CP_EXIT_OK;
 	err = dwarf_index__lookup_batch(di, addrs, n, MAX_FRAMES, jobs, &b);
+	if (err == -ESTALE) {
+		pr_err("symbolize: the object or its debug file shrank while it was read "
+		       "(truncated meanwhile): nothing named");
+		return CP_EXIT_FAILURE;
+	}
 	if (err) {
 		pr_err("symbolize: %s", strerror(-err));
 		return CP_EXIT_FAILURE;
@@ -310,7 +315,10 @@ int cmd_symbolize(int argc, char **argv)
 	close(fd);
 	if (!di) {
 		pr_err("symbolize: %s: %s", o.obj,
-		       errno == ENOEXEC ? "not an ELF object" : strerror(errno));
+		       errno == ENOEXEC	 ? "not an ELF object"
+		       : errno == ESTALE ? "it or its debug file shrank while it was read "
+					   "(truncated meanwhile)"
+					 : strerror(errno));
 		return errno == ENOEXEC ? CP_EXIT_NOPROC : CP_EXIT_FAILURE;
 	}
 	if (dwarf_index__flags(di) & DI_ZSTD)
@@ -319,7 +327,8 @@ int cmd_symbolize(int argc, char **argv)
 			"read: lines and inlined frames may be missing",
 			o.obj);
 	rc = run(di, &o);
-	if (dwarf_index__flags(di) & DI_DAMAGED)
+	/* a file that shrank reads as zeros: damaged, but that is said already */
+	if ((dwarf_index__flags(di) & (DI_DAMAGED | DI_CHANGED)) == DI_DAMAGED)
 		pr_warn("symbolize: %s: damaged debug sections (headers that do not match their "
 			"data): some lines or inlined frames are missing",
 			o.obj);

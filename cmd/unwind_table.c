@@ -162,6 +162,7 @@ static struct unwind_table *open_table(const struct ut_options *o, int *rc)
 		pr_err("unwind-table: %s: %s", name,
 		       err == ENOEXEC	? "not an x86-64 ELF executable or shared object"
 		       : err == ENODATA ? "no .eh_frame or .debug_frame"
+		       : err == ESTALE	? "the file shrank while it was read (truncated meanwhile)"
 					: strerror(err));
 		if (err == ENOMEM)
 			*rc = CP_EXIT_FAILURE;

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/elf_file.h"
 #include "elf/elf_named.h"
 
 struct elf_named {
-	Elf *elf;
+	struct elf_file file; /* guarded: the file may shrink under a read (elf_file.h) */
+	Elf *elf;	      /* file.elf */
 	int fd;
 	int type;
 	Elf_Scn *dynsym, *symtab, *dynamic;
@@ -27,10 +29,10 @@ int elf_named__open(int fd, struct elf_named **out)
 	if (!en)
 		return -ENOMEM;
 	en->fd = fd;
-	/* libelf's version handshake: idempotent */
-	elf_version(EV_CURRENT);
-	en->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!en->elf || elf_kind(en->elf) != ELF_K_ELF || gelf_getclass(en->elf) != ELFCLASS64 ||
+	if (elf_file_open(fd, &en->file))
+		goto cleanup;
+	en->elf = en->file.elf;
+	if (elf_kind(en->elf) != ELF_K_ELF || gelf_getclass(en->elf) != ELFCLASS64 ||
 	    !gelf_getehdr(en->elf, &eh))
 		goto cleanup;
 	en->type = eh.e_type;
@@ -46,6 +48,10 @@ int elf_named__open(int fd, struct elf_named **out)
 		else if (sh.sh_type == SHT_DYNAMIC && !en->dynamic)
 			en->dynamic = scn;
 	}
+	if (elf_file_changed(&en->file)) {
+		err = -ESTALE;
+		goto cleanup;
+	}
 	*out = en;
 	return 0;
 cleanup:
@@ -57,9 +63,14 @@ void elf_named__free(struct elf_named *en)
 {
 	if (!en)
 		return;
-	if (en->elf)
-		elf_end(en->elf);
+	elf_file_close(&en->file);
 	free(en);
+}
+
+/* err, or -ESTALE once the file shrank under a read: what was read may be zeros. */
+static int stale(const struct elf_named *en, int err)
+{
+	return elf_file_changed(&en->file) ? -ESTALE : err;
 }
 
 static bool nobits_section(const struct elf_named *en, size_t shndx)
@@ -107,7 +118,7 @@ static int find_in(const struct elf_named *en, Elf_Scn *scn, const char *name,
 	return -ENOENT;
 }
 
-int elf_named__sym(const struct elf_named *en, const char *name, struct elf_named_sym *sym)
+static int sym_of(const struct elf_named *en, const char *name, struct elf_named_sym *sym)
 {
 	memset(sym, 0, sizeof(*sym));
 	if (!find_in(en, en->dynsym, name, sym))
@@ -115,7 +126,7 @@ int elf_named__sym(const struct elf_named *en, const char *name, struct elf_name
 	return find_in(en, en->symtab, name, sym);
 }
 
-int elf_named__read(const struct elf_named *en, uint64_t vaddr, void *buf, size_t len)
+static int read_of(const struct elf_named *en, uint64_t vaddr, void *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;
 
@@ -144,7 +155,7 @@ int elf_named__read(const struct elf_named *en, uint64_t vaddr, void *buf, size_
 	return -ENOENT;
 }
 
-int elf_named__section(const struct elf_named *en, const char *name, uint64_t *start, uint64_t *end)
+static int section_of(const struct elf_named *en, const char *name, uint64_t *start, uint64_t *end)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -167,7 +178,7 @@ int elf_named__section(const struct elf_named *en, const char *name, uint64_t *s
 	return -ENOENT;
 }
 
-bool elf_named__needs(const struct elf_named *en, const char *prefix)
+static bool needs_of(const struct elf_named *en, const char *prefix)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
@@ -206,7 +217,7 @@ int elf_named__type(const struct elf_named *en)
 	return en->type;
 }
 
-int elf_named__tls(const struct elf_named *en, struct elf_named_tls *tls)
+static int tls_of(const struct elf_named *en, struct elf_named_tls *tls)
 {
 	size_t i, n;
 
@@ -226,8 +237,8 @@ int elf_named__tls(const struct elf_named *en, struct elf_named_tls *tls)
 	return -ENOENT;
 }
 
-int elf_named__reloc(const struct elf_named *en, const char *name, uint32_t rtype, uint64_t *offset,
-		     int64_t *addend)
+static int reloc_of(const struct elf_named *en, const char *name, uint32_t rtype, uint64_t *offset,
+		    int64_t *addend)
 {
 	Elf_Scn *scn = NULL;
 
@@ -264,4 +275,35 @@ int elf_named__reloc(const struct elf_named *en, const char *name, uint32_t rtyp
 		}
 	}
 	return -ENOENT;
+}
+
+int elf_named__sym(const struct elf_named *en, const char *name, struct elf_named_sym *sym)
+{
+	return stale(en, sym_of(en, name, sym));
+}
+
+int elf_named__read(const struct elf_named *en, uint64_t vaddr, void *buf, size_t len)
+{
+	return stale(en, read_of(en, vaddr, buf, len));
+}
+
+int elf_named__section(const struct elf_named *en, const char *name, uint64_t *start, uint64_t *end)
+{
+	return stale(en, section_of(en, name, start, end));
+}
+
+int elf_named__tls(const struct elf_named *en, struct elf_named_tls *tls)
+{
+	return stale(en, tls_of(en, tls));
+}
+
+int elf_named__reloc(const struct elf_named *en, const char *name, uint32_t rtype, uint64_t *offset,
+		     int64_t *addend)
+{
+	return stale(en, reloc_of(en, name, rtype, offset, addend));
+}
+
+bool elf_named__needs(const struct elf_named *en, const char *prefix)
+{
+	return needs_of(en, prefix) && !elf_file_changed(&en->file);
 }

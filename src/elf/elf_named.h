@@ -26,7 +26,9 @@ struct elf_named_sym {
 
 /*
  * Open the object on fd (kept by the caller, open for the life of the result; not closed).
- * 0, -ENOEXEC (not ELF, or not 64-bit), -ENOMEM.
+ * 0, -ENOEXEC (not ELF, or not 64-bit), -ENOMEM, -ESTALE (the file shrank while read). The
+ * file stays mapped, guarded (elf/elf_file.h): once it shrinks under a read, every function
+ * below that answers an int answers -ESTALE, elf_named__needs false.
  */
 int elf_named__open(int fd, struct elf_named **out);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/elf_file.h"
 #include "elf/elf_image.h"
 #include "elf/elf_syms.h"
 
@@ -879,7 +880,7 @@ static struct elf_syms *from_fd(int fd, bool headers_only)
 {
 	unsigned char magic[SELFMAG];
 	struct elf_syms *es = NULL;
-	Elf *elf = NULL;
+	struct elf_file ef = {.map.slot = -1};
 	ssize_t n;
 	int err;
 
@@ -894,14 +895,19 @@ static struct elf_syms *from_fd(int fd, bool headers_only)
 		goto out;
 	}
 	pthread_once(&libelf_once, libelf_init);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
+	if (elf_file_open(fd, &ef)) {
 		err = -EIO;
 		goto out;
 	}
-	err = build(elf, NULL, ELF_SYMS_PROFILE, true, headers_only, &es);
+	err = build(ef.elf, NULL, ELF_SYMS_PROFILE, true, headers_only, &es);
+	/* what a truncation left of the file is zeros: nothing built from it is kept */
+	if (!err && elf_file_changed(&ef)) {
+		elf_syms__free(es);
+		es = NULL;
+		err = -ESTALE;
+	}
 out:
-	elf_end(elf);
+	elf_file_close(&ef);
 	if (err)
 		errno = -err;
 	return es;

@@ -62,7 +62,8 @@ struct elf_sym {
 
 /*
  * Read the object open on fd (the fd is not kept and not closed). Returns NULL and sets errno:
- * ENOEXEC if it is not an ELF file, ENOMEM, EIO.
+ * ENOEXEC if it is not an ELF file, ENOMEM, EIO, ESTALE when the file shrank while it was read
+ * (its owner truncated it: the reads past its new end found zeros, not SIGBUS; elf_file.h).
  */
 struct elf_syms *elf_syms__from_fd(int fd);
 

@@ -9,6 +9,7 @@
 #include "profile/aggregate.h"
 #include "interp/py_merge.h"
 #include "interp/rb_merge.h"
+#include "util/fmap.h"
 #include "util/grow.h"
 #include "util/idtable.h"
 
@@ -348,6 +349,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 {
 	struct sym_place pl = {0};
 	const struct cached_name *cn;
+	unsigned long faults;
+	bool retried = false;
 	size_t n = 1;
 	int err;
 
@@ -375,6 +378,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 		a->n_pool += cn->n;
 		return 0;
 	}
+again:
+	faults = fmap_fault_count();
 	if (kernel) {
 		err = symbolizer__kernel(a->sy, na->addr, na->leaf, &a->chain[0]);
 	} else if (a->hurry) {
@@ -396,6 +401,14 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	err = intern_chain(a, &pl, kernel, na->pid, na->addr, a->chain, n, &a->pool[a->n_pool]);
 	if (err)
 		return err;
+	/*
+	 * The names point into the objects' mapped files: one truncated meanwhile read as zeros
+	 * (util/fmap.h). Named again, its object now answers object+offset.
+	 */
+	if (fmap_fault_count() != faults && !retried) {
+		retried = true;
+		goto again;
+	}
 	a->n_pool += n;
 	if (pl.object)
 		return cache_add(a->nc, pl.object, pl.vaddr, na->leaf, na->entry,
@@ -1011,6 +1024,7 @@ static int prefetch(struct agg *a)
 	struct prefetch pf = {.a = a};
 	unsigned int jobs = a->o->jobs ? a->o->jobs : 1;
 	uint32_t ids[MAX_CHAIN];
+	unsigned long faults;
 	int err;
 
 	/* a failure of the drain (or ours) is met again, and returned, by the walk */
@@ -1030,6 +1044,7 @@ static int prefetch(struct agg *a)
 			a->hurry = a->o->hurry(a->o->hurry_ctx);
 		if (a->hurry)
 			break; /* the walk names what is left, from the symbol tables */
+		faults = fmap_fault_count();
 		prefetch_chunk(&pf, from, to, jobs);
 		for (size_t i = from; !err && i < to; i++) {
 			const struct todo *t = &pf.v[i];
@@ -1041,6 +1056,12 @@ static int prefetch(struct agg *a)
 				continue;
 			entry = chain[t->n - 1].named && is_entry_point(chain[t->n - 1].name);
 			err = intern_chain(a, &t->pl, false, t->pid, t->addr, chain, t->n, ids);
+			/*
+			 * a file shrank under the naming or the copying of names (which point
+			 * into it): the walk names the rest of the chunk again
+			 */
+			if (!err && fmap_fault_count() != faults)
+				continue;
 			if (!err)
 				err = cache_add(a->nc, t->pl.object, t->pl.vaddr, t->leaf, entry,
 						ids, (uint32_t)t->n);

@@ -1077,6 +1077,8 @@ static int record_session(struct record *r)
 	struct timespec now, t_named, t_written;
 	double cpu_named;
 	struct report rep;
+	const char *changed;
+	size_t n_changed;
 	int rc, err;
 
 	rc = record_check_environment(r);
@@ -1202,6 +1204,13 @@ static int record_session(struct record *r)
 		pr_warn("%s has damaged debug sections (headers that do not match their data): "
 			"some of its frames have no source lines or inlined functions",
 			symbolizer__damaged_object(r->sym));
+	n_changed = symbolizer__changed_objects(r->sym, &changed);
+	if (n_changed)
+		pr_warn("%zu object%s shrank while being read (truncated by %s owner), the first "
+			"%s: "
+			"%s frames are not named (object+offset)",
+			n_changed, n_changed == 1 ? "" : "s", n_changed == 1 ? "its" : "their",
+			changed, n_changed == 1 ? "its" : "their");
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;

@@ -69,7 +69,8 @@ int debug_build_id(Elf *elf, const uint8_t **id, size_t *len)
 /* True when the file open on fd has the same build-id as (id, len). */
 static bool same_build_id(int fd, const uint8_t *id, size_t len)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* read, not mapped: a candidate truncated meanwhile makes a read fail, not SIGBUS */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	const uint8_t *other;
 	size_t olen;
 	bool same;

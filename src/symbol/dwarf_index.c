@@ -15,6 +15,7 @@
 #include "symbol/demangle.h"
 #include "symbol/dwarf_index.h"
 #include "symbol/line_table.h"
+#include "util/fmap.h"
 
 /* One address range of a CU. */
 struct di_cu_range {
@@ -84,15 +85,9 @@ struct di_ctx {
 /* DIE bytes to index that make one more thread worth its set-up */
 #define DI_BYTES_PER_THREAD (4 << 20)
 
-/* A whole file mapped at once (see map_elf). */
-struct mapping {
-	void *p;
-	size_t size;
-};
-
 struct dwarf_index {
 	Elf *elf, *dbg_elf, *mini_elf;
-	struct mapping map, dbg_map;
+	struct fmap map, dbg_map; /* whole files, guarded (see map_elf) */
 	int dbg_fd;
 	char *dbg_path;
 	void *mini_image;
@@ -105,7 +100,7 @@ struct dwarf_index {
 	struct elf_syms *fb_syms; /* the debug file's .symtab, for code nothing else names */
 	struct demangle_cache *dc;
 	struct lt_sections lt_sec; /* .debug_line and its strings, for line_table */
-	struct mapping *dw_map;	   /* the mapping DWARF is read from, for more contexts */
+	struct fmap *dw_map;	   /* the mapping DWARF is read from, for more contexts */
 	bool serial;		   /* sections decompressed in place: one context only */
 	bool populated;		   /* the debug sections' page tables filled (a batch) */
 	struct di_ctx ctx[DI_MAX_JOBS];
@@ -705,31 +700,32 @@ static void resolve_node(struct di_ctx *ctx, struct di_node *nd)
 
 /*
  * Map the whole file, private and writable because libelf may convert data in place (nothing
- * is written back). Page tables are not filled here: MAP_POPULATE on a writable private
+ * is written back), and guarded: the file's owner may truncate it under us (fmap.h; the index
+ * then answers -ESTALE). Page tables are not filled here: MAP_POPULATE on a writable private
  * mapping copies every page of the file (a write fault each), which made a 96 MB program
  * 96 MB of cpuprof's own memory when only its symbols were read. populate() fills those of
  * the debug sections read-only for a batch (read from everywhere: faulting them in page by
- * page cost a fifth of a cold run of symbolize).
+ * page cost a fifth of a cold run of symbolize). A file that cannot be mapped is read by
+ * libelf with pread.
  */
-static Elf *map_elf(int fd, struct mapping *m)
+static Elf *map_elf(int fd, struct fmap *m)
 {
-	struct stat st;
 	Elf *elf;
 
-	if (fstat(fd, &st) || st.st_size <= 0)
-		return elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	m->p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (m->p == MAP_FAILED) {
-		m->p = NULL;
-		return elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	}
-	m->size = (size_t)st.st_size;
+	if (fmap_open(fd, m))
+		return elf_begin(fd, ELF_C_READ, NULL);
 	elf = elf_memory(m->p, m->size);
-	if (!elf) {
-		munmap(m->p, m->size);
-		m->p = NULL;
-	}
+	if (!elf)
+		fmap_close(m);
 	return elf;
+}
+
+/* Whether one of the files read shrank under a read: nothing read from them is trusted. */
+static bool changed(struct dwarf_index *di)
+{
+	if (fmap_faulted(&di->map) || fmap_faulted(&di->dbg_map))
+		set_flag(di, DI_CHANGED);
+	return __atomic_load_n(&di->flags, __ATOMIC_RELAXED) & DI_CHANGED;
 }
 
 /*
@@ -737,7 +733,7 @@ static Elf *map_elf(int fd, struct mapping *m)
  * span from the first .debug_ section to the end of the last, not the whole file (a program
  * of 96 MB may carry 2 MB of DWARF). An old kernel says no, and pages then fault in.
  */
-static void populate(Elf *elf, const struct mapping *m)
+static void populate(Elf *elf, const struct fmap *m)
 {
 #ifdef MADV_POPULATE_READ
 	uint64_t lo = UINT64_MAX, hi = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -767,12 +763,6 @@ static void populate(Elf *elf, const struct mapping *m)
 	(void)elf;
 	(void)m;
 #endif
-}
-
-static void unmap(struct mapping *m)
-{
-	if (m->p)
-		munmap(m->p, m->size);
 }
 
 /*
@@ -909,6 +899,8 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 	if (!di)
 		goto fail;
 	di->dbg_fd = -1;
+	di->map.slot = -1;
+	di->dbg_map.slot = -1;
 	di->n_ctx = 1;
 	di->thread_bytes = DI_BYTES_PER_THREAD;
 	elf_version(EV_CURRENT);
@@ -924,6 +916,8 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 	err = read_symbols(di);
 	if (!err && di->ctx[0].dw)
 		err = read_cus(di);
+	if (!err && changed(di))
+		err = -ESTALE;
 	if (err)
 		goto fail;
 	return di;
@@ -950,7 +944,7 @@ static void free_cu(struct di_cu *cu)
  * page cache and fault in again when read (only a little-endian object without compressed
  * sections is sure to be unwritten: libelf converts other data in place).
  */
-static void release_pages(const struct mapping *m, Elf *elf, bool serial)
+static void release_pages(const struct fmap *m, Elf *elf, bool serial)
 {
 	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
 
@@ -1009,13 +1003,13 @@ void dwarf_index__free(struct dwarf_index *di)
 	free(di->mini_image);
 	if (di->dbg_elf)
 		elf_end(di->dbg_elf);
-	unmap(&di->dbg_map);
+	fmap_close(&di->dbg_map);
 	if (di->dbg_fd >= 0)
 		close(di->dbg_fd);
 	free(di->dbg_path);
 	if (di->elf)
 		elf_end(di->elf);
-	unmap(&di->map);
+	fmap_close(&di->map);
 	free(di);
 }
 
@@ -1032,10 +1026,14 @@ const char *dwarf_index__debug_path(const struct dwarf_index *di)
 const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr)
 {
 	struct elf_sym sym;
+	const char *name;
 
-	return elf_syms__get(di->fb_syms, vaddr, &sym)
+	if (changed(di))
+		return NULL;
+	name = elf_syms__get(di->fb_syms, vaddr, &sym)
 		       ? demangle_cache__get(di->ctx[0].dc, sym.name)
 		       : NULL;
+	return changed(di) ? NULL : name;
 }
 
 static int lookup(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu, uint64_t vaddr,
@@ -1115,8 +1113,18 @@ static int lookup(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu, 
 int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
 			size_t *n)
 {
-	return lookup(di, &di->ctx[0], di->ctx[0].dw ? find_cu(di, vaddr) : NULL, vaddr, out, max,
-		      n);
+	int err;
+
+	*n = 0;
+	if (changed(di))
+		return -ESTALE;
+	err = lookup(di, &di->ctx[0], di->ctx[0].dw ? find_cu(di, vaddr) : NULL, vaddr, out, max,
+		     n);
+	if (changed(di)) {
+		*n = 0;
+		err = -ESTALE;
+	}
+	return err;
 }
 
 /* ---- batches ---------------------------------------------------------------------------- */
@@ -1255,6 +1263,10 @@ int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, si
 	}
 	if (!b)
 		return -ENOMEM;
+	if (changed(di)) {
+		free(b);
+		return -ESTALE;
+	}
 	/*
 	 * A batch reads much of the DWARF: its pages in at once. Single lookups (a profiler
 	 * naming a few addresses of many objects) fault in only what they read.
@@ -1326,7 +1338,7 @@ int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, si
 	bthread_main(&th[0]);
 	for (unsigned int t = 1; t <= started; t++)
 		pthread_join(th[t].tid, NULL);
-	err = w.err;
+	err = changed(di) ? -ESTALE : w.err;
 out:
 	free(w.items);
 	free(w.runs);

@@ -47,13 +47,17 @@ enum {
 	DI_ZSTD = 1 << 4,	/* zstd-compressed debug sections, which libdw 0.188 cannot read */
 	DI_DAMAGED = 1 << 5,	/* debug sections present but unreadable, wholly or in part:
 				   lines or inline frames are missing (set as CUs are read) */
+	DI_CHANGED = 1 << 6,	/* the object or its debug file shrank while it was read (its
+				   owner truncated it): every lookup answers -ESTALE */
 };
 
 /*
  * Index the ELF object open on fd (not kept, not closed), known as path (may be NULL; gives
  * the directory for .gnu_debuglink). dp says where debug files are looked for; NULL: the host's
- * /usr/lib/debug. Returns NULL and sets errno: ENOEXEC when fd is not an ELF file, ENOMEM.
- * An object without debug information or symbols is not an error.
+ * /usr/lib/debug. Returns NULL and sets errno: ENOEXEC when fd is not an ELF file, ENOMEM,
+ * ESTALE when a file shrank while it was read. An object without debug information or symbols
+ * is not an error. The files stay mapped (guarded, util/fmap.h): one that shrinks later makes
+ * the lookups that read past its new end, and all after them, answer -ESTALE, not SIGBUS.
  */
 struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct debug_paths *dp);
 
@@ -77,8 +81,8 @@ const char *dwarf_index__debug_path(const struct dwarf_index *di);
  * The frames at vaddr (the object's own virtual address: the exact PC of a leaf frame, a
  * return address - 1 for callers), innermost first, into out[0..*n) with *n <= max; when the
  * chain is longer, the innermost max - 1 frames and the outermost are kept. *n is 0 when
- * nothing is known about vaddr. Returns 0, -EINVAL (max == 0) or -ENOMEM; a broken CU answers
- * from the symbol table alone.
+ * nothing is known about vaddr. Returns 0, -EINVAL (max == 0), -ENOMEM or -ESTALE (a file
+ * shrank under a read: DI_CHANGED, *n 0); a broken CU answers from the symbol table alone.
  */
 int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
 			size_t *n);
@@ -88,7 +92,7 @@ int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame 
  * jobs threads: the addresses are grouped by CU and each CU is indexed and read by one thread,
  * so the answers do not depend on jobs. Objects whose debug sections are compressed use one
  * thread. *out (free with di_batch__free) holds the answers; their strings live as long as
- * the index. Returns 0, -EINVAL (max == 0) or -ENOMEM.
+ * the index. Returns 0, -EINVAL (max == 0), -ENOMEM or -ESTALE (as dwarf_index__lookup).
  */
 struct di_batch;
 int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, size_t n, size_t max,
@@ -110,7 +114,7 @@ void di_batch__free(struct di_batch *b);
  * The function symbol of the separate debug file's .symtab at vaddr, demangled, or NULL: names
  * code that neither DWARF nor the object's own symbols describe (a stripped object's local
  * assembly functions, libgcc helpers). llvm-symbolizer leaves such code "??", and so does
- * dwarf_index__lookup; the profiler asks this too.
+ * dwarf_index__lookup; the profiler asks this too. NULL too once a file shrank (DI_CHANGED).
  */
 const char *dwarf_index__debug_symbol(struct dwarf_index *di, uint64_t vaddr);
 

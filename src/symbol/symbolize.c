@@ -24,7 +24,8 @@ struct sym_object {
 	bool es_tried;
 	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
-	bool di_own;		/* di is not shared through symbolizer.indexes: freed with this */
+	bool di_own;  /* di is not shared through symbolizer.indexes: freed with this */
+	bool changed; /* its file or debug file shrank under a read: named by nothing any more */
 	struct index_entry *ie; /* the shared entry di comes from, NULL when di_own or none */
 	unsigned int used;	/* symbolizer.epoch of its last lookup */
 };
@@ -33,7 +34,8 @@ struct sym_object {
 struct index_entry {
 	const char *build_id; /* interned by the proc_snapshot; "" never enters the tree */
 	struct dwarf_index *di;
-	unsigned int used; /* symbolizer.epoch of its last lookup */
+	unsigned int used;		/* symbolizer.epoch of its last lookup */
+	const struct ps_object *opener; /* whose files it reads (compared, never followed) */
 };
 
 /* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
@@ -56,6 +58,8 @@ struct symbolizer {
 	char **debug_dirs;	    /* NULL-terminated, or NULL: the default */
 	const char *zstd_object;    /* first object with zstd-compressed debug sections */
 	const char *damaged_object; /* first object whose debug sections are damaged */
+	const char *changed_object; /* first object whose file shrank while it was read */
+	size_t n_changed;	    /* such objects */
 	/*
 	 * Taken around what threads naming different objects share: the trees of objects and
 	 * indexes, the strings, the first-object notes.
@@ -361,12 +365,32 @@ static struct sym_object *sym_object(struct symbolizer *sy, struct ps_object *o)
 	return so;
 }
 
-/* The symbol index of so's object, built at the first call; NULL when it has none. */
-static struct elf_syms *object_syms(struct sym_object *so)
+/*
+ * so's file (or its debug file) shrank while it was read, its owner truncated it: what was read
+ * from it is not trusted, and nothing of it is read again; its frames stay object+offset.
+ */
+static void note_changed(struct symbolizer *sy, struct sym_object *so)
 {
+	if (so->changed)
+		return;
+	so->changed = true;
+	pthread_mutex_lock(&sy->lock);
+	sy->n_changed++;
+	if (!sy->changed_object)
+		sy->changed_object = so->obj->name;
+	pthread_mutex_unlock(&sy->lock);
+}
+
+/* The symbol index of so's object, built at the first call; NULL when it has none. */
+static struct elf_syms *object_syms(struct symbolizer *sy, struct sym_object *so)
+{
+	if (so->changed)
+		return NULL;
 	if (!so->es_tried) {
 		so->es_tried = true;
 		so->es = elf_syms__from_fd(so->obj->fd);
+		if (!so->es && errno == ESTALE)
+			note_changed(sy, so);
 	}
 	return so->es;
 }
@@ -443,7 +467,7 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		so->used = sy->epoch;
 		if (so->ie)
 			so->ie->used = sy->epoch;
-		es = object_syms(so);
+		es = object_syms(sy, so);
 		out->build_id = id;
 		out->map_kind = SYM_MAP_FILE;
 		break;
@@ -549,24 +573,33 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	const char *roots[] = {root, "", NULL};
 	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod,
 				 &sy->debuginfod_err};
-	bool shared = key.build_id && *key.build_id;
+	bool shared = key.build_id && *key.build_id, stale = false;
 
-	if (so->di_tried)
-		return so->di;
+	if (so->di_tried || so->changed)
+		return so->changed ? NULL : so->di;
 	so->di_tried = true;
 	/* one thread names the objects of one build-id: only the tree is shared */
 	pthread_mutex_lock(&sy->lock);
 	slot = shared ? tfind(&key, &sy->indexes, cmp_index) : NULL;
-	if (slot) {
+	/*
+	 * An index whose files shrank under it (another object's, of the same build-id: a user's
+	 * copy of a library, truncated) names nothing: so reads its own files, in an index of
+	 * its own (the tree keeps the other until it is dropped).
+	 */
+	stale = slot && (dwarf_index__flags((*slot)->di) & DI_CHANGED);
+	if (slot && !stale) {
 		so->di = (*slot)->di;
 		so->ie = *slot;
 		so->ie->used = sy->epoch;
 	}
 	pthread_mutex_unlock(&sy->lock);
-	if (slot)
+	if (slot && !stale)
 		return so->di;
+	shared = shared && !stale;
 	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(sy->ps), o->pid);
 	so->di = dwarf_index__open(o->fd, o->path, &dp);
+	if (!so->di && errno == ESTALE)
+		note_changed(sy, so);
 	if (!so->di)
 		return NULL;
 	e = shared ? malloc(sizeof(*e)) : NULL;
@@ -574,6 +607,7 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 		/* keyed before it enters the tree */
 		*e = key;
 		e->di = so->di;
+		e->opener = o;
 	}
 	pthread_mutex_lock(&sy->lock);
 	if (!sy->zstd_object && (dwarf_index__flags(so->di) & DI_ZSTD))
@@ -590,6 +624,17 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	}
 	pthread_mutex_unlock(&sy->lock);
 	return so->di;
+}
+
+/* out[0] as object+offset when so's file changed (its name was read before): 0 or -ENOMEM. */
+static int unnamed_if_changed(struct symbolizer *sy, const struct sym_object *so,
+			      const struct ps_map *m, struct sym_frame *out)
+{
+	if (!so->changed || !out[0].named)
+		return 0;
+	out[0].name = intern_at(sy, m->label, out[0].rel);
+	out[0].named = false;
+	return out[0].name ? 0 : -ENOMEM;
 }
 
 int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
@@ -615,19 +660,29 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 		return 0;
 	di = object_index(sy, so);
 	if (!di)
-		return 0;
+		return unnamed_if_changed(sy, so, m, out);
 	/* the return address - 1 of a caller, as symbolizer__user looked it up */
 	look = leaf ? out[0].rel : out[0].rel - 1;
 	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
 	/* damage shows as the CUs are read, so at lookups */
-	if (dwarf_index__flags(di) & DI_DAMAGED) {
+	/* a file that shrank reads as zeros: damaged, but counted apart */
+	if ((dwarf_index__flags(di) & (DI_DAMAGED | DI_CHANGED)) == DI_DAMAGED) {
 		pthread_mutex_lock(&sy->lock);
 		if (!sy->damaged_object)
 			sy->damaged_object = so->obj->name;
 		pthread_mutex_unlock(&sy->lock);
 	}
+	if (err == -ESTALE && so->ie && so->ie->opener != so->obj) {
+		/* the files of another object of this build-id shrank: so's own are read next */
+		so->di = NULL;
+		so->ie = NULL;
+		so->di_tried = false;
+		return 0;
+	}
+	if (err == -ESTALE)
+		note_changed(sy, so);
 	if (err)
-		return err == -ENOMEM ? err : 0;
+		return err == -ENOMEM ? err : unnamed_if_changed(sy, so, m, out);
 	/* nothing from DWARF or the object's symbols: the debug file's symbols may know */
 	if (!k) {
 		const char *name = out[0].named ? NULL : dwarf_index__debug_symbol(di, look);
@@ -698,6 +753,12 @@ const char *symbolizer__zstd_object(const struct symbolizer *sy)
 const char *symbolizer__damaged_object(const struct symbolizer *sy)
 {
 	return sy->damaged_object;
+}
+
+size_t symbolizer__changed_objects(const struct symbolizer *sy, const char **first)
+{
+	*first = sy->changed_object;
+	return sy->n_changed;
 }
 
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out)

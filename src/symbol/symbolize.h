@@ -183,6 +183,14 @@ const char *symbolizer__zstd_object(const struct symbolizer *sy);
  */
 const char *symbolizer__damaged_object(const struct symbolizer *sy);
 
+/*
+ * Objects whose file or separate debug file shrank while it was read (its owner truncated it
+ * under cpuprof), and the base name of the first, or 0 and NULL. Reads past the new end find
+ * zeros instead of raising SIGBUS (util/fmap.h); what was read from such an object is dropped,
+ * it is not read again, and its frames stay "object+0xOFFSET". For the caller to count.
+ */
+size_t symbolizer__changed_objects(const struct symbolizer *sy, const char **first);
+
 /* Name a kernel address. */
 int symbolizer__kernel(struct symbolizer *sy, uint64_t addr, bool leaf, struct sym_frame *out);
 

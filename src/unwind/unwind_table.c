@@ -19,6 +19,7 @@
 #include <elfutils/libdw.h>
 #include "unwind/cfi_eval.h"
 #include "unwind/unwind_row.h"
+#include "elf/elf_file.h"
 #include "elf/elf_image.h"
 #include "util/clock.h"
 #include "unwind/unwind_table.h"
@@ -548,13 +549,18 @@ struct unwind_table *unwind_table__from_fd(int fd)
 {
 	uint64_t t0 = monotonic_ns();
 	struct unwind_table *ut = NULL;
-	Elf *elf;
+	struct elf_file ef;
 	int err;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	err = build(elf, t0, &ut);
-	elf_end(elf);
+	elf_file_open(fd, &ef);
+	err = build(ef.elf, t0, &ut);
+	/* what a truncation left of the file is zeros: nothing built from it is kept */
+	if (!err && elf_file_changed(&ef)) {
+		unwind_table__free(ut);
+		ut = NULL;
+		err = -ESTALE;
+	}
+	elf_file_close(&ef);
 	if (err)
 		errno = -err;
 	return ut;

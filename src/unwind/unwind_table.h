@@ -38,7 +38,9 @@ struct unwind_table_stats {
  * Build the table of the x86-64 ELF object open on fd (not kept, not closed). Returns NULL and
  * sets errno: ENOEXEC not an x86-64 ELF executable or shared object; ENODATA neither .eh_frame
  * nor .debug_frame; EFBIG executable code spans 4 GiB or more; EINVAL malformed section;
- * ENOMEM. Malformed or unsupported FDEs do not fail the build: their rows are marked.
+ * ENOMEM; ESTALE the file shrank while it was read (its owner truncated it: the reads past its
+ * new end found zeros instead of raising SIGBUS, elf/elf_file.h). Malformed or unsupported FDEs do
+ * not fail the build: their rows are marked.
  */
 struct unwind_table *unwind_table__from_fd(int fd);
 
