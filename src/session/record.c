@@ -799,12 +799,14 @@ static void spill_summary(const struct record *r)
 	profile__spill_sizes(r->prof, &ps);
 	if (ps.err)
 		pr_info("the samples of ended processes stay in memory: cannot write them to %s "
-			"(%s; set TMPDIR to a writable directory)",
-			dir, strerror(-ps.err));
+			"(%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
+			dir, strerror(-ps.err),
+			strerrorname_np(-ps.err) ? strerrorname_np(-ps.err) : "?");
 	if (ps.frame_err)
 		pr_info("the frames are kept in memory: cannot write them to %s or read them "
-			"back (%s; set TMPDIR to a writable directory)",
-			dir, strerror(-ps.frame_err));
+			"back (%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
+			dir, strerror(-ps.frame_err),
+			strerrorname_np(-ps.frame_err) ? strerrorname_np(-ps.frame_err) : "?");
 	if (ps.records || ps.frames)
 		pr_info("kept on disk until the output: %" PRIu64 " stacks of ended processes "
 			"(%.1f MiB in %zu unnamed file%s), %" PRIu64 " frames (%.1f MiB)",
