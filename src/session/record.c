@@ -34,6 +34,7 @@
 #include "session/record_py.h"
 #include "session/record_rb.h"
 #include "session/report.h"
+#include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
 #include "session/workload.h"
@@ -1001,6 +1002,24 @@ static const char *stop_signal_name(int sig)
 				: "a signal";
 }
 
+/* The perf maps not read: their processes' JIT frames have no names. */
+static void perf_map_summary(const struct record *r)
+{
+	struct sym_perf_maps st;
+
+	symbolizer__perf_maps(r->sym, &st);
+	if (st.foreign || st.links)
+		pr_warn("perf maps of %zu process%s not read: %zu owned by neither root nor the "
+			"process's user, %zu symbolic link%s (as perf, cpuprof trusts no other "
+			"map)",
+			st.foreign + st.links, st.foreign + st.links == 1 ? "" : "es", st.foreign,
+			st.links, st.links == 1 ? "" : "s");
+	if (st.over_budget)
+		pr_warn("perf maps of %zu process%s not read: over the %llu MiB held for perf maps "
+			"at once",
+			st.over_budget, st.over_budget == 1 ? "" : "es", CP_PERF_MAP_BUDGET >> 20);
+}
+
 /*
  * A stop signal came before sampling started: say so honestly, still write a complete (empty)
  * profile to every output, and exit as a process killed by that signal would: 128+N.
@@ -1015,6 +1034,7 @@ static int stopped_before_sampling(struct record *r)
 	r->prof = profile__new();
 	if (!r->prof)
 		return CP_EXIT_FAILURE;
+	perf_map_summary(r);
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
@@ -1204,6 +1224,7 @@ static int record_session(struct record *r)
 		pr_warn("%s has damaged debug sections (headers that do not match their data): "
 			"some of its frames have no source lines or inlined functions",
 			symbolizer__damaged_object(r->sym));
+	perf_map_summary(r);
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;

@@ -75,6 +75,14 @@ void symbolizer__free(struct symbolizer *sy);
  */
 void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
+/* The processes whose perf map was not read, by reason, over the whole recording. */
+struct sym_perf_maps {
+	size_t foreign;	    /* owned by neither root nor the process's user (perf's rule) */
+	size_t links;	    /* a symbolic link, as the file or in its /tmp */
+	size_t over_budget; /* over CP_PERF_MAP_BUDGET with the maps held already */
+};
+void symbolizer__perf_maps(const struct symbolizer *sy, struct sym_perf_maps *st);
+
 /*
  * Drop what was built to name the objects (symbol indexes, DWARF indexes with their mapped
  * files): those not used during the last 8 calls, or all of them; those kept forget their
