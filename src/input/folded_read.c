@@ -46,7 +46,7 @@ static void split_position(char *name, size_t *len, char **file, uint32_t *line)
 static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint32_t **stack,
 		     size_t *cap, struct input_error *err)
 {
-	char *sp, *end, *frame, *next, *comm;
+	char *sp, *end, *frame, *next, *comm, where[48];
 	unsigned long long count;
 	size_t n = 0;
 	int ret;
@@ -102,7 +102,8 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 	}
 	if (!count)
 		return 0;
-	return profile__add(p, 0, 0, comm, "", *stack, (uint32_t)n, count);
+	snprintf(where, sizeof(where), "folded: line %zu", lineno);
+	return input_add(p, 0, 0, comm, "", *stack, (uint32_t)n, count, where, err);
 }
 
 int folded_read(const char *data, size_t len, struct profile *p, struct input_info *info,

@@ -162,10 +162,10 @@ static int read_cpuprof(struct jr *r, json_t *root, json_t *cp, struct input_inf
 					ret = push(r, n++, loc_ids[li]);
 			}
 			if (!ret && count)
-				ret = profile__add(r->p, (uint32_t)json_integer_value(pid),
-						   (uint32_t)json_integer_value(tid), comm,
-						   thread ? thread : "", r->stack, (uint32_t)n,
-						   count);
+				ret = input_add(r->p, (uint32_t)json_integer_value(pid),
+						(uint32_t)json_integer_value(tid), comm,
+						thread ? thread : "", r->stack, (uint32_t)n, count,
+						"json", r->err);
 		}
 	}
 	free(loc_ids);
@@ -248,8 +248,8 @@ static int read_speedscope(struct jr *r, json_t *root)
 				free(name);
 			}
 			if (!ret && count)
-				ret = profile__add(r->p, 0, 0, comm, "", r->stack, (uint32_t)n,
-						   count);
+				ret = input_add(r->p, 0, 0, comm, "", r->stack, (uint32_t)n, count,
+						"json", r->err);
 		}
 	}
 	return ret;

@@ -314,8 +314,8 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		memcpy(*stack + n, r->loc_frames[li], r->loc_nframes[li] * sizeof(**stack));
 		n += r->loc_nframes[li];
 	}
-	return profile__add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
-			    (uint64_t)v);
+	return input_add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
+			 (uint64_t)v, "pprof", r->err);
 }
 
 int pprof_read(const void *data, size_t len, struct profile *p, struct input_info *info,

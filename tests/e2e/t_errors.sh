@@ -72,6 +72,16 @@ expect 64 "^cpuprof report: invalid --comm regular expression .*: too complex" \
 expect 64 "^cpuprof report: invalid --focus regular expression '\\(a\\)\\\\1': back-references" \
 	report --focus '(a)\1' "$TMP/in.folded"
 
+# counts that overflow (2^64-1 plus 1 used to read as "0 samples", exit 0): refused, 65
+printf 'main;a 18446744073709551615\nmain;b 1\n' >"$TMP/over.folded"
+expect 65 "^cpuprof: $TMP/over.folded: folded: line 1: count 18446744073709551615 is more than 2\\^63-1$" \
+	report "$TMP/over.folded"
+printf 'main;a 9223372036854775807\nmain;b 1\n' >"$TMP/over.folded"
+expect 65 "^cpuprof: $TMP/over.folded: folded: line 2: the counts add up to more than 2\\^63-1$" \
+	report "$TMP/over.folded"
+expect 65 "folded: line 2: the counts add up to more than 2\\^63-1" \
+	diff "$TMP/in.folded" "$TMP/over.folded"
+
 # a write past the file-size limit used to kill cpuprof by SIGXFSZ (153, no message): now the
 # error by name, status 1, and no output left behind; a full file system likewise
 (

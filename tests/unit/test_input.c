@@ -270,12 +270,64 @@ static void test_bad_input(void **state)
 	profile__free(p);
 }
 
+/*
+ * Counts past 2^63-1, one alone or summed, are refused: 2^64-1 plus 1 used to wrap round to
+ * "0 samples" (and JSON "samples": -2).
+ */
+static void test_count_overflow(void **state)
+{
+	static const char one[] = "a;b 18446744073709551615\n";
+	static const char sum[] = "a;b 18446744073709551615\na;c 1\n";
+	static const char sum63[] = "a;b 9223372036854775807\na;c 1\n";
+	static const char max[] = "a;b 9223372036854775806\na;c 1\n";
+	static const char speedscope[] =
+		"{\"shared\": {\"frames\": [{\"name\": \"app\"}, {\"name\": \"f\"}]}, "
+		"\"profiles\": [{\"type\": \"sampled\", \"samples\": [[0, 1], [0]], "
+		"\"weights\": [6e18, 6e18]}]}";
+	struct profile *p = profile__new(), *q;
+	struct profile_meta m = meta(false);
+	struct input_info info;
+	struct pb raw = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	uint32_t id;
+
+	(void)state;
+	expect_error(one, sizeof(one) - 1,
+		     "folded: line 1: count 18446744073709551615 is more "
+		     "than 2^63-1");
+	expect_error(sum, sizeof(sum) - 1, "folded: line 1: count");
+	expect_error(sum63, sizeof(sum63) - 1,
+		     "folded: line 2: the counts add up to more than "
+		     "2^63-1");
+	q = read_ok(max, sizeof(max) - 1, &info);
+	assert_true(profile__total(q) == 9223372036854775807ull);
+	profile__free(q);
+	expect_error(speedscope, sizeof(speedscope) - 1, "json: the counts add up to more than");
+	/* cpuprof's JSON, and pprof: two stacks of 2^62 + 2^62 = 2^63 samples */
+	assert_non_null(p);
+	id = frame(p, "main", FRAME_USER, false, NULL, 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", &id, 1, 1ull << 62), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", NULL, 0, 1ull << 62), 0);
+	m.period_ns = 0;
+	assert_int_equal(pprof_encode(p, &m, &raw), 0);
+	expect_error(raw.buf, raw.len, "pprof: the counts add up to more than 2^63-1");
+	pb_free(&raw);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(json_write(p, &m, f), 0);
+	fclose(f);
+	expect_error(buf, len, "json: the counts add up to more than 2^63-1");
+	free(buf);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_go_pprof),	cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_pprof_round_trip),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_count_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
