@@ -71,7 +71,9 @@ struct symbolizer {
 	void *indexes;		    /* tsearch tree of struct index_entry * */
 	void *perfmaps;		    /* tsearch tree of struct pm_cache * */
 	void *pm_files;		    /* tsearch tree of struct pm_file *: what perfmaps point to */
-	size_t pm_bytes;	    /* what the perf maps of pm_files take (CP_PERF_MAP_BUDGET) */
+	size_t pm_bytes;	    /* what the perf maps of pm_files take */
+	size_t pm_budget;	    /* the most they may take: CP_PERF_MAP_BUDGET */
+	size_t pm_read;		    /* perf map files read, over the whole recording */
 	struct u64set pm_refused;   /* pid << 2 | why, for the counts of symbolizer__perf_maps */
 	bool debuginfod;	    /* ask debuginfod servers for missing debug files */
 	int debuginfod_err;	    /* the first failure to ask them (-errno), 0: none */
@@ -124,6 +126,7 @@ struct symbolizer *symbolizer__new(struct proc_snapshot *ps)
 	if (!sy)
 		return NULL;
 	sy->ps = ps;
+	sy->pm_budget = CP_PERF_MAP_BUDGET;
 	pthread_mutex_init(&sy->lock, NULL);
 	return sy;
 }
@@ -192,9 +195,15 @@ void symbolizer__forget_perf_maps(struct symbolizer *sy)
 	forget_perf_maps(sy);
 }
 
+void symbolizer__set_perf_map_budget(struct symbolizer *sy, size_t bytes)
+{
+	sy->pm_budget = bytes;
+}
+
 void symbolizer__perf_maps(const struct symbolizer *sy, struct sym_perf_maps *st)
 {
 	memset(st, 0, sizeof(*st));
+	st->files = sy->pm_read;
 	for (size_t i = 0; i < sy->pm_refused.cap; i++) {
 		uint64_t k = sy->pm_refused.v[i];
 
@@ -390,7 +399,7 @@ static struct perfmap *load_perf_map(struct symbolizer *sy, FILE *f, const struc
 			      .size = st->st_size,
 			      .mtime = st->st_mtim},
 		       *pf, **slot;
-	size_t left = CP_PERF_MAP_BUDGET - sy->pm_bytes;
+	size_t left = sy->pm_budget > sy->pm_bytes ? sy->pm_budget - sy->pm_bytes : 0;
 
 	slot = tfind(&key, &sy->pm_files, cmp_pm_file);
 	if (slot)
@@ -411,8 +420,10 @@ static struct perfmap *load_perf_map(struct symbolizer *sy, FILE *f, const struc
 		free_pm_file(pf);
 		return NULL;
 	}
-	if (pf->pm)
+	if (pf->pm) {
 		sy->pm_bytes += perfmap__bytes(pf->pm);
+		sy->pm_read++;
+	}
 	return pf->pm;
 }
 

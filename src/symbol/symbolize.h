@@ -75,8 +75,15 @@ void symbolizer__free(struct symbolizer *sy);
  */
 void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
+/*
+ * The memory the perf maps held at once may take (CP_PERF_MAP_BUDGET unless set): a map that
+ * does not fit in what is left is not read.
+ */
+void symbolizer__set_perf_map_budget(struct symbolizer *sy, size_t bytes);
+
 /* The processes whose perf map was not read, by reason, over the whole recording. */
 struct sym_perf_maps {
+	size_t files;	    /* perf map files read (one for several processes sharing it) */
 	size_t foreign;	    /* owned by neither root nor the process's user (perf's rule) */
 	size_t links;	    /* a symbolic link, as the file or in its /tmp */
 	size_t over_budget; /* over CP_PERF_MAP_BUDGET with the maps held already */
