@@ -398,11 +398,17 @@ bench-html: $(BIN)
 	$(Q)bench/html.sh $(BIN) build/bench
 .PHONY: bench-html
 
+# peak RSS of cpuprof report on ~100 MB folded, ~20 MB pprof and ~30 MB JSON profiles
+bench-readers: $(BIN)
+	$(Q)bench/readers.sh $(BIN) build/bench
+.PHONY: bench-readers
+
 # one after the other also under -j: they time things
 bench: $(BIN)
 	$(Q)$(MAKE) --no-print-directory bench-symbolize
 	$(Q)$(MAKE) --no-print-directory bench-unwind
 	$(Q)$(MAKE) --no-print-directory bench-html
+	$(Q)$(MAKE) --no-print-directory bench-readers
 .PHONY: bench-unwind bench
 
 # ---- fuzzing ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,8 @@ static void check_outputs(struct argp_state *state, const struct cp_options *o)
 		enum output_format f = options_output_format(o, i);
 		enum output_format named = format_from_name(path);
 
+		if (!*path)
+			argp_error(state, "-o needs a file name (or '-' for stdout), not ''");
 		for (size_t j = 0; j < i && strcmp(path, "-"); j++)
 			if (same_output(o, i, j))
 				argp_error(state,
@@ -438,6 +441,11 @@ int main(int argc, char **argv)
 {
 	const char *name;
 
+	/*
+	 * A write past the file-size limit (ulimit -f) must fail with EFBIG, which the writers
+	 * report, rather than kill cpuprof with SIGXFSZ and lose the profile and the message.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {
 		fprintf(stderr, "Usage: cpuprof COMMAND [OPTIONS]; try 'cpuprof --help'\n");
 		return CP_EXIT_USAGE;

@@ -21,6 +21,7 @@
 #include "output/top.h"
 #include "session/options.h"
 #include "util/log.h"
+#include "util/safe_regex.h"
 #include "util/strnum.h"
 
 enum {
@@ -83,13 +84,10 @@ static int load(const char *path, struct profile **p, struct input_info *info)
 
 static void compile_re(struct argp_state *state, regex_t *re, const char *what, const char *arg)
 {
-	char msg[128];
-	int rc = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	char msg[160];
 
-	if (rc) {
-		regerror(rc, re, msg, sizeof(msg));
+	if (safe_regcomp(re, arg, REG_NOSUB, msg, sizeof(msg)))
 		argp_error(state, "invalid %s regular expression '%s': %s", what, arg, msg);
-	}
 }
 
 /* Options both commands share; 0 when key was one of them. */
@@ -295,13 +293,18 @@ static int emit(const struct render *r, const char *path,
 		pr_err("cannot write '%s': %s", path, strerror(-err));
 		return CP_EXIT_CANTCREAT;
 	}
+	errno = 0;
 	err = fn(r, out_file__stream(of));
+	/* the writers say -EIO for any failed write: the stream's write(2) left the reason */
+	if (err == -EIO && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT))
+		err = -errno;
 	if (err)
 		out_file__abort(of);
 	else
 		err = out_file__commit(of);
 	if (err) {
-		pr_err("writing '%s': %s", path, strerror(-err));
+		pr_err("writing '%s': %s (%s); nothing was written", path, strerror(-err),
+		       strerrorname_np(-err) ? strerrorname_np(-err) : "?");
 		return err == -ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_CANTCREAT;
 	}
 	return 0;

@@ -7,6 +7,7 @@
  * are skipped; anything else that is not "STACK COUNT" is refused with its line number.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static void split_position(char *name, size_t *len, char **file, uint32_t *line)
 static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint32_t **stack,
 		     size_t *cap, struct input_error *err)
 {
-	char *sp, *end, *frame, *next, *comm;
+	char *sp, *end, *frame, *next, *comm, where[48];
 	unsigned long long count;
 	size_t n = 0;
 	int ret;
@@ -102,36 +103,120 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 	}
 	if (!count)
 		return 0;
-	return profile__add(p, 0, 0, comm, "", *stack, (uint32_t)n, count);
+	snprintf(where, sizeof(where), "folded: line %zu", lineno);
+	return input_add(p, 0, 0, comm, "", *stack, (uint32_t)n, count, where, err);
+}
+
+/* UTF-8 text without NUL or control bytes but tab and CR: what a folded line may hold. */
+static bool is_text_line(const unsigned char *d, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = d[i];
+		size_t more = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+
+		if ((c < 0x20 && c != '\r' && c != '\t') || c == 0x7f)
+			return false;
+		if (c < 0x80)
+			continue;
+		if (!more || c > 0xf4 || len - i - 1 < more)
+			return false;
+		for (; more; more--)
+			if ((d[++i] & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+int folded_begin(struct folded_state *st, struct profile *p, struct input_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->p = p;
+	st->err = err;
+	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
+	st->cap = 64;
+	st->stack = malloc(st->cap * sizeof(*st->stack));
+	return st->stack ? 0 : -ENOMEM;
+}
+
+/* The line gathered in st->line (without its newline). */
+static int end_line(struct folded_state *st)
+{
+	st->lineno++;
+	if (!is_text_line((const unsigned char *)st->line, st->len))
+		return input_fail(st->err, "folded: line %zu holds a control byte or is not UTF-8",
+				  st->lineno);
+	st->line[st->len] = '\0';
+	return read_line(st->line, st->len, st->lineno, st->p, &st->stack, &st->cap, st->err);
+}
+
+/* Append n bytes to the line being gathered; -ENOMEM. */
+static int gather(struct folded_state *st, const char *d, size_t n)
+{
+	if (st->len + n + 1 > st->line_cap) {
+		size_t cap = st->line_cap ? st->line_cap : 4096;
+		char *nl;
+
+		while (cap < st->len + n + 1)
+			cap *= 2;
+		nl = realloc(st->line, cap);
+		if (!nl)
+			return -ENOMEM;
+		st->line = nl;
+		st->line_cap = cap;
+	}
+	memcpy(st->line + st->len, d, n);
+	st->len += n;
+	return 0;
+}
+
+int folded_feed(struct folded_state *st, const char *data, size_t len)
+{
+	size_t pos = 0;
+	int ret = 0;
+
+	while (pos < len && !ret) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - (data + pos)) : len - pos;
+
+		ret = gather(st, data + pos, l);
+		if (!ret && nl) {
+			ret = end_line(st);
+			st->len = 0;
+		}
+		pos += l + (nl != NULL);
+	}
+	return ret;
+}
+
+int folded_end(struct folded_state *st)
+{
+	int ret = 0;
+
+	/* the last line, without its newline */
+	if (st->len)
+		ret = end_line(st);
+	free(st->line);
+	free(st->stack);
+	memset(st, 0, sizeof(*st));
+	return ret;
 }
 
 int folded_read(const char *data, size_t len, struct profile *p, struct input_info *info,
 		struct input_error *err)
 {
-	size_t lineno = 0, cap = 64, pos = 0;
-	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
-	uint32_t *stack = malloc(cap * sizeof(*stack));
-	char *copy = malloc(len + 1);
-	int ret = 0;
+	struct folded_state st;
+	int ret, end;
 
 	(void)info;
-	if (!copy || !stack) {
-		free(copy);
-		free(stack);
-		return -ENOMEM;
+	ret = folded_begin(&st, p, err);
+	if (ret)
+		return ret;
+	ret = folded_feed(&st, data, len);
+	if (ret) {
+		st.len = 0;
+		folded_end(&st);
+		return ret;
 	}
-	memcpy(copy, data, len);
-	copy[len] = '\0';
-	while (pos < len && !ret) {
-		char *nl = memchr(copy + pos, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - (copy + pos)) : len - pos;
-
-		copy[pos + l] = '\0';
-		lineno++;
-		ret = read_line(copy + pos, l, lineno, p, &stack, &cap, err);
-		pos += l + 1;
-	}
-	free(stack);
-	free(copy);
-	return ret;
+	end = folded_end(&st);
+	return end;
 }

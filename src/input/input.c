@@ -6,11 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <jansson.h>
+#include <sys/stat.h>
 #include "input/input.h"
 #include "input/folded_read.h"
 #include "input/json_read.h"
 #include "input/pprof_read.h"
 #include "util/safe_file.h"
+
+/* What is read of a file to tell its format. */
+#define HEAD_BYTES (64u << 10)
 
 int input_fail(struct input_error *err, const char *fmt, ...)
 {
@@ -20,6 +25,18 @@ int input_fail(struct input_error *err, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+int input_add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm, const char *thread,
+	      const uint32_t *frames, uint32_t nframes, uint64_t count, const char *where,
+	      struct input_error *err)
+{
+	if (count > INPUT_MAX_COUNT)
+		return input_fail(err, "%s: count %llu is more than 2^63-1", where,
+				  (unsigned long long)count);
+	if (count > INPUT_MAX_COUNT - profile__total(p))
+		return input_fail(err, "%s: the counts add up to more than 2^63-1", where);
+	return profile__add(p, pid, tid, comm, thread, frames, nframes, count);
 }
 
 void input_frame_mark(const char *name, size_t *len, bool *kernel, bool *inlined)
@@ -174,15 +191,163 @@ out:
 	return 0;
 }
 
+/* A file read through zlib (gzip inflated, anything else as it is), within the caps. */
+struct source {
+	gzFile gz;
+	uint64_t total; /* bytes delivered */
+	struct input_error *err;
+	const unsigned char *head; /* served first: what was read to tell the format */
+	size_t head_len, head_pos;
+	int failed;	  /* what the JSON callback met, 0: nothing */
+	size_t file_size; /* the file's size: what a file not compressed holds */
+};
+
+/* Up to n bytes into buf: how many, 0 at the end, or a negative errno (-EINVAL: err set). */
+static long source_read(struct source *s, void *buf, size_t n)
+{
+	const char *msg;
+	int r, errnum;
+
+	if (s->head_pos < s->head_len) {
+		if (n > s->head_len - s->head_pos)
+			n = s->head_len - s->head_pos;
+		memcpy(buf, s->head + s->head_pos, n);
+		s->head_pos += n;
+		return (long)n;
+	}
+	r = gzread(s->gz, buf, (unsigned int)(n < (1u << 30) ? n : (1u << 30)));
+	msg = gzerror(s->gz, &errnum);
+	if (r < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
+		if (errnum == Z_ERRNO)
+			return input_fail(s->err, "read: %s", strerror(errno));
+		if (errnum == Z_BUF_ERROR)
+			return input_fail(s->err, "gzip stream truncated");
+		if (errnum == Z_MEM_ERROR)
+			return -ENOMEM;
+		return input_fail(s->err, "gzip data corrupt (%s)", msg ? msg : "inflate failed");
+	}
+	s->total += (unsigned int)r;
+	if (s->total > INPUT_MAX_INFLATED)
+		return input_fail(s->err, "more than %llu MiB once inflated",
+				  INPUT_MAX_INFLATED >> 20);
+	return r;
+}
+
+/* jansson's reader: -1 stops the parse, the reason kept in s->failed. */
+static size_t json_source(void *buf, size_t n, void *ctx)
+{
+	struct source *s = ctx;
+	long r = source_read(s, buf, n);
+
+	if (r < 0) {
+		s->failed = (int)r;
+		return (size_t)-1;
+	}
+	return (size_t)r;
+}
+
+static int read_json(struct source *s, struct profile *p, struct input_info *info,
+		     struct input_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_callback(json_source, s, JSON_REJECT_DUPLICATES, &jerr);
+	int ret;
+
+	if (!root)
+		return s->failed ? s->failed
+				 : input_fail(err, "json: line %d: %s", jerr.line, jerr.text);
+	ret = json_read_root(root, p, info, err);
+	json_decref(root);
+	return ret;
+}
+
+#define CHUNK (256u << 10)
+
+/* Folded text, one chunk at a time: the file is never held whole. */
+static int read_folded(struct source *s, struct profile *p, struct input_error *err)
+{
+	struct folded_state st;
+	char *buf = malloc(CHUNK);
+	long r;
+	int ret = buf ? folded_begin(&st, p, err) : -ENOMEM;
+
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	while (!ret && (r = source_read(s, buf, CHUNK)) != 0)
+		ret = r < 0 ? (int)r : folded_feed(&st, buf, (size_t)r);
+	if (ret)
+		st.len = 0; /* no last line to read */
+	ret = ret ?: folded_end(&st);
+	if (st.stack)
+		folded_end(&st);
+	free(buf);
+	return ret;
+}
+
+/* pprof needs the whole message: the rest of the file after the head, into one buffer. */
+static int read_pprof(struct source *s, struct profile *p, struct input_info *info,
+		      struct input_error *err)
+{
+	/* a file not compressed: its size (and a chunk to see its end); else grown as it comes */
+	size_t cap = gzdirect(s->gz) ? s->file_size + CHUNK : s->head_len * 2 + CHUNK, len = 0;
+	unsigned char *buf = malloc(cap), *nb;
+	long r;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - len < CHUNK) {
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		r = source_read(s, buf + len, cap - len);
+		if (r <= 0) {
+			ret = (int)r;
+			break;
+		}
+		len += (size_t)r;
+	}
+	if (!ret)
+		ret = pprof_read(buf, len, p, info, err);
+	free(buf);
+	return ret;
+}
+
+/* The head may end inside a UTF-8 sequence: what comes next completes it. */
+static bool head_is_text(const unsigned char *d, size_t len, bool whole)
+{
+	size_t k = len;
+
+	if (!whole) {
+		while (k && len - k < 3 && (d[k - 1] & 0xc0) == 0x80)
+			k--;
+		if (k && d[k - 1] >= 0xc0)
+			len = k - 1;
+	}
+	return is_text(d, len);
+}
+
 int input_read_file(const char *path, struct profile **out, struct input_info *info,
 		    struct input_error *err)
 {
+	struct source s = {.err = err};
+	unsigned char *head = NULL;
+	struct profile *p = NULL;
 	struct stat st;
-	size_t done = 0;
-	char *buf = NULL;
+	size_t i, n = 0;
+	long r;
 	int fd, ret;
 
 	*out = NULL;
+	memset(info, 0, sizeof(*info));
 	err->msg[0] = '\0';
 	fd = safe_open(path, INPUT_MAX_FILE, &st);
 	if (fd < 0) {
@@ -191,26 +356,62 @@ int input_read_file(const char *path, struct profile **out, struct input_info *i
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(-fd));
 		return fd;
 	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
+	if (!st.st_size) {
+		close(fd);
+		return input_fail(err, "empty file");
+	}
+	s.gz = gzdopen(fd, "rb");
+	head = malloc(HEAD_BYTES);
+	p = profile__new();
+	if (!s.gz || !head || !p) {
+		if (!s.gz)
+			close(fd);
 		ret = -ENOMEM;
 		goto out;
 	}
-	while (done < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			ret = r < 0 ? -errno : -EIO;
-			snprintf(err->msg, sizeof(err->msg), "read: %s", strerror(-ret));
+	gzbuffer(s.gz, CHUNK);
+	s.file_size = (size_t)st.st_size;
+	/* the first bytes tell the format */
+	while (n < HEAD_BYTES && (r = source_read(&s, head + n, HEAD_BYTES - n)) != 0) {
+		if (r < 0) {
+			ret = (int)r;
 			goto out;
 		}
-		done += (size_t)r;
+		n += (size_t)r;
 	}
-	ret = input_read_mem(buf, done, out, info, err);
+	/* served again first to the format's reader */
+	s.head = head;
+	s.head_len = n;
+	if (!s.head_len) {
+		ret = input_fail(err, "empty once inflated");
+		goto out;
+	}
+	for (i = 0; i < s.head_len &&
+		    (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r');
+	     i++)
+		;
+	if (i < s.head_len && head[i] == '{') {
+		info->format = INPUT_JSON;
+		ret = read_json(&s, p, info, err);
+	} else if (head_is_text(head, s.head_len, s.head_len < HEAD_BYTES)) {
+		info->format = INPUT_FOLDED;
+		ret = read_folded(&s, p, err);
+	} else {
+		info->format = INPUT_PPROF;
+		ret = read_pprof(&s, p, info, err);
+	}
+	if (!ret && !info->value[0])
+		snprintf(info->value, sizeof(info->value), "samples");
 out:
-	free(buf);
-	close(fd);
-	return ret;
+	if (s.gz)
+		gzclose(s.gz);
+	free(head);
+	if (ret) {
+		if (ret == -ENOMEM && !err->msg[0])
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		profile__free(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
 }

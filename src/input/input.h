@@ -55,6 +55,20 @@ int input_read_file(const char *path, struct profile **out, struct input_info *i
 int input_fail(struct input_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * The largest count, and sum of counts, a profile read may hold: what pprof's int64 values and
+ * JSON's integers can carry. A file past it is refused, not wrapped round to a small number.
+ */
+#define INPUT_MAX_COUNT ((uint64_t)INT64_MAX)
+
+/*
+ * profile__add for readers: a count over INPUT_MAX_COUNT, or one that takes the profile's
+ * total past it, is -EINVAL with "WHERE: ..." in err.
+ */
+int input_add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm, const char *thread,
+	      const uint32_t *frames, uint32_t nframes, uint64_t count, const char *where,
+	      struct input_error *err);
+
+/*
  * A frame name as written by cpuprof's folded and JSON outputs: a trailing "_[k]" marks a
  * kernel frame, "_[i]" an inlined one, "_[j]" JIT code (removed from *len, flags set).
  */

@@ -162,10 +162,10 @@ static int read_cpuprof(struct jr *r, json_t *root, json_t *cp, struct input_inf
 					ret = push(r, n++, loc_ids[li]);
 			}
 			if (!ret && count)
-				ret = profile__add(r->p, (uint32_t)json_integer_value(pid),
-						   (uint32_t)json_integer_value(tid), comm,
-						   thread ? thread : "", r->stack, (uint32_t)n,
-						   count);
+				ret = input_add(r->p, (uint32_t)json_integer_value(pid),
+						(uint32_t)json_integer_value(tid), comm,
+						thread ? thread : "", r->stack, (uint32_t)n, count,
+						"json", r->err);
 		}
 	}
 	free(loc_ids);
@@ -248,19 +248,18 @@ static int read_speedscope(struct jr *r, json_t *root)
 				free(name);
 			}
 			if (!ret && count)
-				ret = profile__add(r->p, 0, 0, comm, "", r->stack, (uint32_t)n,
-						   count);
+				ret = input_add(r->p, 0, 0, comm, "", r->stack, (uint32_t)n, count,
+						"json", r->err);
 		}
 	}
 	return ret;
 }
 
-int json_read(const char *data, size_t len, struct profile *p, struct input_info *info,
-	      struct input_error *err)
+int json_read_root(json_t *root, struct profile *p, struct input_info *info,
+		   struct input_error *err)
 {
 	struct jr r = {.p = p, .err = err};
-	json_error_t jerr;
-	json_t *root, *cp;
+	json_t *cp;
 	int ret;
 
 	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
@@ -268,11 +267,6 @@ int json_read(const char *data, size_t len, struct profile *p, struct input_info
 	r.stack = malloc(r.cap * sizeof(*r.stack));
 	if (!r.stack)
 		return -ENOMEM;
-	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		free(r.stack);
-		return input_fail(err, "json: line %d: %s", jerr.line, jerr.text);
-	}
 	if (!json_is_object(root)) {
 		ret = input_fail(err, "json: the document is not an object");
 		goto out;
@@ -284,6 +278,20 @@ int json_read(const char *data, size_t len, struct profile *p, struct input_info
 		ret = read_speedscope(&r, root);
 out:
 	free(r.stack);
+	return ret;
+}
+
+int json_read(const char *data, size_t len, struct profile *p, struct input_info *info,
+	      struct input_error *err)
+{
+	json_error_t jerr;
+	json_t *root;
+	int ret;
+
+	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return input_fail(err, "json: line %d: %s", jerr.line, jerr.text);
+	ret = json_read_root(root, p, info, err);
 	json_decref(root);
 	return ret;
 }

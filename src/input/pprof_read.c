@@ -7,6 +7,7 @@
  * inlined frames, labels pid, tid, comm and thread_name (cpuprof's and perf_to_profile's).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,8 +315,120 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		memcpy(*stack + n, r->loc_frames[li], r->loc_nframes[li] * sizeof(**stack));
 		n += r->loc_nframes[li];
 	}
-	return profile__add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
-			    (uint64_t)v);
+	return input_add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
+			 (uint64_t)v, "pprof", r->err);
+}
+
+/* A varint at *p (before end): 0, or -EINVAL when cut or longer than 10 bytes. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 70; shift += 7) {
+		if (*p == end)
+			return -EINVAL;
+		*v |= (uint64_t)(**p & 0x7f) << shift;
+		if (!(*(*p)++ & 0x80))
+			return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * The next top-level field of a Profile message at *p: its number, and for a length-delimited
+ * one its payload (*val, *val_len); *p moves past it. 0, 1 at the end, -EINVAL when damaged.
+ */
+static int next_field(const uint8_t **p, const uint8_t *end, uint64_t *num, const uint8_t **val,
+		      size_t *val_len)
+{
+	uint64_t key, v;
+
+	if (*p == end)
+		return 1;
+	if (varint(p, end, &key))
+		return -EINVAL;
+	*num = key >> 3;
+	*val = NULL;
+	switch (key & 7) {
+	case 0:
+		return varint(p, end, &v);
+	case 1:
+	case 5:
+		v = (key & 7) == 1 ? 8 : 4;
+		break;
+	case 2:
+		if (varint(p, end, &v))
+			return -EINVAL;
+		*val = *p;
+		*val_len = (size_t)v;
+		break;
+	default:
+		return -EINVAL; /* groups: not in profile.proto */
+	}
+	if (v > (uint64_t)(end - *p))
+		return -EINVAL;
+	*p += v;
+	return 0;
+}
+
+/* Profile.sample's field number (profile.proto). */
+#define PB_SAMPLE 2
+
+/*
+ * The message without its samples, and how many there are: protobuf-c's unpack of the whole
+ * message held every sample as a struct with its own arrays (10 times the file); the samples
+ * are unpacked one at a time instead. *rest is NULL on ENOMEM, or -EINVAL when damaged.
+ */
+static int split_samples(const uint8_t *data, size_t len, uint8_t **rest, size_t *rest_len,
+			 size_t *n_samples)
+{
+	const uint8_t *p = data, *end = data + len, *field, *val;
+	uint64_t num;
+	size_t vlen;
+	int r;
+
+	*rest = malloc(len ? len : 1);
+	if (!*rest)
+		return -ENOMEM;
+	*rest_len = 0;
+	*n_samples = 0;
+	for (field = p; (r = next_field(&p, end, &num, &val, &vlen)) == 0; field = p) {
+		if (num == PB_SAMPLE && val) {
+			(*n_samples)++;
+			continue;
+		}
+		memcpy(*rest + *rest_len, field, (size_t)(p - field));
+		*rest_len += (size_t)(p - field);
+	}
+	return r < 0 ? -EINVAL : 0;
+}
+
+/* The samples of data, one unpacked at a time, added to the profile. */
+static int add_samples(struct rd *r, const uint8_t *data, size_t len, size_t vi,
+		       struct input_info *info, uint32_t **stack, size_t *cap)
+{
+	const uint8_t *p = data, *end = data + len, *val;
+	uint64_t num;
+	size_t vlen;
+	int ret = 0;
+
+	while (!ret && next_field(&p, end, &num, &val, &vlen) == 0) {
+		Perftools__Profiles__Sample *s;
+
+		if (num != PB_SAMPLE || !val)
+			continue;
+		s = perftools__profiles__sample__unpack(NULL, vlen, val);
+		if (!s)
+			return input_fail(r->err, "not a pprof profile: protobuf decoding failed "
+						  "(a damaged sample)");
+		ret = add_sample(r, s, vi, stack, cap);
+		for (size_t k = 0; !ret && k < s->n_label; k++)
+			if (s->label[k]->key > 0 &&
+			    (uint64_t)s->label[k]->key < r->pb->n_string_table &&
+			    !strcmp(r->pb->string_table[s->label[k]->key], "tid"))
+				info->per_thread = true;
+		perftools__profiles__sample__free_unpacked(s, NULL);
+	}
+	return ret;
 }
 
 int pprof_read(const void *data, size_t len, struct profile *p, struct input_info *info,
@@ -323,16 +436,22 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 {
 	struct rd r = {.p = p, .err = err};
 	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
-	size_t cap = 64, vi;
+	size_t cap = 64, vi, rest_len, n_samples;
 	uint32_t *stack = malloc(cap * sizeof(*stack));
-	PbProfile *pb;
+	uint8_t *rest = NULL;
+	PbProfile *pb = NULL;
 	int ret;
 
 	if (!stack)
 		return -ENOMEM;
-	pb = perftools__profiles__profile__unpack(NULL, len, data);
+	ret = split_samples(data, len, &rest, &rest_len, &n_samples);
+	if (!ret)
+		pb = perftools__profiles__profile__unpack(NULL, rest_len, rest);
+	free(rest);
 	if (!pb) {
 		free(stack);
+		if (ret == -ENOMEM)
+			return ret;
 		return input_fail(err, "not a pprof profile: protobuf decoding failed "
 				       "(truncated or not a profile)");
 	}
@@ -342,7 +461,7 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 				 pb->n_string_table ? "does not start with \"\"" : "is missing");
 		goto out;
 	}
-	if (pb->n_sample && !pb->n_sample_type) {
+	if (n_samples && !pb->n_sample_type) {
 		ret = input_fail(err, "pprof: samples without sample_type");
 		goto out;
 	}
@@ -371,14 +490,7 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 		}
 		r.default_comm = base_name(m0);
 	}
-	for (size_t i = 0; i < pb->n_sample && !ret; i++) {
-		ret = add_sample(&r, pb->sample[i], vi, &stack, &cap);
-		if (!ret && pb->sample[i]->n_label)
-			for (size_t k = 0; k < pb->sample[i]->n_label; k++)
-				if (pb->sample[i]->label[k]->key > 0 &&
-				    !strcmp(pb->string_table[pb->sample[i]->label[k]->key], "tid"))
-					info->per_thread = true;
-	}
+	ret = add_samples(&r, data, len, vi, info, &stack, &cap);
 out:
 	if (r.loc_frames)
 		for (size_t i = 0; i < pb->n_location; i++)

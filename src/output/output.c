@@ -220,12 +220,16 @@ out:
 
 int out_file__open(const char *path, struct out_file **out)
 {
-	struct out_file *o = calloc(1, sizeof(*o));
+	struct out_file *o;
 	char *target = NULL;
 	struct stat st;
 	int fd, err = 0;
 
 	*out = NULL;
+	/* "" names no file: rename() would fail only once the profile is made */
+	if (path && !*path)
+		return -ENOENT;
+	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	if (!path || strcmp(path, "-") == 0) {

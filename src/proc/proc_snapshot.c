@@ -28,6 +28,7 @@ struct snapshot {
 	struct ps_map *v;
 	size_t n;
 	uint32_t nspid; /* the pid inside the process's own pid namespace */
+	int64_t euid;	/* its effective user when the snapshot was taken, -1: unknown */
 };
 
 struct proc_snapshot {
@@ -324,7 +325,12 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	}
 	s->key = (uint64_t)pid << 32 | gen;
 	/* the name of its perf map file, for JIT code */
-	s->nspid = proc_status_read(ps->procfs, pid, &st) == 0 ? st.nspid : pid;
+	s->nspid = pid;
+	s->euid = -1;
+	if (proc_status_read(ps->procfs, pid, &st) == 0) {
+		s->nspid = st.nspid;
+		s->euid = st.has_euid ? (int64_t)st.euid : -1;
+	}
 	for (size_t i = 0; i < pm.n; i++) {
 		/* frame addresses only ever point into executable memory */
 		if (!pm.v[i].executable)
@@ -473,7 +479,12 @@ int proc_snapshot__add_vma(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		if (!s)
 			return -ENOMEM;
 		s->key = key.key;
-		s->nspid = proc_status_read(ps->procfs, pid, &st) == 0 ? st.nspid : pid;
+		s->nspid = pid;
+		s->euid = -1;
+		if (proc_status_read(ps->procfs, pid, &st) == 0) {
+			s->nspid = st.nspid;
+			s->euid = st.has_euid ? (int64_t)st.euid : -1;
+		}
 		if (!tsearch(s, &ps->snaps, cmp_snap)) {
 			free(s);
 			return -ENOMEM;
@@ -529,6 +540,13 @@ uint32_t proc_snapshot__nspid(const struct proc_snapshot *ps, uint32_t pid, uint
 	const struct snapshot *s = find_snap(ps, pid, gen);
 
 	return s ? s->nspid : pid;
+}
+
+int64_t proc_snapshot__euid(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen)
+{
+	const struct snapshot *s = find_snap(ps, pid, gen);
+
+	return s ? s->euid : -1;
 }
 
 /* Lower-case hex of a build-id, interned; "" when there is none. */

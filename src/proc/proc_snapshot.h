@@ -115,6 +115,12 @@ const struct ps_map *proc_snapshot__find(const struct proc_snapshot *ps, uint32_
 uint32_t proc_snapshot__nspid(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
 
 /*
+ * The effective user of (pid, gen) (Uid: of /proc/PID/status when the snapshot was taken), -1
+ * when there is no snapshot or it could not be read.
+ */
+int64_t proc_snapshot__euid(const struct proc_snapshot *ps, uint32_t pid, uint32_t gen);
+
+/*
  * The GNU build-id of o in lower-case hex, "" when it has none or is not ELF; read once, with
  * its program headers. NULL on ENOMEM.
  */

@@ -24,8 +24,8 @@ static uint32_t last_number(const char *p, uint32_t dflt)
 int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
 {
 	char path[4096], line[256];
-	bool have_tgid = false, have_state = false;
-	unsigned long tgid;
+	bool have_tgid = false, have_state = false, line_start = true;
+	unsigned long tgid, uid[2];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%u/status", procfs, pid);
@@ -34,8 +34,18 @@ int proc_status_read(const char *procfs, uint32_t pid, struct proc_status *st)
 		return -errno;
 	st->nspid = pid;
 	st->rss_kib = st->rss_anon_kib = st->rss_file_kib = 0;
+	st->has_euid = false;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Tgid: %lu", &tgid) == 1) {
+		bool at_start = line_start;
+
+		/* the rest of a long line (Groups:) is no field */
+		line_start = strchr(line, '\n') != NULL;
+		if (!at_start)
+			continue;
+		if (sscanf(line, "Uid: %lu %lu", &uid[0], &uid[1]) == 2) {
+			st->euid = (uint32_t)uid[1];
+			st->has_euid = true;
+		} else if (sscanf(line, "Tgid: %lu", &tgid) == 1) {
 			st->tgid = (uint32_t)tgid;
 			have_tgid = true;
 		} else if (sscanf(line, "State: %c", &st->state) == 1) {

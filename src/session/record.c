@@ -34,6 +34,7 @@
 #include "session/record_py.h"
 #include "session/record_rb.h"
 #include "session/report.h"
+#include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
 #include "session/workload.h"
@@ -799,12 +800,14 @@ static void spill_summary(const struct record *r)
 	profile__spill_sizes(r->prof, &ps);
 	if (ps.err)
 		pr_info("the samples of ended processes stay in memory: cannot write them to %s "
-			"(%s; set TMPDIR to a writable directory)",
-			dir, strerror(-ps.err));
+			"(%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
+			dir, strerror(-ps.err),
+			strerrorname_np(-ps.err) ? strerrorname_np(-ps.err) : "?");
 	if (ps.frame_err)
 		pr_info("the frames are kept in memory: cannot write them to %s or read them "
-			"back (%s; set TMPDIR to a writable directory)",
-			dir, strerror(-ps.frame_err));
+			"back (%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
+			dir, strerror(-ps.frame_err),
+			strerrorname_np(-ps.frame_err) ? strerrorname_np(-ps.frame_err) : "?");
 	if (ps.records || ps.frames)
 		pr_info("kept on disk until the output: %" PRIu64 " stacks of ended processes "
 			"(%.1f MiB in %zu unnamed file%s), %" PRIu64 " frames (%.1f MiB)",
@@ -999,6 +1002,24 @@ static const char *stop_signal_name(int sig)
 				: "a signal";
 }
 
+/* The perf maps not read: their processes' JIT frames have no names. */
+static void perf_map_summary(const struct record *r)
+{
+	struct sym_perf_maps st;
+
+	symbolizer__perf_maps(r->sym, &st);
+	if (st.foreign || st.links)
+		pr_warn("perf maps of %zu process%s not read: %zu owned by neither root nor the "
+			"process's user, %zu symbolic link%s (as perf, cpuprof trusts no other "
+			"map)",
+			st.foreign + st.links, st.foreign + st.links == 1 ? "" : "es", st.foreign,
+			st.links, st.links == 1 ? "" : "s");
+	if (st.over_budget)
+		pr_warn("perf maps of %zu process%s not read: over the %llu MiB held for perf maps "
+			"at once",
+			st.over_budget, st.over_budget == 1 ? "" : "es", CP_PERF_MAP_BUDGET >> 20);
+}
+
 /*
  * A stop signal came before sampling started: say so honestly, still write a complete (empty)
  * profile to every output, and exit as a process killed by that signal would: 128+N.
@@ -1013,6 +1034,7 @@ static int stopped_before_sampling(struct record *r)
 	r->prof = profile__new();
 	if (!r->prof)
 		return CP_EXIT_FAILURE;
+	perf_map_summary(r);
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
@@ -1211,6 +1233,7 @@ static int record_session(struct record *r)
 			"%s frames are not named (object+offset)",
 			n_changed, n_changed == 1 ? "" : "s", n_changed == 1 ? "its" : "their",
 			changed, n_changed == 1 ? "its" : "their");
+	perf_map_summary(r);
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;

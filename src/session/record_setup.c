@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
+#include "util/safe_regex.h"
 #include "proc/host.h"
 #include "proc/proc_status.h"
 #include "session/record_int.h"
@@ -84,12 +85,9 @@ int record_check_environment(struct record *r)
 		}
 	}
 	if (o->comm_regex) {
-		int rc = regcomp(&r->comm_re, o->comm_regex, REG_EXTENDED | REG_NOSUB);
+		char msg[256];
 
-		if (rc) {
-			char msg[256];
-
-			regerror(rc, &r->comm_re, msg, sizeof(msg));
+		if (safe_regcomp(&r->comm_re, o->comm_regex, REG_NOSUB, msg, sizeof(msg))) {
 			pr_err("invalid --comm regular expression '%s': %s", o->comm_regex, msg);
 			return CP_EXIT_USAGE;
 		}

@@ -221,6 +221,7 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 	struct folded_opts fo = {.per_thread = r->o->per_thread, .lines = r->o->lines};
 	int err;
 
+	errno = 0;
 	switch (options_output_format(r->o, i)) {
 	case FORMAT_PPROF:
 		err = pprof_write(r->prof, meta, f);
@@ -239,7 +240,28 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
 		err = folded_write(r->prof, &fo, f);
 		break;
 	}
+	/* the writers say -EIO for any failed write: the stream's write(2) left the reason */
+	if (err == -EIO && (errno == ENOSPC || errno == EFBIG || errno == EDQUOT))
+		err = -errno;
 	return err;
+}
+
+/*
+ * "cannot write the profile to NAME: REASON (ENAME), HINT; what was kept": committed outputs
+ * before output i are complete, nothing else is.
+ */
+static void write_failed(const struct report *r, size_t i, size_t committed, int err)
+{
+	const char *name = strerrorname_np(-err);
+
+	pr_err("cannot write the profile to %s: %s (%s)%s; %s", options_output_name(r->o, i),
+	       strerror(-err), name ? name : "?",
+	       err == -EFBIG	? ", the file-size limit (ulimit -f) is too small for it"
+	       : err == -ENOSPC ? ", the file system is full"
+	       : err == -EDQUOT ? ", the disk quota is used up"
+				: "",
+	       committed ? "only the outputs before it were written"
+			 : "no output was written (they are written all or none)");
 }
 
 int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
@@ -296,16 +318,14 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 	for (size_t i = 0; i < n_outs && !err; i++) {
 		err = write_one(r, out_file__stream(outs[i]), i, &meta);
 		if (err)
-			pr_err("cannot write the profile to %s: %s", options_output_name(r->o, i),
-			       strerror(-err));
+			write_failed(r, i, 0, err);
 	}
 	/* all or nothing: the files appear only once every one is complete */
 	for (size_t i = 0; i < n_outs && !err; i++) {
 		err = out_file__commit(outs[i]);
 		outs[i] = NULL;
 		if (err)
-			pr_err("cannot write the profile to %s: %s", options_output_name(r->o, i),
-			       strerror(-err));
+			write_failed(r, i, i, err);
 	}
 	free(cmdline);
 	return err;

@@ -10,14 +10,24 @@
 #define CPUPROF_PERFMAP_H
 /* The largest perf map read (a large JVM's is tens of MiB); a larger one is ignored. */
 #define CP_MAX_PERF_MAP (512ull << 20)
+/*
+ * The memory all the perf maps a recording holds at once may take (perfmap__bytes): one user
+ * writing large maps for many processes must not take gigabytes of root's memory. A map
+ * that does not fit is not read (its JIT frames stay unnamed) and counted.
+ */
+#define CP_PERF_MAP_BUDGET (512ull << 20)
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct perfmap;
 
-/* Read every line of f; malformed lines are skipped (the file may be partly written). */
-struct perfmap *perfmap__load(FILE *f);
+/*
+ * Read every line of f; malformed lines are skipped (the file may be partly written). NULL
+ * with errno: ENOMEM, or EFBIG when it would take more than budget bytes (0: no budget).
+ */
+struct perfmap *perfmap__load(FILE *f, size_t budget);
 
 /* NULL-safe. */
 void perfmap__free(struct perfmap *pm);
@@ -26,5 +36,15 @@ void perfmap__free(struct perfmap *pm);
 const char *perfmap__lookup(const struct perfmap *pm, uint64_t addr, uint64_t *off);
 
 size_t perfmap__count(const struct perfmap *pm);
+
+/* The memory pm takes: its entries and names (about the file's size + 32 bytes a line). */
+size_t perfmap__bytes(const struct perfmap *pm);
+
+/*
+ * Whether a perf map owned by owner may name the frames of a process whose effective user is
+ * proc_euid (-1: unknown, a process gone): only root's or that user's, as perf reads them
+ * (perf's rule: another user's map for root's process would let them name root's frames).
+ */
+bool perfmap__owner_ok(uint32_t owner, int64_t proc_euid);
 
 #endif

@@ -6,7 +6,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include "elf/elf_syms.h"
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
@@ -16,6 +19,7 @@
 #include "symbol/symbolize.h"
 #include "util/safe_file.h"
 #include "util/strset.h"
+#include "util/u64set.h"
 
 /* What the symbolizer knows of one object of the proc_snapshot. */
 struct sym_object {
@@ -41,8 +45,23 @@ struct index_entry {
 /* The perf map of one process (JIT symbols), read at its first use; pm NULL when none. */
 struct pm_cache {
 	uint32_t pid;
+	struct perfmap *pm; /* borrowed from a struct pm_file */
+};
+
+/*
+ * One perf map file, read once however many processes name it (hard links, the same file
+ * through several containers' roots): by device, inode, size and modification time.
+ */
+struct pm_file {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
 	struct perfmap *pm;
 };
+
+/* Why a perf map was not read (the low bits of symbolizer.pm_refused). */
+enum { PM_FOREIGN = 1, PM_LINK = 2, PM_OVER_BUDGET = 3 };
 
 struct symbolizer {
 	struct proc_snapshot *ps; /* borrowed: the mappings and objects of the processes */
@@ -53,6 +72,11 @@ struct symbolizer {
 	bool vdso_tried;
 	void *indexes;		    /* tsearch tree of struct index_entry * */
 	void *perfmaps;		    /* tsearch tree of struct pm_cache * */
+	void *pm_files;		    /* tsearch tree of struct pm_file *: what perfmaps point to */
+	size_t pm_bytes;	    /* what the perf maps of pm_files take */
+	size_t pm_budget;	    /* the most they may take: CP_PERF_MAP_BUDGET */
+	size_t pm_read;		    /* perf map files read, over the whole recording */
+	struct u64set pm_refused;   /* pid << 2 | why, for the counts of symbolizer__perf_maps */
 	bool debuginfod;	    /* ask debuginfod servers for missing debug files */
 	int debuginfod_err;	    /* the first failure to ask them (-errno), 0: none */
 	char **debug_dirs;	    /* NULL-terminated, or NULL: the default */
@@ -106,6 +130,7 @@ struct symbolizer *symbolizer__new(struct proc_snapshot *ps)
 	if (!sy)
 		return NULL;
 	sy->ps = ps;
+	sy->pm_budget = CP_PERF_MAP_BUDGET;
 	pthread_mutex_init(&sy->lock, NULL);
 	return sy;
 }
@@ -136,12 +161,21 @@ static void free_dirs(char **dirs)
 	free(dirs);
 }
 
-static void free_pm_cache(void *p)
+static void free_pm_file(void *p)
 {
-	struct pm_cache *c = p;
+	struct pm_file *pf = p;
 
-	perfmap__free(c->pm);
-	free(c);
+	perfmap__free(pf->pm);
+	free(pf);
+}
+
+static void forget_perf_maps(struct symbolizer *sy)
+{
+	tdestroy(sy->perfmaps, free);
+	sy->perfmaps = NULL;
+	tdestroy(sy->pm_files, free_pm_file);
+	sy->pm_files = NULL;
+	sy->pm_bytes = 0;
 }
 
 void symbolizer__free(struct symbolizer *sy)
@@ -150,7 +184,8 @@ void symbolizer__free(struct symbolizer *sy)
 		return;
 	tdestroy(sy->objs, free_sym_obj);
 	tdestroy(sy->indexes, free_index);
-	tdestroy(sy->perfmaps, free_pm_cache);
+	forget_perf_maps(sy);
+	u64set_clear(&sy->pm_refused);
 	free_dirs(sy->debug_dirs);
 	strset_clear(&sy->strs);
 	ksyms__free(sy->ks);
@@ -161,8 +196,35 @@ void symbolizer__free(struct symbolizer *sy)
 
 void symbolizer__forget_perf_maps(struct symbolizer *sy)
 {
-	tdestroy(sy->perfmaps, free_pm_cache);
-	sy->perfmaps = NULL;
+	forget_perf_maps(sy);
+}
+
+void symbolizer__set_perf_map_budget(struct symbolizer *sy, size_t bytes)
+{
+	sy->pm_budget = bytes;
+}
+
+void symbolizer__perf_maps(const struct symbolizer *sy, struct sym_perf_maps *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->files = sy->pm_read;
+	for (size_t i = 0; i < sy->pm_refused.cap; i++) {
+		uint64_t k = sy->pm_refused.v[i];
+
+		if (!k)
+			continue;
+		switch (k & 3) {
+		case PM_FOREIGN:
+			st->foreign++;
+			break;
+		case PM_LINK:
+			st->links++;
+			break;
+		default:
+			st->over_budget++;
+			break;
+		}
+	}
 }
 
 /* The nodes of a tsearch tree, collected by twalk_r. */
@@ -283,14 +345,106 @@ static int cmp_pm(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static int cmp_pm_file(const void *a, const void *b)
+{
+	const struct pm_file *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : x->mtime.tv_nsec > y->mtime.tv_nsec;
+}
+
+/*
+ * Open tmp/perf-NSPID.map below the directory root names (a process's /proc/PID/root, or "/"):
+ * no symbolic link followed, in /tmp or as the file (a user could point a container's map at
+ * a host file only root can read), a regular file owned by root or by the process's user
+ * euid (-1: unknown). A stream or NULL; *why is PM_FOREIGN or PM_LINK when it was refused.
+ */
+static FILE *open_perf_map(const char *root, uint32_t nspid, int64_t euid, struct stat *st,
+			   int *why)
+{
+	char rel[64];
+	int dirfd, fd;
+	FILE *f;
+
+	dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return NULL;
+	snprintf(rel, sizeof(rel), "tmp/perf-%u.map", nspid);
+	fd = safe_openat(dirfd, rel, CP_MAX_PERF_MAP, st);
+	close(dirfd);
+	if (fd == -ELOOP)
+		*why = PM_LINK;
+	if (fd < 0)
+		return NULL;
+	if (!perfmap__owner_ok((uint32_t)st->st_uid, euid)) {
+		*why = PM_FOREIGN;
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "re");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* The map of the file f (status st): one already read when it is the same file, else read now. */
+static struct perfmap *load_perf_map(struct symbolizer *sy, FILE *f, const struct stat *st,
+				     bool *over_budget)
+{
+	struct pm_file key = {.dev = st->st_dev,
+			      .ino = st->st_ino,
+			      .size = st->st_size,
+			      .mtime = st->st_mtim},
+		       *pf, **slot;
+	size_t left = sy->pm_budget > sy->pm_bytes ? sy->pm_budget - sy->pm_bytes : 0;
+
+	slot = tfind(&key, &sy->pm_files, cmp_pm_file);
+	if (slot)
+		return (*slot)->pm;
+	if (!left) {
+		*over_budget = true;
+		return NULL;
+	}
+	pf = malloc(sizeof(*pf));
+	if (!pf)
+		return NULL;
+	*pf = key;
+	pf->pm = perfmap__load(f, left);
+	if (!pf->pm && errno == EFBIG)
+		*over_budget = true;
+	/* a map not read is not tried again before the next forget */
+	if (!tsearch(pf, &sy->pm_files, cmp_pm_file)) {
+		free_pm_file(pf);
+		return NULL;
+	}
+	if (pf->pm) {
+		sy->pm_bytes += perfmap__bytes(pf->pm);
+		sy->pm_read++;
+	}
+	return pf->pm;
+}
+
 /*
  * The perf map of pid: /tmp/perf-NSPID.map inside the process's root (a container's /tmp), else
- * the host's /tmp/perf-PID.map (the process may have exited). NULL when there is none.
+ * the host's /tmp/perf-PID.map (the process may have exited). NULL when there is none, or
+ * when it is not trusted (see open_perf_map) or over the budget: counted.
  */
-static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint32_t nspid)
+static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint32_t gen)
 {
 	struct pm_cache key = {.pid = pid}, *c, **slot;
-	char path[4096];
+	uint32_t nspid = proc_snapshot__nspid(sy->ps, pid, gen);
+	int64_t euid = proc_snapshot__euid(sy->ps, pid, gen);
+	bool over = false;
+	char root[4096];
+	struct stat st;
+	int why = 0;
 	FILE *f;
 
 	slot = tfind(&key, &sy->perfmaps, cmp_pm);
@@ -300,20 +454,19 @@ static const struct perfmap *perf_map(struct symbolizer *sy, uint32_t pid, uint3
 	if (!c)
 		return NULL;
 	c->pid = pid;
-	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", proc_snapshot__procfs(sy->ps),
-		 pid, nspid);
+	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(sy->ps), pid);
 	/* any user can plant /tmp/perf-PID.map for their process: a FIFO must not stall us */
-	f = safe_fopen(path, CP_MAX_PERF_MAP);
-	if (!f && nspid == pid) {
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-		f = safe_fopen(path, CP_MAX_PERF_MAP);
-	}
+	f = open_perf_map(root, nspid, euid, &st, &why);
+	if (!f && !why && nspid == pid)
+		f = open_perf_map("/", pid, euid, &st, &why);
 	if (f) {
-		c->pm = perfmap__load(f);
+		c->pm = load_perf_map(sy, f, &st, &over);
 		fclose(f);
 	}
+	if (why || over)
+		u64set_add(&sy->pm_refused, (uint64_t)pid << 2 | (over ? PM_OVER_BUDGET : why));
 	if (!tsearch(c, &sy->perfmaps, cmp_pm)) {
-		free_pm_cache(c);
+		free(c);
 		return NULL;
 	}
 	return c->pm;
@@ -429,8 +582,12 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	out->build_id = intern(sy, "");
 	/* JIT code: anonymous memory, or made executable after the mappings were read */
 	if (!m || m->kind == PS_MAP_ANON) {
-		const struct perfmap *pm =
-			perf_map(sy, pid, proc_snapshot__nspid(sy->ps, pid, gen));
+		const struct perfmap *pm;
+
+		/* threads naming objects at once may meet here: the maps' trees are shared */
+		pthread_mutex_lock(&sy->lock);
+		pm = perf_map(sy, pid, gen);
+		pthread_mutex_unlock(&sy->lock);
 
 		name = pm ? perfmap__lookup(pm, look, &soff) : NULL;
 	}

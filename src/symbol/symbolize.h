@@ -76,6 +76,21 @@ void symbolizer__free(struct symbolizer *sy);
 void symbolizer__forget_perf_maps(struct symbolizer *sy);
 
 /*
+ * The memory the perf maps held at once may take (CP_PERF_MAP_BUDGET unless set): a map that
+ * does not fit in what is left is not read.
+ */
+void symbolizer__set_perf_map_budget(struct symbolizer *sy, size_t bytes);
+
+/* The processes whose perf map was not read, by reason, over the whole recording. */
+struct sym_perf_maps {
+	size_t files;	    /* perf map files read (one for several processes sharing it) */
+	size_t foreign;	    /* owned by neither root nor the process's user (perf's rule) */
+	size_t links;	    /* a symbolic link, as the file or in its /tmp */
+	size_t over_budget; /* over CP_PERF_MAP_BUDGET with the maps held already */
+};
+void symbolizer__perf_maps(const struct symbolizer *sy, struct sym_perf_maps *st);
+
+/*
  * Drop what was built to name the objects (symbol indexes, DWARF indexes with their mapped
  * files): those not used during the last 8 calls, or all of them; those kept forget their
  * decoded line rows (dwarf_index__trim). Called between drains,

@@ -19,6 +19,21 @@
  */
 int safe_open(const char *path, uint64_t max_size, struct stat *st);
 
+/*
+ * safe_open of rel, a relative path below the directory dirfd, without following any symbolic
+ * link: none in its directories, none as the file (-ELOOP), and ".." and absolute names kept
+ * inside dirfd (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS). dirfd may be a process's
+ * /proc/PID/root: its files are read as that process sees them, whatever links a user planted
+ * there. Without openat2 (Linux < 5.6, seccomp), safe_openat_walk.
+ */
+int safe_openat(int dirfd, const char *rel, uint64_t max_size, struct stat *st);
+
+/*
+ * The same one component at a time with O_NOFOLLOW; "", ".", ".." and absolute names are
+ * -EINVAL. For kernels without openat2 (and tests).
+ */
+int safe_openat_walk(int dirfd, const char *rel, uint64_t max_size, struct stat *st);
+
 /* The same as a stdio stream ("re"); NULL with errno set. */
 FILE *safe_fopen(const char *path, uint64_t max_size);
 

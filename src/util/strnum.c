@@ -75,10 +75,11 @@ static uint64_t unit_ms(const char *u)
 /*
  * round(0.<digits> * mult) for the fraction digits [frac, frac_end), exactly: the digit string
  * is multiplied by mult from its last digit up, like long multiplication. What carries out of
- * the first digit is the integer part; the first digit of the product decides the rounding
- * (half away from zero). mult is at most 3.6e6, so no step overflows.
+ * the first digit is the integer part (*whole); the first digit of the product decides the
+ * rounding (half away from zero). mult is at most 3.6e6, so no step overflows.
  */
-static uint64_t round_fraction(const char *frac, const char *frac_end, uint64_t mult)
+static uint64_t round_fraction(const char *frac, const char *frac_end, uint64_t mult,
+			       uint64_t *whole)
 {
 	uint64_t carry = 0, digit = 0;
 	const char *p;
@@ -89,13 +90,14 @@ static uint64_t round_fraction(const char *frac, const char *frac_end, uint64_t 
 		digit = prod % 10;
 		carry = prod / 10;
 	}
+	*whole = carry;
 	return carry + (digit >= 5);
 }
 
 int parse_duration_ms(const char *s, uint64_t *ms)
 {
 	const char *p, *frac = NULL, *frac_end = NULL;
-	uint64_t whole, mult, v;
+	uint64_t whole, mult, v, frac_whole = 0;
 	int err;
 
 	if (!s)
@@ -119,8 +121,9 @@ int parse_duration_ms(const char *s, uint64_t *ms)
 		return -ERANGE;
 	v = whole * mult;
 	if (frac)
-		v += round_fraction(frac, frac_end, mult);
-	if (v < 1 || v > DURATION_MAX_MS)
+		v += round_fraction(frac, frac_end, mult, &frac_whole);
+	/* below 1 ms before rounding ("0.5ms") is below the minimum, not 1 ms */
+	if (whole * mult + frac_whole < 1 || v > DURATION_MAX_MS)
 		return -ERANGE;
 	*ms = v;
 	return 0;

@@ -15,8 +15,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /*
  * Duration with a unit: "500ms", "30s", "2m", "1h"; a bare number means seconds.
- * Fractions are allowed ("1.5s", "0.25m"); the result is rounded to whole milliseconds and must
- * be at least 1 ms and at most 366 days.
+ * Fractions are allowed ("1.5s", "0.25m"); the value must be at least 1 ms ("0.5ms" and
+ * "0.9999ms" are -ERANGE) and at most 366 days; it is rounded to whole milliseconds.
  */
 int parse_duration_ms(const char *s, uint64_t *ms);
 

@@ -52,6 +52,57 @@ expect 73 "cannot write the profile to '$TMP/nodir/p.folded': No such file or di
 	record -o "$TMP/nodir/p.folded" -- true
 expect 73 "cannot write the profile to '$TMP/outdir': Is a directory" record -o "$TMP/outdir" -- true
 
+# empty or unusable names, durations below the minimum, costly regular expressions: refused
+# before sampling (the first used to record and then fail with 1, the second was taken as 1 ms)
+expect 64 "^cpuprof record: -o needs a file name \\(or '-' for stdout\\), not ''" \
+	record -o '' -- true
+expect 64 "invalid duration '0.5ms': out of range" record -d 0.5ms -o "$o" -- true
+expect 64 "invalid duration '0.0009s': out of range" record -d 0.0009s -o "$o" -- true
+# regcomp of this one took 24 GB and ignored SIGTERM; the address-space limit keeps a
+# regression from taking the machine down (it then fails on the message); ASan needs its
+# terabytes of shadow address space, so not under ASan
+bomb='((((((((a*)*)*)*)*)*)*)*)*{1,255}{1,255}{1,255}'
+limit_as="prlimit --as=$((2 << 30))"
+ldd "$CPUPROF" 2>/dev/null | grep -q libasan && limit_as=
+expect_status 64 $limit_as "$CPUPROF" record --comm "$bomb" -d 1s -o "$o"
+grep -qE "^cpuprof: invalid --comm regular expression .*: too complex \\(longer than 1000 characters, or its repetition counts multiply to more than 1000 elements\\)$" "$TMP/err" ||
+	fail "--comm $bomb: $(cat "$TMP/err")"
+printf 'main;work 5\n' >"$TMP/in.folded"
+expect 64 "^cpuprof report: invalid --focus regular expression .*: too complex" \
+	report --focus "$bomb" "$TMP/in.folded"
+expect 64 "^cpuprof report: invalid --comm regular expression .*: too complex" \
+	report --comm "$bomb" "$TMP/in.folded"
+expect 64 "^cpuprof report: invalid --focus regular expression '\\(a\\)\\\\1': back-references" \
+	report --focus '(a)\1' "$TMP/in.folded"
+
+# counts that overflow (2^64-1 plus 1 used to read as "0 samples", exit 0): refused, 65
+printf 'main;a 18446744073709551615\nmain;b 1\n' >"$TMP/over.folded"
+expect 65 "^cpuprof: $TMP/over.folded: folded: line 1: count 18446744073709551615 is more than 2\\^63-1$" \
+	report "$TMP/over.folded"
+printf 'main;a 9223372036854775807\nmain;b 1\n' >"$TMP/over.folded"
+expect 65 "^cpuprof: $TMP/over.folded: folded: line 2: the counts add up to more than 2\\^63-1$" \
+	report "$TMP/over.folded"
+expect 65 "folded: line 2: the counts add up to more than 2\\^63-1" \
+	diff "$TMP/in.folded" "$TMP/over.folded"
+
+# a write past the file-size limit used to kill cpuprof by SIGXFSZ (153, no message): now the
+# error by name, status 1, and no output left behind; a full file system likewise
+(
+	ulimit -f 1 # 1 KiB: the smallest JSON profile takes 1.7
+	expect 1 "^cpuprof: cannot write the profile to $TMP/outdir/p.json: File too large \\(EFBIG\\), the file-size limit \\(ulimit -f\\) is too small for it; no output was written" \
+		record -o "$TMP/outdir/p.json" -- true
+) || exit 1
+mkdir "$TMP/full"
+mount -t tmpfs -o size=64k tmpfs "$TMP/full" || fail "cannot mount a tmpfs on $TMP/full"
+trap 'umount "$TMP/full"; cleanup' EXIT
+dd if=/dev/zero of="$TMP/full/fill" bs=4k 2>/dev/null
+expect_status 1 "$CPUPROF" record -o "$TMP/full/p.json" -- true
+grep -qE "^cpuprof: cannot write the profile to $TMP/full/p.json: No space left on device \\(ENOSPC\\), the file system is full; no output was written" "$TMP/err" ||
+	fail "full file system: $(cat "$TMP/err")"
+[ "$(ls -A "$TMP/full")" = fill ] || fail "a full file system kept: $(ls -A "$TMP/full")"
+umount "$TMP/full"
+trap cleanup EXIT
+
 # unwind-table: an object or the vDSO prints its rows and exits 0; what has no table, 66
 expect 66 'not an x86-64 ELF' unwind-table /etc/passwd
 expect 66 'cannot open' unwind-table "$TMP/none"

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!f)
 		return 0;
-	pm = perfmap__load(f);
+	pm = perfmap__load(f, 1 << 20);
 	if (pm) {
 		for (uint64_t a = 0; a < 0x100000; a += 0x3331)
 			perfmap__lookup(pm, a, &off);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmocka_inc.h"
+#include <zlib.h>
+#include "input/folded_read.h"
 #include "input/input.h"
 #include "output/folded.h"
 #include "output/json_out.h"
@@ -270,12 +272,222 @@ static void test_bad_input(void **state)
 	profile__free(p);
 }
 
+/*
+ * Counts past 2^63-1, one alone or summed, are refused: 2^64-1 plus 1 used to wrap round to
+ * "0 samples" (and JSON "samples": -2).
+ */
+static void test_count_overflow(void **state)
+{
+	static const char one[] = "a;b 18446744073709551615\n";
+	static const char sum[] = "a;b 18446744073709551615\na;c 1\n";
+	static const char sum63[] = "a;b 9223372036854775807\na;c 1\n";
+	static const char max[] = "a;b 9223372036854775806\na;c 1\n";
+	static const char speedscope[] =
+		"{\"shared\": {\"frames\": [{\"name\": \"app\"}, {\"name\": \"f\"}]}, "
+		"\"profiles\": [{\"type\": \"sampled\", \"samples\": [[0, 1], [0]], "
+		"\"weights\": [6e18, 6e18]}]}";
+	struct profile *p = profile__new(), *q;
+	struct profile_meta m = meta(false);
+	struct input_info info;
+	struct pb raw = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	uint32_t id;
+
+	(void)state;
+	expect_error(one, sizeof(one) - 1,
+		     "folded: line 1: count 18446744073709551615 is more "
+		     "than 2^63-1");
+	expect_error(sum, sizeof(sum) - 1, "folded: line 1: count");
+	expect_error(sum63, sizeof(sum63) - 1,
+		     "folded: line 2: the counts add up to more than "
+		     "2^63-1");
+	q = read_ok(max, sizeof(max) - 1, &info);
+	assert_true(profile__total(q) == 9223372036854775807ull);
+	profile__free(q);
+	expect_error(speedscope, sizeof(speedscope) - 1, "json: the counts add up to more than");
+	/* cpuprof's JSON, and pprof: two stacks of 2^62 + 2^62 = 2^63 samples */
+	assert_non_null(p);
+	id = frame(p, "main", FRAME_USER, false, NULL, 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", &id, 1, 1ull << 62), 0);
+	assert_int_equal(profile__add(p, 1, 0, "app", "", NULL, 0, 1ull << 62), 0);
+	m.period_ns = 0;
+	assert_int_equal(pprof_encode(p, &m, &raw), 0);
+	expect_error(raw.buf, raw.len, "pprof: the counts add up to more than 2^63-1");
+	pb_free(&raw);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(json_write(p, &m, f), 0);
+	fclose(f);
+	expect_error(buf, len, "json: the counts add up to more than 2^63-1");
+	free(buf);
+	profile__free(p);
+}
+
+/* Write len bytes to a new file of the test's own directory, gzipped if asked. */
+static void put_file(const char *path, const void *data, size_t len, bool gz)
+{
+	if (gz) {
+		gzFile g = gzopen(path, "wb");
+
+		assert_non_null(g);
+		assert_int_equal(gzwrite(g, data, (unsigned int)len), (int)len);
+		assert_int_equal(gzclose(g), Z_OK);
+	} else {
+		FILE *f = fopen(path, "wb");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(data, 1, len, f), len);
+		assert_int_equal(fclose(f), 0);
+	}
+}
+
+/* A file of each format, plain and gzipped, read in chunks: the profile it was written from. */
+static void test_read_file(void **state)
+{
+	char dir[] = "/tmp/cpuprof-input.XXXXXX", path[64], *want, *got, *data;
+	struct profile *p = build(true), *q;
+	struct profile_meta m = meta(true);
+	struct input_error err;
+	struct input_info info;
+	struct pb raw = {0};
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	want = folded(p, true, true);
+	for (int fmt = 0; fmt < 3; fmt++) {
+		data = NULL;
+		len = 0;
+		if (fmt == 2) {
+			assert_int_equal(pprof_encode(p, &m, &raw), 0);
+			data = malloc(raw.len);
+			memcpy(data, raw.buf, raw.len);
+			len = raw.len;
+			pb_free(&raw);
+		} else {
+			f = open_memstream(&data, &len);
+			if (fmt == 0)
+				assert_int_equal(json_write(p, &m, f), 0);
+			else
+				assert_int_equal(
+					folded_write(p,
+						     &(struct folded_opts){.per_thread = true,
+									   .lines = true},
+						     f),
+					0);
+			fclose(f);
+		}
+		for (int gz = 0; gz < 2; gz++) {
+			snprintf(path, sizeof(path), "%s/p%d%d", dir, fmt, gz);
+			put_file(path, data, len, gz);
+			if (input_read_file(path, &q, &info, &err))
+				fail_msg("%s: %s", path, err.msg);
+			assert_int_equal(info.format, fmt == 0	 ? INPUT_JSON
+						      : fmt == 1 ? INPUT_FOLDED
+								 : INPUT_PPROF);
+			got = folded(q, true, true);
+			/* folded text has no thread ids: compare the stacks and counts */
+			if (fmt != 1)
+				assert_string_equal(got, want);
+			else
+				assert_true(profile__total(q) == profile__total(p));
+			free(got);
+			profile__free(q);
+			unlink(path);
+		}
+		/* a gzipped file cut short */
+		snprintf(path, sizeof(path), "%s/cut", dir);
+		put_file(path, data, len, true);
+		assert_int_equal(truncate(path, 30), 0);
+		assert_int_equal(input_read_file(path, &q, &info, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, "gzip"));
+		unlink(path);
+		free(data);
+	}
+	free(want);
+	profile__free(p);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * Folded text fed in chunks of any size gives the same profile; a line longer than a chunk,
+ * and one past the first 64 KiB with a control byte, refused by its number.
+ */
+static void test_folded_chunks(void **state)
+{
+	char dir[] = "/tmp/cpuprof-input.XXXXXX", path[64];
+	struct input_error err;
+	struct input_info info;
+	struct profile *q;
+	size_t n = 0, cap = 2000000, lines = 0;
+	char *text = malloc(cap), *whole, *got;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(mkdtemp(dir));
+	/*
+	 * 1 MB: lines of 1 to 50 frames across the 64 KiB head and the 256 KiB chunks, and every
+	 * 40th line of 5000 frames with long names (325 KB: longer than a chunk)
+	 */
+	while (n < 1000000) {
+		bool lng = lines % 40 == 39;
+		size_t depth = lng ? 5000 : 1 + lines % 50;
+
+		n += (size_t)snprintf(text + n, cap - n, "app");
+		for (size_t d = 0; d < depth && n < cap - 128; d++)
+			n += (size_t)snprintf(
+				text + n, cap - n, ";%sf%zu",
+				lng ? "a_long_name_of_sixty_bytes_or_so_xxxxxxxxxxxxxxxxxxxxxxxx_"
+				    : "",
+				(d * 7 + lines) % 97);
+		n += (size_t)snprintf(text + n, cap - n, " %zu\n", lines + 1);
+		lines++;
+	}
+	q = read_ok(text, n, &info);
+	whole = folded(q, false, false);
+	profile__free(q);
+	for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
+		struct folded_state st;
+		struct profile *r = profile__new();
+
+		assert_int_equal(folded_begin(&st, r, &err), 0);
+		for (size_t pos = 0; pos < n; pos += chunk)
+			assert_int_equal(
+				folded_feed(&st, text + pos, n - pos < chunk ? n - pos : chunk), 0);
+		assert_int_equal(folded_end(&st), 0);
+		got = folded(r, false, false);
+		assert_string_equal(got, whole);
+		free(got);
+		profile__free(r);
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	put_file(path, text, n, false);
+	assert_int_equal(input_read_file(path, &q, &info, &err), 0);
+	got = folded(q, false, false);
+	assert_string_equal(got, whole);
+	free(got);
+	profile__free(q);
+	/* a control byte on the last line, far past what tells the format */
+	text[n - 4] = '\x01';
+	put_file(path, text, n, false);
+	assert_int_equal(input_read_file(path, &q, &info, &err), -EINVAL);
+	if (!strstr(err.msg, "control byte"))
+		fail_msg("%s", err.msg);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+	free(whole);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_go_pprof),	cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_pprof_round_trip),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_bad_input),	cmocka_unit_test(test_count_overflow),
+		cmocka_unit_test(test_read_file),	cmocka_unit_test(test_folded_chunks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

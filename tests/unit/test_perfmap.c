@@ -22,7 +22,7 @@ static void check(const struct perfmap *pm, uint64_t addr, const char *want, uin
 static void test_basic(void **state)
 {
 	FILE *f = open_data("perfmap_basic.txt");
-	struct perfmap *pm = perfmap__load(f);
+	struct perfmap *pm = perfmap__load(f, 0);
 
 	(void)state;
 	fclose(f);
@@ -50,7 +50,7 @@ static void test_basic(void **state)
 static void test_empty(void **state)
 {
 	FILE *f = fmemopen((char[]){"\n"}, 1, "r");
-	struct perfmap *pm = perfmap__load(f);
+	struct perfmap *pm = perfmap__load(f, 0);
 
 	(void)state;
 	fclose(f);
@@ -60,11 +60,78 @@ static void test_empty(void **state)
 	perfmap__free(pm);
 }
 
+/* A map of n lines "START 10 name_START_padded...", written to a memory stream. */
+static FILE *big_map(size_t n, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zx 10 name_%zu_of_a_jit_function_padded_to_sixty_four_bytes_xxxxxxx\n",
+			0x1000 + 0x10 * i, i);
+	fclose(f);
+	return fmemopen(*buf, *len, "r");
+}
+
+/* the memory of a map is bounded: past the budget it is refused whole, EFBIG */
+static void test_budget(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0, bytes;
+	FILE *f = big_map(10000, &buf, &len);
+	struct perfmap *pm = perfmap__load(f, 0);
+
+	(void)state;
+	assert_non_null(pm);
+	assert_int_equal(perfmap__count(pm), 10000);
+	check(pm, 0x1000 + 0x10 * 9999 + 3,
+	      "name_9999_of_a_jit_function_padded_to_sixty_four_bytes_xxxxxxx", 3);
+	bytes = perfmap__bytes(pm);
+	/* names in one block: the file's bytes and 32 a line, at most doubled by the growth */
+	assert_true(bytes >= len);
+	assert_true(bytes <= 2 * (len + 10000 * 32));
+	perfmap__free(pm);
+	rewind(f);
+	errno = 0;
+	assert_null(perfmap__load(f, len / 2));
+	assert_int_equal(errno, EFBIG);
+	/* what is just enough is enough: no doubling over the budget */
+	rewind(f);
+	pm = perfmap__load(f, len + 10000 * sizeof(uint64_t) * 4);
+	assert_non_null(pm);
+	assert_int_equal(perfmap__count(pm), 10000);
+	assert_true(perfmap__bytes(pm) <= len + 10000 * sizeof(uint64_t) * 4);
+	perfmap__free(pm);
+	fclose(f);
+	free(buf);
+}
+
+/* perf's rule: root's map, or the process's effective user's; never another user's */
+static void test_owner(void **state)
+{
+	(void)state;
+	assert_true(perfmap__owner_ok(0, 0));
+	assert_true(perfmap__owner_ok(0, 1000));
+	assert_true(perfmap__owner_ok(0, -1));
+	assert_true(perfmap__owner_ok(1000, 1000));
+	/* a user's map for root's process, or for another user's */
+	assert_false(perfmap__owner_ok(65534, 0));
+	assert_false(perfmap__owner_ok(1000, 1001));
+	/* the process is gone and its user unknown: only root's */
+	assert_false(perfmap__owner_ok(1000, -1));
+	assert_false(perfmap__owner_ok(UINT32_MAX, -1));
+	/* a uid past INT32_MAX (user namespaces map high) is compared whole */
+	assert_true(perfmap__owner_ok(3000000000u, 3000000000ll));
+	assert_false(perfmap__owner_ok(3000000000u, 3000000001ll));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,11 +38,19 @@ static int setup(void **state)
 	if (!mkdtemp(root))
 		return -1;
 	write_status(10, "Name:\tapp\nState:\tS (sleeping)\nTgid:\t10\nNgid:\t0\nPid:\t10\n"
-			 "NSpid:\t10\nVmRSS:\t   81234 kB\nRssAnon:\t   67000 kB\n"
+			 "NSpid:\t10\nUid:\t1000\t0\t1000\t1000\nVmRSS:\t   81234 kB\nRssAnon:\t   "
+			 "67000 kB\n"
 			 "RssFile:\t   14234 kB\nRssShmem:\t       0 kB\n");
 	/* a thread of process 10, in a container where it is pid 7 */
-	write_status(11, "Name:\tworker\nState:\tR (running)\nTgid:\t10\nPid:\t11\n"
-			 "NSpid:\t11\t5\t7\n");
+	/* a Groups: line longer than a read, with "Uid:" where a read of it ends */
+	write_status(11,
+		     "Name:\tworker\nState:\tR (running)\nTgid:\t10\nPid:\t11\n"
+		     "Groups:\t"
+		     "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 "
+		     "29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 "
+		     "54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 "
+		     "79 80 81 82 83 84 85 8Uid:\t5 6\n"
+		     "NSpid:\t11\t5\t7\n");
 	write_status(12, "Name:\tgone\nState:\tZ (zombie)\nTgid:\t12\n");
 	write_status(13, "Name:\tbroken\nPid:\t13\n");
 	write_file(10, "comm", "app\n");
@@ -71,7 +79,11 @@ static void test_fields(void **state)
 	assert_int_equal(st.rss_kib, 81234);
 	assert_int_equal(st.rss_anon_kib, 67000);
 	assert_int_equal(st.rss_file_kib, 14234);
+	/* the effective one of real, effective, saved, file-system */
+	assert_true(st.has_euid);
+	assert_int_equal(st.euid, 0);
 	assert_int_equal(proc_status_read(root, 11, &st), 0);
+	assert_false(st.has_euid);
 	assert_int_equal(st.tgid, 10);
 	assert_int_equal(st.state, 'R');
 	assert_int_equal(st.nspid, 7);

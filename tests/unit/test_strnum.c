@@ -107,12 +107,12 @@ static void test_duration_fractions(void **state)
 	};
 	/* rounding is exact, however many fraction digits are given */
 	static const struct dur_case exact[] = {
-		/* 0.0000083334 * 60000 = 0.500004 ms */
-		{"0.0000083334m", 0, 1},
+		/* 0.0000166667 * 60000 = 1.000002 ms */
+		{"0.0000166667m", 0, 1},
 		/* 0.333...3 (30 digits) * 60000 = 19999.99... */
 		{"0.333333333333333333333333333333m", 0, 20000},
 		{"1.000000000000000000000000000001s", 0, 1000},
-		{"0.99999999999999999999999999ms", 0, 1},
+		{"1.49999999999999999999999999ms", 0, 1},
 	};
 
 	(void)state;
@@ -126,6 +126,12 @@ static void test_duration_range(void **state)
 		{"0ms", -ERANGE, 0},
 		{"0", -ERANGE, 0},
 		{"0.4ms", -ERANGE, 0},
+		/* below 1 ms even though it rounds to 1 */
+		{"0.5ms", -ERANGE, 0},
+		{"0.0005s", -ERANGE, 0},
+		{"0.99999999999999999999999999ms", -ERANGE, 0},
+		/* 0.0000083334 * 60000 = 0.500004 ms */
+		{"0.0000083334m", -ERANGE, 0},
 		{"0.0004s", -ERANGE, 0},
 		/* 0.0000083333 * 60000 = 0.499998 ms: rounds to 0 */
 		{"0.0000083333m", -ERANGE, 0},

@@ -339,13 +339,124 @@ static void test_kernel(void **state)
 	proc_snapshot__free(ps);
 }
 
+/* A process of the fake procfs dir: anonymous executable memory, its effective user euid. */
+static void fake_jit(const char *dir, int pid, unsigned int euid)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "mkdir -p %s/%d/root/tmp", dir, pid);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/%d/maps", dir, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/%d/status", dir, pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "Name:\tjit\nState:\tR (running)\nTgid:\t%d\nUid:\t%u\t%u\t%u\t%u\n", pid, euid,
+		euid, euid, euid);
+	fclose(f);
+}
+
+static const char *jit_name(struct symbolizer *sy, uint32_t pid)
+{
+	struct sym_frame f;
+
+	assert_int_equal(symbolizer__user(sy, pid, 1, 0x7f0000000010, true, &f), 0);
+	return f.name;
+}
+
+/*
+ * Perf maps as perf trusts them: another user's map for a process is not read, nor a link; one
+ * file named by two processes (a hard link) is read once; past the budget a map is not read.
+ */
+static void test_perf_map_trust(void **state)
+{
+	char dir[] = "/tmp/cpuprof-sym.XXXXXX", path[512], cmd[1200];
+	unsigned int me = (unsigned int)geteuid(), other = me ? me + 1 : 4243;
+	struct sym_perf_maps st;
+	struct proc_snapshot *ps;
+	struct symbolizer *sy;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int pid = 50; pid <= 54; pid++)
+		fake_jit(dir, pid, pid == 50 ? (me ? me + 2 : 4242) : me);
+	/* 50: a map owned by neither root nor its user (as root: chowned to another user) */
+	snprintf(path, sizeof(path), "%s/50/root/tmp/perf-50.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("7f0000000000 100 SPOOFED\n", f);
+	fclose(f);
+	if (!me)
+		assert_int_equal(chown(path, other, other), 0);
+	/* 51: a link to a file it could read */
+	snprintf(cmd, sizeof(cmd),
+		 "printf '7f0000000000 100 LINKED\\n' >%s/secret && ln -s %s/secret "
+		 "%s/51/root/tmp/perf-51.map",
+		 dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	/* 52 and 53: one file */
+	snprintf(cmd, sizeof(cmd),
+		 "printf '7f0000000000 100 shared_jit\\n' >%s/52/root/tmp/perf-52.map && ln "
+		 "%s/52/root/tmp/perf-52.map %s/53/root/tmp/perf-53.map",
+		 dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	/* 54: more than the budget left */
+	snprintf(path, sizeof(path), "%s/54/root/tmp/perf-54.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 400; i++)
+		fprintf(f, "7f%010x 10 a_name_long_enough_to_fill_the_budget_quickly_%d\n", i * 16,
+			i);
+	fclose(f);
+
+	ps = proc_snapshot__new(dir);
+	assert_non_null(ps);
+	for (int pid = 50; pid <= 54; pid++)
+		assert_int_equal(proc_snapshot__take(ps, (uint32_t)pid, 1), 0);
+	assert_int_equal(proc_snapshot__euid(ps, 50, 1), me ? me + 2 : 4242);
+	sy = symbolizer__new(ps);
+	assert_non_null(sy);
+	symbolizer__set_perf_map_budget(sy, 8192);
+	assert_string_equal(jit_name(sy, 50), "[anon]+0x7f0000000010");
+	assert_string_equal(jit_name(sy, 51), "[anon]+0x7f0000000010");
+	assert_string_equal(jit_name(sy, 52), "shared_jit");
+	assert_string_equal(jit_name(sy, 53), "shared_jit");
+	assert_string_equal(jit_name(sy, 54), "[anon]+0x7f0000000010");
+	symbolizer__perf_maps(sy, &st);
+	assert_int_equal(st.foreign, 1);
+	assert_int_equal(st.links, 1);
+	assert_int_equal(st.over_budget, 1);
+	assert_int_equal(st.files, 1);
+	/* forgotten between drains, read again: counted once per process */
+	symbolizer__forget_perf_maps(sy);
+	assert_string_equal(jit_name(sy, 50), "[anon]+0x7f0000000010");
+	assert_string_equal(jit_name(sy, 53), "shared_jit");
+	/* with room for it, 54's map is read */
+	symbolizer__set_perf_map_budget(sy, 1 << 20);
+	symbolizer__forget_perf_maps(sy);
+	assert_string_equal(jit_name(sy, 54), "a_name_long_enough_to_fill_the_budget_quickly_1");
+	symbolizer__perf_maps(sy, &st);
+	assert_int_equal(st.foreign, 1);
+	assert_int_equal(st.over_budget, 1);
+	assert_int_equal(st.files, 3);
+	symbolizer__free(sy);
+	proc_snapshot__free(ps);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_process),    cmocka_unit_test(test_own_chain),
 		cmocka_unit_test(test_drop_indexes),   cmocka_unit_test(test_debug_dirs),
 		cmocka_unit_test(test_needs_snapshot), cmocka_unit_test(test_fake_procfs),
-		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_kernel),	       cmocka_unit_test(test_perf_map_trust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
