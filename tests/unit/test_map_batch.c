@@ -86,7 +86,9 @@ static int take(const void *keys, const void *vals, size_t n, void *ctx)
 			s->bad++;
 			continue;
 		}
-		s->hits[k[i].id]++;
+		/* a key seen before: stop at once (a walk that starts over would never end) */
+		if (s->hits[k[i].id]++)
+			return -EEXIST;
 	}
 	return 0;
 }
