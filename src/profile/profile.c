@@ -649,9 +649,20 @@ size_t profile__n_frames(const struct profile *p)
 	return p->n_frames;
 }
 
+/*
+ * What profile__frame gives for a frame it does not hold in memory: a pseudo frame whose name
+ * says so, not NULL, so that a writer run too early (before profile__unspill) writes a visible
+ * marker instead of dereferencing NULL. The frame log is read in one pass only (spill.h), so
+ * a frame is not read back one at a time.
+ */
+static const struct prof_frame frame_not_in_memory = {
+	.name = PROFILE_FRAME_NOT_IN_MEMORY,
+	.kind = FRAME_PSEUDO,
+};
+
 const struct prof_frame *profile__frame(const struct profile *p, uint32_t id)
 {
-	return !p->flog && id < p->n_frames ? &p->frames[id] : NULL;
+	return !p->flog && id < p->n_frames ? &p->frames[id] : &frame_not_in_memory;
 }
 
 uint64_t profile__total(const struct profile *p)

@@ -108,6 +108,11 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 size_t profile__n_samples(const struct profile *p);
 const struct prof_sample *profile__sample(const struct profile *p, size_t i);
 size_t profile__n_frames(const struct profile *p);
+/*
+ * Frame id; never NULL: a frame on disk (before profile__unspill) or an id out of range gives
+ * a pseudo frame named PROFILE_FRAME_NOT_IN_MEMORY, shared by all such ids.
+ */
+#define PROFILE_FRAME_NOT_IN_MEMORY "[frame not in memory]"
 const struct prof_frame *profile__frame(const struct profile *p, uint32_t id);
 
 /* Sum of all sample counts. */
@@ -134,9 +139,9 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
  *   memory.
  * Short recordings so keep everything in memory (nothing to read back when the user waits);
  * after = 0 sends everything to disk.
- * Until profile__unspill, profile__frame gives NULL for a frame on disk and the sample
- * accessors see the samples in memory only; profile__total and profile__n_frames count all.
- * 0 or -ENOMEM.
+ * Until profile__unspill, profile__frame gives the PROFILE_FRAME_NOT_IN_MEMORY pseudo frame
+ * for a frame on disk and the sample accessors see the samples in memory only; profile__total and
+ * profile__n_frames count all. 0 or -ENOMEM.
  */
 int profile__spill_to(struct profile *p, const char *dir, size_t after);
 

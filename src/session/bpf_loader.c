@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "session/bpf_loader.h"
+#include "session/map_batch.h"
 #include "profile/drain.h"
 #include "util/grow.h"
 #include "profile.skel.h"
@@ -31,11 +32,12 @@ struct bpf_session {
 	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
-	void *keys;	 /* keys of a map being cleared */
-	size_t keys_cap; /* bytes */
+	/* how each aggregation map of each set is read and cleared (batched or per key) */
+	struct map_batch mb[CP_SLOTS][6];
 };
 
 /* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
+enum { MB_COUNTS, MB_USTACKS, MB_KSTACKS, MB_DSTACKS, MB_PYSTACKS, MB_RBSTACKS };
 struct slot_maps {
 	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *pystacks, *rbstacks;
 };
@@ -729,47 +731,25 @@ int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct)
 	return 0;
 }
 
-/* Every key of map m into s->keys; their number in *n. */
-static int collect_keys(struct bpf_session *s, struct bpf_map *m, size_t *n)
+/*
+ * The batch state of map which of slot: the stack trace maps have no batch operations (the
+ * kernel's stack_trace_map_ops), so they take the per-key path from the start.
+ */
+static struct map_batch *mb_of(struct bpf_session *s, unsigned int slot, int which,
+			       const struct bpf_map *m)
 {
-	size_t ksize = bpf_map__key_size(m);
-	int fd = bpf_map__fd(m);
+	struct map_batch *mb = &s->mb[slot & 1][which];
 
-	*n = 0;
-	for (;;) {
-		if ((*n + 1) * ksize > s->keys_cap) {
-			size_t cap = s->keys_cap ? s->keys_cap * 2 : 65536;
-			void *k = realloc(s->keys, cap);
-
-			if (!k)
-				return -ENOMEM;
-			s->keys = k;
-			s->keys_cap = cap;
-		}
-		/*
-		 * the previous key by its place in s->keys, never by a pointer kept across the
-		 * realloc above: a moved buffer gave the kernel freed memory as the key (EFAULT,
-		 * or an unknown key that starts the walk again)
-		 */
-		if (bpf_map_get_next_key(fd, *n ? (char *)s->keys + (*n - 1) * ksize : NULL,
-					 (char *)s->keys + *n * ksize))
-			break;
-		(*n)++;
-	}
-	return errno == ENOENT ? 0 : -errno;
+	if (mb->mode == MAP_BATCH_UNKNOWN && bpf_map__type(m) == BPF_MAP_TYPE_STACK_TRACE)
+		mb->mode = MAP_BATCH_PER_KEY;
+	return mb;
 }
 
-/* Delete every key of map m (no program writes it now). */
-static int clear_map(struct bpf_session *s, struct bpf_map *m)
+/* Delete every element of map which of slot (no program writes it now). */
+static int clear_map(struct bpf_session *s, unsigned int slot, int which, struct bpf_map *m)
 {
-	size_t ksize = bpf_map__key_size(m), n;
-	int fd = bpf_map__fd(m);
-	int err = collect_keys(s, m, &n);
-
-	for (size_t i = 0; !err && i < n; i++)
-		if (bpf_map_delete_elem(fd, (char *)s->keys + i * ksize) && errno != ENOENT)
-			err = -errno;
-	return err;
+	return map_batch__clear(mb_of(s, slot, which, m), bpf_map__fd(m), bpf_map__key_size(m),
+				bpf_map__value_size(m));
 }
 
 int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
@@ -784,18 +764,18 @@ int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
 		s->base[slot & 1][0] = sum.counts[slot & 1];
 		s->base[slot & 1][1] = sum.ustacks[slot & 1];
 		s->base[slot & 1][2] = sum.dstacks[slot & 1];
-		err = clear_map(s, m.counts);
+		err = clear_map(s, slot, MB_COUNTS, m.counts);
 	}
 	if (!err)
-		err = clear_map(s, m.ustacks);
+		err = clear_map(s, slot, MB_USTACKS, m.ustacks);
 	if (!err)
-		err = clear_map(s, m.kstacks);
+		err = clear_map(s, slot, MB_KSTACKS, m.kstacks);
 	if (!err && s->dwarf)
-		err = clear_map(s, m.dstacks);
+		err = clear_map(s, slot, MB_DSTACKS, m.dstacks);
 	if (!err && s->python)
-		err = clear_map(s, m.pystacks);
+		err = clear_map(s, slot, MB_PYSTACKS, m.pystacks);
 	if (!err && s->ruby)
-		err = clear_map(s, m.rbstacks);
+		err = clear_map(s, slot, MB_RBSTACKS, m.rbstacks);
 	return err;
 }
 
@@ -869,29 +849,33 @@ static int copy_frames(struct bpf_copy *c, const uint64_t *ips, size_t n, uint64
 	return 0;
 }
 
-/* Copy stack id of map m once (frames up to the first 0); a stack that is gone stays out. */
+/*
+ * Copy stack id of map m once (frames up to the first 0); a stack that is gone stays out. A
+ * stack trace map has no batch lookup: one lookup per stack, straight into c->frames.
+ */
 static int copy_stack(struct bpf_copy *c, struct bpf_map *m, bool kernel, int32_t id)
 {
 	uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
-	uint64_t ips[CP_MAX_STACK_DEPTH], at;
 	uint32_t key = (uint32_t)id;
+	uint64_t *ips;
 	size_t n;
-	int err;
 
 	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || first[key])
 		return 0;
+	if (array_grow((void **)&c->frames, &c->cap_frames, c->n_frames + CP_MAX_STACK_DEPTH,
+		       sizeof(*c->frames)))
+		return -ENOMEM;
+	ips = c->frames + c->n_frames;
 	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, ips))
 		return errno == ENOENT ? 0 : -errno;
 	/* the map zero-fills after the last frame */
 	for (n = 0; n < CP_MAX_STACK_DEPTH && ips[n]; n++)
 		;
-	err = copy_frames(c, ips, n, &at);
-	if (err)
-		return err;
-	if (at + 1 > UINT32_MAX)
+	if (c->n_frames + 1 > UINT32_MAX)
 		return -E2BIG;
-	first[key] = (uint32_t)at + 1;
+	first[key] = (uint32_t)c->n_frames + 1;
 	len[key] = (uint32_t)n;
+	c->n_frames += n;
 	return 0;
 }
 
@@ -902,42 +886,38 @@ static int cmp_dstack(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int copy_dstacks(struct bpf_copy *c, struct bpf_map *m)
+/* A chunk of dstacks, read where the batch left it: only the frames in use are kept. */
+static int take_dstacks(const void *keys, const void *vals, size_t n, void *ctx)
 {
-	int fd = bpf_map__fd(m);
-	struct cp_dstack *st = malloc(sizeof(*st));
-	uint64_t key, next;
-	const void *prev = NULL;
-	int err = 0;
+	const struct cp_dstack *st = vals;
+	const uint64_t *key = keys;
+	struct bpf_copy *c = ctx;
 
-	if (!st)
-		return -ENOMEM;
-	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+	for (size_t i = 0; i < n; i++) {
 		struct copied_dstack *d;
+		int err;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, st)) {
-			err = errno == ENOENT ? 0 : -errno;
-			continue;
-		}
-		if (st->len > CP_MAX_USTACK_DEPTH)
+		if (st[i].len > CP_MAX_USTACK_DEPTH)
 			continue; /* not a stack the walker writes: left out, so counted missing */
-		if (array_grow((void **)&c->ds, &c->cap_ds, c->n_ds + 1, sizeof(*c->ds))) {
-			err = -ENOMEM;
-			break;
-		}
+		if (array_grow((void **)&c->ds, &c->cap_ds, c->n_ds + 1, sizeof(*c->ds)))
+			return -ENOMEM;
 		d = &c->ds[c->n_ds];
-		d->key = key;
-		d->len = st->len;
-		d->end = st->end;
-		err = copy_frames(c, (const uint64_t *)st->ips, st->len, &d->first);
-		if (!err)
-			c->n_ds++;
+		d->key = key[i];
+		d->len = st[i].len;
+		d->end = st[i].end;
+		err = copy_frames(c, (const uint64_t *)st[i].ips, st[i].len, &d->first);
+		if (err)
+			return err;
+		c->n_ds++;
 	}
-	if (!err && errno != ENOENT && prev)
-		err = -errno;
-	free(st);
+	return 0;
+}
+
+static int copy_dstacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
+{
+	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_dstack),
+				  take_dstacks, c);
+
 	if (!err && c->n_ds)
 		qsort(c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack);
 	return err;
@@ -950,89 +930,105 @@ static int cmp_pystack(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int copy_pystacks(struct bpf_copy *c, struct bpf_map *m)
+static int take_pystacks(const void *keys, const void *vals, size_t n, void *ctx)
 {
-	int fd = bpf_map__fd(m);
-	struct cp_py_stored *v = malloc(sizeof(*v));
-	uint64_t key, next;
-	const void *prev = NULL;
-	int err = 0;
+	const struct cp_py_stored *v = vals;
+	const uint64_t *key = keys;
+	struct bpf_copy *c = ctx;
 
-	if (!v)
-		return -ENOMEM;
-	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+	for (size_t i = 0; i < n; i++) {
 		struct copied_pystack *d;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, v)) {
-			err = errno == ENOENT ? 0 : -errno;
-			continue;
-		}
-		if (v->st.len > CP_PY_MAX_FRAMES)
+		if (v[i].st.len > CP_PY_MAX_FRAMES)
 			continue;
 		if (array_grow((void **)&c->ps, &c->cap_ps, c->n_ps + 1, sizeof(*c->ps)) ||
-		    array_grow((void **)&c->pyframes, &c->cap_pyframes, c->n_pyframes + v->st.len,
-			       sizeof(*c->pyframes))) {
-			err = -ENOMEM;
-			break;
-		}
+		    array_grow((void **)&c->pyframes, &c->cap_pyframes, c->n_pyframes + v[i].st.len,
+			       sizeof(*c->pyframes)))
+			return -ENOMEM;
 		d = &c->ps[c->n_ps++];
-		d->key = key;
-		d->len = v->st.len;
-		d->end = v->st.end;
+		d->key = key[i];
+		d->len = v[i].st.len;
+		d->end = v[i].st.end;
 		d->first = c->n_pyframes;
-		memcpy(c->pyframes + c->n_pyframes, v->st.frames, v->st.len * sizeof(*c->pyframes));
-		c->n_pyframes += v->st.len;
+		memcpy(c->pyframes + c->n_pyframes, v[i].st.frames,
+		       v[i].st.len * sizeof(*c->pyframes));
+		c->n_pyframes += v[i].st.len;
 	}
-	if (!err && errno != ENOENT && prev)
-		err = -errno;
-	free(v);
+	return 0;
+}
+
+static int copy_pystacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
+{
+	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_py_stored),
+				  take_pystacks, c);
+
 	if (!err && c->n_ps)
 		qsort(c->ps, c->n_ps, sizeof(*c->ps), cmp_pystack);
 	return err;
 }
 
-static int copy_rbstacks(struct bpf_copy *c, struct bpf_map *m)
+static int take_rbstacks(const void *keys, const void *vals, size_t n, void *ctx)
 {
-	int fd = bpf_map__fd(m);
-	struct cp_rb_stored *v = malloc(sizeof(*v));
-	uint64_t key, next;
-	const void *prev = NULL;
-	int err = 0;
+	const struct cp_rb_stored *v = vals;
+	const uint64_t *key = keys;
+	struct bpf_copy *c = ctx;
 
-	if (!v)
-		return -ENOMEM;
-	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+	for (size_t i = 0; i < n; i++) {
 		struct copied_pystack *d;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, v)) {
-			err = errno == ENOENT ? 0 : -errno;
-			continue;
-		}
-		if (v->st.len > CP_RB_MAX_FRAMES)
+		if (v[i].st.len > CP_RB_MAX_FRAMES)
 			continue;
 		if (array_grow((void **)&c->rs, &c->cap_rs, c->n_rs + 1, sizeof(*c->rs)) ||
-		    array_grow((void **)&c->rbframes, &c->cap_rbframes, c->n_rbframes + v->st.len,
-			       sizeof(*c->rbframes))) {
-			err = -ENOMEM;
-			break;
-		}
+		    array_grow((void **)&c->rbframes, &c->cap_rbframes, c->n_rbframes + v[i].st.len,
+			       sizeof(*c->rbframes)))
+			return -ENOMEM;
 		d = &c->rs[c->n_rs++];
-		d->key = key;
-		d->len = v->st.len;
-		d->end = v->st.end | (uint32_t)v->st.flags << 16;
+		d->key = key[i];
+		d->len = v[i].st.len;
+		d->end = v[i].st.end | (uint32_t)v[i].st.flags << 16;
 		d->first = c->n_rbframes;
-		memcpy(c->rbframes + c->n_rbframes, v->st.frames, v->st.len * sizeof(*c->rbframes));
-		c->n_rbframes += v->st.len;
+		memcpy(c->rbframes + c->n_rbframes, v[i].st.frames,
+		       v[i].st.len * sizeof(*c->rbframes));
+		c->n_rbframes += v[i].st.len;
 	}
-	if (!err && errno != ENOENT && prev)
-		err = -errno;
-	free(v);
+	return 0;
+}
+
+static int copy_rbstacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
+{
+	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_rb_stored),
+				  take_rbstacks, c);
+
 	if (!err && c->n_rs)
 		qsort(c->rs, c->n_rs, sizeof(*c->rs), cmp_pystack);
+	return err;
+}
+
+struct count_ctx {
+	struct bpf_copy *c;
+	struct slot_maps m;
+};
+
+/* A chunk of counts: appended whole, then the stacks their keys name. */
+static int take_counts(const void *keys, const void *vals, size_t n, void *ctx)
+{
+	struct count_ctx *x = ctx;
+	struct bpf_copy *c = x->c;
+	size_t cap = c->cap;
+	int err = 0;
+
+	if (array_grow((void **)&c->keys, &cap, c->n + n, sizeof(*c->keys)) ||
+	    array_grow((void **)&c->counts, &c->cap, c->n + n, sizeof(*c->counts)))
+		return -ENOMEM;
+	memcpy(c->keys + c->n, keys, n * sizeof(*c->keys));
+	memcpy(c->counts + c->n, vals, n * sizeof(*c->counts));
+	for (size_t i = c->n; !err && i < c->n + n; i++) {
+		c->total += c->counts[i];
+		err = copy_stack(c, x->m.ustacks, false, c->keys[i].ustack_id);
+		if (!err)
+			err = copy_stack(c, x->m.kstacks, true, c->keys[i].kstack_id);
+	}
+	c->n += n;
 	return err;
 }
 
@@ -1040,9 +1036,7 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 {
 	struct slot_maps m = slot_maps(s, slot & 1);
 	struct bpf_copy *c = calloc(1, sizeof(*c));
-	int fd = bpf_map__fd(m.counts);
-	struct cp_count_key key, next;
-	const void *prev = NULL;
+	struct count_ctx x = {c, m};
 	int err = 0;
 
 	*out = NULL;
@@ -1056,46 +1050,17 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 	c->klen = calloc(c->n_kids, sizeof(*c->klen));
 	if (!c->ufirst || !c->ulen || !c->kfirst || !c->klen)
 		err = -ENOMEM;
-	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		uint64_t count;
-
-		key = next;
-		prev = &key;
-		/* no program writes this set now: a key cannot vanish between next_key and lookup
-		 */
-		if (bpf_map_lookup_elem(fd, &key, &count)) {
-			err = -errno;
-			break;
-		}
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 1024;
-			void *k = realloc(c->keys, cap * sizeof(*c->keys));
-
-			if (k)
-				c->keys = k;
-			k = k ? realloc(c->counts, cap * sizeof(*c->counts)) : NULL;
-			if (!k) {
-				err = -ENOMEM;
-				break;
-			}
-			c->counts = k;
-			c->cap = cap;
-		}
-		c->keys[c->n] = key;
-		c->counts[c->n++] = count;
-		c->total += count;
-		err = copy_stack(c, m.ustacks, false, key.ustack_id);
-		if (!err)
-			err = copy_stack(c, m.kstacks, true, key.kstack_id);
-	}
-	if (!err && prev && errno != ENOENT)
-		err = -errno;
+	/* no program writes this set now: every key is read once, with its count */
+	if (!err)
+		err = map_batch__read(mb_of(s, slot, MB_COUNTS, m.counts), bpf_map__fd(m.counts),
+				      sizeof(struct cp_count_key), sizeof(uint64_t), take_counts,
+				      &x);
 	if (!err && s->dwarf)
-		err = copy_dstacks(c, m.dstacks);
+		err = copy_dstacks(c, mb_of(s, slot, MB_DSTACKS, m.dstacks), m.dstacks);
 	if (!err && s->python)
-		err = copy_pystacks(c, m.pystacks);
+		err = copy_pystacks(c, mb_of(s, slot, MB_PYSTACKS, m.pystacks), m.pystacks);
 	if (!err && s->ruby)
-		err = copy_rbstacks(c, m.rbstacks);
+		err = copy_rbstacks(c, mb_of(s, slot, MB_RBSTACKS, m.rbstacks), m.rbstacks);
 	if (err) {
 		bpf_copy__free(c);
 		return err;
@@ -1210,7 +1175,6 @@ void bpf_session__free(struct bpf_session *s)
 		return;
 	bpf_session__stop_sampling(s);
 	cpuprof_profile__destroy(s->skel);
-	free(s->keys);
 	free(s->plinks);
 	free(s->pfds);
 	free(s->cpus);

@@ -35,7 +35,11 @@ static void test_intern_frames(void **state)
 	assert_int_equal(profile__n_frames(p), 3);
 	assert_string_equal(profile__frame(p, a)->name, "main");
 	assert_string_equal(profile__frame(p, a)->module, "mod");
-	assert_null(profile__frame(p, 99));
+	/* an id out of range: a pseudo frame that says so, never NULL */
+	assert_non_null(profile__frame(p, 99));
+	assert_string_equal(profile__frame(p, 99)->name, PROFILE_FRAME_NOT_IN_MEMORY);
+	assert_int_equal(profile__frame(p, 99)->kind, FRAME_PSEUDO);
+	assert_null(profile__frame(p, 99)->module);
 	profile__free(p);
 }
 

@@ -387,7 +387,7 @@ static void test_profile_spill(void **state)
 	/* the frames are on disk: counted, not readable until they are back */
 	assert_int_equal(ps.frames, 64);
 	assert_int_equal(profile__n_frames(disk), 64);
-	assert_null(profile__frame(disk, 0));
+	assert_string_equal(profile__frame(disk, 0)->name, PROFILE_FRAME_NOT_IN_MEMORY);
 	/* some ended samples are still in memory in the other profile only */
 	assert_true(profile__n_samples(disk) < profile__n_samples(mem));
 	assert_int_equal(profile__unspill(disk), 0);
@@ -414,6 +414,34 @@ static void test_profile_spill(void **state)
 	}
 	profile__free(mem);
 	profile__free(disk);
+	rmdir_empty(d);
+}
+
+/*
+ * profile__frame is total: a frame on disk is a pseudo frame that says so (a writer run before
+ * profile__unspill writes it, never dereferences NULL), and the frame itself once it is back.
+ */
+static void test_frame_on_disk(void **state)
+{
+	struct profile *p = profile__new();
+	const struct prof_frame *f;
+	char *d = tmpdir();
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(profile__spill_to(p, d, 0), 0);
+	id = frame(p, 0x2000);
+	f = profile__frame(p, id);
+	assert_non_null(f);
+	assert_string_equal(f->name, PROFILE_FRAME_NOT_IN_MEMORY);
+	assert_int_equal(f->kind, FRAME_PSEUDO);
+	assert_null(f->module);
+	assert_null(f->file);
+	assert_int_equal(profile__unspill(p), 0);
+	assert_string_equal(profile__frame(p, id)->name, "f8192");
+	assert_string_equal(profile__frame(p, id)->module, "mod");
+	assert_string_equal(profile__frame(p, id + 1)->name, PROFILE_FRAME_NOT_IN_MEMORY);
+	profile__free(p);
 	rmdir_empty(d);
 }
 
@@ -480,7 +508,7 @@ static void test_spill_after(void **state)
 	profile__spill_sizes(p, &ps);
 	assert_int_equal(ps.frames, 150);
 	assert_int_equal(ps.frame_err, 0);
-	assert_null(profile__frame(p, 0));
+	assert_string_equal(profile__frame(p, 0)->name, PROFILE_FRAME_NOT_IN_MEMORY);
 	/* 51 more: 150 stacks of no process, over the threshold: they go */
 	for (uint32_t i = 99; i < 150; i++)
 		assert_int_equal(profile__add(p, 2, 0, "sh", "", &ids[i], 1, 1), 0);
@@ -665,7 +693,7 @@ int main(void)
 		cmocka_unit_test(test_failures),	 cmocka_unit_test(test_frame_log),
 		cmocka_unit_test(test_profile_spill),	 cmocka_unit_test(test_profile_no_dir),
 		cmocka_unit_test(test_frames_lost),	 cmocka_unit_test(test_spill_after),
-		cmocka_unit_test(test_last_write_fails),
+		cmocka_unit_test(test_last_write_fails), cmocka_unit_test(test_frame_on_disk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
