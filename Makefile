@@ -493,10 +493,12 @@ cpuprof-built: $(BIN)
 man-check: $(BIN)
 	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
 
-# Includes flow down the stages only (src/*/ folders); see scripts/check-layers.sh.
+# Includes flow down the stages only (src/*/ folders); see scripts/check-layers.sh. The
+# README's layout table names every module (scripts/check-readme-layout.sh).
 layer-check:
 	$(call msg,LAYERS,check)
 	$(Q)scripts/check-layers.sh
+	$(Q)scripts/check-readme-layout.sh
 
 # The build does not drift: a change to any header of the BPF side rebuilds the BPF object
 # and the skeleton (a dry run that pretends each header is new).
