@@ -8,7 +8,9 @@
 # bookworm-security suites of deb.debian.org, plus `make`, the command the user types (it is
 # not in a minbase root, nor in debootstrap's default one). The chroot gets /proc, and /sys and
 # /dev bound recursively (so /sys/kernel/btf, /sys/fs/bpf and tracefs are there for BPF), as
-# slaves so that nothing unmounted in the root leaves the host.
+# slaves so that nothing unmounted in the root leaves the host. The host's local CA
+# certificates (/usr/local/share/ca-certificates) are copied in, for networks that intercept
+# TLS (npm fetches the JSON schema packages over https).
 #
 #   1. root A: a clean clone of this repository's HEAD in /root/cpuprof; `make demo` as the
 #      only command, timed; demo-profile.html and .folded must exist.
@@ -24,6 +26,7 @@ suite=bookworm
 mirror=http://deb.debian.org/debian
 security=http://deb.debian.org/debian-security
 work=${1:-}
+extra_ca=""
 
 die() {
 	echo "test-clean-root: $*" >&2
@@ -56,6 +59,15 @@ make_root() {
 		"deb $security $suite-security main" >"$1.log" 2>&1 ||
 		die "mmdebstrap failed: $(tail -5 "$1.log")"
 	cp /etc/resolv.conf "$1/etc/resolv.conf"
+	# a network that intercepts TLS (a proxy with its own CA, where npm fails with
+	# SELF_SIGNED_CERT_IN_CHAIN): the host's local CAs go along, for update-ca-certificates
+	# once ca-certificates is installed, and for node (npm) from the start
+	if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+		mkdir -p "$1/usr/local/share/ca-certificates"
+		cp /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/"
+		cat /usr/local/share/ca-certificates/*.crt >"$1/etc/cpuprof-host-ca.crt"
+		extra_ca=/etc/cpuprof-host-ca.crt
+	fi
 	mount -t proc proc "$1/proc"
 	mount --rbind /sys "$1/sys"
 	mount --make-rslave "$1/sys"
@@ -70,7 +82,7 @@ in_root() {
 	start=$(date +%s)
 	rc=0
 	chroot "$1" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
-		${CI:+CI=$CI} /bin/sh -c "$3" >"$work/$2.log" 2>&1 || rc=$?
+		${CI:+CI=$CI} ${extra_ca:+NODE_EXTRA_CA_CERTS=$extra_ca} /bin/sh -c "$3" >"$work/$2.log" 2>&1 || rc=$?
 	took=$(($(date +%s) - start))
 }
 
