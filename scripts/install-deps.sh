@@ -45,6 +45,7 @@ lld                  the call tree linked with lld (t_layout)
 mold                 the call tree linked with mold (t_layout)
 golang-go            Go binaries and go tool pprof profiles the readers are checked against
 chromium             the HTML and SVG flame graphs are opened headless
+libxml2-utils        xmllint checks that the SVG flame graphs are well-formed XML (t_svg)
 nodejs               JIT frames of node (t_node_jit) and the JSON schema checks
 npm                  installs the pinned speedscope schema and ajv into build/node
 openjdk-17-jdk-headless  JIT frames of the JVM (t_java)

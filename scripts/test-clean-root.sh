@@ -6,7 +6,8 @@
 # Roots are made with mmdebstrap (Debian's package; --variant=minbase: the Essential and
 # Required packages only, no compiler) from the bookworm, bookworm-updates and
 # bookworm-security suites of deb.debian.org, plus `make`, the command the user types (it is
-# not in a minbase root, nor in debootstrap's default one). The chroot gets /proc, and /sys and
+# not in a minbase root, nor in debootstrap's default one). The root is bound onto itself (a
+# mount point, as / is on a machine), and the chroot gets /proc, and /sys and
 # /dev bound recursively (so /sys/kernel/btf, /sys/fs/bpf and tracefs are there for BPF), as
 # slaves so that nothing unmounted in the root leaves the host. The host's local CA
 # certificates (/usr/local/share/ca-certificates) are copied in, for networks that intercept
@@ -45,6 +46,7 @@ cleanup() {
 		for m in dev sys proc; do
 			umount -R "$r/$m" 2>/dev/null || umount -lR "$r/$m" 2>/dev/null || true
 		done
+		umount "$r" 2>/dev/null || umount -l "$r" 2>/dev/null || true
 	done
 }
 trap cleanup EXIT INT TERM
@@ -59,6 +61,11 @@ make_root() {
 		"deb $security $suite-security main" >"$1.log" 2>&1 ||
 		die "mmdebstrap failed: $(tail -5 "$1.log")"
 	cp /etc/resolv.conf "$1/etc/resolv.conf"
+	# the root a mount point of its own: unshare -m (t_namespace) changes the propagation of
+	# "/", which fails with EINVAL when "/" is a plain directory
+	mount --bind "$1" "$1"
+	mount --make-private "$1"
+	mounted="$mounted $1"
 	# a network that intercepts TLS (a proxy with its own CA, where npm fails with
 	# SELF_SIGNED_CERT_IN_CHAIN): the host's local CAs go along, for update-ca-certificates
 	# once ca-certificates is installed, and for node (npm) from the start
@@ -73,7 +80,6 @@ make_root() {
 	mount --make-rslave "$1/sys"
 	mount --rbind /dev "$1/dev"
 	mount --make-rslave "$1/dev"
-	mounted="$mounted $1"
 	note "$(basename "$1"): mmdebstrap --variant=minbase ${2:+--include=$2} $suite: $(($(date +%s) - start)) s"
 }
 
