@@ -19,7 +19,8 @@
 #   3. root B (minbase, no compiler): `apt-get install ./cpuprof_*.deb`, then `cpuprof check`
 #      and `cpuprof record -d 1s`, which must write a non-empty profile.
 #   4. root A: `make check` (unless CLEAN_ROOT_CHECK=0), timed, its result reported.
-# Logs and figures go to WORKDIR (default: a new directory under /var/tmp), kept on failure.
+# Logs and figures go to WORKDIR (default: a new directory under /var/tmp); the roots are
+# removed at the end of a run that got there, unless CLEAN_ROOT_KEEP=1.
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -142,5 +143,16 @@ if [ "${CLEAN_ROOT_CHECK:-1}" != 0 ]; then
 	grep -E 'E2E +[0-9]+ passed|FAILED|make check:' "$work/check.log" | tee -a "$log" || true
 fi
 
+# the roots take a few GB: gone unless asked to stay (CLEAN_ROOT_KEEP=1), and never while
+# anything is still mounted under them
+cleanup
+mounted=""
+if [ "${CLEAN_ROOT_KEEP:-0}" = 0 ]; then
+	if grep -qF " $work/root-" /proc/self/mounts; then
+		note "mounts are left under $work: the roots stay"
+	else
+		rm -rf "$a" "$b"
+	fi
+fi
 note "figures in $log"
 [ "$check_rc" = skipped ] || [ "$check_rc" -eq 0 ] || die "make check failed in the clean root"
