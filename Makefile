@@ -1,19 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make deps            install the Debian packages building and testing need (root)
-# make                 build ./cpuprof (says which packages are missing; installs nothing)
+# make deps-build      install only those building needs (root)
+# make                 build ./cpuprof (names the missing build packages; installs nothing)
 # make check           install missing packages, build, then the layer and build checks, unit
-#                      tests, end-to-end tests (root), man page checks
+#                      tests, end-to-end tests (root), man page checks; fails when the tests
+#                      left the work tree changed (git status)
 # make lint            static analysis (cppcheck) of src/ and cmd/; warnings fail it
 # make SANITIZE=1 check  the same under ASan+UBSan (objects in build/san)
 # make DEBUG=1         -O0 -g3 (objects in build/dbg, or build/san-dbg with SANITIZE=1)
-# make demo            profile the bundled demo program and show its top functions
-# make install         PREFIX=/usr/local DESTDIR= : binary and man page
+# make demo            install the build packages, build, profile the bundled demo program,
+#                      write demo-profile.html and show its top functions (root)
+# make install         PREFIX=/usr/local DESTDIR= : binary, man page, bash completion
+# make deb             build/cpuprof_VERSION_amd64.deb (dpkg-deb; Depends: runtime libraries)
+# make test-clean-root Debian 12 roots (mmdebstrap): make demo, make check, the .deb (root, slow)
 # V=1                  show the commands
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ifneq ($(ARCH),x86)
@@ -81,23 +87,28 @@ BIN := $(O)/cpuprof
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps deps-check demo check unit e2e man-check install uninstall clean format \
-	format-check print-toolchain lint layer-check build-check
+.PHONY: all deps deps-build deps-check demo check check-steps unit e2e man-check install \
+	uninstall clean format format-check print-toolchain lint layer-check build-check cpuprof deb \
+	test-clean-root
 
-all: deps-check cpuprof
+# $(BIN) by name: under .SECONDARY every target is intermediate, and a missing intermediate
+# behind an existing ./cpuprof link (of another build) would never be made.
+all: deps-check $(BIN) $(if $(filter 1,$(SANITIZE)),,cpuprof)
 
 # Installing packages is asked for (make deps, make check, make demo), never a side effect of
-# building: plain make only says what is missing.
+# building: plain make only names the missing build packages.
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh test
+
+deps-build:
+	$(Q)scripts/install-deps.sh build
 
 deps-check:
-	$(Q)scripts/install-deps.sh --check
+	$(Q)scripts/install-deps.sh --check build
 
+# ./cpuprof: a link to the binary of this configuration (not for SANITIZE=1)
 cpuprof: $(BIN)
-ifneq ($(SANITIZE),1)
 	$(Q)ln -sf $(BIN) cpuprof
-endif
 
 # ---- BPF ---------------------------------------------------------------------------------
 $(GEN)/vmlinux.h:
@@ -489,10 +500,12 @@ cpuprof-built: $(BIN)
 man-check: $(BIN)
 	$(Q)CPUPROF=$(BIN) scripts/check-man-sync.sh
 
-# Includes flow down the stages only (src/*/ folders); see scripts/check-layers.sh.
+# Includes flow down the stages only (src/*/ folders); see scripts/check-layers.sh. The
+# README's layout table names every module (scripts/check-readme-layout.sh).
 layer-check:
 	$(call msg,LAYERS,check)
 	$(Q)scripts/check-layers.sh
+	$(Q)scripts/check-readme-layout.sh
 
 # The build does not drift: a change to any header of the BPF side rebuilds the BPF object
 # and the skeleton (a dry run that pretends each header is new).
@@ -500,22 +513,43 @@ build-check: $(BIN)
 	$(call msg,BUILD,check)
 	$(Q)scripts/check-build.sh "$(MAKE)" $(BIN) $(GEN)
 
-check: deps $(BIN) format-check layer-check build-check unit fuzz-regress json-check e2e \
-	man-check
+# The packages first (not a prerequisite: under -j it would race the build), then the steps;
+# the work tree must be as the tests found it (scripts/check-tree.sh).
+check:
+	$(Q)scripts/install-deps.sh test
+	$(Q)scripts/check-tree.sh save build/tree-before
+	$(Q)$(MAKE) --no-print-directory check-steps
+	$(Q)scripts/check-tree.sh compare build/tree-before
 	@echo "make check: all tests passed"
 
+check-steps: $(BIN) format-check layer-check build-check unit fuzz-regress json-check e2e man-check
+
 # ---- demo --------------------------------------------------------------------------------
-demo: all $(O)/fixtures/demo
+# A fresh machine: the build packages first, then the build, then the recording.
+demo:
+	$(Q)scripts/install-deps.sh build
+	$(Q)$(MAKE) --no-print-directory all $(O)/fixtures/demo
 	$(Q)scripts/demo.sh $(BIN) $(O)/fixtures/demo
 
 # ---- install -----------------------------------------------------------------------------
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/cpuprof
 	install -m 0644 man/cpuprof.1 $(DESTDIR)$(MANDIR)/man1/cpuprof.1
+	install -m 0644 scripts/cpuprof.bash-completion $(DESTDIR)$(BASHCOMPDIR)/cpuprof
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1
+	rm -f $(DESTDIR)$(BINDIR)/cpuprof $(DESTDIR)$(MANDIR)/man1/cpuprof.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/cpuprof
+
+# A binary package of this build: make install into a staging root under /usr, dpkg-deb.
+deb: $(BIN)
+	$(Q)scripts/make-deb.sh $(BIN) build
+
+# Debian 12 roots made with mmdebstrap: make demo on a clean clone, make check, and the .deb
+# installed without a compiler (scripts/test-clean-root.sh; root, several minutes)
+test-clean-root:
+	$(Q)scripts/test-clean-root.sh
 
 # ---- hygiene -----------------------------------------------------------------------------
 FORMAT_FILES := $(wildcard src/*/*.[ch] cmd/*.[ch] bpf/*.[ch] tests/unit/*.[ch] tests/fixtures/*.[ch] \

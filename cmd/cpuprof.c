@@ -427,7 +427,7 @@ static int cmd_help(int argc, char **argv)
 	printf("Usage: cpuprof COMMAND [OPTIONS]\n\n"
 	       "A sampling CPU profiler for Linux (eBPF).\n\nCommands:\n");
 	for (const struct cmd *c = cmds; c->name; c++)
-		printf("  %-10s %s\n", c->name, c->summary);
+		printf("  %-12s %s\n", c->name, c->summary);
 	printf("\nRun 'cpuprof help COMMAND' (or 'cpuprof COMMAND --help') for its options.\n"
 	       "Options: -h, --help  this help;  -V, --version  versions.\n\n"
 	       "Examples:\n"

@@ -237,9 +237,14 @@ static int render_report(const struct render *r, FILE *out)
 		if (r->o->top.focus)
 			fprintf(out, ", %llu matching --focus", (unsigned long long)t->focused);
 		if (r->info->period_ns && !strcmp(r->info->value, "samples"))
-			fprintf(out, " (%.2f s at %.6g ms)",
+			fprintf(out, " (%.2f CPU seconds at %.6g ms a sample",
 				(double)t->samples * r->info->period_ns / 1e9,
 				r->info->period_ns / 1e6);
+		if (r->info->period_ns && !strcmp(r->info->value, "samples") &&
+		    r->info->duration_ns)
+			fprintf(out, ", recorded over %.2f s", r->info->duration_ns / 1e9);
+		if (r->info->period_ns && !strcmp(r->info->value, "samples"))
+			fprintf(out, ")");
 		fprintf(out, "\n");
 		return top_write_text(t, r->o->top.by, r->o->top_n, out);
 	}

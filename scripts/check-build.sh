@@ -3,7 +3,10 @@
 # The build does not drift: a dry run of make that pretends one header of the BPF side is new
 # (make -W) must rebuild each BPF object including it (directly or through another header of
 # bpf/) and that object's skeleton, for every header under bpf/; the profiler's own program
-# through the binary. A header no BPF program includes is an error too.
+# through the binary. A header no BPF program includes is an error too. And plain make of
+# another configuration (SANITIZE=1, DEBUG=1) builds its binary when the ./cpuprof link of this
+# one exists (under .SECONDARY a missing intermediate binary was never made): a dry run with a
+# build directory that does not exist must link it.
 # Usage: scripts/check-build.sh MAKE BINARY GENDIR
 set -u
 MAKE=$1 BIN=$2 GEN=$3
@@ -42,4 +45,14 @@ for h in bpf/*.h; do
 		status=1
 	fi
 done
+missing=build/.check-build-missing
+if [ ! -e "$missing" ]; then
+	for conf in SANITIZE=1 DEBUG=1; do
+		out=$($MAKE --no-print-directory -n "$conf" O="$missing" all 2>&1)
+		if ! printf '%s\n' "$out" | grep -q -e "-o $missing/cpuprof "; then
+			echo "check-build: make $conf would not build its binary ($missing/cpuprof not linked by make -n)" >&2
+			status=1
+		fi
+	done
+fi
 exit $status

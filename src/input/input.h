@@ -30,9 +30,10 @@ enum input_format {
 
 struct input_info {
 	enum input_format format;
-	bool per_thread;    /* samples carry thread names and ids */
-	uint64_t period_ns; /* time one sample stands for; 0 when unknown */
-	char value[64];	    /* what counts are: "samples", or pprof's "TYPE/UNIT" */
+	bool per_thread;      /* samples carry thread names and ids */
+	uint64_t period_ns;   /* time one sample stands for; 0 when unknown */
+	uint64_t duration_ns; /* wall-clock length of the recording; 0 when unknown */
+	char value[64];	      /* what counts are: "samples", or pprof's "TYPE/UNIT" */
 };
 
 /* One line describing why a file was refused (or what failed). */

@@ -77,6 +77,10 @@ static int read_cpuprof(struct jr *r, json_t *root, json_t *cp, struct input_inf
 		info->period_ns = (uint64_t)json_integer_value(period);
 		div = info->period_ns;
 	}
+	if (json_is_integer(json_object_get(cp, "duration_ns")) &&
+	    json_integer_value(json_object_get(cp, "duration_ns")) > 0)
+		info->duration_ns =
+			(uint64_t)json_integer_value(json_object_get(cp, "duration_ns"));
 	info->per_thread = json_is_true(json_object_get(cp, "per_thread"));
 	nlocs = json_array_size(locs);
 	loc_ids = calloc(nlocs + 1, sizeof(*loc_ids));

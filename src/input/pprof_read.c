@@ -479,6 +479,8 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 		if (!strcmp(u, "nanoseconds"))
 			info->period_ns = (uint64_t)pb->period;
 	}
+	if (pb->duration_nanos > 0)
+		info->duration_ns = (uint64_t)pb->duration_nanos;
 	/* a profile without comm labels (Go's): the main executable's name */
 	r.default_comm = "";
 	if (pb->n_mapping) {

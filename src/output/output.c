@@ -92,6 +92,81 @@ static int symlink_allowed(const char *path, const struct stat *link)
 }
 
 /*
+ * The file a dangling symlink path names, as open(O_CREAT) through it would create it: each
+ * link of a chain checked as the kernel checks it (symlink_allowed), at most 40 links (the
+ * kernel's ELOOP limit); relative targets taken from the link's directory. *target: the
+ * missing file's name in its existing directory (resolved), or an error.
+ */
+static int dangling_target(const char *path, char **target)
+{
+	char *cur = strdup(path), *next = NULL, *dir = NULL;
+	char buf[PATH_MAX];
+	struct stat st;
+	const char *slash;
+	ssize_t n;
+	int err = 0, hops;
+
+	*target = NULL;
+	for (hops = 0; cur && hops <= 40; hops++) {
+		if (lstat(cur, &st)) {
+			if (errno != ENOENT)
+				err = -errno;
+			break; /* cur is the file to create */
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			err = -EAGAIN; /* it appeared meanwhile */
+			break;
+		}
+		err = symlink_allowed(cur, &st);
+		if (err)
+			break;
+		n = readlink(cur, buf, sizeof(buf) - 1);
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		buf[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (buf[0] == '/' || !slash)
+			next = strdup(buf);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - cur), cur, buf) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	if (!cur)
+		err = -ENOMEM;
+	else if (!err && hops > 40)
+		err = -ELOOP;
+	if (err)
+		goto out;
+	slash = strrchr(cur, '/');
+	if (slash && !slash[1]) {
+		err = -EISDIR; /* a link to "dir/": no file name to create */
+		goto out;
+	}
+	if (!slash)
+		dir = realpath(".", NULL);
+	else if (slash == cur)
+		dir = strdup("");
+	else {
+		cur[slash - cur] = '\0';
+		dir = realpath(cur, NULL);
+		cur[slash - cur] = '/';
+	}
+	if (!dir)
+		err = -errno;
+	else if (asprintf(target, "%s/%s", dir, slash ? slash + 1 : cur) < 0) {
+		*target = NULL;
+		err = -ENOMEM;
+	}
+out:
+	free(dir);
+	free(cur);
+	return err;
+}
+
+/*
  * A FIFO or character device, opened for streaming. A FIFO's reader gets a short grace: in
  * `cat fifo & cpuprof record -o fifo` the shell starts both at once and cat may not have
  * opened its end yet. Without a reader after that, ENXIO (never a blocking open).
@@ -266,6 +341,12 @@ int out_file__open(const char *path, struct out_file **out)
 		if (err)
 			goto fail;
 		target = realpath(path, NULL);
+		if (!target && errno == ENOENT) {
+			/* dangling: create what it points at, as echo > link would */
+			err = dangling_target(path, &target);
+			err = err ?: open_atomic(target, NULL, o);
+			goto done;
+		}
 		if (!target || stat(target, &st)) {
 			err = -errno;
 			goto fail;

@@ -11,6 +11,11 @@
 #define MIN_WIDTH  0.1
 #define YPAD1	   (FONT_SIZE * 3)
 #define YPAD2	   (FONT_SIZE * 2 + 10)
+/* Levels drawn at most: a 65 536-deep stack would make a million-pixel-tall image, which
+ * browsers leave blank. Deeper frames are left out, and the graph says so. */
+#define SVG_MAX_LEVELS 256
+/* Taller than this (a laptop's window), the graph says where its root is. */
+#define SVG_SCREEN 900
 
 /* A number in [0, 1) from the name, stable across runs (FNV-1a). */
 static double name_hash(const char *s, unsigned salt)
@@ -72,7 +77,11 @@ static double share_change(const struct flame *f, const struct flame_node *n)
 int svg_write(const struct flame *f, const char *title, FILE *out)
 {
 	const double width = SVG_WIDTH - 2 * SVG_XPAD;
-	const unsigned height = (f->max_depth + 1) * SVG_FRAME_HEIGHT + YPAD1 + YPAD2;
+	const unsigned levels = f->max_depth < SVG_MAX_LEVELS ? f->max_depth + 1 : SVG_MAX_LEVELS;
+	const unsigned tall = levels * SVG_FRAME_HEIGHT + YPAD1 + YPAD2;
+	const bool note = tall > SVG_SCREEN || levels <= f->max_depth;
+	const unsigned height = tall + (note ? FONT_SIZE + 6 : 0);
+	char note_text[200] = "", deeper[80] = "";
 	uint64_t total = f->nodes[0].total, *x = calloc(f->n ? f->n : 1, sizeof(*x));
 	char esc[2048], label[1100], fill[32], info[160];
 	double max_change = 0;
@@ -97,6 +106,15 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 			cursor += f->nodes[f->order[i]].total;
 		}
 	}
+	if (levels <= f->max_depth)
+		snprintf(deeper, sizeof(deeper), "; the %u deepest of %u levels not drawn",
+			 f->max_depth + 1 - levels, f->max_depth + 1);
+	if (note)
+		snprintf(
+			note_text, sizeof(note_text),
+			"<text x=\"%d\" y=\"44\" text-anchor=\"middle\">%u levels, %u px tall: the "
+			"root is at the bottom%s</text>\n",
+			SVG_WIDTH / 2, levels, height, deeper);
 	flame_xml_escape(title, esc, sizeof(esc));
 	fprintf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -111,10 +129,10 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"url(#background)\"/>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: "
 		"17px\">%s</text>\n"
-		"<text x=\"%d\" y=\"%u\">%llu samples%s</text>\n"
+		"%s<text x=\"%d\" y=\"%u\">%llu samples%s</text>\n"
 		"<g id=\"frames\">\n",
 		SVG_WIDTH, height, SVG_WIDTH, height, FONT_SIZE, SVG_WIDTH, height, SVG_WIDTH / 2,
-		esc, SVG_XPAD, height - 17, (unsigned long long)total,
+		esc, note_text, SVG_XPAD, height - 17, (unsigned long long)total,
 		f->diff ? "; red: share grew, blue: share shrank (from the base profile)" : "");
 	for (size_t i = 0; i < f->n && !err; i++) {
 		const struct flame_node *n = &f->nodes[i];
@@ -123,7 +141,7 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 		unsigned y1 = height - YPAD2 - (n->depth + 1) * SVG_FRAME_HEIGHT + 1;
 		size_t chars = (size_t)(w / (FONT_SIZE * FONT_WIDTH));
 
-		if (w < MIN_WIDTH || !n->total)
+		if (w < MIN_WIDTH || !n->total || n->depth >= levels)
 			continue;
 		flame_label(n, label, sizeof(label));
 		if (f->diff)

@@ -39,6 +39,9 @@ void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t
 	case TOP_FILE:
 		if (f->file)
 			snprintf(buf, size, "%s", f->file);
+		else if (f->module && f->module[0] == '[')
+			snprintf(buf, size, "%s",
+				 f->module); /* already bracketed: [kernel.kallsyms] */
 		else if (f->module)
 			snprintf(buf, size, "[%s]", base_name(f->module));
 		else

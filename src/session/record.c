@@ -183,8 +183,8 @@ static void show_progress(struct record *r)
 
 	if (bpf_session__read_stats(r->bpf, st))
 		return;
-	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " samples\033[K", elapsed_s(r),
-		st[CP_STAT_RECORDED]);
+	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " sample%s\033[K", elapsed_s(r),
+		st[CP_STAT_RECORDED], st[CP_STAT_RECORDED] == 1 ? "" : "s");
 }
 
 static void handle_signal(struct record *r)

@@ -3,8 +3,12 @@
 // protocol (over --remote-debugging-pipe: NUL-terminated JSON on file descriptors 3 and 4, so
 // that no WebSocket client is needed), optionally click a frame and type a search, and print what the page shows as one
 // JSON line: {loadMs (navigation to ready, seen from here), readyMs (the same, seen by the
-// page), errors, requests (any not file:), title, rows, clickedPath, zoomed, matched}.
-// Usage: node html_check.js FILE.html [--click LABEL] [--search RE]
+// page), errors, requests (any not file:), title, rows, clickedPath, zoomed, matched,
+// visible, view, nameColumn, namesCut}.
+// Usage: node html_check.js FILE.html [--click LABEL] [--search RE] [--window WxH]
+//        [--visible LABEL,LABEL...] [--screenshot FILE.png]
+// --visible: for each frame label, whether it is on the first screen (no scrolling) with its
+// whole name drawn; --window: the window's size (default 1600x1000).
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -14,12 +18,13 @@ const path = require("path");
 const args = process.argv.slice(2);
 const file = path.resolve(args[0]);
 const opt = (k) => (args.indexOf(k) >= 0 ? args[args.indexOf(k) + 1] : null);
+const [winW, winH] = (opt("--window") || "1600x1000").split("x").map(Number);
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpuprof-chromium-"));
 const chrome = spawn(process.env.CHROMIUM || "chromium", [
 	"--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
 	"--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
 	"--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND",
-	"--window-size=1600,1000", "--remote-debugging-pipe", `--user-data-dir=${profileDir}`,
+	`--window-size=${winW},${winH}`, "--remote-debugging-pipe", `--user-data-dir=${profileDir}`,
 	"about:blank",
 ], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 
@@ -108,6 +113,9 @@ async function run() {
 		return r.result.value;
 	};
 	const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+	/* the page's size, whatever the headless window's frame takes */
+	await s("Emulation.setDeviceMetricsOverride", { width: winW, height: winH,
+		deviceScaleFactor: 1, mobile: false });
 	const t0 = Date.now();
 	await s("Page.navigate", { url: "file://" + file });
 	while (!loaded || !(await evaluate("!!(window.cpuprof && window.cpuprof.ready)"))) {
@@ -118,6 +126,25 @@ async function run() {
 	const out = { loadMs: Date.now() - t0, readyMs: Math.round(await evaluate("window.cpuprof.readyMs")),
 		nodes: await evaluate("window.cpuprof.nodes"),
 		scriptMs: await evaluate("window.cpuprof.scriptMs") };
+	const vis = opt("--visible");
+	if (vis) {
+		out.visible = {};
+		for (const l of vis.split(",")) {
+			const c = await evaluate(`window.cpuprof.frameCenter(${JSON.stringify(l)})`);
+			out.visible[l] = c && c.x >= 0 && c.x < winW && c.y >= 0 && c.y < winH &&
+				c.text === l ? "shown" : c ? `not shown (${Math.round(c.x)},${Math.round(c.y)} "${c.text}")` : "no frame";
+		}
+		out.view = await evaluate("window.cpuprof.view()");
+		out.nameColumn = await evaluate("document.querySelector('#top td.name').clientWidth");
+		/* names of the table cut short (an ellipsis), of the rows shown */
+		out.namesCut = await evaluate("[...document.querySelectorAll('#top td.name')]" +
+			".filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.title)");
+	}
+	const shot = opt("--screenshot");
+	if (shot) {
+		const { data } = await s("Page.captureScreenshot", { format: "png" });
+		fs.writeFileSync(shot, Buffer.from(data, "base64"));
+	}
 	const label = opt("--click");
 	if (label) {
 		const where = `window.cpuprof.frameCenter(${JSON.stringify(label)})`;

@@ -1,8 +1,16 @@
 #!/bin/bash
 # stderr carries the summary: one short line, then only indented lines, each a "reason
 # COUNT" list (a progress line only on a terminal); -q silences it;
-# stdout carries nothing but the profile; version; -p ends when its target exits.
+# stdout carries nothing but the profile; version; -p ends when its target exits; --help's
+# command list is aligned.
 . "$(dirname "$0")/lib.sh"
+
+# cpuprof --help: every command's summary starts in the same column (unwind-table included)
+cols=$("$CPUPROF" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit }
+	on { match($0, /^  [^ ]+ +/); print RLENGTH }' | sort -u)
+[ "$(printf '%s\n' "$cols" | wc -l)" -eq 1 ] && [ "$cols" -gt 3 ] ||
+	fail "--help: the command summaries are not aligned: $("$CPUPROF" --help | sed -n '/^Commands:/,/^$/p')"
+
 require_bpf
 
 # (the fixture's own "fix_shared: cpu X s" line is left out)

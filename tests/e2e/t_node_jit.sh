@@ -1,5 +1,5 @@
 #!/bin/bash
-# node 20 with --perf-basic-prof: V8's JIT code (anonymous executable memory mapped
+# node 18 (Debian 12's) or 20 with --perf-basic-prof: V8's JIT code (anonymous executable memory mapped
 # read-write-execute, after the first snapshot) and its embedded builtins (no CFI) are walked
 # in mixed mode, so a JS leaf keeps both its JS callers, named from the perf map, and the
 # native chain down to _start ... node::Start. Exact chains of a known call tree.
@@ -38,20 +38,23 @@ rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 ! grep -F 'cannot follow executable mmaps' "$TMP/err" || fail "BPF does not see the mmaps"
 check_folded_grammar "$out"
 
-native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*Builtins_JSEntry;'
-js() { echo "JS:[~*^+]?$1 [^;]*"; }
+# V8's entry into JS: Builtins_JSEntry, or an unnamed address of Debian's node 18, whose
+# libnode.so.108 exports no builtins; V8 11 (node 18) names JS code "LazyCompile:*f" or
+# "Function:~f" in the perf map, V8 11.3+ (node 20) "JS:*f"
+native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*(Builtins_JSEntry|libnode\.so\.[0-9]+\+0x[0-9a-f]+);'
+js() { echo "(JS|LazyCompile|Function):[~*^+]?$1 [^;]*"; }
 leaves=$(count "$out" "^node;.*;$(js 'leaf[AB]') [0-9]+$")
 a=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js heavy);$(js leafA) [0-9]+$")
 b=$(count "$out" "$native([^;]*;)*$(js main);$(js run);$(js light);$(js leafB) [0-9]+$")
 all=$(count "$out" '^node;')
-injs=$(count "$out" '^node;\[[^]]*\];JS:')
+injs=$(count "$out" '^node;\[[^]]*\];(JS|LazyCompile|Function):')
 note "node: $all samples, $leaves in leafA/leafB, whole chain from _start: leafA $a, leafB $b ($(share "$a" "$b")% heavy); $injs walks ended at a JS frame"
 [ "$leaves" -ge 200 ] || fail "only $leaves samples in leafA/leafB: $(grep -E 'leaf[AB]' "$out" | head -2)"
 [ $((100 * (a + b))) -ge $((95 * leaves)) ] ||
 	fail "only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E 'leaf[AB] [^;]* [0-9]+$' "$out" | grep -vE "$native" | cut -c1-300 | head -3)"
 # the JIT code is in anonymous memory: walks must not end at a JS frame (0 in 6 runs of the
 # sanitizer build; 28 to 43 when BPF did not see V8's mmaps)
-[ $((200 * injs)) -le "$all" ] || fail "$injs walks ended at a JS frame: $(grep -E '^node;\[[^]]*\];JS:' "$out" | head -2)"
+[ $((200 * injs)) -le "$all" ] || fail "$injs walks ended at a JS frame: $(grep -E '^node;\[[^]]*\];(JS|LazyCompile|Function):' "$out" | head -2)"
 bad=$(grep -E '^node;\[unknown\]' "$out" | head -1)
 [ -z "$bad" ] || fail "a stack starts with an unnamed address: $bad"
 exit 0

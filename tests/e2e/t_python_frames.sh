@@ -147,7 +147,7 @@ for v in $required $optional; do
 	done
 	if [ -z "$py" ]; then
 		case " $required " in
-		*" $v "*) skip "pyenv Python $v is missing (scripts/install-deps.sh installs it)" ;;
+		*" $v "*) skip "pyenv Python $v is missing (pyenv install $v; pyenv is no Debian package, install-deps.sh does not install it)" ;;
 		esac
 		continue
 	fi

@@ -76,6 +76,11 @@ for f in r.pb.gz r.json r.folded; do
 	# (return address - 1): those rows differ by design
 	"$CPUPROF" report -n 0 "$TMP/$f" | tail -n +2 | grep -vE '\+0x[0-9a-f]+$' >"$TMP/$f.top" || fail "report $f"
 done
+# the header says what the seconds are: CPU time of the samples, and the recording's wall time
+for f in r.pb.gz r.json; do # (the folded format has no times)
+	"$CPUPROF" report -n 1 "$TMP/$f" | head -1 | grep -qE ' samples \([0-9.]+ CPU seconds at [0-9.]+ ms a sample, recorded over [0-9.]+ s\)$' ||
+		fail "report header of $f: $("$CPUPROF" report -n 1 "$TMP/$f" | head -1)"
+done
 cmp -s "$TMP/r.pb.gz.top" "$TMP/r.folded.top" || fail "pprof and folded tables differ: $(diff "$TMP/r.pb.gz.top" "$TMP/r.folded.top" | head -5)"
 cmp -s "$TMP/r.json.top" "$TMP/r.folded.top" || fail "JSON and folded tables differ: $(diff "$TMP/r.json.top" "$TMP/r.folded.top" | head -5)"
 all=$(total "$TMP/r.folded")
@@ -91,4 +96,9 @@ pid=$("$CPUPROF" report --by process "$TMP/r.pb.gz" | sed -n 's/.*(pid \([0-9]*\
 "$CPUPROF" report --pid "$pid" "$TMP/r.pb.gz" | grep -q ": pprof, $all samples" || fail "--pid $pid"
 "$CPUPROF" report --pid 1 "$TMP/r.pb.gz" | grep -q ": pprof, 0 samples" || fail "--pid 1 kept samples"
 "$CPUPROF" report --comm '^fix_' "$TMP/r.json" | grep -q ": json, $all samples" || fail "--comm"
+# --by file: kernel frames under [kernel.kallsyms], bracketed once
+expect_status 0 "$CPUPROF" record -q -F 499 -o "$TMP/k.pb.gz" -- "$FIX/fix_syscall" 1
+"$CPUPROF" report --by file -n 0 "$TMP/k.pb.gz" >"$TMP/kfile" || fail "report --by file"
+grep -qE '  \[kernel\.kallsyms\]$' "$TMP/kfile" || fail "--by file: no [kernel.kallsyms] row: $(cat "$TMP/kfile")"
+! grep -qF '[[' "$TMP/kfile" || fail "--by file: doubled brackets: $(grep -F '[[' "$TMP/kfile")"
 exit 0

@@ -2,7 +2,7 @@
 # SVG flame graphs (record -o x.svg, report -o, diff -o): well-formed XML (xmllint and python),
 # 1200 px wide with the root frame 1180 px, and each function's frames as wide as its share of
 # the folded output of the same recording; names that would break XML are escaped; a diff
-# colours the grown function red.
+# colours the grown function red; deep graphs say how tall they are, and very deep ones are cut.
 . "$(dirname "$0")/lib.sh"
 command -v xmllint >/dev/null || fail "xmllint is missing (libxml2-utils)"
 
@@ -49,6 +49,22 @@ grep -q 'µs €' "$TMP/odd.svg" || fail "UTF-8 names lost"
 expect_status 0 "$CPUPROF" report --format svg tests/data/go_cpu.pb.gz
 svg_check "$TMP/out"
 grep -q '<title>main.hot (44 samples, 40.74%)</title>' "$TMP/out" || fail "Go profile: no main.hot frame"
+
+# deep graphs: taller than a screen, the graph says so at its top; 65 000 levels (the readers
+# allow 65 536) are cut to what an image a browser shows can hold, and it says how many were
+seq -f 'f%g' 0 79 | paste -sd';' | sed 's/^/deep;/; s/$/ 7/' >"$TMP/d80.folded"
+expect_status 0 "$CPUPROF" report -o "$TMP/d80.svg" "$TMP/d80.folded"
+svg_check "$TMP/d80.svg"
+grep -qE '<text x="600" y="44" text-anchor="middle">82 levels, 1[0-9]{3} px tall: the root is at the bottom</text>' "$TMP/d80.svg" ||
+	fail "80-deep SVG does not say how tall it is: $(head -c 1200 "$TMP/d80.svg")"
+python3 -c 'print(";".join(["deep"] + ["f%d" % i for i in range(65000)]), 10)' >"$TMP/d65k.folded"
+expect_status 0 "$CPUPROF" report -o "$TMP/d65k.svg" "$TMP/d65k.folded"
+svg_check "$TMP/d65k.svg"
+height=$(sed -n 's/^<svg version="1.1" width="1200" height="\([0-9]*\)".*/\1/p' "$TMP/d65k.svg")
+[ "${height:-0}" -gt 0 ] && [ "$height" -le 8192 ] || fail "65 000 levels: the SVG is ${height:-?} px tall"
+grep -q 'the 64746 deepest of 65002 levels not drawn' "$TMP/d65k.svg" || fail "65 000 levels: the cut is not said"
+grep -q '<title>f253 (10 samples' "$TMP/d65k.svg" && ! grep -q '<title>f254 (' "$TMP/d65k.svg" ||
+	fail "65 000 levels: not the first 256 levels drawn"
 
 require_bpf
 expect_status 0 "$CPUPROF" record -q -F 499 -o "$TMP/p.svg" -o "$TMP/p.folded" -o "$TMP/p.pb.gz" -- "$FIX/fix_tree" 1

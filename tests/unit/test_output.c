@@ -228,6 +228,77 @@ static void test_symlink_protected(void **state)
 	expect_text(target, "ours\n");
 }
 
+/*
+ * A link to a file that does not exist yet: the file is created where the link points (as
+ * `echo > link` does), through a relative link and a chain of two, the links kept; a link
+ * into a missing directory is ENOENT; a link loop ELOOP.
+ */
+static void test_symlink_dangling(void **state)
+{
+	const char *dir = *state;
+	char link[256], link2[256], target[256], sub[256], got[256] = {};
+	struct out_file *o = NULL;
+	struct stat st;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(link, sizeof(link), "%s/l.folded", dir);
+	snprintf(target, sizeof(target), "%s/sub/new.folded", dir);
+	assert_int_equal(symlink("sub/new.folded", link), 0);
+	put(link, "first\n");
+	expect_text(target, "first\n");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(readlink(link, got, sizeof(got) - 1) > 0);
+	assert_string_equal(got, "sub/new.folded");
+	assert_int_equal(n_entries(sub), 1);
+
+	/* a chain: l2 -> sub/l3 -> (relative to sub/) chained.folded */
+	snprintf(link2, sizeof(link2), "%s/l2.folded", dir);
+	assert_int_equal(symlink("sub/l3", link2), 0);
+	snprintf(link, sizeof(link), "%s/sub/l3", dir);
+	assert_int_equal(symlink("chained.folded", link), 0);
+	put(link2, "chain\n");
+	snprintf(target, sizeof(target), "%s/sub/chained.folded", dir);
+	expect_text(target, "chain\n");
+
+	snprintf(link, sizeof(link), "%s/nodir.folded", dir);
+	assert_int_equal(symlink("missing/x.folded", link), 0);
+	assert_int_equal(out_file__open(link, &o), -ENOENT);
+	assert_null(o);
+
+	snprintf(link, sizeof(link), "%s/loop", dir);
+	assert_int_equal(symlink("loop", link), 0);
+	assert_int_equal(out_file__open(link, &o), -ELOOP);
+	assert_null(o);
+}
+
+/* Another user's dangling link in a sticky world-writable directory creates nothing. */
+static void test_symlink_dangling_protected(void **state)
+{
+	const char *dir = *state;
+	char sticky[256], link[256], target[256];
+	struct out_file *o = NULL;
+	struct stat st;
+
+	if (geteuid() != 0)
+		cp_skip("not root: cannot make another user's link");
+	snprintf(sticky, sizeof(sticky), "%s/sticky", dir);
+	snprintf(link, sizeof(link), "%s/sticky/l", dir);
+	snprintf(target, sizeof(target), "%s/planted", dir);
+	assert_int_equal(mkdir(sticky, 0755), 0);
+	assert_int_equal(chmod(sticky, 01777), 0);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(out_file__open(link, &o), -EACCES);
+	assert_null(o);
+	assert_int_equal(lstat(target, &st), -1);
+	/* root's own link there is followed, and creates the file */
+	assert_int_equal(lchown(link, 0, 0), 0);
+	put(link, "ours\n");
+	expect_text(target, "ours\n");
+}
+
 /* Read everything from path in a child; its text comes back through a pipe. */
 /* A child that opens the FIFO for reading after delay_ms and sends what it reads to *out. */
 static pid_t reader(const char *path, int delay_ms, int *out)
@@ -362,6 +433,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sudo_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_protected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_dangling, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_dangling_protected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
 		cmocka_unit_test(test_inherited_fd),
 		cmocka_unit_test_setup_teardown(test_char_device, setup, teardown),
