@@ -47,7 +47,7 @@ golang-go            Go binaries and go tool pprof profiles the readers are chec
 chromium             the HTML and SVG flame graphs are opened headless
 libxml2-utils        xmllint checks that the SVG flame graphs are well-formed XML (t_svg)
 nodejs               JIT frames of node (t_node_jit) and the JSON schema checks
-npm                  installs the pinned speedscope schema and ajv into build/node
+npm                  installs the pinned speedscope schema and ajv (skipped when npm exists)
 openjdk-17-jdk-headless  JIT frames of the JVM (t_java)
 python3.11-minimal   Debian static python3.11 (t_python)
 gdb                  reads the DWARF of CPython builds the Python offset table is checked against
@@ -74,6 +74,11 @@ esac
 
 missing=""
 for p in $PKGS; do
+	# a package whose command another package already provides: NodeSource's nodejs carries
+	# its own npm and conflicts with Debian's npm package
+	case $p in
+	npm) command -v npm >/dev/null 2>&1 && continue ;;
+	esac
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 		missing="$missing $p"
 	fi
