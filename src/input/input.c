@@ -256,7 +256,7 @@ static int read_folded(struct source *s, struct profile *p, struct input_error *
 	return ret;
 }
 
-/* The rest of the file after the head, into one buffer (pprof, JSON: read in place). */
+/* The rest of the file after the head, into one buffer (JSON: read in place). */
 static int read_all(struct source *s, unsigned char **out, size_t *out_len)
 {
 	/* a file not compressed: its size (and a chunk to see its end); else grown as it comes */
@@ -293,18 +293,30 @@ static int read_all(struct source *s, unsigned char **out, size_t *out_len)
 	return 0;
 }
 
+static long pprof_source_read(void *ctx, void *buf, size_t n)
+{
+	return source_read(ctx, buf, n);
+}
+
+/* The second pass over the file: from its start again, the head included. */
+static int pprof_source_rewind(void *ctx)
+{
+	struct source *s = ctx;
+
+	if (gzrewind(s->gz))
+		return input_fail(s->err, "cannot read the file a second time");
+	s->head_pos = s->head_len;
+	s->total = 0;
+	return 0;
+}
+
+/* pprof: read twice, never held whole (pprof_read_src). */
 static int read_pprof(struct source *s, struct profile *p, struct input_info *info,
 		      struct input_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	int ret = read_all(s, &buf, &len);
+	struct pprof_src src = {.read = pprof_source_read, .rewind = pprof_source_rewind, .ctx = s};
 
-	if (ret)
-		return ret;
-	ret = pprof_read(buf, len, p, info, err);
-	free(buf);
-	return ret;
+	return pprof_read_src(&src, p, info, err);
 }
 
 /* JSON: the text is walked in place, never made into a tree (json_read.c). */
