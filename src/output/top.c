@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "output/json_out.h"
 #include "output/top.h"
+#include "util/idtable.h"
 
 static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
 
@@ -56,58 +56,78 @@ void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t
 	}
 }
 
-/* Rows by key: a tsearch tree during the count, an array after. */
+/*
+ * Rows by key: one array of rows (what top_compute returns, sorted in place) and an open
+ * hash table of their indices. A tree of rows malloc'd one by one cost 170 bytes a row, most
+ * of report's memory on a profile of many distinct functions; this costs about 70.
+ */
 struct acc {
-	void *tree;
-	struct top_row **all;
+	struct top_row *rows;
+	size_t *last; /* per row: index + 1 of the last sample that added to its total */
 	size_t n, cap;
-	uint64_t stamp_sample; /* which sample last counted a row's total */
+	uint32_t *slots; /* index + 1 of a row, 0: free */
+	size_t nslots;	 /* a power of two, at least twice n */
 };
 
-struct row_ex {
-	struct top_row row;
-	size_t last; /* index + 1 of the last sample that added to total */
-};
-
-static int cmp_key(const void *a, const void *b)
+static uint32_t key_hash(const char *key)
 {
-	return strcmp(((const struct top_row *)a)->key, ((const struct top_row *)b)->key);
+	return idtable_hash(IDTABLE_SEED, key, strlen(key));
 }
 
-static struct row_ex *row_of(struct acc *a, const char *key)
+static int acc_rehash(struct acc *a, size_t nslots)
 {
-	struct top_row probe = {.key = (char *)key};
-	struct row_ex *r, **slot;
+	uint32_t *ns = calloc(nslots, sizeof(*ns));
 
-	slot = tfind(&probe, &a->tree, cmp_key);
-	if (slot)
-		return *slot;
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		size_t h = key_hash(a->rows[i].key) & (nslots - 1);
+
+		while (ns[h])
+			h = (h + 1) & (nslots - 1);
+		ns[h] = (uint32_t)(i + 1);
+	}
+	free(a->slots);
+	a->slots = ns;
+	a->nslots = nslots;
+	return 0;
+}
+
+/* The row of key (added if new), its index in *idx; -ENOMEM. */
+static int row_of(struct acc *a, const char *key, size_t *idx)
+{
+	size_t h;
+
+	if (2 * (a->n + 1) > a->nslots) {
+		if (a->n >= UINT32_MAX - 1 || acc_rehash(a, a->nslots ? a->nslots * 2 : 256))
+			return -ENOMEM;
+	}
+	for (h = key_hash(key) & (a->nslots - 1); a->slots[h]; h = (h + 1) & (a->nslots - 1))
+		if (!strcmp(a->rows[a->slots[h] - 1].key, key)) {
+			*idx = a->slots[h] - 1;
+			return 0;
+		}
 	if (a->n == a->cap) {
 		size_t ncap = a->cap ? a->cap * 2 : 64;
-		struct top_row **na = realloc(a->all, ncap * sizeof(*na));
+		struct top_row *nr = realloc(a->rows, ncap * sizeof(*nr));
+		size_t *nl;
 
-		if (!na)
-			return NULL;
-		a->all = na;
+		if (!nr)
+			return -ENOMEM;
+		a->rows = nr;
+		nl = realloc(a->last, ncap * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		a->last = nl;
 		a->cap = ncap;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->row.key = strdup(key))) {
-		free(r);
-		return NULL;
-	}
-	if (!tsearch(r, &a->tree, cmp_key)) {
-		free(r->row.key);
-		free(r);
-		return NULL;
-	}
-	a->all[a->n++] = &r->row;
-	return r;
-}
-
-static void no_free(void *p)
-{
-	(void)p;
+	a->rows[a->n] = (struct top_row){.key = strdup(key)};
+	if (!a->rows[a->n].key)
+		return -ENOMEM;
+	a->last[a->n] = 0;
+	a->slots[h] = (uint32_t)(a->n + 1);
+	*idx = a->n++;
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -133,7 +153,7 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 {
 	struct acc a = {0};
 	char key[1024];
-	struct row_ex *r;
+	size_t r;
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -154,47 +174,47 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 			else
 				snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
 					 *s->thread ? s->thread : s->comm, s->tid);
-			if (!(r = row_of(&a, key))) {
-				err = -ENOMEM;
+			err = row_of(&a, key, &r);
+			if (err)
 				goto out;
-			}
-			r->row.self += s->count;
-			r->row.total += s->count;
+			a.rows[r].self += s->count;
+			a.rows[r].total += s->count;
 			continue;
 		}
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			top_frame_key(profile__frame(p, s->frames[k]), o->by, key, sizeof(key));
-			if (!(r = row_of(&a, key))) {
-				err = -ENOMEM;
+			err = row_of(&a, key, &r);
+			if (err)
 				goto out;
-			}
 			/* recursion: a key counts once per sample in total */
-			if (r->last != i + 1) {
-				r->row.total += s->count;
-				r->last = i + 1;
+			if (a.last[r] != i + 1) {
+				a.rows[r].total += s->count;
+				a.last[r] = i + 1;
 			}
 			if (k + 1 == s->nframes)
-				r->row.self += s->count;
+				a.rows[r].self += s->count;
 		}
 	}
-	t->rows = calloc(a.n ? a.n : 1, sizeof(*t->rows));
-	if (!t->rows) {
+	free(a.slots);
+	free(a.last);
+	a.slots = NULL;
+	a.last = NULL;
+	if (!a.rows && !(a.rows = calloc(1, sizeof(*a.rows)))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < a.n; i++) {
-		t->rows[i] = *a.all[i];
-		a.all[i]->key = NULL;
-	}
+	t->rows = a.rows;
 	t->n = a.n;
+	a.rows = NULL;
 	qsort(t->rows, t->n, sizeof(*t->rows), cmp_rows);
 out:
-	tdestroy(a.tree, no_free);
-	for (size_t i = 0; i < a.n; i++) {
-		free(a.all[i]->key);
-		free(a.all[i]); /* the row is the first member of its row_ex */
+	free(a.slots);
+	free(a.last);
+	if (a.rows) {
+		for (size_t i = 0; i < a.n; i++)
+			free(a.rows[i].key);
+		free(a.rows);
 	}
-	free(a.all);
 	if (err)
 		top_free(t);
 	return err;
