@@ -10,7 +10,7 @@
  * syntax, strings that are not UTF-8, \u0000, lone surrogates, integers past int64, depth);
  * then the big arrays (frames, locations, samples, weights, stacks) are walked in place, one
  * element at a time, and only small values (one frame, one location, a name) are handed to
- * jansson. Memory: the text, 12 bytes per frame and the profile itself.
+ * jansson. Memory: the text, 8 bytes per frame and the profile itself.
  */
 #include <errno.h>
 #include <math.h>
@@ -494,7 +494,7 @@ static int int_elem(struct jr *r, size_t *pos, json_int_t *v)
 }
 
 /* Where each element of the array at pos starts. */
-static int offsets(struct jr *r, size_t pos, size_t **offs, size_t *n)
+static int offsets(struct jr *r, size_t pos, uint32_t **offs, size_t *n)
 {
 	bool first = true;
 	size_t k = 0;
@@ -510,7 +510,7 @@ static int offsets(struct jr *r, size_t pos, size_t **offs, size_t *n)
 	if (arr_open(r, &pos))
 		return 0;
 	while (arr_next(r, &pos, &first) && k < *n) {
-		(*offs)[k++] = pos;
+		(*offs)[k++] = (uint32_t)pos;
 		ret = scan_value(r, &pos, 0);
 		if (ret)
 			return ret;
@@ -525,7 +525,8 @@ static int read_cpuprof(struct jr *r, size_t profiles, size_t cp, struct input_i
 					      "per_thread"};
 	static const char *const cpr_keys[] = {"stacks", "pid", "tid", "comm", "thread"};
 	static const char *const pr_keys[] = {"weights"};
-	size_t v[5], nprof = 0, ncprof = 0, nframes = 0, nlocs = 0, *foffs = NULL;
+	size_t v[5], nprof = 0, ncprof = 0, nframes = 0, nlocs = 0;
+	uint32_t *foffs = NULL;
 	size_t ppos, cpos, i = 0;
 	bool pfirst = true, cfirst = true;
 	json_t *period = NULL, *pt = NULL;
@@ -733,7 +734,8 @@ static int read_speedscope(struct jr *r, size_t shared, size_t profiles)
 {
 	static const char *const sh_keys[] = {"frames"};
 	static const char *const pr_keys[] = {"type", "samples", "weights"};
-	size_t frames, nframes = 0, *foffs = NULL, ppos;
+	size_t frames, nframes = 0, ppos;
+	uint32_t *foffs = NULL;
 	uint32_t *ids = NULL;
 	bool pfirst = true;
 	int ret;
@@ -841,6 +843,11 @@ int json_read(const char *data, size_t len, struct profile *p, struct input_info
 	r.stack = malloc(r.cap * sizeof(*r.stack));
 	if (!r.stack)
 		return -ENOMEM;
+	/* frames are found again by their offset in the text, kept in 32 bits */
+	if (len >= UINT32_MAX) {
+		ret = input_fail(err, "json: larger than 4 GiB");
+		goto out;
+	}
 	/* the whole text checked first, as jansson did */
 	end = ws(&r, 0);
 	if (end >= len || (data[end] != '{' && data[end] != '[')) {
