@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <jansson.h>
 #include <sys/stat.h>
 #include "input/input.h"
 #include "input/folded_read.h"
@@ -198,7 +197,6 @@ struct source {
 	struct input_error *err;
 	const unsigned char *head; /* served first: what was read to tell the format */
 	size_t head_len, head_pos;
-	int failed;	  /* what the JSON callback met, 0: nothing */
 	size_t file_size; /* the file's size: what a file not compressed holds */
 };
 
@@ -233,34 +231,6 @@ static long source_read(struct source *s, void *buf, size_t n)
 	return r;
 }
 
-/* jansson's reader: -1 stops the parse, the reason kept in s->failed. */
-static size_t json_source(void *buf, size_t n, void *ctx)
-{
-	struct source *s = ctx;
-	long r = source_read(s, buf, n);
-
-	if (r < 0) {
-		s->failed = (int)r;
-		return (size_t)-1;
-	}
-	return (size_t)r;
-}
-
-static int read_json(struct source *s, struct profile *p, struct input_info *info,
-		     struct input_error *err)
-{
-	json_error_t jerr;
-	json_t *root = json_load_callback(json_source, s, JSON_REJECT_DUPLICATES, &jerr);
-	int ret;
-
-	if (!root)
-		return s->failed ? s->failed
-				 : input_fail(err, "json: line %d: %s", jerr.line, jerr.text);
-	ret = json_read_root(root, p, info, err);
-	json_decref(root);
-	return ret;
-}
-
 #define CHUNK (256u << 10)
 
 /* Folded text, one chunk at a time: the file is never held whole. */
@@ -286,9 +256,8 @@ static int read_folded(struct source *s, struct profile *p, struct input_error *
 	return ret;
 }
 
-/* pprof needs the whole message: the rest of the file after the head, into one buffer. */
-static int read_pprof(struct source *s, struct profile *p, struct input_info *info,
-		      struct input_error *err)
+/* The rest of the file after the head, into one buffer (JSON: read in place). */
+static int read_all(struct source *s, unsigned char **out, size_t *out_len)
 {
 	/* a file not compressed: its size (and a chunk to see its end); else grown as it comes */
 	size_t cap = gzdirect(s->gz) ? s->file_size + CHUNK : s->head_len * 2 + CHUNK, len = 0;
@@ -315,8 +284,52 @@ static int read_pprof(struct source *s, struct profile *p, struct input_info *in
 		}
 		len += (size_t)r;
 	}
-	if (!ret)
-		ret = pprof_read(buf, len, p, info, err);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+static long pprof_source_read(void *ctx, void *buf, size_t n)
+{
+	return source_read(ctx, buf, n);
+}
+
+/* The second pass over the file: from its start again, the head included. */
+static int pprof_source_rewind(void *ctx)
+{
+	struct source *s = ctx;
+
+	if (gzrewind(s->gz))
+		return input_fail(s->err, "cannot read the file a second time");
+	s->head_pos = s->head_len;
+	s->total = 0;
+	return 0;
+}
+
+/* pprof: read twice, never held whole (pprof_read_src). */
+static int read_pprof(struct source *s, struct profile *p, struct input_info *info,
+		      struct input_error *err)
+{
+	struct pprof_src src = {.read = pprof_source_read, .rewind = pprof_source_rewind, .ctx = s};
+
+	return pprof_read_src(&src, p, info, err);
+}
+
+/* JSON: the text is walked in place, never made into a tree (json_read.c). */
+static int read_json(struct source *s, struct profile *p, struct input_info *info,
+		     struct input_error *err)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret = read_all(s, &buf, &len);
+
+	if (ret)
+		return ret;
+	ret = json_read((const char *)buf, len, p, info, err);
 	free(buf);
 	return ret;
 }

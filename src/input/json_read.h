@@ -3,12 +3,7 @@
 #ifndef CPUPROF_JSON_READ_H
 #define CPUPROF_JSON_READ_H
 #include <stddef.h>
-#include <jansson.h>
 #include "input/input.h"
-
-/* The same from a document already parsed (json_load_callback of a file read in chunks). */
-int json_read_root(json_t *root, struct profile *p, struct input_info *info,
-		   struct input_error *err);
 
 /* Add the samples of data to p; the contract of input_read_mem (0, -ENOMEM, -EINVAL + err). */
 int json_read(const char *data, size_t len, struct profile *p, struct input_info *info,

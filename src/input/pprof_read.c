@@ -333,90 +333,195 @@ static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -EINVAL;
 }
 
-/*
- * The next top-level field of a Profile message at *p: its number, and for a length-delimited
- * one its payload (*val, *val_len); *p moves past it. 0, 1 at the end, -EINVAL when damaged.
- */
-static int next_field(const uint8_t **p, const uint8_t *end, uint64_t *num, const uint8_t **val,
-		      size_t *val_len)
-{
-	uint64_t key, v;
+/* Profile.sample's field number (profile.proto). */
+#define PB_SAMPLE 2
+#define PB_CHUNK  (64u << 10)
+/* what a damaged message gives below (the source's own errors are -EINVAL with err set) */
+#define PB_DAMAGED (-EBADMSG)
 
-	if (*p == end)
-		return 1;
-	if (varint(p, end, &key))
-		return -EINVAL;
-	*num = key >> 3;
-	*val = NULL;
-	switch (key & 7) {
-	case 0:
-		return varint(p, end, &v);
-	case 1:
-	case 5:
-		v = (key & 7) == 1 ? 8 : 4;
-		break;
-	case 2:
-		if (varint(p, end, &v))
-			return -EINVAL;
-		*val = *p;
-		*val_len = (size_t)v;
-		break;
-	default:
-		return -EINVAL; /* groups: not in profile.proto */
+/*
+ * The message read through src, a window at a time: never more than the largest field (and a
+ * chunk) is held, so the file is not kept whole beside what is made of it.
+ */
+struct pbr {
+	const struct pprof_src *src;
+	uint8_t *buf;
+	size_t cap, start, end; /* bytes [start, end) of buf are held */
+	bool eof;
+};
+
+/* At least need bytes held (fewer only at the end of the message). */
+static int pbr_fill(struct pbr *b, size_t need)
+{
+	while (b->end - b->start < need && !b->eof) {
+		long r;
+
+		if (b->start) {
+			memmove(b->buf, b->buf + b->start, b->end - b->start);
+			b->end -= b->start;
+			b->start = 0;
+		}
+		if (b->cap - b->end < PB_CHUNK) {
+			size_t ncap = b->cap ? b->cap * 2 : 2 * PB_CHUNK;
+			uint8_t *nb = realloc(b->buf, ncap);
+
+			if (!nb)
+				return -ENOMEM;
+			b->buf = nb;
+			b->cap = ncap;
+		}
+		r = b->src->read(b->src->ctx, b->buf + b->end, b->cap - b->end);
+		if (r < 0)
+			return (int)r;
+		if (!r)
+			b->eof = true;
+		b->end += (size_t)r;
 	}
-	if (v > (uint64_t)(end - *p))
-		return -EINVAL;
-	*p += v;
 	return 0;
 }
 
-/* Profile.sample's field number (profile.proto). */
-#define PB_SAMPLE 2
+/* Past n bytes (PB_DAMAGED when the message ends first). */
+static int pbr_skip(struct pbr *b, uint64_t n)
+{
+	while (n) {
+		size_t k;
+		int ret;
+
+		if (b->start == b->end) {
+			ret = pbr_fill(b, 1);
+			if (ret)
+				return ret;
+			if (b->start == b->end)
+				return PB_DAMAGED;
+		}
+		k = b->end - b->start < n ? b->end - b->start : (size_t)n;
+		b->start += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * The next top-level field of a Profile message: its number, its header's length (key, and
+ * a varint's value or a payload's length) and its payload's; nothing consumed. 0, 1 at the
+ * end, PB_DAMAGED, or the source's error.
+ */
+static int pbr_field(struct pbr *b, uint64_t *num, bool *delimited, size_t *hdr, uint64_t *payload)
+{
+	const uint8_t *p, *end;
+	uint64_t key, v;
+	int ret = pbr_fill(b, 20);
+
+	if (ret)
+		return ret;
+	if (b->start == b->end)
+		return 1;
+	p = b->buf + b->start;
+	end = b->buf + b->end;
+	if (varint(&p, end, &key))
+		return PB_DAMAGED;
+	*num = key >> 3;
+	*delimited = (key & 7) == 2;
+	switch (key & 7) {
+	case 0:
+		if (varint(&p, end, &v))
+			return PB_DAMAGED;
+		*payload = 0;
+		break;
+	case 1:
+	case 5:
+		*payload = (key & 7) == 1 ? 8 : 4;
+		break;
+	case 2:
+		if (varint(&p, end, payload) || *payload > INPUT_MAX_INFLATED)
+			return PB_DAMAGED;
+		break;
+	default:
+		return PB_DAMAGED; /* groups: not in profile.proto */
+	}
+	*hdr = (size_t)(p - (b->buf + b->start));
+	return 0;
+}
+
+/* The whole field (header and payload) held at buf + start. */
+static int pbr_hold(struct pbr *b, size_t n)
+{
+	int ret = pbr_fill(b, n);
+
+	return ret ?: b->end - b->start < n ? PB_DAMAGED : 0;
+}
 
 /*
  * The message without its samples, and how many there are: protobuf-c's unpack of the whole
  * message held every sample as a struct with its own arrays (10 times the file); the samples
- * are unpacked one at a time instead. *rest is NULL on ENOMEM, or -EINVAL when damaged.
+ * are unpacked one at a time instead, in a second pass (add_samples).
  */
-static int split_samples(const uint8_t *data, size_t len, uint8_t **rest, size_t *rest_len,
-			 size_t *n_samples)
+static int split_samples(struct pbr *b, uint8_t **rest, size_t *rest_len, size_t *n_samples)
 {
-	const uint8_t *p = data, *end = data + len, *field, *val;
-	uint64_t num;
-	size_t vlen;
-	int r;
+	size_t cap = 0, hdr, n;
+	uint64_t num, payload;
+	bool delim;
+	int ret;
 
-	*rest = malloc(len ? len : 1);
-	if (!*rest)
-		return -ENOMEM;
+	*rest = NULL;
 	*rest_len = 0;
 	*n_samples = 0;
-	for (field = p; (r = next_field(&p, end, &num, &val, &vlen)) == 0; field = p) {
-		if (num == PB_SAMPLE && val) {
+	while ((ret = pbr_field(b, &num, &delim, &hdr, &payload)) == 0) {
+		n = hdr + (size_t)payload;
+		if (num == PB_SAMPLE && delim) {
 			(*n_samples)++;
+			ret = pbr_skip(b, n);
+			if (ret)
+				return ret;
 			continue;
 		}
-		memcpy(*rest + *rest_len, field, (size_t)(p - field));
-		*rest_len += (size_t)(p - field);
+		ret = pbr_hold(b, n);
+		if (ret)
+			return ret;
+		if (cap - *rest_len < n) {
+			size_t ncap = cap ? cap : 4096;
+			uint8_t *nr;
+
+			while (ncap - *rest_len < n)
+				ncap *= 2;
+			nr = realloc(*rest, ncap);
+			if (!nr)
+				return -ENOMEM;
+			*rest = nr;
+			cap = ncap;
+		}
+		memcpy(*rest + *rest_len, b->buf + b->start, n);
+		*rest_len += n;
+		b->start += n;
 	}
-	return r < 0 ? -EINVAL : 0;
+	return ret < 0 ? ret : 0;
 }
 
-/* The samples of data, one unpacked at a time, added to the profile. */
-static int add_samples(struct rd *r, const uint8_t *data, size_t len, size_t vi,
-		       struct input_info *info, uint32_t **stack, size_t *cap)
+/* The samples, one unpacked at a time, added to the profile. */
+static int add_samples(struct rd *r, struct pbr *b, size_t vi, struct input_info *info,
+		       uint32_t **stack, size_t *cap)
 {
-	const uint8_t *p = data, *end = data + len, *val;
-	uint64_t num;
-	size_t vlen;
-	int ret = 0;
+	size_t hdr, n;
+	uint64_t num, payload;
+	bool delim;
+	int ret;
 
-	while (!ret && next_field(&p, end, &num, &val, &vlen) == 0) {
+	while ((ret = pbr_field(b, &num, &delim, &hdr, &payload)) == 0) {
 		Perftools__Profiles__Sample *s;
 
-		if (num != PB_SAMPLE || !val)
+		n = hdr + (size_t)payload;
+		if (num != PB_SAMPLE || !delim) {
+			ret = pbr_skip(b, n);
+			if (ret)
+				break;
 			continue;
-		s = perftools__profiles__sample__unpack(NULL, vlen, val);
+		}
+		ret = pbr_hold(b, n);
+		if (ret)
+			break;
+		s = perftools__profiles__sample__unpack(NULL, (size_t)payload,
+							b->buf + b->start + hdr);
+		b->start += n;
 		if (!s)
 			return input_fail(r->err, "not a pprof profile: protobuf decoding failed "
 						  "(a damaged sample)");
@@ -427,14 +532,20 @@ static int add_samples(struct rd *r, const uint8_t *data, size_t len, size_t vi,
 			    !strcmp(r->pb->string_table[s->label[k]->key], "tid"))
 				info->per_thread = true;
 		perftools__profiles__sample__free_unpacked(s, NULL);
+		if (ret)
+			return ret;
 	}
-	return ret;
+	/* damaged now, whole in the first pass: the file changed in between */
+	if (ret == PB_DAMAGED)
+		return input_fail(r->err, "pprof: the file changed while it was read");
+	return ret < 0 ? ret : 0;
 }
 
-int pprof_read(const void *data, size_t len, struct profile *p, struct input_info *info,
-	       struct input_error *err)
+int pprof_read_src(const struct pprof_src *src, struct profile *p, struct input_info *info,
+		   struct input_error *err)
 {
 	struct rd r = {.p = p, .err = err};
+	struct pbr b = {.src = src};
 	/* never NULL, also for a stack of no frames: profile__add compares it with memcmp */
 	size_t cap = 64, vi, rest_len, n_samples;
 	uint32_t *stack = malloc(cap * sizeof(*stack));
@@ -444,13 +555,15 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 
 	if (!stack)
 		return -ENOMEM;
-	ret = split_samples(data, len, &rest, &rest_len, &n_samples);
+	ret = split_samples(&b, &rest, &rest_len, &n_samples);
 	if (!ret)
-		pb = perftools__profiles__profile__unpack(NULL, rest_len, rest);
+		pb = perftools__profiles__profile__unpack(NULL, rest_len,
+							  rest ? rest : (const uint8_t *)"");
 	free(rest);
 	if (!pb) {
 		free(stack);
-		if (ret == -ENOMEM)
+		free(b.buf);
+		if (ret && ret != PB_DAMAGED)
 			return ret;
 		return input_fail(err, "not a pprof profile: protobuf decoding failed "
 				       "(truncated or not a profile)");
@@ -492,7 +605,11 @@ int pprof_read(const void *data, size_t len, struct profile *p, struct input_inf
 		}
 		r.default_comm = base_name(m0);
 	}
-	ret = add_samples(&r, data, len, vi, info, &stack, &cap);
+	/* the second pass: the samples, checked against the message as the first pass saw it */
+	b.start = b.end = 0;
+	b.eof = false;
+	ret = src->rewind(src->ctx);
+	ret = ret ?: add_samples(&r, &b, vi, info, &stack, &cap);
 out:
 	if (r.loc_frames)
 		for (size_t i = 0; i < pb->n_location; i++)
@@ -503,6 +620,39 @@ out:
 	free(r.funcs);
 	free(r.maps);
 	free(stack);
+	free(b.buf);
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	return ret;
+}
+
+/* A message in memory, as a source. */
+struct mem_src {
+	const uint8_t *data;
+	size_t len, pos;
+};
+
+static long mem_read(void *ctx, void *buf, size_t n)
+{
+	struct mem_src *m = ctx;
+
+	if (n > m->len - m->pos)
+		n = m->len - m->pos;
+	memcpy(buf, m->data + m->pos, n);
+	m->pos += n;
+	return (long)n;
+}
+
+static int mem_rewind(void *ctx)
+{
+	((struct mem_src *)ctx)->pos = 0;
+	return 0;
+}
+
+int pprof_read(const void *data, size_t len, struct profile *p, struct input_info *info,
+	       struct input_error *err)
+{
+	struct mem_src m = {.data = data, .len = len};
+	struct pprof_src src = {.read = mem_read, .rewind = mem_rewind, .ctx = &m};
+
+	return pprof_read_src(&src, p, info, err);
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "output/json_out.h"
 #include "output/top.h"
+#include "util/idtable.h"
 
 static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
 
@@ -59,58 +59,119 @@ void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t
 	}
 }
 
-/* Rows by key: a tsearch tree during the count, an array after. */
-struct acc {
-	void *tree;
-	struct top_row **all;
-	size_t n, cap;
-	uint64_t stamp_sample; /* which sample last counted a row's total */
+/*
+ * Rows by key: one array of rows (what top_compute returns, sorted in place) and an open
+ * hash table of their indices. A tree of rows malloc'd one by one cost 170 bytes a row, most
+ * of report's memory on a profile of many distinct functions; this costs about 70.
+ */
+/* Keys cut from blocks: a malloc'd copy each cost 32 bytes for a 14-byte name. */
+struct top_keys {
+	struct top_keys *next;
+	size_t used, cap;
+	char s[];
 };
 
-struct row_ex {
-	struct top_row row;
-	size_t last; /* index + 1 of the last sample that added to total */
-};
+#define KEY_BLOCK (64u << 10)
 
-static int cmp_key(const void *a, const void *b)
+static char *key_dup(struct top_keys **blocks, const char *key)
 {
-	return strcmp(((const struct top_row *)a)->key, ((const struct top_row *)b)->key);
+	size_t n = strlen(key) + 1;
+	struct top_keys *b = *blocks;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > KEY_BLOCK ? n : KEY_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = *blocks;
+		b->used = 0;
+		b->cap = cap;
+		*blocks = b;
+	}
+	memcpy(b->s + b->used, key, n);
+	b->used += n;
+	return b->s + b->used - n;
 }
 
-static struct row_ex *row_of(struct acc *a, const char *key)
+static void keys_free(struct top_keys *b)
 {
-	struct top_row probe = {.key = (char *)key};
-	struct row_ex *r, **slot;
+	while (b) {
+		struct top_keys *next = b->next;
 
-	slot = tfind(&probe, &a->tree, cmp_key);
-	if (slot)
-		return *slot;
+		free(b);
+		b = next;
+	}
+}
+
+struct acc {
+	struct top_keys *keys;
+	struct top_row *rows;
+	size_t *last; /* per row: index + 1 of the last sample that added to its total */
+	size_t n, cap;
+	uint32_t *slots; /* index + 1 of a row, 0: free */
+	size_t nslots;	 /* a power of two, at least twice n */
+};
+
+static uint32_t key_hash(const char *key)
+{
+	return idtable_hash(IDTABLE_SEED, key, strlen(key));
+}
+
+static int acc_rehash(struct acc *a, size_t nslots)
+{
+	uint32_t *ns = calloc(nslots, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		size_t h = key_hash(a->rows[i].key) & (nslots - 1);
+
+		while (ns[h])
+			h = (h + 1) & (nslots - 1);
+		ns[h] = (uint32_t)(i + 1);
+	}
+	free(a->slots);
+	a->slots = ns;
+	a->nslots = nslots;
+	return 0;
+}
+
+/* The row of key (added if new), its index in *idx; -ENOMEM. */
+static int row_of(struct acc *a, const char *key, size_t *idx)
+{
+	size_t h;
+
+	if (2 * (a->n + 1) > a->nslots) {
+		if (a->n >= UINT32_MAX - 1 || acc_rehash(a, a->nslots ? a->nslots * 2 : 256))
+			return -ENOMEM;
+	}
+	for (h = key_hash(key) & (a->nslots - 1); a->slots[h]; h = (h + 1) & (a->nslots - 1))
+		if (!strcmp(a->rows[a->slots[h] - 1].key, key)) {
+			*idx = a->slots[h] - 1;
+			return 0;
+		}
 	if (a->n == a->cap) {
 		size_t ncap = a->cap ? a->cap * 2 : 64;
-		struct top_row **na = realloc(a->all, ncap * sizeof(*na));
+		struct top_row *nr = realloc(a->rows, ncap * sizeof(*nr));
+		size_t *nl;
 
-		if (!na)
-			return NULL;
-		a->all = na;
+		if (!nr)
+			return -ENOMEM;
+		a->rows = nr;
+		nl = realloc(a->last, ncap * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		a->last = nl;
 		a->cap = ncap;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->row.key = strdup(key))) {
-		free(r);
-		return NULL;
-	}
-	if (!tsearch(r, &a->tree, cmp_key)) {
-		free(r->row.key);
-		free(r);
-		return NULL;
-	}
-	a->all[a->n++] = &r->row;
-	return r;
-}
-
-static void no_free(void *p)
-{
-	(void)p;
+	a->rows[a->n] = (struct top_row){.key = key_dup(&a->keys, key)};
+	if (!a->rows[a->n].key)
+		return -ENOMEM;
+	a->last[a->n] = 0;
+	a->slots[h] = (uint32_t)(a->n + 1);
+	*idx = a->n++;
+	return 0;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -122,6 +183,48 @@ static int cmp_rows(const void *a, const void *b)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	return strcmp(x->key, y->key);
+}
+
+static int cmp_idx(const void *a, const void *b, void *rows)
+{
+	const struct top_row *r = rows;
+
+	return cmp_rows(&r[*(const uint32_t *)a], &r[*(const uint32_t *)b]);
+}
+
+/*
+ * Sort the rows in place: through an array of their indices, then the permutation followed
+ * cycle by cycle (qsort of the rows themselves took a copy of them all).
+ */
+static int sort_rows(struct top_row *rows, size_t n)
+{
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, n, sizeof(*idx), cmp_idx, rows);
+	/* row j of the result is rows[idx[j]]; idx[j] = j marks j done */
+	for (size_t i = 0; i < n; i++) {
+		struct top_row tmp;
+		size_t j = i;
+
+		if (idx[i] == i)
+			continue;
+		tmp = rows[i];
+		while (idx[j] != i) {
+			size_t k = idx[j];
+
+			rows[j] = rows[k];
+			idx[j] = (uint32_t)j;
+			j = k;
+		}
+		rows[j] = tmp;
+		idx[j] = (uint32_t)j;
+	}
+	free(idx);
+	return 0;
 }
 
 static bool focused(const struct profile *p, const struct prof_sample *s, const regex_t *re)
@@ -136,7 +239,7 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 {
 	struct acc a = {0};
 	char key[1024];
-	struct row_ex *r;
+	size_t r;
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -157,47 +260,46 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 			else
 				snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
 					 *s->thread ? s->thread : s->comm, s->tid);
-			if (!(r = row_of(&a, key))) {
-				err = -ENOMEM;
+			err = row_of(&a, key, &r);
+			if (err)
 				goto out;
-			}
-			r->row.self += s->count;
-			r->row.total += s->count;
+			a.rows[r].self += s->count;
+			a.rows[r].total += s->count;
 			continue;
 		}
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			top_frame_key(profile__frame(p, s->frames[k]), o->by, key, sizeof(key));
-			if (!(r = row_of(&a, key))) {
-				err = -ENOMEM;
+			err = row_of(&a, key, &r);
+			if (err)
 				goto out;
-			}
 			/* recursion: a key counts once per sample in total */
-			if (r->last != i + 1) {
-				r->row.total += s->count;
-				r->last = i + 1;
+			if (a.last[r] != i + 1) {
+				a.rows[r].total += s->count;
+				a.last[r] = i + 1;
 			}
 			if (k + 1 == s->nframes)
-				r->row.self += s->count;
+				a.rows[r].self += s->count;
 		}
 	}
-	t->rows = calloc(a.n ? a.n : 1, sizeof(*t->rows));
-	if (!t->rows) {
+	free(a.slots);
+	free(a.last);
+	a.slots = NULL;
+	a.last = NULL;
+	if (!a.rows && !(a.rows = calloc(1, sizeof(*a.rows)))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < a.n; i++) {
-		t->rows[i] = *a.all[i];
-		a.all[i]->key = NULL;
-	}
+	t->rows = a.rows;
 	t->n = a.n;
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp_rows);
+	t->keys = a.keys;
+	a.rows = NULL;
+	a.keys = NULL;
+	err = sort_rows(t->rows, t->n);
 out:
-	tdestroy(a.tree, no_free);
-	for (size_t i = 0; i < a.n; i++) {
-		free(a.all[i]->key);
-		free(a.all[i]); /* the row is the first member of its row_ex */
-	}
-	free(a.all);
+	free(a.slots);
+	free(a.last);
+	free(a.rows);
+	keys_free(a.keys);
 	if (err)
 		top_free(t);
 	return err;
@@ -215,8 +317,7 @@ void top_free(struct top *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++)
-		free(t->rows[i].key);
+	keys_free(t->keys);
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 }

@@ -34,9 +34,12 @@ struct top_row {
 	uint64_t self, total;
 };
 
+struct top_keys; /* the rows' keys, in blocks */
+
 struct top {
 	struct top_row *rows;
 	size_t n;
+	struct top_keys *keys;
 	uint64_t samples; /* samples that passed --pid and --comm: the base of the shares */
 	uint64_t focused; /* of those, the samples --focus kept (= samples without it) */
 };

@@ -67,6 +67,19 @@ grep -q "^Try" "$TMP/err" || fail "no Try line: $(cat "$TMP/err")"
 expect_status 64 "$CPUPROF" report
 expect_status 64 "$CPUPROF" report --focus '(' tests/data/go_cpu.pb.gz
 
+# memory proportional to the input (issue 23): a 20 MB speedscope file is read in place, not
+# made into a tree of values (that cost 8.7 times the text); at most 4 times its size. ASan's
+# shadow memory and quarantine would count too: not measured on an ASan binary.
+if ! ldd "$CPUPROF" 2>/dev/null | grep -q libasan; then
+	python3 bench/gen_readers.py json 20 "$TMP/big.json" || fail "gen_readers.py"
+	/usr/bin/time -f %M -o "$TMP/rss" "$CPUPROF" report -n 1 "$TMP/big.json" >"$TMP/big.top" ||
+		fail "report of a 20 MB speedscope file"
+	size=$(stat -c %s "$TMP/big.json")
+	[ $(($(cat "$TMP/rss") * 1024)) -le $((4 * size)) ] ||
+		fail "report of a $((size >> 20)) MiB JSON file peaked at $(($(cat "$TMP/rss") >> 10)) MiB RSS, more than 4 times its size"
+	rm -f "$TMP/big.json"
+fi
+
 # a recording of our own, in three formats: one table, shares as in the folded counts
 [ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/btf/vmlinux ] || skip "the rest needs root and BTF"
 require_bpf

@@ -241,6 +241,9 @@ static void expect_error(const void *data, size_t len, const char *msg_part)
 	assert_null(strchr(err.msg, '\n'));
 }
 
+/* a string literal without its terminating NUL */
+#define EXPECT_TEXT(s, msg) expect_error(s, sizeof(s) - 1, msg)
+
 static void test_bad_input(void **state)
 {
 	struct profile *p = build(false);
@@ -260,6 +263,17 @@ static void test_bad_input(void **state)
 	expect_error("a;b 1.5\n", 8, "line 1");
 	expect_error("{\"x\": ", 6, "json");
 	expect_error("{\"shared\": {}}", 14, "neither");
+	/* what jansson refused, the in-place JSON reader refuses too */
+	EXPECT_TEXT("{\"a\": \"\\u0000\"}", "json: line 1");
+	EXPECT_TEXT("{\"a\": \"\\ud800\"}", "json: line 1");
+	EXPECT_TEXT("{\"a\": \"\xed\xa0\x80\"}", "json: line 1");
+	EXPECT_TEXT("{\"a\": 99999999999999999999}", "too big integer");
+	EXPECT_TEXT("{\"a\": 1e999}", "overflow");
+	EXPECT_TEXT("{\"a\": 1,\n\"a\": 2}", "json: line 2: duplicate");
+	EXPECT_TEXT("{\"shared\": {\"frames\": [{\"name\": \"a\", \"name\": \"b\"}]}}",
+		    "duplicate");
+	EXPECT_TEXT("{\"a\": 1} x", "end of file expected");
+	EXPECT_TEXT("{\"a\": [1,]}", "json: line 1");
 	expect_error(bad_strtab, sizeof(bad_strtab), "string table");
 	expect_error(bad_loc, sizeof(bad_loc), "location 5");
 	expect_error("\x0a\xff\xff\xff", 4, "protobuf");

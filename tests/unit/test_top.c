@@ -123,12 +123,44 @@ static void test_text(void **state)
 	profile__free(p);
 }
 
+/*
+ * Many distinct functions (the rows' hash table grows many times): each its own row with its
+ * own counts, the order by self then name.
+ */
+static void test_many_rows(void **state)
+{
+	struct profile *p = profile__new();
+	struct top_opts o = {.by = TOP_FUNCTION};
+	uint32_t root = frame(p, "root", FRAME_USER, NULL), st[3];
+	char name[32];
+	struct top t;
+
+	(void)state;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		st[0] = root;
+		st[1] = frame(p, name, FRAME_USER, NULL);
+		st[2] = st[1];
+		assert_int_equal(profile__add(p, 1, 0, "app", "", st, 3, (uint64_t)i + 1), 0);
+	}
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.n, 5001);
+	assert_string_equal(t.rows[0].key, "f4999");
+	check_row(&t, "f4999", 5000, 5000);
+	check_row(&t, "f17", 18, 18);
+	check_row(&t, "root", 0, 5000ull * 5001 / 2);
+	assert_string_equal(t.rows[5000].key, "root");
+	top_free(&t);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_keys_and_filters),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_many_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
