@@ -107,14 +107,13 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 	return input_add(p, 0, 0, comm, "", *stack, (uint32_t)n, count, where, err);
 }
 
-/* UTF-8 text without NUL or control bytes but tab and CR: what a folded line may hold. */
-static bool is_text_line(const unsigned char *d, size_t len)
+bool folded_is_text(const unsigned char *d, size_t len, bool newlines)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = d[i];
 		size_t more = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
 
-		if ((c < 0x20 && c != '\r' && c != '\t') || c == 0x7f)
+		if ((c < 0x20 && c != '\r' && c != '\t' && (c != '\n' || !newlines)) || c == 0x7f)
 			return false;
 		if (c < 0x80)
 			continue;
@@ -142,7 +141,7 @@ int folded_begin(struct folded_state *st, struct profile *p, struct input_error 
 static int end_line(struct folded_state *st)
 {
 	st->lineno++;
-	if (!is_text_line((const unsigned char *)st->line, st->len))
+	if (!folded_is_text((const unsigned char *)st->line, st->len, false))
 		return input_fail(st->err, "folded: line %zu holds a control byte or is not UTF-8",
 				  st->lineno);
 	st->line[st->len] = '\0';

@@ -2,6 +2,7 @@
 /* Reader of folded stacks, "comm;root;...;leaf COUNT" per line. */
 #ifndef CPUPROF_FOLDED_READ_H
 #define CPUPROF_FOLDED_READ_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "input/input.h"
@@ -27,5 +28,11 @@ int folded_end(struct folded_state *st);
 /* Add the samples of data to p; the contract of input_read_mem (0, -ENOMEM, -EINVAL + err). */
 int folded_read(const char *data, size_t len, struct profile *p, struct input_info *info,
 		struct input_error *err);
+
+/*
+ * UTF-8 text without NUL or control bytes but tab, CR and, with newlines, LF: what a folded
+ * line (or, with newlines, a folded file) may hold.
+ */
+bool folded_is_text(const unsigned char *d, size_t len, bool newlines);
 
 #endif

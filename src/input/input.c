@@ -115,24 +115,30 @@ out:
 	return ret;
 }
 
-/* UTF-8 text without NUL or control bytes (but tab, CR, LF): a folded file. */
-static bool is_text(const unsigned char *d, size_t len)
+/* The first character that is not white space opens a JSON object. */
+static bool starts_object(const unsigned char *d, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = d[i];
-		size_t more = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
+	size_t i = 0;
 
-		if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f)
-			return false;
-		if (c < 0x80)
-			continue;
-		if (!more || c > 0xf4 || len - i - 1 < more)
-			return false;
-		for (; more; more--)
-			if ((d[++i] & 0xc0) != 0x80)
-				return false;
+	while (i < len && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r'))
+		i++;
+	return i < len && d[i] == '{';
+}
+
+/* What both readers do at the end: the value's default name, the profile handed out or freed. */
+static int finish(int ret, struct profile *p, struct profile **out, struct input_info *info,
+		  struct input_error *err)
+{
+	if (!ret && !info->value[0])
+		snprintf(info->value, sizeof(info->value), "samples");
+	if (ret) {
+		if (ret == -ENOMEM && !err->msg[0])
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		profile__free(p);
+		return ret;
 	}
-	return true;
+	*out = p;
+	return 0;
 }
 
 int input_read_mem(const void *data, size_t len, struct profile **out, struct input_info *info,
@@ -141,7 +147,6 @@ int input_read_mem(const void *data, size_t len, struct profile **out, struct in
 	const unsigned char *d = data;
 	unsigned char *inflated = NULL;
 	struct profile *p = NULL;
-	size_t i;
 	int ret;
 
 	memset(info, 0, sizeof(*info));
@@ -164,30 +169,19 @@ int input_read_mem(const void *data, size_t len, struct profile **out, struct in
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < len && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r'); i++)
-		;
-	if (i < len && d[i] == '{') {
+	if (starts_object(d, len)) {
 		info->format = INPUT_JSON;
 		ret = json_read((const char *)d, len, p, info, err);
-	} else if (is_text(d, len)) {
+	} else if (folded_is_text(d, len, true)) {
 		info->format = INPUT_FOLDED;
 		ret = folded_read((const char *)d, len, p, info, err);
 	} else {
 		info->format = INPUT_PPROF;
 		ret = pprof_read(d, len, p, info, err);
 	}
-	if (!ret && !info->value[0])
-		snprintf(info->value, sizeof(info->value), "samples");
 out:
 	free(inflated);
-	if (ret) {
-		if (ret == -ENOMEM && !err->msg[0])
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-		profile__free(p);
-		return ret;
-	}
-	*out = p;
-	return 0;
+	return finish(ret, p, out, info, err);
 }
 
 /* A file read through zlib (gzip inflated, anything else as it is), within the caps. */
@@ -345,7 +339,7 @@ static bool head_is_text(const unsigned char *d, size_t len, bool whole)
 		if (k && d[k - 1] >= 0xc0)
 			len = k - 1;
 	}
-	return is_text(d, len);
+	return folded_is_text(d, len, true);
 }
 
 int input_read_file(const char *path, struct profile **out, struct input_info *info,
@@ -355,7 +349,7 @@ int input_read_file(const char *path, struct profile **out, struct input_info *i
 	unsigned char *head = NULL;
 	struct profile *p = NULL;
 	struct stat st;
-	size_t i, n = 0;
+	size_t n = 0;
 	long r;
 	int fd, ret;
 
@@ -399,11 +393,7 @@ int input_read_file(const char *path, struct profile **out, struct input_info *i
 		ret = input_fail(err, "empty once inflated");
 		goto out;
 	}
-	for (i = 0; i < s.head_len &&
-		    (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r');
-	     i++)
-		;
-	if (i < s.head_len && head[i] == '{') {
+	if (starts_object(head, s.head_len)) {
 		info->format = INPUT_JSON;
 		ret = read_json(&s, p, info, err);
 	} else if (head_is_text(head, s.head_len, s.head_len < HEAD_BYTES)) {
@@ -413,18 +403,9 @@ int input_read_file(const char *path, struct profile **out, struct input_info *i
 		info->format = INPUT_PPROF;
 		ret = read_pprof(&s, p, info, err);
 	}
-	if (!ret && !info->value[0])
-		snprintf(info->value, sizeof(info->value), "samples");
 out:
 	if (s.gz)
 		gzclose(s.gz);
 	free(head);
-	if (ret) {
-		if (ret == -ENOMEM && !err->msg[0])
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-		profile__free(p);
-		return ret;
-	}
-	*out = p;
-	return 0;
+	return finish(ret, p, out, info, err);
 }

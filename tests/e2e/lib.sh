@@ -174,3 +174,24 @@ check_tree() {
 		fail "$3: unnamed fixture frame: $(grep -E 'fix_tree\+0x|\[unknown\].*;cp_fix_' "$out" | head -1)"
 	return 0
 }
+
+# Mark FILE's .debug_line section SHT_NOBITS: the header no longer matches the data, as in a
+# damaged object; its names stay, its lines are lost (and reported).
+damage_debug_line() {
+	python3 - "$1" <<'PY'
+import struct, sys
+f = open(sys.argv[1], "r+b")
+d = f.read()
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+stroff, = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)
+for i in range(shnum):
+    h = shoff + i * shentsize
+    name, = struct.unpack_from("<I", d, h)
+    if d[stroff + name:].split(b"\0")[0] == b".debug_line":
+        f.seek(h + 4)
+        f.write(struct.pack("<I", 8))  # SHT_NOBITS
+        sys.exit(0)
+sys.exit(1)
+PY
+}

@@ -44,22 +44,7 @@ expect_status 0 timeout 30 "$CPUPROF" symbolize -e "$TMP/inl_fix.stripped" "$add
 
 # a .debug_line whose header says NOBITS: the names stay, the lost lines are reported
 cp "$FIX/fix_tree" "$TMP/fix_tree"
-python3 - "$TMP/fix_tree" <<'PY' || fail "could not damage the copy"
-import struct, sys
-f = open(sys.argv[1], "r+b")
-d = f.read()
-shoff, = struct.unpack_from("<Q", d, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-stroff, = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)
-for i in range(shnum):
-    h = shoff + i * shentsize
-    name, = struct.unpack_from("<I", d, h)
-    if d[stroff + name:].split(b"\0")[0] == b".debug_line":
-        f.seek(h + 4)
-        f.write(struct.pack("<I", 8))  # SHT_NOBITS
-        sys.exit(0)
-sys.exit(1)
-PY
+damage_debug_line "$TMP/fix_tree" || fail "could not damage the copy"
 expect_status 0 timeout 60 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/damaged.folded" -- "$TMP/fix_tree" 1
 grep -q 'fix_tree has damaged debug sections' "$TMP/err" ||
 	fail "damaged .debug_line not reported: $(cat "$TMP/err")"

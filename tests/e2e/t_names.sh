@@ -170,22 +170,7 @@ LC_ALL=C grep -q $'f\xef\xbf\xbd\xef\xbf\xbd' "$TMP/out" || fail "report: no U+F
 
 # a message that names the file: the debug sections of a copy damaged so that record warns
 cp "$exe" "$TMP/damaged"$'\x1b[31m'
-python3 - "$TMP/damaged"$'\x1b[31m' <<'PY' || fail "could not damage the copy"
-import struct, sys
-f = open(sys.argv[1], "r+b")
-d = f.read()
-shoff, = struct.unpack_from("<Q", d, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-stroff, = struct.unpack_from("<Q", d, shoff + shstrndx * shentsize + 0x18)
-for i in range(shnum):
-    h = shoff + i * shentsize
-    name, = struct.unpack_from("<I", d, h)
-    if d[stroff + name:].split(b"\0")[0] == b".debug_line":
-        f.seek(h + 4)
-        f.write(struct.pack("<I", 8))  # SHT_NOBITS
-        sys.exit(0)
-sys.exit(1)
-PY
+damage_debug_line "$TMP/damaged"$'\x1b[31m' || fail "could not damage the copy"
 expect_status 0 timeout 60 "$CPUPROF" record -o "$TMP/d.folded" -- "$TMP/damaged"$'\x1b[31m' 1
 grep -qF 'damaged\x1b[31m' "$TMP/err" || fail "no escaped file name in the warnings: $(cat -v "$TMP/err")"
 for f in "$TMP/err" "$TMP/record.err"; do
