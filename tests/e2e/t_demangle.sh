@@ -63,6 +63,10 @@ nm "$TMP/bomb24" | grep -qF "$text" || fail "the bomb has no symbol $text"
 expect_status 0 timeout 120 "$CPUPROF" record -o "$TMP/b.folded" -o "$TMP/b.pb.gz" -o "$TMP/b.json" \
 	-o "$TMP/b.html" -o "$TMP/b.svg" -- "$TMP/bomb24" 2
 check_folded_grammar "$TMP/b.folded"
+# the end summary says that names were left mangled, and for which bound
+line=$(grep -F "left mangled (over the demangler's bounds)" "$TMP/err") || fail "no summary line: $(cat "$TMP/err")"
+note "$line"
+echo "$line" | grep -qE ': [1-9][0-9]* too long, [1-9][0-9]* too slow, 0 not tried' || fail "summary: $line"
 for f in b.folded b.pb.gz b.json b.html b.svg; do
 	size=$(stat -c %s "$TMP/$f")
 	note "$f: $size bytes"
