@@ -34,6 +34,7 @@
 #include "session/record_py.h"
 #include "session/record_rb.h"
 #include "session/report.h"
+#include "symbol/demangle.h"
 #include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
@@ -1020,6 +1021,23 @@ static void perf_map_summary(const struct record *r)
 			st.over_budget, st.over_budget == 1 ? "" : "es", CP_PERF_MAP_BUDGET >> 20);
 }
 
+/* The names the demangler's bounds left mangled (see demangle.h), in one line when any. */
+static void demangle_summary(void)
+{
+	struct demangle_stats st;
+	unsigned long long big, slow, n;
+
+	demangle_stats(&st);
+	big = st.over_mangled + st.over_len;
+	slow = st.over_cpu + st.over_late_cpu;
+	n = big + slow + st.refused;
+	if (n)
+		pr_warn("%llu name%s left mangled (over the demangler's bounds): %llu too long, "
+			"%llu too slow, %llu not tried once its CPU budget of %d s was spent",
+			n, n == 1 ? "" : "s", big, slow, st.refused,
+			(DEMANGLE_BUDGET_MS + DEMANGLE_LATE_BUDGET_MS) / 1000);
+}
+
 /*
  * A stop signal came before sampling started: say so honestly, still write a complete (empty)
  * profile to every output, and exit as a process killed by that signal would: 128+N.
@@ -1234,6 +1252,7 @@ static int record_session(struct record *r)
 			n_changed, n_changed == 1 ? "" : "s", n_changed == 1 ? "its" : "their",
 			changed, n_changed == 1 ? "its" : "their");
 	perf_map_summary(r);
+	demangle_summary();
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;

@@ -98,17 +98,40 @@ static void put(const char *s, size_t n, void *opaque)
 	k->len += n;
 }
 
-/* name demangled into k under both caps: 0, -ENOENT (not mangled), -E2BIG, -EAGAIN. */
-static int run(const char *name, struct sink *k)
+/* The process's counts (see demangle_stats()): relaxed atomics, any thread adds. */
+static unsigned long long n_over_mangled, n_over_len, n_over_cpu, n_over_late_cpu, n_refused;
+static unsigned long long spent_ns; /* the CPU counted against the budgets */
+
+static unsigned long long load(unsigned long long *v)
 {
-	static const struct itimerspec arm = {.it_value = {0, DEMANGLE_MAX_CPU_MS * 1000000L}};
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static void add(unsigned long long *v, unsigned long long n)
+{
+	__atomic_fetch_add(v, n, __ATOMIC_RELAXED);
+}
+
+/*
+ * name demangled into k under both caps, the CPU cap being cap_ns: 0, -ENOENT (not mangled),
+ * -E2BIG (over the length cap), -ETIME (over the CPU cap), -EAGAIN. *used_ns: the thread's CPU
+ * time spent meanwhile, read from its clock: the timer fires at a scheduler tick only, so a
+ * cut name costs up to one tick (1 to 10 ms) more than its cap, and that is counted too.
+ */
+static int run(const char *name, struct sink *k, long cap_ns, long *used_ns)
+{
+	const struct itimerspec arm = {.it_value = {0, cap_ns}};
 	static const struct itimerspec disarm = {{0, 0}, {0, 0}};
+	volatile long cap = cap_ns; /* read after the jump */
+	struct timespec t0, t1;
 	volatile int ok = 0;
 	sigjmp_buf env;
 	int err = thread_timer(), cut;
 
 	if (err)
 		return err;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0))
+		return -EAGAIN;
 	cut = sigsetjmp(env, 0);
 	if (!cut) {
 		cut_to = &env;
@@ -125,14 +148,31 @@ static int run(const char *name, struct sink *k)
 	}
 	cut_to = NULL;
 	timer_settime(cpu_timer, 0, &disarm, NULL);
+	/* failing (it cannot for the thread's own clock), the whole cap is counted */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1))
+		*used_ns = cap;
+	else
+		*used_ns = (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
 	if (cut)
-		return -E2BIG;
+		return cut == 2 ? -ETIME : -E2BIG;
 	return ok ? 0 : -ENOENT;
+}
+
+void demangle_stats(struct demangle_stats *st)
+{
+	st->over_mangled = load(&n_over_mangled);
+	st->over_len = load(&n_over_len);
+	st->over_cpu = load(&n_over_cpu);
+	st->over_late_cpu = load(&n_over_late_cpu);
+	st->refused = load(&n_refused);
+	st->spent_ns = load(&spent_ns);
 }
 
 char *demangle(const char *name)
 {
 	struct sink k = {0};
+	unsigned long long spent = load(&spent_ns);
+	long cap_ns = DEMANGLE_MAX_CPU_MS * 1000000L, used_ns = 0;
 	char *s;
 	int err;
 
@@ -142,10 +182,27 @@ char *demangle(const char *name)
 		return NULL;
 	}
 	if (strnlen(name, DEMANGLE_MAX_MANGLED + 1) > DEMANGLE_MAX_MANGLED) {
+		add(&n_over_mangled, 1);
 		errno = E2BIG;
 		return NULL;
 	}
-	err = run(name, &k);
+	/* the budgets (demangle.h): past the first, a short cap; past both, no more tries */
+	if (spent >= (DEMANGLE_BUDGET_MS + DEMANGLE_LATE_BUDGET_MS) * 1000000ull) {
+		add(&n_refused, 1);
+		errno = E2BIG;
+		return NULL;
+	}
+	if (spent >= DEMANGLE_BUDGET_MS * 1000000ull)
+		cap_ns = DEMANGLE_LATE_CPU_US * 1000L;
+	err = run(name, &k, cap_ns, &used_ns);
+	if (used_ns > DEMANGLE_FREE_US * 1000L)
+		add(&spent_ns, (unsigned long long)used_ns - DEMANGLE_FREE_US * 1000L);
+	if (err == -ETIME) {
+		add(cap_ns == DEMANGLE_MAX_CPU_MS * 1000000L ? &n_over_cpu : &n_over_late_cpu, 1);
+		err = -E2BIG;
+	} else if (err == -E2BIG) {
+		add(&n_over_len, 1);
+	}
 	if (err) {
 		errno = -err;
 		return NULL;

@@ -63,6 +63,10 @@ nm "$TMP/bomb24" | grep -qF "$text" || fail "the bomb has no symbol $text"
 expect_status 0 timeout 120 "$CPUPROF" record -o "$TMP/b.folded" -o "$TMP/b.pb.gz" -o "$TMP/b.json" \
 	-o "$TMP/b.html" -o "$TMP/b.svg" -- "$TMP/bomb24" 2
 check_folded_grammar "$TMP/b.folded"
+# the end summary says that names were left mangled, and for which bound
+line=$(grep -F "left mangled (over the demangler's bounds)" "$TMP/err") || fail "no summary line: $(cat "$TMP/err")"
+note "$line"
+echo "$line" | grep -qE ': [1-9][0-9]* too long, [1-9][0-9]* too slow, 0 not tried' || fail "summary: $line"
 for f in b.folded b.pb.gz b.json b.html b.svg; do
 	size=$(stat -c %s "$TMP/$f")
 	note "$f: $size bytes"
@@ -81,4 +85,32 @@ addr=$(nm "$TMP/bomb24" | awk -v n="$work" '$3 == n { print "0x" $1 }')
 expect_status 0 timeout 60 "$CPUPROF" symbolize -e "$TMP/bomb24" "$addr"
 grep -qxF "$work" "$TMP/out" || fail "symbolize: $(head -3 "$TMP/out")"
 note "text bomb: $text_n samples, work bomb: $work_n, names kept mangled; report and symbolize answer"
+
+# Many distinct work bombs (400 functions f000<>() ... f399<>(), each sampled at -F 999): each
+# would cost the per-name cap (20 ms), 16 s in all; the total budget refuses the names past
+# it, and the summary counts them. Before the budget: 300 such names took 14.6 s to name.
+many=$TMP/many.c
+pat=""
+for ((i = 0; i < 40; i++)); do pat+="$(sub 2)I$(sub $((3 + i)))$(sub $((3 + i)))E"; done
+{
+	printf '#include <stdlib.h>\n#include <time.h>\n'
+	for ((j = 0; j < 400; j++)); do
+		printf 'void w%d(volatile unsigned long *x) __asm__("_Z4f%03dIJEEvDp1BI1AIiiE%sT_E");\n' $j $j "$pat"
+		printf 'void w%d(volatile unsigned long *x) { for (int i = 0; i < 20000; i++) (*x)++; }\n' $j
+	done
+	printf 'int main(int argc, char **argv)\n{\n\tstruct timespec t0, t;\n\tvolatile unsigned long x = 0;\n'
+	printf '\tdouble secs = argc > 1 ? atof(argv[1]) : 2;\n\n\tclock_gettime(CLOCK_MONOTONIC, &t0);\n\tdo {\n'
+	for ((j = 0; j < 400; j++)); do printf '\t\tw%d(&x);\n' $j; done
+	printf '\t\tclock_gettime(CLOCK_MONOTONIC, &t);\n'
+	printf '\t} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);\n\treturn 0;\n}\n'
+} >"$many"
+gcc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$TMP/many" "$many" || fail "could not build the 400 bombs"
+expect_status 0 timeout 120 "$CPUPROF" record -F 999 -o "$TMP/m.folded" -- "$TMP/many" 3
+check_folded_grammar "$TMP/m.folded"
+line=$(grep -F "left mangled (over the demangler's bounds)" "$TMP/err") || fail "no summary line: $(cat "$TMP/err")"
+note "$line"
+echo "$line" | grep -qE ': 0 too long, [1-9][0-9]* too slow, [1-9][0-9]* not tried' || fail "summary: $line"
+funcs=$(grep -oE ';_Z4f[0-9]{3}IJEEvDp' "$TMP/m.folded" | sort -u | wc -l)
+note "$funcs distinct bombs sampled, each under its mangled name"
+[ "$funcs" -gt 150 ] || fail "only $funcs distinct bombs sampled"
 exit 0

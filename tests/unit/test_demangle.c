@@ -3,6 +3,7 @@
  * libiberty through demangle.c: C++, Rust legacy and v0 as c++filt/rustfilt print them; names
  * that ask for too much text or work keep their mangled form.
  */
+#include <time.h>
 #include "cmocka_inc.h"
 #include "symbol/demangle.h"
 
@@ -83,9 +84,10 @@ static void text_bomb(char *b, unsigned steps)
  * pack through the whole pattern (2^steps nodes) and prints nothing of it: counting the text
  * does not stop it (24 steps: 0.5 s; 40 steps: a day).
  */
-static void work_bomb(char *b, unsigned steps)
+static int work_bomb_named(char *b, unsigned steps, unsigned id)
 {
-	int n = sprintf(b, "_Z1fIJEEvDp1BI1AIiiE");
+	/* id names the function (f000 ... f999): as many distinct bombs, the same structure */
+	int n = sprintf(b, "_Z4f%03uIJEEvDp1BI1AIiiE", id % 1000);
 
 	for (unsigned i = 0; i < steps; i++) {
 		n += sub(b + n, 2); /* A */
@@ -94,7 +96,12 @@ static void work_bomb(char *b, unsigned steps)
 		n += sub(b + n, 3 + i);
 		n += sprintf(b + n, "E");
 	}
-	sprintf(b + n, "T_E");
+	return n + sprintf(b + n, "T_E");
+}
+
+static void work_bomb(char *b, unsigned steps)
+{
+	work_bomb_named(b, steps, 0);
 }
 
 /* A bomb keeps its mangled form, and is over as soon as the cap is reached, whatever steps. */
@@ -121,7 +128,7 @@ static void test_bombs(void **state)
 	work_bomb(b, 4);
 	s = demangle(b);
 	assert_non_null(s);
-	assert_string_equal(s, "void f<>()");
+	assert_string_equal(s, "void f000<>()");
 	free(s);
 	work_bomb(b, 40);
 	assert_null(demangle(b));
@@ -243,12 +250,108 @@ static void test_cache(void **state)
 	demangle_cache__free(NULL);
 }
 
+static double thread_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* An ordinary C++ and Rust name come out demangled. */
+static void ordinary_names(void)
+{
+	char *s = demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+
+	assert_non_null(s);
+	assert_string_equal(s, "std::vector<int, std::allocator<int> >::push_back(int const&)");
+	free(s);
+	s = demangle("_RNvNtCs1234_7mycrate3foo3bar");
+	assert_non_null(s);
+	assert_string_equal(s, "mycrate::foo::bar");
+	free(s);
+}
+
+/*
+ * Many distinct work bombs (a binary can hold thousands): the first ones cost the per-name cap
+ * until DEMANGLE_BUDGET_MS is counted, the next ones the short cap, and past both budgets none
+ * is tried; ordinary names are still demangled after the first budget. Asserted on the
+ * counters (the CPU time the demangler's thread clock measured), never on a clock read here.
+ * Runs last: the budgets are the process's.
+ */
+static void test_budget(void **state)
+{
+	const unsigned long long first = DEMANGLE_BUDGET_MS * 1000000ull,
+				 both = (DEMANGLE_BUDGET_MS + DEMANGLE_LATE_BUDGET_MS) * 1000000ull,
+				 full_ns = DEMANGLE_MAX_CPU_MS * 1000000ull -
+					   DEMANGLE_FREE_US * 1000ull,
+				 late_ns = DEMANGLE_LATE_CPU_US * 1000ull -
+					   DEMANGLE_FREE_US * 1000ull;
+	struct demangle_stats st0, st;
+	char b[1024];
+	unsigned id = 1, n_full;
+	double t0 = thread_cpu();
+
+	(void)state;
+	demangle_stats(&st0);
+	assert_true(st0.spent_ns < first); /* the tests before left most of it */
+	/* bombs until the first budget is spent: each counts at least full_ns (the timer fires
+	 * after the cap, never before), so that takes at most (first - spent) / full_ns + 1 */
+	n_full = (unsigned)((first - st0.spent_ns) / full_ns + 1);
+	for (st = st0; st.spent_ns < first; id++) {
+		assert_true(id <= n_full);
+		work_bomb_named(b, 40, id);
+		assert_null(demangle(b));
+		assert_int_equal(errno, E2BIG);
+		demangle_stats(&st);
+	}
+	assert_true(st.over_cpu - st0.over_cpu == id - 1);
+	assert_int_equal(st.over_late_cpu, st0.over_late_cpu);
+	ordinary_names();
+	/* then the short cap: up to 200 bombs in all, ordinary names still demangled between */
+	for (; id <= 200 && st.spent_ns < both; id++) {
+		work_bomb_named(b, 40, id);
+		assert_null(demangle(b));
+		assert_int_equal(errno, E2BIG);
+		demangle_stats(&st);
+		if (id % 50 == 0 && st.spent_ns < both)
+			ordinary_names();
+	}
+	assert_true(st.over_late_cpu > st0.over_late_cpu);
+	/* and on until names are refused, within the second budget's worth of short caps */
+	for (unsigned late = 0; st.refused == st0.refused; id++, late++) {
+		assert_true(late <= both / late_ns + 1);
+		work_bomb_named(b, 40, id);
+		assert_null(demangle(b));
+		demangle_stats(&st);
+	}
+	assert_true(st.spent_ns >= both);
+	/* the counted CPU: the two budgets plus one name (one thread: one cap and one tick) */
+	assert_true(st.spent_ns < both + 2 * DEMANGLE_MAX_CPU_MS * 1000000ull);
+	/* from now on nothing is tried: not the bombs, not the ordinary names */
+	for (unsigned i = 0; i < 100; i++) {
+		work_bomb_named(b, 40, id + i);
+		assert_null(demangle(b));
+		assert_int_equal(errno, E2BIG);
+	}
+	assert_null(demangle("_ZN3foo3barIiEEvT_"));
+	assert_int_equal(errno, E2BIG);
+	demangle_stats(&st0);
+	assert_int_equal(st0.refused, st.refused + 101);
+	assert_int_equal(st0.spent_ns, st.spent_ns);
+	print_message("budget: %llu names at the full cap, %llu at the short cap, %llu refused, "
+		      "%.3f s counted, %.3f s of thread CPU in this test\n",
+		      st0.over_cpu, st0.over_late_cpu, st0.refused, (double)st0.spent_ns / 1e9,
+		      thread_cpu() - t0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),	  cmocka_unit_test(test_not_mangled),
 		cmocka_unit_test(test_cache),	  cmocka_unit_test(test_bombs),
 		cmocka_unit_test(test_rust_bomb), cmocka_unit_test(test_long),
+		cmocka_unit_test(test_budget), /* last: it spends the process's budgets */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
