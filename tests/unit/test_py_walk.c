@@ -19,34 +19,36 @@
 
 /* Line numbers of SCRIPT, checked below: hot's loop body is HOT_FIRST+1..HOT_FIRST+3. */
 #define HOT_FIRST 6
-static const char SCRIPT[] = "import sys, threading, zlib, os\n"     /* 1 */
-			     "\n"				     /* 2 */
-			     "\n"				     /* 3 */
-			     "\n"				     /* 4 */
-			     "\n"				     /* 5 */
-			     "def hot(n):\n"			     /* 6 */
-			     "    s = 0\n"			     /* 7 */
-			     "    for i in range(n):\n"		     /* 8 */
-			     "        s += i * i\n"		     /* 9 */
-			     "    return s\n"			     /* 10 */
-			     "def cold(n):\n"			     /* 11 */
-			     "    s = 0\n"			     /* 12 */
-			     "    for i in range(n):\n"		     /* 13 */
-			     "        s += i * i\n"		     /* 14 */
-			     "    return s\n"			     /* 15 */
-			     "def outer():\n"			     /* 16 */
-			     "    while True:\n"		     /* 17 */
-			     "        hot(20000)\n"		     /* 18 */
-			     "        hot(20000)\n"		     /* 19 */
-			     "        hot(20000)\n"		     /* 20 */
-			     "        cold(20000)\n"		     /* 21 */
-			     "def main():\n"			     /* 22 */
-			     "    outer()\n"			     /* 23 */
-			     "def compressor(data):\n"		     /* 24 */
-			     "    while True:\n"		     /* 25 */
-			     "        zlib.compress(data, 9)\n"	     /* 26 */
-			     "def nogil_main():\n"		     /* 27 */
-			     "    compressor(os.urandom(1 << 22))\n" /* 28 */
+static const char SCRIPT[] = "import sys, threading, zlib, os\n" /* 1 */
+			     "\n"				 /* 2 */
+			     "\n"				 /* 3 */
+			     "\n"				 /* 4 */
+			     "\n"				 /* 5 */
+			     "def hot(n):\n"			 /* 6 */
+			     "    s = 0\n"			 /* 7 */
+			     "    for i in range(n):\n"		 /* 8 */
+			     "        s += i * i\n"		 /* 9 */
+			     "    return s\n"			 /* 10 */
+			     "def cold(n):\n"			 /* 11 */
+			     "    s = 0\n"			 /* 12 */
+			     "    for i in range(n):\n"		 /* 13 */
+			     "        s += i * i\n"		 /* 14 */
+			     "    return s\n"			 /* 15 */
+			     "def outer():\n"			 /* 16 */
+			     "    while True:\n"		 /* 17 */
+			     "        hot(20000)\n"		 /* 18 */
+			     "        hot(20000)\n"		 /* 19 */
+			     "        hot(20000)\n"		 /* 20 */
+			     "        cold(20000)\n"		 /* 21 */
+			     "def main():\n"			 /* 22 */
+			     "    outer()\n"			 /* 23 */
+			     "def compressor(data):\n"		 /* 24 */
+			     "    while True:\n"		 /* 25 */
+			     "        zlib.compress(data, 9)\n"	 /* 26 */
+			     "def nogil_main():\n"		 /* 27 */
+			     "    compressor(DATA)\n"		 /* 28 */
+			     /* made before the thread starts: its samples are all in compressor */
+			     "DATA = os.urandom(1 << 22)\n"
 			     "t = threading.Thread(target=nogil_main)\n"
 			     "t.daemon = True\n"
 			     "t.start()\n"
