@@ -309,7 +309,7 @@ static int emit(const struct render *r, const char *path,
 		err = out_file__commit(of);
 	if (err) {
 		pr_err("writing '%s': %s (%s); nothing was written", path, strerror(-err),
-		       strerrorname_np(-err) ? strerrorname_np(-err) : "?");
+		       log_errname(-err));
 		return err == -ENOMEM ? CP_EXIT_FAILURE : CP_EXIT_CANTCREAT;
 	}
 	return 0;

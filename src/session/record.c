@@ -802,13 +802,11 @@ static void spill_summary(const struct record *r)
 	if (ps.err)
 		pr_info("the samples of ended processes stay in memory: cannot write them to %s "
 			"(%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
-			dir, strerror(-ps.err),
-			strerrorname_np(-ps.err) ? strerrorname_np(-ps.err) : "?");
+			dir, strerror(-ps.err), log_errname(-ps.err));
 	if (ps.frame_err)
 		pr_info("the frames are kept in memory: cannot write them to %s or read them "
 			"back (%s, %s; set TMPDIR to a writable directory, or raise ulimit -f)",
-			dir, strerror(-ps.frame_err),
-			strerrorname_np(-ps.frame_err) ? strerrorname_np(-ps.frame_err) : "?");
+			dir, strerror(-ps.frame_err), log_errname(-ps.frame_err));
 	if (ps.records || ps.frames)
 		pr_info("kept on disk until the output: %" PRIu64 " stacks of ended processes "
 			"(%.1f MiB in %zu unnamed file%s), %" PRIu64 " frames (%.1f MiB)",

@@ -252,10 +252,8 @@ static int write_one(const struct report *r, FILE *f, size_t i, const struct pro
  */
 static void write_failed(const struct report *r, size_t i, size_t committed, int err)
 {
-	const char *name = strerrorname_np(-err);
-
 	pr_err("cannot write the profile to %s: %s (%s)%s; %s", options_output_name(r->o, i),
-	       strerror(-err), name ? name : "?",
+	       strerror(-err), log_errname(-err),
 	       err == -EFBIG	? ", the file-size limit (ulimit -f) is too small for it"
 	       : err == -ENOSPC ? ", the file system is full"
 	       : err == -EDQUOT ? ", the disk quota is used up"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "util/log.h"
@@ -71,3 +72,10 @@ DEFINE_LOGGER(pr_err, LOG_ERROR)
 DEFINE_LOGGER(pr_warn, LOG_WARN)
 DEFINE_LOGGER(pr_info, LOG_INFO)
 DEFINE_LOGGER(pr_debug, LOG_DEBUG)
+
+const char *log_errname(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "?";
+}

@@ -24,4 +24,7 @@ void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A continuation of the line before at the warning level: "  " + message + newline. */
 void pr_warn_more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The symbolic name of errno value err ("EFBIG"), or "?" for one libc does not name. */
+const char *log_errname(int err);
+
 #endif
