@@ -17,11 +17,14 @@
 #include "util/leb128.h"
 
 /* Decoded rows of one sequence. */
+/* 16 bytes: the decoded rows of the code named are the biggest part of a line table */
 struct lt_drow {
 	uint64_t addr;
-	uint32_t line, col, file;
-	bool end;
+	uint32_t line;
+	uint16_t col; /* emit: a column over 0xffff makes the table invalid (libdw) */
+	uint16_t file : 15, end : 1; /* emit: so does a file number over 0x7fff (libdw then) */
 };
+_Static_assert(sizeof(struct lt_drow) == 16, "line rows are 16 bytes");
 
 /*
  * One sequence: rows first_row .. first_row + n_rows - 1 in program order, from program offset
@@ -97,14 +100,21 @@ static const char *sec_string(const uint8_t *sec, size_t size, uint64_t off)
 	return (const char *)sec + off;
 }
 
-/* n bytes from the table's blocks, 8-aligned; freed with the table. */
+/*
+ * n bytes from the table's blocks, 8-aligned; freed with the table. The first block is small
+ * and each next one twice the last, up to 16 KiB: a table per compile unit, most of which join
+ * a few names or none.
+ */
 static void *lt_alloc(struct line_table *lt, size_t n)
 {
 	struct lt_block *b = lt->blocks;
 
 	n = (n + 7) & ~(size_t)7;
 	if (!b || b->size - b->used < n) {
-		size_t size = n > 16384 ? n : 16384;
+		size_t size = b ? (b->size < 8192 ? b->size * 2 : 16384) : 256;
+
+		if (size < n)
+			size = n;
 
 		b = malloc(sizeof(*b) + size);
 		if (!b)
@@ -472,6 +482,8 @@ static int emit(struct pass *ps, const struct state *st, bool end)
 {
 	if (st->line > INT_MAX || st->line < INT_MIN || st->col > 0xffff || st->isa > 0xff)
 		return -EINVAL; /* libdw's fields cannot hold it: the whole table is invalid */
+	if (st->file > 0x7fff)
+		return -EINVAL; /* more than a row holds: the callers ask libdw instead */
 	if (ps->scan) {
 		struct lt_seq *s = &ps->cur;
 		uint32_t idx = ps->n_rows++;
