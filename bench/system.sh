@@ -9,11 +9,14 @@
 # FIFO another program had mapped; it only makes perf cheaper). Prints one line
 # per build, then medians and spreads (min-max): the build's wall time, the profiler's CPU and
 # peak RSS, and the 1-minute load average before each build (other work on the machine).
+# CPUPROF_BASE=BINARY: a fourth build per round under that other cpuprof ("base"), for a before
+# and after under the same load.
 # SELF_PROFILE=FILE: one more build at the end under `cpuprof record -- cpuprof record ...` (not
 # counted): the outer recording of the inner one, as folded stacks with source lines, in FILE.
 # Usage: bench/system.sh CPUPROF [ROUNDS]   (root; needs perf and /usr/bin/time)
 set -u
 CPUPROF=$(realpath "$1") ROUNDS=${2:-5}
+[ -n "${CPUPROF_BASE:-}" ] && CPUPROF_BASE=$(realpath "$CPUPROF_BASE")
 cd "$(dirname "$0")/.." || exit 1
 COLLAPSE=$PWD/bench/stackcollapse_perf.pl
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpuprof-system.XXXXXX")
@@ -66,11 +69,13 @@ run() { # MODE ROUND
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	case $mode in
 	none) ;;
-	cpuprof)
-		start_timed "$TMP/c.time" "$CPUPROF" record -v -F 999 -o "$TMP/c.pb.gz"
+	cpuprof | base)
+		local bin=$CPUPROF
+		[ "$mode" = base ] && bin=$CPUPROF_BASE
+		start_timed "$TMP/c.time" "$bin" record -v -F 999 -o "$TMP/c.pb.gz"
 		# wait until sampling runs (its setup is counted in its CPU all the same)
 		for _ in $(seq 600); do
-			grep -q sampling "$TMP/cpuprof.err" 2>/dev/null && break
+			grep -q sampling "$TMP/$mode.err" 2>/dev/null && break
 			kill -0 "$prof" 2>/dev/null || break
 			sleep 0.05
 		done 2>/dev/null
@@ -86,11 +91,11 @@ run() { # MODE ROUND
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 	case $mode in
 	none) cpu=- rss=- ;;
-	cpuprof)
+	cpuprof | base)
 		stop_timed
 		read -r cpu rss <<<"$(cpu_rss "$TMP/c.time")"
-		[ -s "$TMP/c.pb.gz" ] || echo "cpuprof wrote no profile:" "$(tail -2 "$TMP/cpuprof.err")" >&2
-		extra=$(grep -o '[0-9]* samples from [0-9]* processes' "$TMP/cpuprof.err")
+		[ -s "$TMP/c.pb.gz" ] || echo "$mode wrote no profile:" "$(tail -2 "$TMP/$mode.err")" >&2
+		extra=$(grep -o '[0-9]* samples from [0-9]* processes' "$TMP/$mode.err")
 		rm -f "$TMP/c.pb.gz"
 		;;
 	perf)
@@ -112,14 +117,16 @@ run() { # MODE ROUND
 }
 
 modes=(none cpuprof perf)
+[ -n "${CPUPROF_BASE:-}" ] && modes+=(base)
+nm=${#modes[@]}
 for r in $(seq "$ROUNDS"); do
-	for k in 0 1 2; do
-		run "${modes[$(((r - 1 + k) % 3))]}" "$r"
+	for k in $(seq 0 $((nm - 1))); do
+		run "${modes[$(((r - 1 + k) % nm))]}" "$r"
 	done
 done
 
-echo "medians (min-max) over $ROUNDS rounds:"
-for m in none cpuprof perf; do
+[ "$ROUNDS" -gt 0 ] && echo "medians (min-max) over $ROUNDS rounds:"
+for m in "${modes[@]}"; do
 	printf '  %-7s' "$m"
 	for col in 2 3 4 5; do
 		awk -v m="$m" -v c="$col" '$1 == m && $c != "-" { print $c }' "$RES" | sort -g |
