@@ -57,8 +57,8 @@ stop_timed() {
 	wait "$timed"
 	prof=""
 }
-# "user sys maxrss_kib" -> "cpu_s rss_mib"
-cpu_rss() { awk '{ printf "%.2f %.1f", $1 + $2, $3 / 1024 }' "$1"; }
+# "user sys maxrss_kib" (the last line: time may write "Command exited with..." first) -> "cpu_s rss_mib"
+cpu_rss() { tail -1 "$1" | awk '{ printf "%.2f %.1f", $1 + $2, $3 / 1024 }'; }
 
 RES=$TMP/results
 : >"$RES"

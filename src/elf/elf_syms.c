@@ -3,7 +3,7 @@
  * Function symbol index of one ELF object, built with libelf. Everything the lookups need is
  * copied out (names, source files and build-id into one arena, segments and address ranges into
  * arrays), so no Elf handle, mapping or fd outlives the constructor; but for
- * elf_syms__from_fd when the string tables are large (BORROW_MIN): their names stay in the
+ * elf_syms__from_fd when the string tables are not small (BORROW_MIN): their names stay in the
  * file's guarded mapping (util/fmap.h), which the index keeps, its pages given back to the page
  * cache once built (a Rust compiler's libraries carry tens of MB of mangled names); and for
  * elf_syms__from_elf, whose names stay in the caller's Elf data: the DWARF index keeps its Elf
@@ -37,7 +37,7 @@
 #define REF_NONE    UINT32_MAX
 #define LEN_BIG	    UINT32_MAX /* fn_range.len: end and addr are in elf_syms.big */
 /* elf_syms__from_fd: string tables of this many bytes in all are read from the mapping */
-#define BORROW_MIN (1u << 20)
+#define BORROW_MIN (64u << 10)
 
 /*
  * A piece [start, start + len) of the address space attributed to the function starting at
