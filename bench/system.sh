@@ -7,8 +7,9 @@
 # `perf script | bench/stackcollapse_perf.pl`, the step that names the frames; -B: no build-id
 # pass at the end, which opens every file mapped during the recording and waited forever on a
 # FIFO another program had mapped; it only makes perf cheaper). Prints one line
-# per build, then medians and spreads (min-max): the build's wall time, the profiler's CPU and
-# peak RSS, and the 1-minute load average before each build (other work on the machine).
+# per build, then medians and spreads (min-max): the build's wall time, the profiler's CPU (and
+# per sample: system-wide, the other work on the machine is sampled too) and peak RSS, and the
+# 1-minute load average before each build.
 # CPUPROF_BASE=BINARY: a fourth build per round under that other cpuprof ("base"), for a before
 # and after under the same load.
 # SELF_PROFILE=FILE: one more build at the end under `cpuprof record -- cpuprof record ...` (not
@@ -63,7 +64,7 @@ cpu_rss() { tail -1 "$1" | awk '{ printf "%.2f %.1f", $1 + $2, $3 / 1024 }'; }
 RES=$TMP/results
 : >"$RES"
 run() { # MODE ROUND
-	local mode=$1 r=$2 t0 t1 load wall cpu rss extra=""
+	local mode=$1 r=$2 t0 t1 load wall cpu rss extra="" n=0 per=-
 	make -C "$SRC" -s clean >/dev/null 2>&1
 	sync
 	load=$(cut -d' ' -f1 /proc/loadavg)
@@ -96,6 +97,7 @@ run() { # MODE ROUND
 		read -r cpu rss <<<"$(cpu_rss "$TMP/c.time")"
 		[ -s "$TMP/c.pb.gz" ] || echo "$mode wrote no profile:" "$(tail -2 "$TMP/$mode.err")" >&2
 		extra=$(grep -o '[0-9]* samples from [0-9]* processes' "$TMP/$mode.err")
+		n=${extra%% *}
 		rm -f "$TMP/c.pb.gz"
 		;;
 	perf)
@@ -106,14 +108,17 @@ run() { # MODE ROUND
 		local scpu srss
 		read -r scpu srss <<<"$(cpu_rss "$TMP/s.time")"
 		extra="record $cpu s + script|collapse $scpu s (script RSS $srss MiB);" 
-		extra="$extra $(awk '{ s += $NF } END { print s + 0 }' "$TMP/p.folded") samples"
+		n=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/p.folded")
+		extra="$extra $n samples"
 		cpu=$(awk -v a="$cpu" -v b="$scpu" 'BEGIN { printf "%.2f", a + b }')
 		rm -f "$TMP/p.data" "$TMP/p.folded"
 		;;
 	esac
-	printf '%-7s round %d: build %6.2f s  profiler CPU %5s s  peak RSS %5s MiB  load %s  %s\n' \
-		"$mode" "$r" "$wall" "$cpu" "$rss" "$load" "$extra"
-	echo "$mode $wall $cpu $rss $load" >>"$RES"
+	# the other work on the machine is sampled too: CPU per sample compares runs of any load
+	[ "${n:-0}" -gt 0 ] && per=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", c * 1e6 / n }')
+	printf '%-7s round %d: build %6.2f s  profiler CPU %5s s (%s us/sample)  peak RSS %5s MiB  load %s  %s\n' \
+		"$mode" "$r" "$wall" "$cpu" "$per" "$rss" "$load" "$extra"
+	echo "$mode $wall $cpu $rss $load $per" >>"$RES"
 }
 
 modes=(none cpuprof perf)
@@ -128,12 +133,12 @@ done
 [ "$ROUNDS" -gt 0 ] && echo "medians (min-max) over $ROUNDS rounds:"
 for m in "${modes[@]}"; do
 	printf '  %-7s' "$m"
-	for col in 2 3 4 5; do
+	for col in 2 3 6 4 5; do
 		awk -v m="$m" -v c="$col" '$1 == m && $c != "-" { print $c }' "$RES" | sort -g |
 			awk -v c="$col" '{ v[NR] = $1 } END {
 				if (NR == 0) exit
 				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-				split("- build CPU RSS load", name, " ")
+				split("- build CPU RSS load us/sample", name, " ")
 				unit = c == 2 || c == 3 ? " s" : c == 4 ? " MiB" : ""
 				printf "  %s %.2f%s (%.2f-%.2f)", name[c], med, unit, v[1], v[NR] }'
 	done
