@@ -132,6 +132,7 @@ done
 
 [ "$ROUNDS" -gt 0 ] && echo "medians (min-max) over $ROUNDS rounds:"
 for m in "${modes[@]}"; do
+	[ "$ROUNDS" -gt 0 ] || break
 	printf '  %-7s' "$m"
 	for col in 2 3 6 4 5; do
 		awk -v m="$m" -v c="$col" '$1 == m && $c != "-" { print $c }' "$RES" | sort -g |
