@@ -234,7 +234,8 @@ static uint64_t func_off(const struct gopclntab *gt, uint64_t i)
 	if (gt->layout >= GOPCLN_118)
 		off = gt->funcoff + word(gt, gt->funcoff + i * 8 + 4, 4, &ok);
 	else if (gt->layout == GOPCLN_116)
-		off = gt->funcoff + word(gt, gt->funcoff + (i * 2 + 1) * gt->ptrsize, gt->ptrsize, &ok);
+		off = gt->funcoff +
+		      word(gt, gt->funcoff + (i * 2 + 1) * gt->ptrsize, gt->ptrsize, &ok);
 	else
 		off = word(gt, gt->funcoff + (i * 2 + 1) * gt->ptrsize, gt->ptrsize, &ok);
 	/* the fixed part of _func, up to nfuncdata, must be inside */
@@ -267,6 +268,9 @@ bool gopclntab__func_at(const struct gopclntab *gt, size_t i, struct go_func *ou
 	out->end = entry_at(gt, i + 1, &ok);
 	out->name = func_name(gt, fo);
 	out->index = i;
+	out->flag = gt->layout == GOPCLN_120   ? gt->tab[fo + 41]
+		    : gt->layout == GOPCLN_118 ? gt->tab[fo + 37]
+					       : 0;
 	return ok && out->name && out->end > out->entry;
 }
 
@@ -477,8 +481,8 @@ static bool inline_tree(const struct gopclntab *gt, uint64_t fo, uint64_t *tree,
 	return true;
 }
 
-int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_frame *out,
-		      size_t max, size_t *n)
+int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_frame *out, size_t max,
+		      size_t *n)
 {
 	unsigned int isz = gt->layout == GOPCLN_120 ? 16 : 20;
 	int64_t i = find(gt, vaddr);
@@ -630,8 +634,8 @@ static void find_gofunc(struct gopclntab *gt, Elf *elf, size_t shstrndx, uint64_
 		/* PIE: a relocation to the table's start */
 		Elf_Data *d = section_data(elf, shstrndx, ".rela.dyn", &sh);
 
-		for (size_t i = 0; d && sh.sh_entsize == sizeof(Elf64_Rela) &&
-				   i < d->d_size / sizeof(Elf64_Rela);
+		for (size_t i = 0;
+		     d && sh.sh_entsize == sizeof(Elf64_Rela) && i < d->d_size / sizeof(Elf64_Rela);
 		     i++) {
 			GElf_Rela r;
 
@@ -707,53 +711,71 @@ static void read_version(struct gopclntab *gt, Elf *elf, size_t shstrndx)
 	memcpy(gt->version, p, len);
 }
 
-struct gopclntab *gopclntab__from_fd(int fd)
+static int from_elf(Elf *elf, struct gopclntab **out)
 {
-	struct elf_file ef = {.map.slot = -1};
 	struct gopclntab *gt = NULL;
 	GElf_Shdr sh, text;
 	Elf_Data *d;
 	size_t shstrndx;
 	uint64_t text_vaddr = 0;
-	int err = -ENOEXEC;
 
-	pthread_once(&libelf_once, libelf_init);
-	if (elf_file_open(fd, &ef) || elf_kind(ef.elf) != ELF_K_ELF ||
-	    elf_getshdrstrndx(ef.elf, &shstrndx))
-		goto out;
-	err = -ENOENT;
-	d = section_data(ef.elf, shstrndx, ".gopclntab", &sh);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
+		return -ENOEXEC;
+	d = section_data(elf, shstrndx, ".gopclntab", &sh);
 	if (!d)
-		d = section_data(ef.elf, shstrndx, ".data.rel.ro.gopclntab", &sh);
-	if (!d || d->d_size != sh.sh_size)
-		goto out;
-	if (section(ef.elf, shstrndx, ".text", &text))
+		d = section_data(elf, shstrndx, ".data.rel.ro.gopclntab", &sh);
+	if (!d || !d->d_buf || d->d_size != sh.sh_size)
+		return -ENOENT;
+	if (section(elf, shstrndx, ".text", &text))
 		text_vaddr = text.sh_addr;
 	gt = gopclntab__new(d->d_buf, d->d_size, text_vaddr);
-	if (!gt) {
-		err = -errno;
-		goto out;
-	}
-	err = 0;
+	if (!gt)
+		return -errno;
 	/* PIE: the text start is a relocation */
 	if (gt->layout >= GOPCLN_118 && !rd(gt->tab + 8 + 2 * gt->ptrsize, gt->ptrsize)) {
 		uint64_t v;
 
-		if (relocated(ef.elf, shstrndx, sh.sh_addr + 8 + 2 * gt->ptrsize, &v))
+		if (relocated(elf, shstrndx, sh.sh_addr + 8 + 2 * gt->ptrsize, &v))
 			gt->text = v;
 	}
 	if (gt->layout >= GOPCLN_118)
-		find_gofunc(gt, ef.elf, shstrndx, sh.sh_addr);
-	read_build_id(gt, ef.elf, shstrndx);
-	read_version(gt, ef.elf, shstrndx);
-	if (elf_file_changed(&ef))
-		err = -ESTALE;
-out:
-	elf_file_close(&ef);
-	if (err) {
+		find_gofunc(gt, elf, shstrndx, sh.sh_addr);
+	read_build_id(gt, elf, shstrndx);
+	read_version(gt, elf, shstrndx);
+	*out = gt;
+	return 0;
+}
+
+struct gopclntab *gopclntab__from_elf(Elf *elf)
+{
+	struct gopclntab *gt = NULL;
+	int err;
+
+	pthread_once(&libelf_once, libelf_init);
+	err = from_elf(elf, &gt);
+	if (err)
+		errno = -err;
+	return gt;
+}
+
+struct gopclntab *gopclntab__from_fd(int fd)
+{
+	struct elf_file ef = {.map.slot = -1};
+	struct gopclntab *gt = NULL;
+	int err = -ENOEXEC;
+
+	pthread_once(&libelf_once, libelf_init);
+	if (elf_file_open(fd, &ef))
+		goto out;
+	err = from_elf(ef.elf, &gt);
+	if (!err && elf_file_changed(&ef)) {
 		gopclntab__free(gt);
 		gt = NULL;
-		errno = -err;
+		err = -ESTALE;
 	}
+out:
+	elf_file_close(&ef);
+	if (err)
+		errno = -err;
 	return gt;
 }

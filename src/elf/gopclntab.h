@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 
 struct gopclntab;
 
@@ -40,7 +41,12 @@ struct go_func {
 	uint64_t entry; /* first address */
 	uint64_t end;	/* the next function's entry (or the table's end) */
 	size_t index;
+	uint8_t flag; /* GOPCLN_FLAG_* (1.18 and later; 0 before) */
 };
+
+/* runtime/symtab.go funcFlag */
+#define GOPCLN_FLAG_TOPFRAME 0x1 /* the outermost frame of a stack (goexit, mstart, rt0_go) */
+#define GOPCLN_FLAG_SPWRITE  0x2 /* writes SP other than by its frame: pcsp says nothing after */
 
 /* One source-level frame at an address; strings owned by the table. */
 struct go_frame {
@@ -73,6 +79,9 @@ int gopclntab__set_gofunc(struct gopclntab *gt, const void *data, size_t size);
  */
 struct gopclntab *gopclntab__from_fd(int fd);
 
+/* The same from an Elf handle the caller keeps (not kept here); NULL and errno as above. */
+struct gopclntab *gopclntab__from_elf(Elf *elf);
+
 /* NULL-safe. */
 void gopclntab__free(struct gopclntab *gt);
 
@@ -92,8 +101,8 @@ bool gopclntab__func_at(const struct gopclntab *gt, size_t i, struct go_func *ou
  * its name is what `go tool addr2line` prints, the first frame's file and line what it prints
  * as the position. 0 with *n frames (0 when no function holds vaddr), -EINVAL (max 0).
  */
-int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_frame *out,
-		      size_t max, size_t *n);
+int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_frame *out, size_t max,
+		      size_t *n);
 
 /*
  * The stack pointer's distance below the frame's CFA - 8 at vaddr (the pcsp table: 0 at the

@@ -21,6 +21,7 @@
 #include "unwind/unwind_row.h"
 #include "elf/elf_file.h"
 #include "elf/elf_image.h"
+#include "elf/gopclntab.h"
 #include "util/clock.h"
 #include "unwind/unwind_table.h"
 
@@ -45,6 +46,7 @@ struct fde {
 	const uint8_t *insn;
 	const uint8_t *end;
 	size_t cie;
+	size_t go; /* a Go function (its index in the pclntab + 1), no CFI; 0: an FDE */
 };
 
 struct seg {
@@ -74,6 +76,7 @@ struct builder {
 	size_t nr_segs;
 	uint64_t base;
 	struct unwind_table_stats *st;
+	struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
 };
 
 /* ---- CIEs -------------------------------------------------------------------------------- */
@@ -227,7 +230,7 @@ static int add_fde(struct builder *b, const Dwarf_FDE *e)
 		b->fdes = n;
 		b->cap_fdes = cap;
 	}
-	b->fdes[b->nr_fdes++] = (struct fde){lo, lo + len, c.p, c.end, ci};
+	b->fdes[b->nr_fdes++] = (struct fde){lo, lo + len, c.p, c.end, ci, 0};
 	return 0;
 }
 
@@ -294,16 +297,96 @@ static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
 	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
 }
 
+/*
+ * A pcsp row of a Go function (amd64): the stack pointer delta d from the pcsp table, so
+ * CFA = rsp + d + 8 and the return address at CFA - 8; a function with a frame (d > 0) keeps
+ * its caller's rbp at CFA - 16 (Go's prologue: SUBQ $size, SP; MOVQ BP, size-8(SP)), cmd/
+ * internal/obj/x86/obj6.go.
+ */
+static int go_row(void *arg, uint64_t start, uint64_t end, int32_t d)
+{
+	struct cp_unwind_row r = {.cfa_type = CP_CFA_RSP, .cfa_off = d + 8};
+
+	(void)end;
+	if (d < 0 || d > INT32_MAX - 8)
+		r = unwind_row_unsupported(CP_UNW_RANGE);
+	else if (d > 0)
+		r = (struct cp_unwind_row){.cfa_type = CP_CFA_RSP,
+					   .cfa_off = d + 8,
+					   .rbp_type = CP_RBP_CFA_OFF,
+					   .rbp_off = -16};
+	return push_row(arg, start, r);
+}
+
+/*
+ * Rows of Go function i: its pcsp table, except for the outermost frames of a stack (goexit,
+ * mstart, rt0_go: TOPFRAME), which end it.
+ */
+static int build_go(struct builder *b, size_t i)
+{
+	struct go_func gf;
+	size_t mark = b->nr_rows, raw = b->st->raw_rows;
+	int err;
+
+	if (!gopclntab__func_at(b->gp, i, &gf))
+		return push_row(b, 0, unwind_row_unsupported(CP_UNW_BAD_CFI));
+	if (gf.flag & GOPCLN_FLAG_TOPFRAME)
+		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+	/* a row per change of the delta: at most one per byte */
+	err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, go_row, b);
+	if (err == -ENOMEM)
+		return err;
+	/* raw_rows: a first row like the one before it is not added, but was made */
+	if (err || b->st->raw_rows == raw) {
+		b->nr_rows = mark;
+		return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+	}
+	return 0;
+}
+
+/* The Go functions as FDEs without CFI, for build_rows to place among the others. */
+static int add_go(struct builder *b)
+{
+	size_t n = gopclntab__count(b->gp);
+
+	for (size_t i = 0; i < n; i++) {
+		struct go_func gf;
+
+		if (!gopclntab__func_at(b->gp, i, &gf) || !in_exec_segment(b, gf.entry) ||
+		    gf.end - b->base > UINT32_MAX || gf.entry < b->base) {
+			b->st->fdes_skipped++;
+			continue;
+		}
+		if (b->nr_fdes == b->cap_fdes) {
+			size_t cap = b->cap_fdes ? 2 * b->cap_fdes : 256;
+			struct fde *nf = realloc(b->fdes, cap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			b->fdes = nf;
+			b->cap_fdes = cap;
+		}
+		b->fdes[b->nr_fdes++] = (struct fde){gf.entry, gf.end, NULL, NULL, 0, i + 1};
+	}
+	return 0;
+}
+
 /* Rows of one FDE; one CP_UNW_BAD_CFI row for the whole function when its CFI is malformed. */
 static int build_fde(struct builder *b, const struct fde *f)
 {
-	const struct cie *cie = &b->cies[f->cie];
-	struct fde_rows fr = {b, cie};
-	struct cfi_frame fr_cie = cie_frame(b, cie, &cie->init);
+	const struct cie *cie;
+	struct fde_rows fr;
+	struct cfi_frame fr_cie;
 	size_t mark = b->nr_rows;
-	struct cfi_state s = cie->init;
+	struct cfi_state s;
 	int err = -EINVAL;
 
+	if (f->go)
+		return build_go(b, f->go - 1);
+	cie = &b->cies[f->cie];
+	fr = (struct fde_rows){b, cie};
+	fr_cie = cie_frame(b, cie, &cie->init);
+	s = cie->init;
 	if (!cie->bad_init)
 		err = cfi_eval(&fr_cie, f->insn, f->end, &s, f->lo, f->hi, fde_row, &fr);
 	if (err == -ENOMEM)
@@ -508,12 +591,17 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	if (err)
 		goto out;
 	d = find_cfi(elf, &b);
-	if (!d) {
+	/* Go code has no CFI (cgo programs: only their C code has) */
+	b.gp = gopclntab__from_elf(elf);
+	if (!d && !b.gp) {
 		err = -ENODATA;
 		goto out;
 	}
-	ut->st.debug_frame = !b.eh;
-	err = read_entries(elf, d, &b);
+	ut->st.debug_frame = d && !b.eh;
+	err = d ? read_entries(elf, d, &b) : 0;
+	if (err && !(err == -EINVAL && b.gp))
+		goto out;
+	err = b.gp ? add_go(&b) : 0;
 	if (err)
 		goto out;
 	err = build_rows(&b);
@@ -538,6 +626,7 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	*out = ut;
 	ut = NULL;
 out:
+	gopclntab__free(b.gp);
 	free(b.cies);
 	free(b.fdes);
 	free(b.rows);
