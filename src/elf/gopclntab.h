@@ -119,6 +119,15 @@ typedef int (*gopclntab_row_fn)(void *ctx, uint64_t start, uint64_t end, int32_t
 int gopclntab__sp_rows(const struct gopclntab *gt, size_t i, size_t max_rows, gopclntab_row_fn fn,
 		       void *ctx);
 
+/*
+ * Offsets of the runtime's structures the profiler reads for the object's Go version: g.m,
+ * g.sched, m.curg (runtime/runtime2.go). 0, or -ENOENT for a version not in the table.
+ */
+struct go_runtime_offsets {
+	uint32_t g_m, g_sched, m_curg;
+};
+int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out);
+
 /* The Go build ID and the Go version ("go1.19.8"), "" when unknown. */
 const char *gopclntab__build_id(const struct gopclntab *gt);
 const char *gopclntab__go_version(const struct gopclntab *gt);

@@ -77,6 +77,8 @@ struct builder {
 	uint64_t base;
 	struct unwind_table_stats *st;
 	struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
+	struct go_runtime_offsets go_off;
+	uint8_t go_tls_slot; /* g at fsbase - 8 * slot; 0: unknown (no CP_CFA_GO_SWITCH rows) */
 };
 
 /* ---- CIEs -------------------------------------------------------------------------------- */
@@ -330,8 +332,23 @@ static int build_go(struct builder *b, size_t i)
 
 	if (!gopclntab__func_at(b->gp, i, &gf))
 		return push_row(b, 0, unwind_row_unsupported(CP_UNW_BAD_CFI));
-	if (gf.flag & GOPCLN_FLAG_TOPFRAME)
+	/* mcall goes on on g0 and leaves nothing to return to: Go's own traceback ends there */
+	if ((gf.flag & GOPCLN_FLAG_TOPFRAME) || !strcmp(gf.name, "runtime.mcall"))
 		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+	if (b->go_tls_slot &&
+	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack"))) {
+		struct cp_unwind_row r = {
+			.cfa_type = CP_CFA_GO_SWITCH,
+			/* both are $0 frames: the return address at rsp when not on g0 */
+			.cfa_off = 8,
+			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_curg, b->go_off.g_sched),
+			.rbp_type = strcmp(gf.name, "runtime.morestack") ? CP_GO_SYSTEMSTACK
+									 : CP_GO_MORESTACK,
+			.pad = b->go_tls_slot,
+		};
+
+		return push_row(b, gf.entry, r);
+	}
 	/* a row per change of the delta: at most one per byte */
 	err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, go_row, b);
 	if (err == -ENOMEM)
@@ -569,6 +586,24 @@ static void count_rows(struct unwind_table *ut)
 	}
 }
 
+/*
+ * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
+ * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
+ * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own.
+ */
+static uint8_t go_tls_slot(Elf *elf)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS)
+			return ph.p_memsz <= 8 && ph.p_align <= 8 ? 1 : 0;
+	return 1;
+}
+
 /* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
 static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 {
@@ -601,6 +636,8 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	err = d ? read_entries(elf, d, &b) : 0;
 	if (err && !(err == -EINVAL && b.gp))
 		goto out;
+	if (b.gp && !gopclntab__runtime_offsets(b.gp, &b.go_off))
+		b.go_tls_slot = go_tls_slot(elf);
 	err = b.gp ? add_go(&b) : 0;
 	if (err)
 		goto out;
@@ -738,6 +775,7 @@ const char *unwind_table_cfa_name(unsigned int cfa_type)
 		[CP_CFA_END_FUNC] = "end-func",
 		[CP_CFA_END_STACK] = "end-stack",
 		[CP_CFA_SIGNAL] = "signal",
+		[CP_CFA_GO_SWITCH] = "go-switch",
 	};
 
 	return cfa_type < sizeof(names) / sizeof(names[0]) ? names[cfa_type] : "?";
