@@ -19,6 +19,11 @@ seeds() {
 			[ -f "$fix/$f" ] && echo "$fix/$f"
 		done
 		;;
+	gopclntab)
+		for f in go_tree_s go_tree_pie go_cgo_s; do
+			[ -f "$fix/$f" ] && echo "$fix/$f"
+		done
+		;;
 	proc_maps) ls tests/data/maps_*.txt ;;
 	ksyms) ls tests/data/kallsyms_*.txt ;;
 	perfmap) ls tests/data/perfmap_*.txt ;;
