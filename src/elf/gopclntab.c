@@ -332,8 +332,8 @@ static int pcvalue_walk(const struct gopclntab *gt, uint64_t off, uint64_t entry
 
 		if (trunc || (u == 0 && step))
 			return 0;
-		/* zig-zag */
-		val += (int32_t)((u & 1) ? ~(u >> 1) : (u >> 1));
+		/* zig-zag; a value that wraps is the table's nonsense, not undefined behaviour */
+		val = (int32_t)((uint32_t)val + ((u & 1) ? ~(u >> 1) : (u >> 1)));
 		pcd = leb128_u(&p, end, &trunc);
 		if (trunc || !pcd)
 			return 0;
