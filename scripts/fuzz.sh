@@ -20,7 +20,7 @@ seeds() {
 		done
 		;;
 	gopclntab)
-		for f in go_tree_s go_tree_pie go_cgo_s; do
+		for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 			[ -f "$fix/$f" ] && echo "$fix/$f"
 		done
 		;;

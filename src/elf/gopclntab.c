@@ -736,35 +736,76 @@ static void read_version(struct gopclntab *gt, Elf *elf, size_t shstrndx)
 	memcpy(gt->version, p, len);
 }
 
+/*
+ * A cgo program built as PIE: the external linker put the table into .data.rel.ro with the
+ * rest (its default script merges .data.rel.ro.*). The table is where a header of a known
+ * layout starts, on an 8-byte boundary (the linker aligns it).
+ */
+static bool find_in_relro(Elf *elf, size_t shstrndx, const uint8_t **tab, size_t *size,
+			  uint64_t *vaddr)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = section_data(elf, shstrndx, ".data.rel.ro", &sh);
+	const uint8_t *p;
+
+	if (!d || !d->d_buf || d->d_size != sh.sh_size)
+		return false;
+	p = d->d_buf;
+	for (size_t o = 0; o + 64 <= d->d_size; o += 8) {
+		uint32_t magic = (uint32_t)rd(p + o, 4);
+		struct gopclntab *gt;
+
+		if ((magic != 0xfffffff0 && magic != 0xfffffff1) || p[o + 4] || p[o + 5] ||
+		    p[o + 6] != 1 || p[o + 7] != 8)
+			continue;
+		/* a header whose tables all lie inside the rest of the section */
+		gt = gopclntab__new(p + o, d->d_size - o, 0);
+		if (!gt)
+			continue;
+		gopclntab__free(gt);
+		*tab = p + o;
+		*size = d->d_size - o;
+		*vaddr = sh.sh_addr + o;
+		return true;
+	}
+	return false;
+}
+
 static int from_elf(Elf *elf, struct gopclntab **out)
 {
 	struct gopclntab *gt = NULL;
 	GElf_Shdr sh, text;
 	Elf_Data *d;
-	size_t shstrndx;
-	uint64_t text_vaddr = 0;
+	size_t shstrndx, size;
+	uint64_t text_vaddr = 0, tab_vaddr;
+	const uint8_t *tab;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
 		return -ENOEXEC;
 	d = section_data(elf, shstrndx, ".gopclntab", &sh);
 	if (!d)
 		d = section_data(elf, shstrndx, ".data.rel.ro.gopclntab", &sh);
-	if (!d || !d->d_buf || d->d_size != sh.sh_size)
+	if (d && d->d_buf && d->d_size == sh.sh_size) {
+		tab = d->d_buf;
+		size = d->d_size;
+		tab_vaddr = sh.sh_addr;
+	} else if (!find_in_relro(elf, shstrndx, &tab, &size, &tab_vaddr)) {
 		return -ENOENT;
+	}
 	if (section(elf, shstrndx, ".text", &text))
 		text_vaddr = text.sh_addr;
-	gt = gopclntab__new(d->d_buf, d->d_size, text_vaddr);
+	gt = gopclntab__new(tab, size, text_vaddr);
 	if (!gt)
 		return -errno;
 	/* PIE: the text start is a relocation */
 	if (gt->layout >= GOPCLN_118 && !rd(gt->tab + 8 + 2 * gt->ptrsize, gt->ptrsize)) {
 		uint64_t v;
 
-		if (relocated(elf, shstrndx, sh.sh_addr + 8 + 2 * gt->ptrsize, &v))
+		if (relocated(elf, shstrndx, tab_vaddr + 8 + 2 * gt->ptrsize, &v))
 			gt->text = v;
 	}
 	if (gt->layout >= GOPCLN_118)
-		find_gofunc(gt, elf, shstrndx, sh.sh_addr);
+		find_gofunc(gt, elf, shstrndx, tab_vaddr);
 	read_build_id(gt, elf, shstrndx);
 	read_version(gt, elf, shstrndx);
 	*out = gt;

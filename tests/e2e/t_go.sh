@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Go programs as they are shipped, stripped of symbols and DWARF (the fixtures go_*: -s -w, or
-# strip(1) as distributions do; PIE; cgo): named from .gopclntab and walked with rows from its
+# strip(1) as distributions do; PIE; cgo, also as PIE): named from .gopclntab and walked with rows from its
 # pcsp tables, the known call tree exact from runtime.goexit (before: go_tree_s+0x... frames,
 # and leafA's caller main.heavy lost to frame pointers); a collector-heavy program's system-stack
 # frames linked to their goroutine (before: stacks ending at runtime.systemstack or a bad
@@ -9,12 +9,12 @@
 # read back the same from its pprof file and its folded file (before: file offsets vs vaddrs).
 . "$(dirname "$0")/lib.sh"
 require_bpf
-for f in go_tree_s go_tree_pie go_cgo_s go_gc_s; do
+for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s; do
 	[ -x "$FIX/$f" ] || skip "no $FIX/$f (go missing when the fixtures were built)"
 done
 GO_TREE='runtime.goexit;runtime.main;main.main;main.run;main.(heavy;main.leafA|light;main.leafB)( |;)'
 
-for g in go_tree_s go_tree_pie go_cgo_s; do
+for g in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 	cp "$FIX/$g" "$TMP/$g"
 	expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/$g.folded" -- "$TMP/$g" 2
 	check_folded_grammar "$TMP/$g.folded"

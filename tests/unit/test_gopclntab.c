@@ -175,6 +175,13 @@ static void test_addr2line_cgo(void **state)
 	check_names("go_cgo_s", "go_cgo_g");
 }
 
+/* cgo as PIE: no .gopclntab section, the table inside .data.rel.ro, its text start relocated */
+static void test_addr2line_cgo_pie(void **state)
+{
+	(void)state;
+	check_names("go_cgo_pie", "go_cgo_pie_g");
+}
+
 static int count_rows(void *ctx, uint64_t start, uint64_t end, int32_t delta)
 {
 	int32_t *max = ctx;
@@ -370,9 +377,13 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addr2line_static), cmocka_unit_test(test_addr2line_pie),
-		cmocka_unit_test(test_addr2line_cgo),	 cmocka_unit_test(test_facts),
-		cmocka_unit_test(test_unwind_rows),	 cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_addr2line_static),
+		cmocka_unit_test(test_addr2line_pie),
+		cmocka_unit_test(test_addr2line_cgo),
+		cmocka_unit_test(test_addr2line_cgo_pie),
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_unwind_rows),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
