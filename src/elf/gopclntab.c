@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,8 @@ struct gopclntab {
 	uint64_t nfiles; /* 1.2: entries of the file table */
 	char build_id[128];
 	char version[64];
+	struct go_runtime_offsets dwarf_off; /* from the object's DWARF, when the table has none */
+	bool has_dwarf_off;
 };
 
 /* n bytes at off of a buffer of size size: in it, without overflow. */
@@ -556,7 +560,71 @@ int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_off
 			*out = known[i].off;
 			return 0;
 		}
+	if (gt->has_dwarf_off) {
+		*out = gt->dwarf_off;
+		return 0;
+	}
 	return -ENOENT;
+}
+
+/* The data_member_location of member name of structure die, or -1. */
+static int64_t member_offset(Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(die, &m))
+		return -1;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		const char *n;
+
+		if (dwarf_tag(&m) != DW_TAG_member || !(n = dwarf_diename(&m)) || strcmp(n, name))
+			continue;
+		if (!dwarf_attr(&m, DW_AT_data_member_location, &a) || dwarf_formudata(&a, &w) ||
+		    w > 0xffff)
+			return -1;
+		return (int64_t)w;
+	} while (!dwarf_siblingof(&m, &m));
+	return -1;
+}
+
+int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	int64_t gm = -1, gs = -1, mc = -1;
+	Dwarf_Off off = 0, next;
+	size_t hsize, cus = 0;
+
+	if (!dw)
+		return -ENOENT;
+	/* the runtime's types are in one CU; at most 100000 CUs looked at */
+	while (cus++ < 100000 && (gm < 0 || mc < 0) &&
+	       !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu, d;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && !dwarf_child(&cu, &d)) {
+			do {
+				const char *n;
+
+				if (dwarf_tag(&d) != DW_TAG_structure_type ||
+				    !(n = dwarf_diename(&d)))
+					continue;
+				if (!strcmp(n, "runtime.g")) {
+					gm = member_offset(&d, "m");
+					gs = member_offset(&d, "sched");
+				} else if (!strcmp(n, "runtime.m")) {
+					mc = member_offset(&d, "curg");
+				}
+			} while ((gm < 0 || mc < 0) && !dwarf_siblingof(&d, &d));
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+	if (gm < 0 || gs < 0 || mc < 0 || gm % 8 || gs % 8 || gm > 2040 || gs > 2040)
+		return -ENOENT;
+	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc};
+	return 0;
 }
 
 /* ---- from an ELF file ------------------------------------------------------------------- */
@@ -808,6 +876,9 @@ static int from_elf(Elf *elf, struct gopclntab **out)
 		find_gofunc(gt, elf, shstrndx, tab_vaddr);
 	read_build_id(gt, elf, shstrndx);
 	read_version(gt, elf, shstrndx);
+	/* a version the table does not know: its DWARF may (a build with symbols) */
+	if (gopclntab__runtime_offsets(gt, &gt->dwarf_off))
+		gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
 	*out = gt;
 	return 0;
 }

@@ -290,6 +290,41 @@ static void test_unwind_rows(void **state)
 	gopclntab__free(gt);
 }
 
+/* The offsets from DWARF (for versions not in the table) are the table's for this Go. */
+static void test_dwarf_offsets(void **state)
+{
+	char path[PATH_MAX];
+	struct gopclntab *gt = open_go("go_cgo_g", path, sizeof(path));
+	struct go_runtime_offsets tab, dw;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	if (!gt)
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	if (gopclntab__runtime_offsets(gt, &tab))
+		cp_skip("a Go version without table offsets");
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(gopclntab__dwarf_offsets(elf, &dw), 0);
+	assert_int_equal(dw.g_m, tab.g_m);
+	assert_int_equal(dw.g_sched, tab.g_sched);
+	assert_int_equal(dw.m_curg, tab.m_curg);
+	elf_end(elf);
+	close(fd);
+	/* stripped: no DWARF */
+	gopclntab__free(gt);
+	gt = open_go("go_cgo_s", path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_int_equal(gopclntab__dwarf_offsets(elf, &dw), -ENOENT);
+	elf_end(elf);
+	close(fd);
+	gopclntab__free(gt);
+}
+
 static uint64_t lcg(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -383,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_addr2line_cgo_pie),
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_unwind_rows),
+		cmocka_unit_test(test_dwarf_offsets),
 		cmocka_unit_test(test_hostile),
 	};
 
