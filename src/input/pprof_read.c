@@ -153,6 +153,15 @@ static int index_ids(struct rd *r)
 	return 0;
 }
 
+/* Whether location index li is in the kernel's mapping. */
+static bool kernel_loc(struct rd *r, size_t li)
+{
+	const PbMapping *m = find_map(r, r->locs[li]->mapping_id);
+	const char *path = m ? str(r, m->filename, "a mapping's file name") : NULL;
+
+	return path && (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vmlinux]"));
+}
+
 /*
  * The frames of location index li, root first (interned on first use); caller: it is not the
  * sample's leaf.
@@ -277,7 +286,7 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 {
 	const char *comm = r->default_comm, *thread = "";
 	uint64_t pid = 0, tid = 0;
-	size_t n = 0, li;
+	size_t n = 0, li, user_leaf = SIZE_MAX;
 	int64_t v;
 	int err;
 
@@ -306,6 +315,14 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		return 0;
 	if (pid > UINT32_MAX || tid > UINT32_MAX)
 		return input_fail(r->err, "pprof: label pid or tid out of range");
+	/* cpuprof's: the first user location (the sampled pc) is no caller, as the leaf */
+	for (size_t i = 0; r->ours && i < s->n_location_id; i++) {
+		li = find_loc(r, s->location_id[i]);
+		if (li != SIZE_MAX && !kernel_loc(r, li)) {
+			user_leaf = i;
+			break;
+		}
+	}
 	for (size_t i = s->n_location_id; i-- > 0;) {
 		li = find_loc(r, s->location_id[i]);
 		if (li == SIZE_MAX)
@@ -313,7 +330,7 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 					  "pprof: a sample refers to location %llu, which does not "
 					  "exist",
 					  (unsigned long long)s->location_id[i]);
-		err = loc_frames(r, li, i > 0);
+		err = loc_frames(r, li, i > 0 && i != user_leaf);
 		if (err)
 			return err;
 		if (n + r->loc_nframes[li] > INPUT_MAX_DEPTH)
