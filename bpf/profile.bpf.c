@@ -194,7 +194,7 @@ struct cp_ustate {
 	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
 	__u32 unknown;	  /* a pc outside the known mappings was met: ask to read them again */
 	__u32 vma_tried;  /* cp_vt_find read a VMA in this sample: no other can be */
-	__u32 go_jumped;  /* went from a Go system stack to its goroutine (once a walk) */
+	__u32 pad;
 	struct cp_unwind_map vm; /* the mapping cp_vt_find found last */
 	struct cp_count_key key;
 	struct cp_dstack st;
@@ -203,6 +203,8 @@ struct cp_ustate {
 		struct cp_rb_stored rb; /* --ruby: the sample's Ruby frames (cp_rb) */
 	};
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
+	__u32 go_jumped; /* went from a Go system stack to its goroutine (once a walk) */
+	__u32 go_pad;
 };
 _Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
 	       "a per-CPU value the kernel takes");
