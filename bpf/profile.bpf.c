@@ -751,15 +751,29 @@ static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind
 	__u64 fsbase = BPF_CORE_READ(t, thread.fsbase), g, m, g0, curg, sched[7];
 	__u32 off = (__u32)r->rbp_off;
 
-	if (s->go_jumped || !fsbase || !r->pad ||
+	__u32 once = r->rbp_type == CP_GO_VDSO ? 2 : 1;
+
+	if ((s->go_jumped & once) || !fsbase || !r->pad ||
 	    bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8 * (__u64)r->pad)) || !g ||
-	    bpf_probe_read_user(&m, sizeof(m), (void *)(g + CP_GO_GM(off))) || !m ||
-	    bpf_probe_read_user(&g0, sizeof(g0), (void *)m) || g0 != g ||
+	    bpf_probe_read_user(&m, sizeof(m), (void *)(g + CP_GO_GM(off))) || !m)
+		return -1;
+	if (r->rbp_type == CP_GO_VDSO) {
+		/* m.vdsoSP, m.vdsoPC: the caller's sp and the return address */
+		if (bpf_probe_read_user(sched, 16, (void *)(m + CP_GO_CURG(off))) || !sched[0] ||
+		    !sched[1])
+			return -1;
+		s->go_jumped |= once;
+		s->sp = sched[0];
+		s->pc = sched[1];
+		s->exact = 0;
+		return 0;
+	}
+	if (bpf_probe_read_user(&g0, sizeof(g0), (void *)m) || g0 != g ||
 	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + CP_GO_CURG(off))) || !curg ||
 	    curg == g ||
 	    bpf_probe_read_user(sched, sizeof(sched), (void *)(curg + CP_GO_SCHED(off))))
 		return -1;
-	s->go_jumped = 1;
+	s->go_jumped |= once;
 	s->bp = sched[CP_GOBUF_BP / 8];
 	if (r->rbp_type == CP_GO_MORESTACK) {
 		s->pc = sched[CP_GOBUF_PC / 8];

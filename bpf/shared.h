@@ -421,6 +421,12 @@ enum cp_cfa_type {
 enum cp_go_switch {
 	CP_GO_SYSTEMSTACK = 0, /* sched.pc is a pretend pc: the return address is at sched.sp */
 	CP_GO_MORESTACK = 1,   /* sched.pc is the return address into the growing function */
+	/*
+	 * runtime.nanotime1 and walltime around their vDSO call (possibly on g0): the caller's
+	 * sp and pc are in m.vdsoSP and m.vdsoPC (at CP_GO_CURG(rbp_off) and 8 after it), on g0
+	 * or not; 0 there: the function's own frame
+	 */
+	CP_GO_VDSO = 2,
 };
 #define CP_GO_PACK(gm, curg, sched) \
 	((__s32)((__u32)(curg) | (__u32)((gm) / 8) << 16 | (__u32)((sched) / 8) << 24))

@@ -91,6 +91,12 @@ static void print_row(const struct cp_unwind_row *r, uint64_t base, FILE *out)
 			r->rbp_off);
 		return;
 	case CP_CFA_GO_SWITCH:
+		if (r->rbp_type == CP_GO_VDSO) {
+			fprintf(out, "go-vdso(g=[fs-%u],m=[g+%u],sp=[m+%u]) else rsp%+" PRId32 "\n",
+				8u * r->pad, CP_GO_GM(r->rbp_off), CP_GO_CURG(r->rbp_off),
+				r->cfa_off);
+			return;
+		}
 		fprintf(out,
 			"go-%s(g=[fs-%u],m=[g+%u],curg=[m+%u],sched=curg+%u) else rsp%+" PRId32
 			"\n",

@@ -549,7 +549,7 @@ int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_off
 		const char *prefix;
 		struct go_runtime_offsets off;
 	} known[] = {
-		{"go1.19.", {48, 56, 192}},
+		{"go1.19.", {48, 56, 192, 800}},
 	};
 	char v[sizeof(gt->version) + 1];
 
@@ -592,7 +592,7 @@ static int64_t member_offset(Dwarf_Die *die, const char *name)
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	int64_t gm = -1, gs = -1, mc = -1;
+	int64_t gm = -1, gs = -1, mc = -1, mv = -1;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cus = 0;
 
@@ -615,6 +615,7 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 					gs = member_offset(&d, "sched");
 				} else if (!strcmp(n, "runtime.m")) {
 					mc = member_offset(&d, "curg");
+					mv = member_offset(&d, "vdsoSP");
 				}
 			} while ((gm < 0 || mc < 0) && !dwarf_siblingof(&d, &d));
 		}
@@ -623,7 +624,8 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 	dwarf_end(dw);
 	if (gm < 0 || gs < 0 || mc < 0 || gm % 8 || gs % 8 || gm > 2040 || gs > 2040)
 		return -ENOENT;
-	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc};
+	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc,
+					   mv > 0 ? (uint32_t)mv : 0};
 	return 0;
 }
 

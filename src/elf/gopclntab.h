@@ -121,16 +121,18 @@ int gopclntab__sp_rows(const struct gopclntab *gt, size_t i, size_t max_rows, go
 
 /*
  * Offsets of the runtime's structures the profiler reads for the object's Go version: g.m,
- * g.sched, m.curg (runtime/runtime2.go), from a table by version (tested: Go 1.19), else from
- * the object's DWARF. 0, or -ENOENT when neither has them.
+ * g.sched, m.curg, m.vdsoSP (runtime/runtime2.go), from a table by version (tested: Go 1.19), else
+ * from the object's DWARF. 0, or -ENOENT when neither has them.
  */
 struct go_runtime_offsets {
 	uint32_t g_m, g_sched, m_curg;
+	uint32_t m_vdsosp; /* m.vdsoSP, m.vdsoPC right after it; 0: unknown */
 };
 int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out);
 
 /*
- * The same offsets from the DWARF of elf (runtime.g's members m and sched, runtime.m's curg):
+ * The same offsets from the DWARF of elf (runtime.g's members m and sched, runtime.m's curg and
+ * vdsoSP):
  * what gopclntab__from_elf falls back on for a Go version not in the table. 0, -ENOENT.
  */
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out);

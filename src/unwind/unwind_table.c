@@ -320,6 +320,17 @@ static int go_row(void *arg, uint64_t start, uint64_t end, int32_t d)
 	return push_row(arg, start, r);
 }
 
+static int max_delta(void *arg, uint64_t start, uint64_t end, int32_t d)
+{
+	int32_t *max = arg;
+
+	(void)start;
+	(void)end;
+	if (d > *max)
+		*max = d;
+	return 0;
+}
+
 /*
  * Rows of Go function i: its pcsp table, except for the outermost frames of a stack (goexit,
  * mstart, rt0_go: TOPFRAME), which end it.
@@ -347,6 +358,24 @@ static int build_go(struct builder *b, size_t i)
 			.pad = b->go_tls_slot,
 		};
 
+		return push_row(b, gf.entry, r);
+	}
+	if (b->go_tls_slot && b->go_off.m_vdsosp && b->go_off.m_vdsosp <= 0xffff &&
+	    (!strcmp(gf.name, "runtime.nanotime1") || !strcmp(gf.name, "runtime.walltime") ||
+	     !strcmp(gf.name, "time.now"))) {
+		int32_t body = 0;
+		struct cp_unwind_row r = {
+			.cfa_type = CP_CFA_GO_SWITCH,
+			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_vdsosp, 0),
+			.rbp_type = CP_GO_VDSO,
+			.pad = b->go_tls_slot,
+		};
+
+		/* not in the vDSO call: the frame of the body (a leaf in the prologue is rare) */
+		err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, max_delta, &body);
+		if (err || body <= 0 || body > INT32_MAX - 8)
+			return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+		r.cfa_off = body + 8;
 		return push_row(b, gf.entry, r);
 	}
 	/* a row per change of the delta: at most one per byte */

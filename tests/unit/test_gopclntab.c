@@ -281,6 +281,13 @@ static void test_unwind_rows(void **state)
 		r = unwind_table__lookup(ut, f.entry);
 		assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
 		assert_int_equal(r->rbp_type, CP_GO_MORESTACK);
+		/* the vDSO callers: m.vdsoSP, else the body's frame */
+		by_name(gt, "runtime.nanotime1", &f);
+		r = unwind_table__lookup(ut, f.entry + 20);
+		assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
+		assert_int_equal(r->rbp_type, CP_GO_VDSO);
+		assert_int_equal(CP_GO_CURG(r->rbp_off), off.m_vdsosp);
+		assert_true(r->cfa_off > 8);
 	} else {
 		print_message("Go %s: no runtime offsets, no system stack rows\n",
 			      gopclntab__go_version(gt));
@@ -312,6 +319,7 @@ static void test_dwarf_offsets(void **state)
 	assert_int_equal(dw.g_m, tab.g_m);
 	assert_int_equal(dw.g_sched, tab.g_sched);
 	assert_int_equal(dw.m_curg, tab.m_curg);
+	assert_int_equal(dw.m_vdsosp, tab.m_vdsosp);
 	elf_end(elf);
 	close(fd);
 	/* stripped: no DWARF */
