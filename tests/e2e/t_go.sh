@@ -5,11 +5,11 @@
 # pcsp tables, the known call tree exact from runtime.goexit (before: go_tree_s+0x... frames,
 # and leafA's caller main.heavy lost to frame pointers); a collector-heavy program's system-stack
 # frames linked to their goroutine (before: stacks ending at runtime.systemstack or a bad
-# return address). And one address convention: a stripped non-PIE program's unnamed frames
+# return address), and so a clock-reading one's vDSO calls. And one address convention: a stripped non-PIE program's unnamed frames
 # read back the same from its pprof file and its folded file (before: file offsets vs vaddrs).
 . "$(dirname "$0")/lib.sh"
 require_bpf
-for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s; do
+for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s; do
 	[ -x "$FIX/$f" ] || skip "no $FIX/$f (go missing when the fixtures were built)"
 done
 GO_TREE='runtime.goexit;runtime.main;main.main;main.run;main.(heavy;main.leafA|light;main.leafB)( |;)'
@@ -40,6 +40,16 @@ note "go_gc_s: $linked of $sys samples on the system stack linked to their gorou
 [ "$sys" -ge 10 ] || fail "go_gc_s: only $sys samples on the system stack: $(cat "$TMP/err")"
 [ $((100 * linked)) -ge $((95 * sys)) ] ||
 	fail "go_gc_s: $linked of $sys system-stack samples reach runtime.goexit; others: $(grep ';runtime.systemstack;' "$TMP/gc.folded" | grep -v '^go_gc_s;runtime.goexit;' | cut -c1-200 | head -3)"
+
+# clock reads: the vDSO runs on g0, the caller's frame in m.vdsoSP/vdsoPC
+expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/clock.folded" -- "$FIX/go_clock_s" 2
+check_folded_grammar "$TMP/clock.folded"
+vdso=$(count "$TMP/clock.folded" ';__vdso_clock_gettime( |;)')
+linked=$(count "$TMP/clock.folded" '^go_clock_s;runtime.goexit;runtime.main;main.main;main.clocks;time.Now;time.now;__vdso_clock_gettime( |;)')
+note "go_clock_s: $linked of $vdso samples in the vDSO linked to main.clocks"
+[ "$vdso" -ge 50 ] || fail "go_clock_s: only $vdso samples in the vDSO: $(cat "$TMP/err")"
+[ $((100 * linked)) -ge $((95 * vdso)) ] ||
+	fail "go_clock_s: $linked of $vdso vDSO samples linked; others: $(grep '__vdso_clock_gettime' "$TMP/clock.folded" | grep -v '^go_clock_s;runtime.goexit;' | cut -c1-200 | head -3)"
 
 # one address convention: the stripped non-PIE tree's unnamed frames, from pprof and folded
 strip -o "$TMP/nopie_s" "$FIX/fix_nopie"
