@@ -743,7 +743,8 @@ found:
 
 /*
  * A CP_CFA_GO_SWITCH frame on g0: the goroutine's frames go on from g.m.curg.sched. 0 when
- * the walk jumped there, -1 when this is not g0 (the function's own frame then).
+ * the walk jumped there (s->pc 0: the stack ends, no goroutine), -1 when this is not g0 (the
+ * function's own frame then).
  */
 static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind_row *r)
 {
@@ -769,9 +770,14 @@ static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind
 		return 0;
 	}
 	if (bpf_probe_read_user(&g0, sizeof(g0), (void *)m) || g0 != g ||
-	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + CP_GO_CURG(off))) || !curg ||
-	    curg == g ||
-	    bpf_probe_read_user(sched, sizeof(sched), (void *)(curg + CP_GO_SCHED(off))))
+	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + CP_GO_CURG(off))) || curg == g)
+		return -1;
+	/* on g0 with no goroutine (it was descheduled from here): Go's traceback ends too */
+	if (!curg) {
+		s->pc = 0;
+		return 0;
+	}
+	if (bpf_probe_read_user(sched, sizeof(sched), (void *)(curg + CP_GO_SCHED(off))))
 		return -1;
 	s->go_jumped |= once;
 	s->bp = sched[CP_GOBUF_BP / 8];
