@@ -307,12 +307,14 @@ static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
  */
 static int go_row(void *arg, uint64_t start, uint64_t end, int32_t d)
 {
-	struct cp_unwind_row r = {.cfa_type = CP_CFA_RSP, .cfa_off = d + 8};
+	struct cp_unwind_row r = {.cfa_type = CP_CFA_RSP};
 
 	(void)end;
 	if (d < 0 || d > INT32_MAX - 8)
 		r = unwind_row_unsupported(CP_UNW_RANGE);
-	else if (d > 0)
+	else if (!d)
+		r.cfa_off = 8;
+	else
 		r = (struct cp_unwind_row){.cfa_type = CP_CFA_RSP,
 					   .cfa_off = d + 8,
 					   .rbp_type = CP_RBP_CFA_OFF,

@@ -417,6 +417,108 @@ static void test_hostile(void **state)
 	free(tab);
 }
 
+/*
+ * A Go 1.18 table of one function (at 0x401000, 256 bytes) whose pcsp deltas are INT32_MAX and
+ * then INT32_MAX more: the sum wraps (the pc-value reader summed in int32_t: signed overflow,
+ * found by the fuzz harness), and a delta of INT32_MAX made the unwind row's offset overflow.
+ */
+static size_t huge_delta_table(uint8_t *t, size_t cap)
+{
+	static const uint8_t pcsp[] = {0,				   /* offset 0 is "none" */
+				       0xfe, 0xff, 0xff, 0xff, 0x0f, 0x10, /* +INT32_MAX, 16 */
+				       0xfe, 0xff, 0xff, 0xff, 0x0f, 0x10, /* again, 16 */
+				       0};
+	const size_t names = 72, pct = 80, ftab = 96, fn = 120;
+	size_t end = fn + 44;
+
+	assert_true(cap >= end);
+	memset(t, 0, end);
+	memcpy(t, "\xf0\xff\xff\xff\x00\x00\x01\x08", 8);
+	t[8] = 1;					       /* nfunc */
+	memcpy(t + 24, "\x00\x10\x40\x00\x00\x00\x00\x00", 8); /* text start 0x401000 */
+	t[32] = names;					       /* funcnametab */
+	t[40] = pct;					       /* cutab */
+	t[48] = pct;					       /* filetab */
+	t[56] = pct;					       /* pctab */
+	t[64] = ftab;					       /* functab */
+	memcpy(t + names, "main.f", 7);
+	memcpy(t + pct, pcsp, sizeof(pcsp));
+	/* functab: {entryoff 0, funcoff fn - ftab}, then the end of the text at 0x100 */
+	t[ftab + 4] = fn - ftab;
+	t[ftab + 9] = 1;
+	/* _func: pcsp at pctab + 1 */
+	t[fn + 16] = 1;
+	return end;
+}
+
+static int no_row(void *ctx, uint64_t start, uint64_t end, int32_t delta)
+{
+	(void)ctx;
+	(void)start;
+	(void)end;
+	(void)delta;
+	return 0;
+}
+
+static void test_huge_delta(void **state)
+{
+	char path[PATH_MAX], tmp[] = "/tmp/cp-gopclntab-XXXXXX", bin[] = "/tmp/cp-gopclntab-XXXXXX";
+	uint8_t t[512], *sec;
+	struct gopclntab *gt;
+	struct go_func f;
+	size_t n = huge_delta_table(t, sizeof(t)), secsize;
+	struct unwind_table *ut;
+	int32_t d;
+	FILE *out;
+	int fd;
+
+	(void)state;
+	gt = gopclntab__new(t, n, 0);
+	assert_non_null(gt);
+	assert_int_equal(gopclntab__count(gt), 1);
+	assert_true(gopclntab__func_at(gt, 0, &f));
+	assert_string_equal(f.name, "main.f");
+	assert_int_equal(f.entry, 0x401000);
+	assert_int_equal(gopclntab__sp_delta(gt, 0x401000, &d), 0);
+	assert_int_equal(d, INT32_MAX - 1); /* from -1 */
+	assert_int_equal(gopclntab__sp_delta(gt, 0x401010, &d), 0);
+	assert_int_equal(d, -3); /* wrapped */
+	assert_int_equal(gopclntab__sp_rows(gt, 0, 16, no_row, NULL), 0);
+	gopclntab__free(gt);
+
+	/* the same table in place of a real program's: its unwind rows */
+	if (!go_fixture(path, sizeof(path), "go_tree_s"))
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	out = tool_output("readelf -SW %s | awk '{ for (i = 1; i < NF - 3; i++) "
+			  "if ($i == \".gopclntab\") print $(i + 4) }'",
+			  path);
+	assert_int_equal(fscanf(out, "%zx", &secsize), 1);
+	pclose(out);
+	sec = calloc(1, secsize);
+	assert_non_null(sec);
+	memcpy(sec, t, n);
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, sec, secsize), (ssize_t)secsize);
+	close(fd);
+	fd = mkstemp(bin);
+	assert_true(fd >= 0);
+	close(fd);
+	out = tool_output("objcopy --update-section .gopclntab=%s %s %s 2>&1 && echo ok", tmp, path,
+			  bin);
+	assert_non_null(fgets((char *)t, sizeof(t), out));
+	pclose(out);
+	assert_string_equal((char *)t, "ok\n");
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	ut = unwind_table__from_fd(fd);
+	close(fd);
+	assert_non_null(ut);
+	unwind_table__free(ut);
+	unlink(tmp);
+	unlink(bin);
+	free(sec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_addr2line_cgo),
 		cmocka_unit_test(test_addr2line_cgo_pie),
 		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
 		cmocka_unit_test(test_hostile),
