@@ -621,19 +621,32 @@ static void count_rows(struct unwind_table *ut)
 /*
  * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
  * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
- * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own.
+ * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own, and for shared
+ * objects (an executable: ET_EXEC, or a PIE with its interpreter).
  */
 static uint8_t go_tls_slot(Elf *elf)
 {
-	size_t n;
+	uint64_t tls_size = 0, tls_align = 0;
+	bool exe = false;
+	GElf_Ehdr eh;
 	GElf_Phdr ph;
+	size_t n;
 
-	if (elf_getphdrnum(elf, &n))
+	if (elf_getphdrnum(elf, &n) || !gelf_getehdr(elf, &eh))
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_TLS)
-			return ph.p_memsz <= 8 && ph.p_align <= 8 ? 1 : 0;
-	return 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_TLS) {
+			tls_size = ph.p_memsz;
+			tls_align = ph.p_align;
+		}
+		exe = exe || ph.p_type == PT_INTERP;
+	}
+	/* a Go shared object (-buildmode=c-shared) has its TLS elsewhere: only executables */
+	if (eh.e_type != ET_EXEC && !exe)
+		return 0;
+	return tls_size <= 8 && tls_align <= 8 ? 1 : 0;
 }
 
 /* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
