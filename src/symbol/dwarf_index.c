@@ -966,8 +966,8 @@ static void release_pages(const struct fmap *m, Elf *elf, bool serial)
  * Give back the file pages of the compressed sections: libelf inflates a section into memory
  * of its own and never reads (nor writes) its compressed bytes again, so the pages of a
  * private mapping are unwritten and fault in again from the file should they be read. Only
- * whole pages inside a section (its neighbours may be written). libc6-dbg: RssFile of the
- * debug file after naming 6.7 -> 2.5 MB.
+ * whole pages inside a section (its neighbours may be written). libc6-dbg's debug file is
+ * 4 MB of such sections, read in full when libdw inflates them.
  */
 static void release_compressed(const struct dwarf_index *di)
 {
