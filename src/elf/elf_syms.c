@@ -5,7 +5,7 @@
  * arrays), so no Elf handle, mapping or fd outlives the constructor; but for
  * elf_syms__from_fd when the string tables are not small (BORROW_MIN): their names stay in the
  * file's guarded mapping (util/fmap.h), which the index keeps, its pages given back to the page
- * cache once built (a Rust compiler's libraries carry tens of MB of mangled names); and for
+ * cache once built (librustc_driver's .strtab alone is 19 MB of mangled names); and for
  * elf_syms__from_elf, whose names stay in the caller's Elf data: the DWARF index keeps its Elf
  * open anyway, and fresh memory is what building costs most (each page touched is a fault, and
  * a copy of every name was most of the index's size). The two rule sets of
