@@ -135,6 +135,8 @@ $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.
 $(O)/tests/unit/test_py_walk.o: $(GEN)/pywalk.skel.h
 # the Ruby walker's harness, loaded by its unit test
 $(O)/tests/unit/test_rb_walk.o: $(GEN)/rbwalk.skel.h
+# the PHP and Perl walkers' harness, loaded by their unit test
+$(O)/tests/unit/test_pp_walk.o: $(GEN)/ppwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them

@@ -3,8 +3,9 @@
 # Includes flow down the stages only. Each folder of src/ is one stage of the pipeline; a file
 # may include headers of its own stage and of the stages listed for it below, and nothing else
 # (no writer includes the unwinder, no unwinder the symbolizer...). Every project include is
-# written with its stage ("util/log.h"), except bpf/shared.h, bpf/python_shared.h and
-# bpf/ruby_shared.h (the contracts), the generated skeleton and cmd/commands.h. Only cmd/ and src/session/ may print
+# written with its stage ("util/log.h"), except bpf/shared.h, bpf/python_shared.h,
+# bpf/ruby_shared.h and bpf/phpperl_shared.h (the contracts), the generated skeleton and
+# cmd/commands.h. Only cmd/ and src/session/ may print
 # (include util/log.h): the lower stages return errors. Run by make check; prints each
 # violation and fails on any.
 # Usage: scripts/check-layers.sh [-v]
@@ -41,7 +42,7 @@ for f in src/*/*.[ch] cmd/*.[ch]; do
 	while IFS= read -r inc; do
 		n=$((n + 1))
 		case $inc in
-		shared.h | python_shared.h | ruby_shared.h) to=bpf ;;
+		shared.h | python_shared.h | ruby_shared.h | phpperl_shared.h) to=bpf ;;
 		*.skel.h | *.pb-c.h) to=gen ;;
 		commands.h) to=cmd ;;
 		*/*)
