@@ -68,6 +68,8 @@ struct cp_pl_offsets {
 	__u16 xcv_gv;		      /* XPVCV.xcv_gv_u: the GV, or a CVf_NAMED sub's name HEK */
 	__u16 xcv_flags;	      /* XPVCV.xcv_flags: u32 */
 	__u16 gp_egv;		      /* GP.gp_egv */
+	__u16 gp_cv;		      /* GP.gp_cv */
+	__u16 xcv_file;		      /* XPVCV.xcv_file: char* */
 	__u16 xgv_namehek;	      /* XPVGV.xiv_u.xivu_namehek */
 	__u16 xgv_stash;	      /* XPVGV.xnv_u.xgv_stash */
 	__u16 xhv_aux;		      /* the aux struct in the HV body (5.35+: xpvhv_with_aux),
@@ -77,7 +79,7 @@ struct cp_pl_offsets {
 	__u16 aux_name_count;	      /* xpvhv_aux.xhv_name_count: I32 */
 	__u16 hek_key;		      /* HEK.hek_key */
 };
-_Static_assert(sizeof(struct cp_pl_offsets) == 56, "cp_pl_offsets layout");
+_Static_assert(sizeof(struct cp_pl_offsets) == 60, "cp_pl_offsets layout");
 
 /* Perl constants (cop.h, sv.h, cv.h of 5.28-5.42; checked against the 5.36 headers by
  * scripts/perl-offsets-headers.sh). */
@@ -110,7 +112,7 @@ struct cp_pl_proc {
 	__u64 runops_start, runops_end; /* Perl_runops_standard */
 	__u32 gen, pad;
 };
-_Static_assert(sizeof(struct cp_pl_proc) == 56 + 32, "cp_pl_proc layout");
+_Static_assert(sizeof(struct cp_pl_proc) == 64 + 32, "cp_pl_proc layout");
 
 #define CP_PP_VER(maj, min, patch) (((__u32)(maj) << 16) | ((__u32)(min) << 8) | (__u32)(patch))
 
@@ -160,28 +162,32 @@ _Static_assert(sizeof(struct cp_pp_stack) == 8 + 16 * CP_PP_MAX_FRAMES, "cp_pp_s
 
 /*
  * A frame's names, copied by BPF the first time the (process, ptr) is seen: kept in a hash map
- * (key struct cp_pp_name_key), so a frame is named even after its process exited.
+ * (key struct cp_pp_name_key), so a frame is named even after its process exited. The shape of
+ * the runtime layer's struct cp_rt_name: the name composed ("Work::leaf", "{main}"), the file
+ * (its tail kept when it is longer), the first line.
  */
-#define CP_PP_NAME_LEN 64
-#define CP_PP_FILE_LEN 192
+#define CP_PP_NAME_LEN 128 /* powers of two: a mask bounds an index */
+#define CP_PP_FILE_LEN 256
 struct cp_pp_name_key {
-	__u64 ptr;
 	__u32 pid, gen;
+	__u64 ptr;
 };
+_Static_assert(sizeof(struct cp_pp_name_key) == 16, "cp_pp_name_key layout");
 struct cp_pp_name {
-	char scope[CP_PP_NAME_LEN]; /* PHP class, Perl package; "" when none */
-	char func[CP_PP_NAME_LEN];  /* "" for file-level code */
+	__u32 firstline; /* 0: unknown */
+	__u16 flags;	 /* CP_PP_NAME_* */
+	__u16 runtime;
+	char name[CP_PP_NAME_LEN];
 	char file[CP_PP_FILE_LEN];
-	__u32 line_start; /* PHP: the function's first line; 0 when unknown */
-	__u8 kind;	  /* CP_PP_K_* */
-	__u8 flags;	  /* CP_PP_NF_* */
-	__u16 pad;
 };
-_Static_assert(sizeof(struct cp_pp_name) == 64 + 64 + 192 + 8, "cp_pp_name layout");
-#define CP_PP_NF_SCOPE_READ 1 /* a scope was there and could not be read */
-#define CP_PP_NF_FUNC_READ  2 /* the function name could not be read */
-#define CP_PP_NF_FILE_READ  4 /* the file name could not be read */
-#define CP_PP_DEF_NAMES	    16384
+_Static_assert(sizeof(struct cp_pp_name) == 8 + CP_PP_NAME_LEN + CP_PP_FILE_LEN, "cp_pp_name");
+#define CP_PP_NAME_OK	1 /* name[] holds the function's name */
+#define CP_PP_FILE_OK	2 /* file[] holds its file */
+#define CP_PP_FILE_CUT	8 /* the file was longer than its field: its tail is kept */
+#define CP_PP_DEF_NAMES 16384
+/* The parts of a composed name: the scope's first bytes, "::", the function's. */
+#define CP_PP_SCOPE_MAX 62
+#define CP_PP_FUNC_MAX	64
 
 /* The walkers' test harness (bpf/ppwalk.bpf.c): one ring-buffer record per sample. */
 struct cp_pp_event {

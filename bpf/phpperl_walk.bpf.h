@@ -2,8 +2,8 @@
 /*
  * The PHP (Zend, NTS) and Perl (threaded) frame walkers, for inclusion by a BPF program (after
  * vmlinux.h, the libbpf helpers and phpperl_shared.h). Each records, innermost first, the
- * sampled thread's script frames (struct cp_pp_stack), and copies the names of a frame it has
- * not seen before into pp_names while the process still lives.
+ * sampled thread's script frames (struct cp_pp_stack); its namer (cp_php_name, cp_pl_name)
+ * copies what names a frame (struct cp_pp_name) while the process still lives.
  *
  * PHP (runtimes.md 1): executor_globals.current_execute_data, then prev_execute_data; each
  * frame's zend_function, the line of its current opline, ZEND_CALL_TOP as the entry flag.
@@ -12,7 +12,7 @@
  * a sub context gives its (effective) GV with the line of the cop running in it (Icurcop for
  * the innermost, the blk_oldcop of the context above for the others).
  *
- * The includer may define CP_PP_NO_MAPS and its own php_procs, pl_procs and pp_names maps.
+ * The includer may define CP_PP_NO_MAPS and its own php_procs and pl_procs maps.
  */
 #ifndef CPUPROF_PHPPERL_WALK_BPF_H
 #define CPUPROF_PHPPERL_WALK_BPF_H
@@ -32,20 +32,6 @@ struct {
 	__uint(max_entries, 1024);
 } pl_procs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, struct cp_pp_name_key);
-	__type(value, struct cp_pp_name);
-	__uint(max_entries, CP_PP_DEF_NAMES);
-} pp_names SEC(".maps");
-
-/* scratch for a name being copied (too large for the BPF stack) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct cp_pp_name);
-	__uint(max_entries, 1);
-} pp_name_buf SEC(".maps");
 #endif
 
 static __always_inline __u64 pp_ptr(__u64 addr)
@@ -105,78 +91,124 @@ static __always_inline __u32 pp_end(struct cp_pp_stack *st, __u32 why)
 	return why;
 }
 
-/* A scratch name, zeroed; NULL when the per-CPU buffer is missing. */
-static __always_inline struct cp_pp_name *pp_scratch(void)
+/*
+ * name: the C string at scope (its first CP_PP_SCOPE_MAX - 1 bytes), "::", then the C string at
+ * func; only func when scope is 0 or empty. name is CP_PP_NAME_LEN bytes, zeroed. 0, or -1
+ * when func is unreadable.
+ */
+static __always_inline int pp_join(char *name, __u64 scope, __u64 func)
 {
-	__u32 zero = 0;
-	struct cp_pp_name *nm = bpf_map_lookup_elem(&pp_name_buf, &zero);
+	__u32 off = 0;
+	long l;
 
-	if (nm)
-		__builtin_memset(nm, 0, sizeof(*nm));
-	return nm;
-}
-
-/* Whether (pid, gen, ptr) is named already; fills *key. */
-static __always_inline int pp_named(struct cp_pp_name_key *key, __u32 pid, __u32 gen, __u64 ptr)
-{
-	key->ptr = ptr;
-	key->pid = pid;
-	key->gen = gen;
-	return bpf_map_lookup_elem(&pp_names, key) != NULL;
-}
-
-/* ---- PHP ---- */
-
-/* The chars of a zend_string into dst (NUL-terminated); 0, or -1 when unreadable. */
-static __always_inline int php_zstr(const struct cp_php_offsets *o, __u64 zs, char *dst, __u32 size)
-{
-	if (!zs || bpf_probe_read_user_str(dst, size, (void *)(zs + o->zstr_val)) < 0) {
-		dst[0] = 0;
-		return -1;
+	if (scope) {
+		l = bpf_probe_read_user_str(name, CP_PP_SCOPE_MAX, (void *)scope);
+		if (l > 1) {
+			off = (__u32)(l - 1) & (CP_PP_NAME_LEN / 2 - 1);
+			name[off] = ':';
+			name[(off + 1) & (CP_PP_NAME_LEN - 1)] = ':';
+			off += 2;
+		} else {
+			name[0] = 0;
+		}
 	}
+	off &= CP_PP_NAME_LEN / 2 - 1;
+	if (!func || bpf_probe_read_user_str(name + off, CP_PP_FUNC_MAX, (void *)func) < 0)
+		return -1;
 	return 0;
 }
 
-static __always_inline void php_name(const struct cp_php_proc *pp, __u32 pid, __u64 func,
-				     __u64 name_zs, __u64 scope, __u8 kind)
+/*
+ * Copy len bytes of string data at data into buf (size bytes, a power of two, zeroed): the
+ * tail when it is longer (*cut set). 0, or -1 when unreadable.
+ */
+static __always_inline int pp_copy_tail(char *buf, __u32 size, __u64 data, __u64 len, int *cut)
 {
-	const struct cp_php_offsets *o = &pp->off;
-	struct cp_pp_name_key key;
-	struct cp_pp_name *nm;
-
-	if (pp_named(&key, pid, pp->gen, func) || !(nm = pp_scratch()))
-		return;
-	nm->kind = kind;
-	if (name_zs && php_zstr(o, name_zs, nm->func, sizeof(nm->func)))
-		nm->flags |= CP_PP_NF_FUNC_READ;
-	if (scope && php_zstr(o, pp_ptr(scope + o->ce_name), nm->scope, sizeof(nm->scope)))
-		nm->flags |= CP_PP_NF_SCOPE_READ;
-	if (kind != CP_PP_K_PHP_INTERNAL) {
-		if (php_zstr(o, pp_ptr(func + o->op_filename), nm->file, sizeof(nm->file)))
-			nm->flags |= CP_PP_NF_FILE_READ;
-		nm->line_start = pp_u32(func + o->op_line_start);
+	if (len >= size) {
+		*cut = 1;
+		data += len - (size - 1);
+		len = size - 1;
 	}
-	bpf_map_update_elem(&pp_names, &key, nm, BPF_NOEXIST);
+	if (!data || bpf_probe_read_user(buf, (__u32)len & (size - 1), (void *)data))
+		return -1;
+	return 0;
+}
+
+/* A literal name ("{main}") into name. */
+#define PP_LITERAL(name, lit) __builtin_memcpy((name), (lit), sizeof(lit))
+
+/* ---- PHP ---- */
+
+/*
+ * Copy the names of PHP frame f (a zend_function) into n: "Class::method" or "function", the
+ * file-level code "{main}" (entered from C) or "{include}", eval'd code "{eval}"; the file and
+ * first line of user code.
+ */
+__noinline int cp_php_name(const struct cp_php_proc *pp, __u64 func, __u32 kind, __u32 flags,
+			   struct cp_pp_name *n)
+{
+	const struct cp_php_offsets *o;
+	__u64 fname, scope, zs;
+
+	if (!pp || !n)
+		return 0;
+	o = &pp->off;
+	switch (kind) {
+	case CP_PP_K_PHP_CODE:
+		if (flags & CP_PP_FF_ENTRY)
+			PP_LITERAL(n->name, "{main}");
+		else
+			PP_LITERAL(n->name, "{include}");
+		n->flags |= CP_PP_NAME_OK;
+		break;
+	case CP_PP_K_PHP_EVAL:
+		PP_LITERAL(n->name, "{eval}");
+		n->flags |= CP_PP_NAME_OK;
+		break;
+	default:
+		fname = pp_ptr(func + o->func_name);
+		scope = pp_ptr(func + o->func_scope);
+		if (scope)
+			scope = pp_ptr(scope + o->ce_name);
+		if (fname &&
+		    !pp_join(n->name, scope ? scope + o->zstr_val : 0, fname + o->zstr_val))
+			n->flags |= CP_PP_NAME_OK;
+	}
+	if (kind == CP_PP_K_PHP_INTERNAL)
+		return 0;
+	zs = pp_ptr(func + o->op_filename);
+	if (zs) {
+		/* zend_string: len (size_t) right before val */
+		__u64 len = pp_ptr(zs + o->zstr_val - 8);
+		int cut = 0;
+
+		if (len && !pp_copy_tail(n->file, CP_PP_FILE_LEN, zs + o->zstr_val, len, &cut))
+			n->flags |= CP_PP_FILE_OK | (cut ? CP_PP_FILE_CUT : 0);
+	}
+	n->firstline = pp_u32(func + o->op_line_start);
+	return 0;
 }
 
 #define PHP_ED_READ   56 /* opline, ..., func, ..., This, prev_execute_data: 8.x's head */
-#define PHP_FUNC_READ 24 /* type, fn_flags, function_name, scope */
+#define PHP_FUNC_READ 16 /* type, fn_flags, function_name */
 
 /* Walk the PHP frames of process pid (the sampled thread is its interpreter: NTS). */
-static __always_inline __u32 cp_php_walk(const struct cp_php_proc *pp, __u32 pid,
-					 struct cp_pp_stack *st)
+__noinline int cp_php_walk(const struct cp_php_proc *pp, struct cp_pp_stack *st)
 {
-	const struct cp_php_offsets *o = &pp->off;
+	const struct cp_php_offsets *o;
 	__u64 ed, buf[PHP_ED_READ / 8], fbuf[PHP_FUNC_READ / 8];
 	int i;
 
+	if (!pp || !st)
+		return CP_PP_END_NO_PROC;
+	o = &pp->off;
 	st->len = 0;
 	st->end = CP_PP_END_OK;
 	ed = pp_ptr(pp->eg + o->eg_current_execute_data);
 	if (!ed)
 		return pp_end(st, CP_PP_END_NO_STATE);
 	for (i = 0; i < CP_PP_MAX_FRAMES + 1; i++) {
-		__u64 opline, func, name_zs, scope;
+		__u64 opline, func, name_zs;
 		__u32 type_info, line = 0;
 		__u8 type, kind, flags;
 
@@ -194,7 +226,6 @@ static __always_inline __u32 cp_php_walk(const struct cp_php_proc *pp, __u32 pid
 			return pp_end(st, CP_PP_END_READ);
 		type = (__u8)fbuf[0];
 		name_zs = pp_buf_le(fbuf, PHP_FUNC_READ, o->func_name, 8);
-		scope = pp_buf_le(fbuf, PHP_FUNC_READ, o->func_scope, 8);
 		if (type == CP_PHP_INTERNAL_FUNCTION)
 			kind = CP_PP_K_PHP_INTERNAL;
 		else if (type == CP_PHP_EVAL_CODE)
@@ -209,22 +240,11 @@ static __always_inline __u32 cp_php_walk(const struct cp_php_proc *pp, __u32 pid
 		if (st->len >= CP_PP_MAX_FRAMES)
 			return pp_end(st, CP_PP_END_TRUNCATED);
 		pp_push(st, func, line, kind, flags);
-		php_name(pp, pid, func, name_zs, scope, kind);
 	}
 	return pp_end(st, CP_PP_END_TRUNCATED);
 }
 
 /* ---- Perl ---- */
-
-/* The chars of a HEK into dst. */
-static __always_inline int pl_hek(const struct cp_pl_offsets *o, __u64 hek, char *dst, __u32 size)
-{
-	if (!hek || bpf_probe_read_user_str(dst, size, (void *)(hek + o->hek_key)) < 0) {
-		dst[0] = 0;
-		return -1;
-	}
-	return 0;
-}
 
 /* The name HEK of a stash (HvNAME_HEK); 0 when it has none. */
 static __always_inline __u64 pl_stash_hek(const struct cp_pl_offsets *o, __u64 hv)
@@ -255,38 +275,44 @@ static __always_inline __u64 pl_stash_hek(const struct cp_pl_offsets *o, __u64 h
 	return pp_ptr(name + (count < 0 ? 8 : 0));
 }
 
-/* Copy the names of a sub (kind CP_PP_K_PL_SUB: ptr a GV; CP_PP_K_PL_CV: ptr a CV) or of
- * file-level code (CP_PP_K_PL_MAIN, ptr the file string). */
-static __always_inline void pl_name(const struct cp_pl_proc *lp, __u32 pid, __u64 ptr, __u64 file,
-				    __u8 kind)
+/*
+ * Copy the names of Perl frame f into n: "Package::sub" from the GV (CP_PP_K_PL_SUB) or the CV
+ * (CP_PP_K_PL_CV: its name HEK and CvSTASH), "<main>" for file-level code; the file: the sub's
+ * CvFILE, or for <main> the cop's file (the frame's ptr).
+ */
+__noinline int cp_pl_name(const struct cp_pl_proc *lp, __u64 ptr, __u32 kind, struct cp_pp_name *n)
 {
-	const struct cp_pl_offsets *o = &lp->off;
-	struct cp_pp_name_key key;
-	struct cp_pp_name *nm;
-	__u64 body, hek = 0, stash = 0;
+	const struct cp_pl_offsets *o;
+	__u64 body, hek = 0, stash = 0, shek, cv = 0, file = 0;
 
-	if (pp_named(&key, pid, lp->gen, ptr) || !(nm = pp_scratch()))
-		return;
-	nm->kind = kind;
-	if (kind != CP_PP_K_PL_MAIN) {
+	if (!lp || !n)
+		return 0;
+	o = &lp->off;
+	if (kind == CP_PP_K_PL_MAIN) {
+		PP_LITERAL(n->name, "<main>");
+		n->flags |= CP_PP_NAME_OK;
+		file = ptr;
+	} else {
 		body = pp_ptr(ptr + o->sv_any);
-		if (kind == CP_PP_K_PL_SUB) {
+		if (body && kind == CP_PP_K_PL_SUB) {
 			hek = pp_ptr(body + o->xgv_namehek);
 			stash = pp_ptr(body + o->xgv_stash);
+			cv = pp_ptr(pp_ptr(ptr + o->sv_u) + o->gp_cv);
 		} else if (body) {
 			hek = pp_ptr(body + o->xcv_gv);
 			stash = pp_ptr(body + o->xcv_stash);
+			cv = ptr;
 		}
-		if (pl_hek(o, hek, nm->func, sizeof(nm->func)))
-			nm->flags |= CP_PP_NF_FUNC_READ;
-		if (pl_hek(o, pl_stash_hek(o, stash), nm->scope, sizeof(nm->scope)))
-			nm->flags |= CP_PP_NF_SCOPE_READ;
+		/* CvFILE: the file the sub was compiled in */
+		if (cv)
+			file = pp_ptr(pp_ptr(cv + o->sv_any) + o->xcv_file);
+		shek = pl_stash_hek(o, stash);
+		if (hek && !pp_join(n->name, shek ? shek + o->hek_key : 0, hek + o->hek_key))
+			n->flags |= CP_PP_NAME_OK;
 	}
-	if (!file || bpf_probe_read_user_str(nm->file, sizeof(nm->file), (void *)file) < 0) {
-		nm->file[0] = 0;
-		nm->flags |= CP_PP_NF_FILE_READ;
-	}
-	bpf_map_update_elem(&pp_names, &key, nm, BPF_NOEXIST);
+	if (file && bpf_probe_read_user_str(n->file, CP_PP_FILE_LEN, (void *)file) > 1)
+		n->flags |= CP_PP_FILE_OK;
+	return 0;
 }
 
 /*
@@ -345,13 +371,15 @@ static __always_inline __u64 pl_my_perl(const struct cp_pl_proc *lp, __u64 fsbas
  * Walk the Perl frames of the thread whose thread pointer is fsbase, in process pid: each sub
  * context with the line running in it, then the file-level code.
  */
-static __always_inline __u32 cp_pl_walk(const struct cp_pl_proc *lp, __u32 pid, __u64 fsbase,
-					struct cp_pp_stack *st)
+__noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_pp_stack *st)
 {
-	const struct cp_pl_offsets *o = &lp->off;
+	const struct cp_pl_offsets *o;
 	__u64 my_perl, si, cop, cxbase = 0, cx = 0, buf[PL_CX_READ / 8], sbuf[PL_SI_READ / 8];
 	int i, si_type = 0, fresh = 1;
 
+	if (!lp || !st)
+		return CP_PP_END_NO_PROC;
+	o = &lp->off;
 	st->len = 0;
 	st->end = CP_PP_END_OK;
 	my_perl = pl_my_perl(lp, fsbase);
@@ -389,7 +417,6 @@ static __always_inline __u32 cp_pl_walk(const struct cp_pl_proc *lp, __u32 pid, 
 						return pp_end(st, CP_PP_END_TRUNCATED);
 					pp_push(st, file, pp_u32(cop + o->cop_line),
 						CP_PP_K_PL_MAIN, CP_PP_FF_ENTRY);
-					pl_name(lp, pid, file, file, CP_PP_K_PL_MAIN);
 				}
 				return st->end;
 			}
@@ -413,14 +440,12 @@ static __always_inline __u32 cp_pl_walk(const struct cp_pl_proc *lp, __u32 pid, 
 		cv = pp_buf_le(buf, PL_CX_READ, o->cx_cv, 8);
 		egv = pl_cv_ident(o, cv, &kind);
 		if (egv) {
-			__u64 file = pp_ptr(cop + o->cop_file);
 			__u8 flags =
 				pp_buf_le(buf, PL_CX_READ, o->cx_retop, 8) ? 0 : CP_PP_FF_ENTRY;
 
 			if (st->len >= CP_PP_MAX_FRAMES)
 				return pp_end(st, CP_PP_END_TRUNCATED);
 			pp_push(st, egv, cop ? pp_u32(cop + o->cop_line) : 0, kind, flags);
-			pl_name(lp, pid, egv, file, kind);
 		}
 		/* the caller's line: the cop current when this sub was entered */
 		cop = pp_buf_le(buf, PL_CX_READ, o->cx_oldcop, 8);

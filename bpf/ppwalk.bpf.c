@@ -2,8 +2,9 @@
 /*
  * Test harness of the PHP and Perl walkers (phpperl_walk.bpf.h), apart from the profiler's
  * program: on each cpu-clock sample of process target_tgid, walk the sampled thread's PHP or
- * Perl frames (whichever map knows the process) and send them on a ring buffer; the names are
- * copied into pp_names. tests/unit/test_pp_walk.c loads it against a live php and perl.
+ * Perl frames (whichever map knows the process) and send them on a ring buffer; the names of
+ * frames new to pp_names are copied there (walk and names both timed). tests/unit/test_pp_walk.c
+ * loads it against a live php and perl.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,6 +19,22 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } pp_events SEC(".maps");
+
+/* what BPF copied of each frame's code: (pid, gen, ptr) -> names */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct cp_pp_name_key);
+	__type(value, struct cp_pp_name);
+	__uint(max_entries, CP_PP_DEF_NAMES);
+} pp_names SEC(".maps");
+
+/* scratch for a name being copied (too large for the BPF stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_pp_name);
+	__uint(max_entries, 1);
+} pp_name_buf SEC(".maps");
 
 /* per reason of enum cp_pp_end, then one for samples lost (ring buffer full) */
 struct {
@@ -43,6 +60,64 @@ static __always_inline void pp_stat(__u32 idx)
 		*v += 1;
 }
 
+struct pp_names_ctx {
+	__u32 tgid, gen, done;
+	const struct cp_php_proc *pp;
+	const struct cp_pl_proc *lp;
+	const struct cp_pp_stack *st;
+};
+
+/* bpf_loop's body: name frame i of the stack if it has no name yet */
+static long pp_name_one(__u64 i, void *arg)
+{
+	struct pp_names_ctx *c = arg;
+	struct cp_pp_name_key k = {.pid = c->tgid, .gen = c->gen};
+	const struct cp_pp_frame *f;
+	struct cp_pp_name *n;
+	__u32 zero = 0;
+
+	if (i >= c->st->len || c->done >= 16)
+		return 1;
+	f = &c->st->frames[i & (CP_PP_MAX_FRAMES - 1)];
+	k.ptr = f->ptr;
+	if (!f->ptr || bpf_map_lookup_elem(&pp_names, &k))
+		return 0;
+	n = bpf_map_lookup_elem(&pp_name_buf, &zero);
+	if (!n)
+		return 1;
+	__builtin_memset(n, 0, sizeof(*n));
+	c->done++;
+	if (c->pp) {
+		n->runtime = 1;
+		cp_php_name(c->pp, f->ptr, f->kind, f->flags, n);
+	} else {
+		n->runtime = 2;
+		cp_pl_name(c->lp, f->ptr, f->kind, n);
+	}
+	if (n->flags & (CP_PP_NAME_OK | CP_PP_FILE_OK))
+		bpf_map_update_elem(&pp_names, &k, n, BPF_NOEXIST);
+	return 0;
+}
+
+/* Copy the names of the frames of st not named yet (at most 16 a sample), with the runtime's
+ * namer: what the profiler's runtime layer does after storing a new stack. */
+static __always_inline void pp_copy_names(__u32 tgid, const struct cp_php_proc *pp,
+					  const struct cp_pl_proc *lp, const struct cp_pp_stack *st)
+{
+	struct pp_names_ctx c = {
+		.tgid = tgid, .gen = pp ? pp->gen : lp->gen, .pp = pp, .lp = lp, .st = st};
+
+	bpf_loop(CP_PP_MAX_FRAMES, pp_name_one, &c, 0);
+}
+
+/* the event being made, per CPU (the walkers write map memory, then it goes out whole) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_pp_event);
+	__uint(max_entries, 1);
+} pp_event_buf SEC(".maps");
+
 SEC("perf_event")
 int cp_pp_test(struct bpf_perf_event_data *ctx)
 {
@@ -62,23 +137,23 @@ int cp_pp_test(struct bpf_perf_event_data *ctx)
 		pp_stat(CP_PP_END_NO_PROC);
 		return 0;
 	}
-	ev = bpf_ringbuf_reserve(&pp_events, sizeof(*ev), 0);
-	if (!ev) {
-		pp_stat(CP_PP_END_MAX);
+	ev = bpf_map_lookup_elem(&pp_event_buf, &zero);
+	if (!ev)
 		return 0;
-	}
 	ev->tid = (__u32)id;
 	task = bpf_get_current_task_btf();
 	t0 = bpf_ktime_get_ns();
 	if (pp) {
 		ev->runtime = 1;
-		pp_stat(cp_php_walk(pp, tgid, &ev->st));
+		pp_stat(cp_php_walk(pp, &ev->st));
 	} else {
 		ev->runtime = 2;
-		pp_stat(cp_pl_walk(lp, tgid, BPF_CORE_READ(task, thread.fsbase), &ev->st));
+		pp_stat(cp_pl_walk(lp, BPF_CORE_READ(task, thread.fsbase), &ev->st));
 	}
+	pp_copy_names(tgid, pp, lp, &ev->st);
 	t0 = bpf_ktime_get_ns() - t0;
-	bpf_ringbuf_submit(ev, 0);
+	if (bpf_ringbuf_output(&pp_events, ev, sizeof(*ev), 0))
+		pp_stat(CP_PP_END_MAX);
 	cost = bpf_map_lookup_elem(&pp_cost, &zero);
 	if (cost)
 		*cost += t0;

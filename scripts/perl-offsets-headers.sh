@@ -39,6 +39,8 @@ int main(void)
 	F("xcv_gv", XPVCV, xcv_gv_u);
 	F("xcv_flags", XPVCV, xcv_flags);
 	F("gp_egv", GP, gp_egv);
+	F("gp_cv", GP, gp_cv);
+	F("xcv_file", XPVCV, xcv_file);
 	F("xgv_namehek", XPVGV, xiv_u.xivu_namehek);
 	F("xgv_stash", XPVGV, xnv_u.xgv_stash);
 #if PERL_VERSION >= 35

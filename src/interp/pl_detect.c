@@ -36,6 +36,8 @@ int pl_offsets_table(uint32_t v, struct cp_pl_offsets *o)
 	o->xcv_gv = 0x38;      /* XPVCV.xcv_gv_u */
 	o->xcv_flags = 0x5c;   /* XPVCV.xcv_flags */
 	o->gp_egv = 0x38;      /* GP.gp_egv */
+	o->gp_cv = 0x10;       /* GP.gp_cv (ours, from gv.h; checked) */
+	o->xcv_file = 0x40;    /* XPVCV.xcv_file (ours, from cv.h; checked) */
 	o->xgv_namehek = 0x20; /* XPVGV.xiv_u.xivu_namehek */
 	o->xgv_stash = 0x28;   /* XPVGV.xnv_u.xgv_stash */
 	/* the aux struct: in the HV body from 5.35 (xpvhv_with_aux), after the buckets before */

@@ -1,55 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * interp/pp_names: PHP and Perl frame names from what BPF copied (struct cp_pp_name), the
- * runtime of each kind, and names the process wrote that are not text or not terminated.
+ * runtime of each kind, and copies that are not text, not terminated or not there.
  */
 #include <linux/types.h>
 #include "cmocka_inc.h"
 #include "interp/pp_names.h"
 
-static void name_of(uint8_t kind, uint8_t flags, const char *scope, const char *func, char *buf,
-		    size_t size)
-{
-	struct cp_pp_frame f = {.ptr = 1, .line = 3, .kind = kind, .flags = flags};
-	struct cp_pp_name nm;
-
-	memset(&nm, 0, sizeof(nm));
-	nm.kind = kind;
-	snprintf(nm.scope, sizeof(nm.scope), "%s", scope);
-	snprintf(nm.func, sizeof(nm.func), "%s", func);
-	pp_name_format(&f, &nm, buf, size);
-}
-
 static void test_names(void **state)
 {
-	char buf[256];
+	struct cp_pp_name nm;
+	char buf[512];
 
 	(void)state;
-	name_of(CP_PP_K_PHP_USER, 0, "Work", "leaf", buf, sizeof(buf));
+	memset(&nm, 0, sizeof(nm));
+	snprintf(nm.name, sizeof(nm.name), "Work::leaf");
+	snprintf(nm.file, sizeof(nm.file), "/srv/tree.php");
+	nm.flags = CP_PP_NAME_OK | CP_PP_FILE_OK;
+	pp_name_format(&nm, buf, sizeof(buf));
 	assert_string_equal(buf, "Work::leaf");
-	name_of(CP_PP_K_PHP_USER, 0, "", "run", buf, sizeof(buf));
-	assert_string_equal(buf, "run");
-	name_of(CP_PP_K_PHP_INTERNAL, 0, "", "str_repeat", buf, sizeof(buf));
-	assert_string_equal(buf, "str_repeat");
-	name_of(CP_PP_K_PHP_CODE, CP_PP_FF_ENTRY, "", "", buf, sizeof(buf));
-	assert_string_equal(buf, "{main}");
-	name_of(CP_PP_K_PHP_CODE, 0, "", "", buf, sizeof(buf));
-	assert_string_equal(buf, "{include}");
-	name_of(CP_PP_K_PHP_EVAL, 0, "", "", buf, sizeof(buf));
-	assert_string_equal(buf, "{eval}");
-	name_of(CP_PP_K_PHP_USER, 0, "", "", buf, sizeof(buf));
-	assert_string_equal(buf, "[unknown]");
-	name_of(CP_PP_K_PL_SUB, 0, "main", "run", buf, sizeof(buf));
-	assert_string_equal(buf, "main::run");
-	name_of(CP_PP_K_PL_CV, 0, "", "anon", buf, sizeof(buf));
-	assert_string_equal(buf, "__ANON__::anon");
-	name_of(CP_PP_K_PL_MAIN, CP_PP_FF_ENTRY, "", "", buf, sizeof(buf));
-	assert_string_equal(buf, "<main>");
-	pp_name_format(&(struct cp_pp_frame){.kind = CP_PP_K_PL_SUB}, NULL, buf, sizeof(buf));
-	assert_string_equal(buf, "[unknown]");
+	pp_file_format(&nm, buf, sizeof(buf));
+	assert_string_equal(buf, "/srv/tree.php");
 	/* truncated output stays terminated */
-	name_of(CP_PP_K_PHP_USER, 0, "Work", "leaf", buf, 6);
+	pp_name_format(&nm, buf, 6);
 	assert_string_equal(buf, "Work:");
+	/* a copy without the name or the file */
+	nm.flags = CP_PP_FILE_OK;
+	pp_name_format(&nm, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown]");
+	nm.flags = CP_PP_NAME_OK;
+	pp_file_format(&nm, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	pp_name_format(NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown]");
+	pp_file_format(NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "");
 	assert_string_equal(pp_kind_runtime(CP_PP_K_PHP_EVAL), "php");
 	assert_string_equal(pp_kind_runtime(CP_PP_K_PL_CV), "pl");
 	assert_null(pp_kind_runtime(0));
@@ -58,26 +43,24 @@ static void test_names(void **state)
 
 static void test_hostile(void **state)
 {
-	struct cp_pp_frame f = {.kind = CP_PP_K_PHP_USER};
 	struct cp_pp_name nm;
-	char buf[512];
+	char buf[1024];
 
 	(void)state;
 	/* fields filled to the end without a NUL: never read past them */
 	memset(&nm, 'A', sizeof(nm));
-	nm.kind = CP_PP_K_PHP_USER;
-	pp_name_format(&f, &nm, buf, sizeof(buf));
-	assert_int_equal(strlen(buf), 2 * CP_PP_NAME_LEN + 2);
+	nm.flags = CP_PP_NAME_OK | CP_PP_FILE_OK;
+	pp_name_format(&nm, buf, sizeof(buf));
+	assert_int_equal(strlen(buf), CP_PP_NAME_LEN);
 	pp_file_format(&nm, buf, sizeof(buf));
 	assert_int_equal(strlen(buf), CP_PP_FILE_LEN);
 	/* control characters and invalid UTF-8 do not pass as they are */
 	memset(&nm, 0, sizeof(nm));
-	snprintf(nm.func, sizeof(nm.func), "a\033[2Jb\xff");
-	pp_name_format(&f, &nm, buf, sizeof(buf));
+	nm.flags = CP_PP_NAME_OK;
+	snprintf(nm.name, sizeof(nm.name), "a\033[2Jb\xff");
+	pp_name_format(&nm, buf, sizeof(buf));
 	assert_null(strchr(buf, '\033'));
 	assert_null(strchr(buf, '\xff'));
-	pp_file_format(NULL, buf, sizeof(buf));
-	assert_string_equal(buf, "");
 }
 
 int main(void)

@@ -73,6 +73,8 @@ static const struct field PL_FIELDS[] = {
 	PL_F(xcv_gv),
 	PL_F(xcv_flags),
 	PL_F(gp_egv),
+	PL_F(gp_cv),
+	PL_F(xcv_file),
 	PL_F(xgv_namehek),
 	PL_F(xgv_stash),
 	PL_F(xhv_aux),

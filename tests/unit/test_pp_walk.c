@@ -61,7 +61,8 @@ static const char PERL_SCRIPT[] =
 struct run {
 	bool php;
 	pid_t pid;
-	unsigned int samples, empty, leaves, exact, heavy, light, lines_ok, unnamed, frames;
+	unsigned int samples, empty, leaves, exact, heavy, light, lines_ok, unnamed, frames,
+		files_ok;
 	char example[1024];
 	struct cp_pp_stack *st;
 	size_t nst, cap;
@@ -112,7 +113,14 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 
 			r->frames++;
 			r->unnamed += !ok;
-			pp_name_format(f, ok ? &nm : NULL, name, sizeof(name));
+			pp_name_format(ok ? &nm : NULL, name, sizeof(name));
+			if (ok && i == 0) {
+				char file[512];
+
+				pp_file_format(&nm, file, sizeof(file));
+				r->files_ok +=
+					interp_ends_with(file, r->php ? "/walk.php" : "/walk.pl");
+			}
 			if (!pp_kind_runtime(f->kind))
 				fail_msg("frame kind %u", f->kind);
 			assert_string_equal(pp_kind_runtime(f->kind), r->php ? "php" : "pl");
@@ -199,16 +207,18 @@ static void walk_one(const char *bin, const char *script, const char *secs, bool
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	check(r, bpf_map__fd(skel->maps.pp_names), 0);
 
-	print_message("%s %s s: %u samples (%u empty), %u in the leaf, %u whole chains "
-		      "(heavy %u light %u: %.3f), leaf line ok %u, %u of %u frames unnamed; "
-		      "walk %.0f ns\n",
-		      bin, secs, r->samples, r->empty, r->leaves, r->exact, r->heavy, r->light,
-		      (double)r->heavy / (r->heavy + r->light + !r->heavy), r->lines_ok, r->unnamed,
-		      r->frames, interp_walk_cost(bpf_map__fd(skel->maps.pp_cost)));
+	print_message(
+		"%s %s s: %u samples (%u empty), %u in the leaf, %u whole chains "
+		"(heavy %u light %u: %.3f), leaf line ok %u, file ok %u, %u of %u frames unnamed; "
+		"walk %.0f ns\n",
+		bin, secs, r->samples, r->empty, r->leaves, r->exact, r->heavy, r->light,
+		(double)r->heavy / (r->heavy + r->light + !r->heavy), r->lines_ok, r->files_ok,
+		r->unnamed, r->frames, interp_walk_cost(bpf_map__fd(skel->maps.pp_cost)));
 	if (r->example[0])
 		print_message("  not exact: %s\n", r->example);
-	/* the names outlive the process: every frame named */
+	/* the names outlive the process: every frame named, the leaf with its file */
 	assert_int_equal(r->unnamed, 0);
+	assert_true(r->files_ok * 100 >= r->leaves * 95);
 	assert_true(r->leaves >= (brief ? 10u : 100u));
 	assert_true(r->exact * 100 >= r->leaves * 95);
 	assert_true(r->lines_ok * 100 >= r->exact * 95);

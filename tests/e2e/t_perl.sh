@@ -1,0 +1,50 @@
+#!/bin/bash
+# Perl frames merged with native frames (--perl, the default), under Debian's perl 5.36
+# (threaded, libperl linked into /usr/bin/perl). The known call tree tests/data/perl/tree.pl:
+#  - over the samples in Work::leaf: >= 95 % whole chains <main>;main::main;main::run;
+#    Work::heavy|light;Work::leaf rooted at _start through perl_run; heavy share 75 +- 5 %; the
+#    leaf's lines; JSON frames of kind perl with the file;
+#  - many 0.05 s runs: every Perl frame named;
+#  - a perl running before the recording (-p); --no-perl: no Perl frames.
+# The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_script.sh"
+require_bpf
+
+PERL=$(command -v perl) || skip "perl is missing"
+"$PERL" -e 'exit($] >= 5.036 && $] < 5.037 ? 0 : 1)' || skip "$PERL is not Perl 5.36 (Debian 12's)"
+cp "$(dirname "$0")/../../tests/data/perl/tree.pl" "$TMP/tree.pl"
+
+out=$TMP/tree.folded
+expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -- "$PERL" "$TMP/tree.pl" 3
+check_script_tree "$out" pl perl_run '<main>' main::main main::run tree.pl
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+"$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
+node "$ROOT/scripts/validate-json.js" "$TMP/tree.json" >"$TMP/valid" 2>&1 || fail "invalid JSON output: $(cat "$TMP/valid")"
+node - "$TMP/tree.json" >"$TMP/json.txt" 2>&1 <<'JS' || fail "JSON Perl frames: $(cat "$TMP/json.txt")"
+const c = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')).cpuprof;
+const leaf = c.frames.filter((f) => f.name === 'pl::Work::leaf');
+if (!leaf.length || leaf.some((f) => f.kind !== 'perl' || !/\/tree\.pl$/.test(f.file || '') || !(f.line >= 5 && f.line <= 6)))
+	throw new Error(`pl::Work::leaf frames: ${JSON.stringify(leaf)}`);
+JS
+
+out=$TMP/short.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PERL' '$TMP/tree.pl' 0.05; done"
+check_short "$out" pl
+
+bg "$PERL" "$TMP/tree.pl" 30
+ppid=$!
+sleep 0.5
+record_window "$ppid" 2 -F 499 -p "$ppid" -o "$TMP/pid.folded"
+kill "$ppid" 2>/dev/null
+all=$(total "$TMP/pid.folded")
+n=$(count "$TMP/pid.folded" ';pl::<main>;pl::main::main;')
+note "-p: $n of $all samples with the script's Perl frames"
+[ $((100 * n)) -ge $((90 * all)) ] && [ "$all" -ge 50 ] || fail "-p: $n of $all samples with the script's Perl frames: $(grep -i perl "$TMP/rec.err")"
+
+out=$TMP/noperl.folded
+expect_status 0 "$CPUPROF" record -F 499 --no-perl -o "$out" -- "$PERL" "$TMP/tree.pl" 1
+n=$(count "$out" 'pl::')
+[ "$n" -eq 0 ] || fail "--no-perl: $n samples with Perl frames"
+[ "$(total "$out")" -ge 50 ] || fail "--no-perl: $(total "$out") samples"
+echo "ok: Perl frames under $("$PERL" -e 'printf "%vd", $^V')"
