@@ -10,16 +10,11 @@
 #include "interp/rb_proc.h"
 
 /* Object type tags and flags (ruby/internal/value_type.h, fl_type.h; the same 2.6-3.3). */
-#define RB_T_MASK	  0x1f
-#define RB_T_STRING	  0x05
-#define RB_T_ARRAY	  0x07
 #define RB_T_IMEMO	  0x1a
-#define RB_FL_USHIFT	  12
-#define RB_FL_USER1	  (1u << (RB_FL_USHIFT + 1)) /* RSTRING_NOEMBED, RARRAY_EMBED_FLAG */
-#define RB_IMEMO_MENT	  6			     /* imemo_type of a method entry */
-#define RB_ID_SCOPE_SHIFT 4			     /* RUBY_ID_SCOPE_SHIFT */
-#define RB_ID_ENTRY_UNIT  512			     /* symbol.c: IDs per ids sub-array */
-#define RB_ID_ENTRY_SIZE  2			     /* {String, Symbol} per ID */
+#define RB_IMEMO_MENT	  6   /* imemo_type of a method entry */
+#define RB_ID_SCOPE_SHIFT 4   /* RUBY_ID_SCOPE_SHIFT */
+#define RB_ID_ENTRY_UNIT  512 /* symbol.c: IDs per ids sub-array */
+#define RB_ID_ENTRY_SIZE  2   /* {String, Symbol} per ID */
 /* tLAST_OP_ID when neither the table nor rb_id2str's code says (0xa9 in 3.1: about that) */
 #define RB_LAST_OP_ID_GUESS 0xa9
 
@@ -170,15 +165,15 @@ static int read_string(const struct rb_names *rn, uint64_t s, char *buf, size_t 
 	err = read_u64(rn->pid, s, &flags);
 	if (err)
 		return err;
-	if ((flags & RB_T_MASK) != RB_T_STRING)
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_STRING)
 		return -EINVAL;
-	if (flags & RB_FL_USER1) { /* RSTRING_NOEMBED */
+	if (flags & CP_RB_FL_USER1) { /* RSTRING_NOEMBED */
 		if ((err = read_u64(rn->pid, s + o->rstring_len, &len)) ||
 		    (err = read_u64(rn->pid, s + o->rstring_heap_ptr, &data)))
 			return err;
 	} else {
 		if (o->version < CP_RB_VER(3, 2, 0))
-			len = (flags >> (RB_FL_USHIFT + 2)) & 0x1f; /* RSTRING_EMBED_LEN_MASK */
+			len = (flags >> (CP_RB_FL_USHIFT + 2)) & 0x1f; /* RSTRING_EMBED_LEN_MASK */
 		else if ((err = read_u64(rn->pid, s + o->rstring_len, &len)))
 			return err;
 		data = s + o->rstring_embed;
@@ -208,10 +203,10 @@ static int array_at(const struct rb_names *rn, uint64_t a, uint64_t i, uint64_t 
 	err = read_u64(rn->pid, a, &flags);
 	if (err)
 		return err;
-	if ((flags & RB_T_MASK) != RB_T_ARRAY)
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_ARRAY)
 		return -EINVAL;
-	if (flags & RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
-		len = (flags >> (RB_FL_USHIFT + 3)) &
+	if (flags & CP_RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
+		len = (flags >> (CP_RB_FL_USHIFT + 3)) &
 		      (o->version < CP_RB_VER(3, 2, 0) ? 0x3 : 0x7f);
 		data = a + o->rarray_embed;
 	} else {
@@ -274,7 +269,8 @@ static int cfunc_name(struct rb_names *rn, uint64_t me, char *buf, size_t size)
 	if ((err = read_u64(rn->pid, me, &flags)))
 		return err;
 	/* an imemo of type ment; anything else (a cref, an svar) names nothing */
-	if ((flags & RB_T_MASK) != RB_T_IMEMO || ((flags >> RB_FL_USHIFT) & 0xf) != RB_IMEMO_MENT)
+	if ((flags & CP_RB_T_MASK) != RB_T_IMEMO ||
+	    ((flags >> CP_RB_FL_USHIFT) & 0xf) != RB_IMEMO_MENT)
 		return -ENOENT;
 	if ((err = read_u64(rn->pid, me + rn->o.me_def, &def)) || !def ||
 	    (err = read_u64(rn->pid, def + rn->o.def_original_id, &id)))
@@ -343,7 +339,7 @@ static struct iseq_slot *iseq_info(struct rb_names *rn, uint64_t body, int *errp
 	return sl;
 }
 
-/* The line of instruction index pc_index (cp_rb_frame.pos) of iseq sl; -1 when unknown. */
+/* The line of instruction index pc_index (cp_rt_frame.pos) of iseq sl; -1 when unknown. */
 static int iseq_line(struct rb_names *rn, const struct iseq_slot *sl, uint32_t pc_index)
 {
 	uint32_t pos = rb_insn_pos(pc_index), idx;
@@ -373,7 +369,7 @@ static int iseq_line(struct rb_names *rn, const struct iseq_slot *sl, uint32_t p
 	return line;
 }
 
-int rb_names_frame(struct rb_names *rn, const struct cp_rb_frame *f, struct rb_frame_info *out)
+int rb_names_frame(struct rb_names *rn, const struct cp_rt_frame *f, struct rt_frame_info *out)
 {
 	const struct iseq_slot *sl;
 	int err = 0;

@@ -7,46 +7,47 @@
  */
 #include <stdbool.h>
 #include "cmocka_inc.h"
-#include "interp/py_merge.h"
+#include "interp/interp_merge.h"
+#include "python_shared.h"
 
-static const struct py_eval_range EVAL = {0x1000, 0x2000, 0x9000, 0x9010};
+static const struct rt_eval_range EVAL = {0x1000, 0x2000, 0x9000, 0x9010};
 #define EV   0x1800 /* in the eval loop */
 #define COLD 0x9008 /* in its .cold part */
 
 /* "p0 n1 ..." of a merge (p: Python frame, n: native frame, T: truncated), leaf first. */
-static void render(const struct py_mframe *m, size_t n, char *buf, size_t len)
+static void render(const struct rt_mframe *m, size_t n, char *buf, size_t len)
 {
 	size_t i, k = 0;
 
 	buf[0] = 0;
 	for (i = 0; i < n && k < len; i++)
 		k += (size_t)snprintf(buf + k, len - k, "%s%c%u", i ? " " : "",
-				      m[i].kind == PY_MF_NATIVE	  ? 'n'
-				      : m[i].kind == PY_MF_PYTHON ? 'p'
+				      m[i].kind == RT_MF_NATIVE	  ? 'n'
+				      : m[i].kind == RT_MF_INTERP ? 'p'
 								  : 'T',
-				      m[i].kind == PY_MF_TRUNCATED ? 0 : m[i].index);
+				      m[i].kind == RT_MF_TRUNCATED ? 0 : m[i].index);
 }
 
 /* entries: one char per Python frame, innermost first: 'E' flagged, '-' not */
 static void check(const uint64_t *pcs, size_t npcs, const char *entries, bool truncated,
 		  const char *want, unsigned int no_python, unsigned int leftover)
 {
-	struct cp_py_frame py[16] = {{0}};
-	struct py_merge_stats st = {0, 0};
-	struct py_mframe out[32];
+	struct cp_rt_frame py[16] = {{0}};
+	struct rt_merge_stats st = {0, 0};
+	struct rt_mframe out[32];
 	char got[256];
 	size_t npy = strlen(entries), i, n;
 
 	for (i = 0; i < npy; i++) {
-		py[i].code = 0x100 + i;
+		py[i].ptr = 0x100 + i;
 		py[i].kind = CP_PY_FRAME_CODE;
-		py[i].flags = entries[i] == 'E' ? CP_PY_FF_ENTRY : 0;
+		py[i].flags = entries[i] == 'E' ? CP_RT_FF_ENTRY : 0;
 	}
-	n = py_merge(pcs, npcs, py, npy, truncated, &EVAL, out, 32, &st);
+	n = interp_merge(pcs, npcs, py, npy, truncated, &EVAL, out, 32, &st);
 	render(out, n, got, sizeof(got));
 	assert_string_equal(got, want);
-	assert_int_equal(st.eval_without_python, no_python);
-	assert_int_equal(st.python_leftover, leftover);
+	assert_int_equal(st.eval_without_frames, no_python);
+	assert_int_equal(st.frames_leftover, leftover);
 }
 
 static void test_up_to_310(void **state)
@@ -124,13 +125,13 @@ static void test_no_python(void **state)
 static void test_capacity(void **state)
 {
 	const uint64_t pcs[] = {EV, 0x5000, EV + 1, 0x6000};
-	struct cp_py_frame py[2] = {{.code = 1, .flags = CP_PY_FF_ENTRY},
-				    {.code = 2, .flags = CP_PY_FF_ENTRY}};
-	struct py_mframe out[3];
+	struct cp_rt_frame py[2] = {{.ptr = 1, .flags = CP_RT_FF_ENTRY},
+				    {.ptr = 2, .flags = CP_RT_FF_ENTRY}};
+	struct rt_mframe out[3];
 
 	(void)state;
-	assert_int_equal(py_merge(pcs, 4, py, 2, false, &EVAL, out, 3, NULL), 3);
-	assert_int_equal(out[2].kind, PY_MF_PYTHON);
+	assert_int_equal(interp_merge(pcs, 4, py, 2, false, &EVAL, out, 3, NULL), 3);
+	assert_int_equal(out[2].kind, RT_MF_INTERP);
 	assert_int_equal(out[2].index, 1);
 }
 

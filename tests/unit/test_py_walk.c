@@ -58,7 +58,7 @@ static const char SCRIPT[] = "import sys, threading, zlib, os\n" /* 1 */
 
 /*
  * A C -> Python re-entry: sorted() calls leaf for each key. Expected chain
- * <module>;top;via_c;leaf; eval-loop entries (CP_PY_FF_ENTRY): every frame up to 3.10, from
+ * <module>;top;via_c;leaf; eval-loop entries (CP_RT_FF_ENTRY): every frame up to 3.10, from
  * 3.11 only leaf (called from C) and <module> (root first: E--E).
  */
 static const char CALLBACK[] = "import sys\n"
@@ -78,7 +78,7 @@ static const char CALLBACK[] = "import sys\n"
 
 struct named {
 	uint64_t code;
-	struct py_code_info ci;
+	struct rt_frame_info ci;
 	uint32_t instr;
 };
 
@@ -98,7 +98,7 @@ struct run {
 	char example_main[512], example_other[512];
 };
 
-static const struct py_code_info *name_of(struct run *r, uint64_t code, uint32_t instr)
+static const struct rt_frame_info *name_of(struct run *r, uint64_t code, uint32_t instr)
 {
 	size_t i;
 
@@ -120,7 +120,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	const struct cp_py_event *ev = data;
 	struct run *r = ctx;
 	char chain[512] = "";
-	const struct py_code_info *leaf = NULL;
+	const struct rt_frame_info *leaf = NULL;
 	size_t n = 0;
 	int i;
 
@@ -132,8 +132,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	/* root first */
 	for (i = (int)ev->st.len - 1; i >= 0; i--) {
-		const struct py_code_info *ci =
-			name_of(r, ev->st.frames[i].code, ev->st.frames[i].instr);
+		const struct rt_frame_info *ci =
+			name_of(r, ev->st.frames[i].ptr, ev->st.frames[i].pos);
 
 		n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "", ci->name);
 		if (n >= sizeof(chain))
@@ -141,14 +141,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 		leaf = ci;
 	}
 	if (r->callback) {
-		char flags[CP_PY_MAX_FRAMES + 1];
+		char flags[CP_RT_MAX_FRAMES + 1];
 		const char *want = r->version < PY_HEX(3, 11, 0) ? "EEEE" : "E--E";
 
 		if (ev->tid != (uint32_t)r->pid)
 			return 0;
 		r->main_samples++;
 		for (i = (int)ev->st.len - 1, n = 0; i >= 0; i--)
-			flags[n++] = ev->st.frames[i].flags & CP_PY_FF_ENTRY ? 'E' : '-';
+			flags[n++] = ev->st.frames[i].flags & CP_RT_FF_ENTRY ? 'E' : '-';
 		flags[n] = 0;
 		if (!strcmp(chain, "<module>;top;via_c;leaf")) {
 			r->cb_chain++;

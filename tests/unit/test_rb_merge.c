@@ -7,46 +7,48 @@
  */
 #include <stdbool.h>
 #include "cmocka_inc.h"
-#include "interp/rb_merge.h"
+#include "interp/interp_merge.h"
+#include "ruby_shared.h"
 
 #define VM_START 0x1000
 #define VM_END	 0x2000
 #define VM	 0x1800 /* a return address in rb_vm_exec */
+static const struct rt_eval_range VM_RANGE = {VM_START, VM_END, 0, 0};
 
 /* "r0 n1 ..." of a merge (r: Ruby frame, n: native frame, T: truncated), leaf first. */
-static void render(const struct py_mframe *m, size_t n, char *buf, size_t len)
+static void render(const struct rt_mframe *m, size_t n, char *buf, size_t len)
 {
 	size_t i, k = 0;
 
 	buf[0] = 0;
 	for (i = 0; i < n && k < len; i++)
 		k += (size_t)snprintf(buf + k, len - k, "%s%c%u", i ? " " : "",
-				      m[i].kind == PY_MF_NATIVE	  ? 'n'
-				      : m[i].kind == PY_MF_PYTHON ? 'r'
+				      m[i].kind == RT_MF_NATIVE	  ? 'n'
+				      : m[i].kind == RT_MF_INTERP ? 'r'
 								  : 'T',
-				      m[i].kind == PY_MF_TRUNCATED ? 0 : m[i].index);
+				      m[i].kind == RT_MF_TRUNCATED ? 0 : m[i].index);
 }
 
 /* frames: one char per Ruby frame, innermost first: 'F' FINISH-flagged, 'c' a C method, '-' */
 static void check(const uint64_t *pcs, size_t npcs, const char *frames, bool truncated,
 		  const char *want, unsigned int no_ruby, unsigned int leftover)
 {
-	struct cp_rb_frame rb[16] = {{0}};
-	struct py_merge_stats st = {0, 0};
-	struct py_mframe out[32];
+	struct cp_rt_frame rb[16] = {{0}};
+	struct rt_merge_stats st = {0, 0};
+	struct rt_mframe out[32];
 	char got[256];
 	size_t nrb = strlen(frames), i, n;
 
 	for (i = 0; i < nrb; i++) {
 		rb[i].ptr = 0x100 + i;
 		rb[i].kind = frames[i] == 'c' ? CP_RB_FRAME_CFUNC : CP_RB_FRAME_ISEQ;
-		rb[i].flags = frames[i] == 'F' ? CP_RB_FF_FINISH : 0;
+		rb[i].flags = frames[i] == 'F' ? CP_RT_FF_ENTRY : 0;
 	}
-	n = rb_merge(pcs, npcs, rb, nrb, truncated, VM_START, VM_END, out, 32, &st);
+	n = interp_merge(pcs, npcs, rb, nrb, truncated, &VM_RANGE, out, 32, &st);
 	render(out, n, got, sizeof(got));
 	assert_string_equal(got, want);
-	assert_int_equal(st.eval_without_python, no_ruby);
-	assert_int_equal(st.python_leftover, leftover);
+	assert_int_equal(st.eval_without_frames, no_ruby);
+	assert_int_equal(st.frames_leftover, leftover);
 }
 
 static void test_one_activation(void **state)

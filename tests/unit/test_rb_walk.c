@@ -80,8 +80,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 {
 	const struct cp_rb_event *ev = data;
 	struct run *r = ctx;
-	char chain[1024] = "", finish[CP_RB_MAX_FRAMES + 1];
-	struct rb_frame_info leaf = {.line = -1};
+	char chain[1024] = "", finish[CP_RT_MAX_FRAMES + 1];
+	struct rt_frame_info leaf = {.line = -1};
 	size_t n = 0;
 	int i;
 
@@ -94,7 +94,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	/* root first */
 	for (i = (int)ev->st.len - 1; i >= 0; i--) {
-		struct rb_frame_info fi;
+		struct rt_frame_info fi;
 
 		if (rb_names_frame(r->names, &ev->st.frames[i], &fi)) {
 			r->name_errors++;
@@ -109,7 +109,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	 * thread here (<main>; the thread's block), what interleaving with native frames
 	 * at rb_vm_exec will rely on */
 	for (i = (int)ev->st.len - 1, n = 0; i >= 0 && n + 1 < sizeof(finish); i--)
-		finish[n++] = ev->st.frames[i].flags & CP_RB_FF_FINISH ? 'F' : '-';
+		finish[n++] = ev->st.frames[i].flags & CP_RT_FF_ENTRY ? 'F' : '-';
 	finish[n] = 0;
 	if (finish[0] != 'F' || strchr(finish + 1, 'F'))
 		r->finish_wrong++;
