@@ -1,16 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test harness of the PHP and Perl walkers (phpperl_walk.bpf.h), apart from the profiler's
- * program: on each cpu-clock sample of process target_tgid, walk the sampled thread's PHP or
- * Perl frames (whichever map knows the process) and send them on a ring buffer; the names of
+ * Test harness of the PHP and Perl walkers (php_walk.bpf.h, perl_walk.bpf.h), apart from the
+ * profiler's program: on each cpu-clock sample of process target_tgid, walk the sampled thread's
+ * PHP or Perl frames (whichever map knows the process) and send them on a ring buffer; the names of
  * frames new to pp_names are copied there (walk and names both timed). tests/unit/test_pp_walk.c
  * loads it against a live php and perl.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "phpperl_shared.h"
-#include "phpperl_walk.bpf.h"
+#include "php_shared.h"
+#include "perl_shared.h"
+#include "php_walk.bpf.h"
+#include "perl_walk.bpf.h"
+
+/* one ring-buffer record per sample (tests/unit/test_pp_walk.c has the same) */
+struct pp_event {
+	__u32 tid;
+	__u32 runtime; /* CP_RT_PHP or CP_RT_PERL */
+	struct cp_rt_stack st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_php_proc);
+	__uint(max_entries, 64);
+} php_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_pl_proc);
+	__uint(max_entries, 64);
+} pl_procs SEC(".maps");
 
 /* set after load (.bss): the program is loaded before the interpreter starts */
 volatile __u32 target_tgid;
@@ -23,25 +46,25 @@ struct {
 /* what BPF copied of each frame's code: (pid, gen, ptr) -> names */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, struct cp_pp_name_key);
-	__type(value, struct cp_pp_name);
-	__uint(max_entries, CP_PP_DEF_NAMES);
+	__type(key, struct cp_rt_name_key);
+	__type(value, struct cp_rt_name);
+	__uint(max_entries, CP_RT_DEF_NAMES);
 } pp_names SEC(".maps");
 
 /* scratch for a name being copied (too large for the BPF stack) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct cp_pp_name);
+	__type(value, struct cp_rt_name);
 	__uint(max_entries, 1);
 } pp_name_buf SEC(".maps");
 
-/* per reason of enum cp_pp_end, then one for samples lost (ring buffer full) */
+/* per walk end (enum cp_php_end, cp_pl_end), then one for samples lost (ring buffer full) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, CP_PP_END_MAX + 1);
+	__uint(max_entries, CP_RT_END_MAX + 1);
 } pp_stats SEC(".maps");
 
 /* the walk's own cost: [0] ns spent walking, [1] walks */
@@ -64,21 +87,21 @@ struct pp_names_ctx {
 	__u32 tgid, gen, done;
 	const struct cp_php_proc *pp;
 	const struct cp_pl_proc *lp;
-	const struct cp_pp_stack *st;
+	const struct cp_rt_stack *st;
 };
 
 /* bpf_loop's body: name frame i of the stack if it has no name yet */
 static long pp_name_one(__u64 i, void *arg)
 {
 	struct pp_names_ctx *c = arg;
-	struct cp_pp_name_key k = {.pid = c->tgid, .gen = c->gen};
-	const struct cp_pp_frame *f;
-	struct cp_pp_name *n;
+	struct cp_rt_name_key k = {.pid = c->tgid, .gen = c->gen};
+	const struct cp_rt_frame *f;
+	struct cp_rt_name *n;
 	__u32 zero = 0;
 
 	if (i >= c->st->len || c->done >= 16)
 		return 1;
-	f = &c->st->frames[i & (CP_PP_MAX_FRAMES - 1)];
+	f = &c->st->frames[i & (CP_RT_MAX_FRAMES - 1)];
 	k.ptr = f->ptr;
 	if (!f->ptr || bpf_map_lookup_elem(&pp_names, &k))
 		return 0;
@@ -88,13 +111,13 @@ static long pp_name_one(__u64 i, void *arg)
 	__builtin_memset(n, 0, sizeof(*n));
 	c->done++;
 	if (c->pp) {
-		n->runtime = 1;
-		cp_php_name(c->pp, f->ptr, f->kind, f->flags, n);
+		n->runtime = CP_RT_PHP;
+		cp_php_name(c->pp, f, n);
 	} else {
-		n->runtime = 2;
-		cp_pl_name(c->lp, f->ptr, f->kind, n);
+		n->runtime = CP_RT_PERL;
+		cp_pl_name(c->lp, f, n);
 	}
-	if (n->flags & (CP_PP_NAME_OK | CP_PP_FILE_OK))
+	if (n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK))
 		bpf_map_update_elem(&pp_names, &k, n, BPF_NOEXIST);
 	return 0;
 }
@@ -102,19 +125,19 @@ static long pp_name_one(__u64 i, void *arg)
 /* Copy the names of the frames of st not named yet (at most 16 a sample), with the runtime's
  * namer: what the profiler's runtime layer does after storing a new stack. */
 static __always_inline void pp_copy_names(__u32 tgid, const struct cp_php_proc *pp,
-					  const struct cp_pl_proc *lp, const struct cp_pp_stack *st)
+					  const struct cp_pl_proc *lp, const struct cp_rt_stack *st)
 {
 	struct pp_names_ctx c = {
 		.tgid = tgid, .gen = pp ? pp->gen : lp->gen, .pp = pp, .lp = lp, .st = st};
 
-	bpf_loop(CP_PP_MAX_FRAMES, pp_name_one, &c, 0);
+	bpf_loop(CP_RT_MAX_FRAMES, pp_name_one, &c, 0);
 }
 
 /* the event being made, per CPU (the walkers write map memory, then it goes out whole) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct cp_pp_event);
+	__type(value, struct pp_event);
 	__uint(max_entries, 1);
 } pp_event_buf SEC(".maps");
 
@@ -125,7 +148,7 @@ int cp_pp_test(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct cp_php_proc *pp;
 	struct cp_pl_proc *lp;
-	struct cp_pp_event *ev;
+	struct pp_event *ev;
 	__u32 tgid = id >> 32, zero = 0, one = 1;
 	__u64 t0, *cost;
 
@@ -134,7 +157,7 @@ int cp_pp_test(struct bpf_perf_event_data *ctx)
 	pp = bpf_map_lookup_elem(&php_procs, &tgid);
 	lp = pp ? NULL : bpf_map_lookup_elem(&pl_procs, &tgid);
 	if (!pp && !lp) {
-		pp_stat(CP_PP_END_NO_PROC);
+		pp_stat(CP_PHP_END_NO_PROC);
 		return 0;
 	}
 	ev = bpf_map_lookup_elem(&pp_event_buf, &zero);
@@ -144,16 +167,16 @@ int cp_pp_test(struct bpf_perf_event_data *ctx)
 	task = bpf_get_current_task_btf();
 	t0 = bpf_ktime_get_ns();
 	if (pp) {
-		ev->runtime = 1;
+		ev->runtime = CP_RT_PHP;
 		pp_stat(cp_php_walk(pp, &ev->st));
 	} else {
-		ev->runtime = 2;
+		ev->runtime = CP_RT_PERL;
 		pp_stat(cp_pl_walk(lp, BPF_CORE_READ(task, thread.fsbase), &ev->st));
 	}
 	pp_copy_names(tgid, pp, lp, &ev->st);
 	t0 = bpf_ktime_get_ns() - t0;
 	if (bpf_ringbuf_output(&pp_events, ev, sizeof(*ev), 0))
-		pp_stat(CP_PP_END_MAX);
+		pp_stat(CP_RT_END_MAX);
 	cost = bpf_map_lookup_elem(&pp_cost, &zero);
 	if (cost)
 		*cost += t0;

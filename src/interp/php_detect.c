@@ -30,12 +30,12 @@ uint32_t php_version_parse(const char *s, size_t len)
 	}
 	if (v[0] < 5 || v[0] > 9 || v[1] > 99 || v[2] > 255)
 		return 0;
-	return CP_PP_VER(v[0], v[1], v[2]);
+	return CP_PHP_VER(v[0], v[1], v[2]);
 }
 
 int php_offsets_table(uint32_t version, struct cp_php_offsets *off)
 {
-	if (version < CP_PP_VER(7, 3, 0) || version >= CP_PP_VER(8, 6, 0))
+	if (version < CP_PHP_VER(7, 3, 0) || version >= CP_PHP_VER(8, 6, 0))
 		return -ENOTSUP;
 	memset(off, 0, sizeof(*off));
 	off->version = version;
@@ -44,7 +44,7 @@ int php_offsets_table(uint32_t version, struct cp_php_offsets *off)
 	 * Debian's php8.2-dev headers by scripts/php-offsets-headers.sh (offsetof), the others
 	 * untested here.
 	 */
-	off->eg_current_execute_data = version >= CP_PP_VER(8, 5, 0) ? 512 : 488;
+	off->eg_current_execute_data = version >= CP_PHP_VER(8, 5, 0) ? 512 : 488;
 	off->ed_opline = 0;	 /* zend_execute_data.opline */
 	off->ed_func = 24;	 /* .func */
 	off->ed_type_info = 40;	 /* .This (32) + zval.u1.type_info (8) */
@@ -55,15 +55,15 @@ int php_offsets_table(uint32_t version, struct cp_php_offsets *off)
 	off->ce_name = 8;	 /* zend_class_entry.name */
 	off->opline_lineno = 24; /* zend_op.lineno */
 	/* zend_op_array.filename / line_start: the only fields that move from 7.3 to 8.5 */
-	if (version >= CP_PP_VER(8, 4, 0))
+	if (version >= CP_PHP_VER(8, 4, 0))
 		off->op_filename = 168;
-	else if (version >= CP_PP_VER(8, 3, 0))
+	else if (version >= CP_PHP_VER(8, 3, 0))
 		off->op_filename = 144;
-	else if (version >= CP_PP_VER(8, 2, 0))
+	else if (version >= CP_PHP_VER(8, 2, 0))
 		off->op_filename = 152;
-	else if (version >= CP_PP_VER(8, 0, 0))
+	else if (version >= CP_PHP_VER(8, 0, 0))
 		off->op_filename = 144;
-	else if (version >= CP_PP_VER(7, 4, 0))
+	else if (version >= CP_PHP_VER(7, 4, 0))
 		off->op_filename = 136;
 	else
 		off->op_filename = 128;

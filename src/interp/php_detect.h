@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "phpperl_shared.h"
+#include "php_shared.h"
 
 /* What one PHP object says about itself (file vaddrs). */
 struct php_object_info {
-	uint32_t version;	       /* CP_PP_VER(8, 2, 36) */
+	uint32_t version;	       /* CP_PHP_VER(8, 2, 36) */
 	uint64_t eg;		       /* executor_globals */
 	uint64_t exec_start, exec_end; /* execute_ex */
 };
@@ -27,7 +27,7 @@ struct php_object_info {
  */
 int php_detect_object(int fd, const char *name, struct php_object_info *info);
 
-/* "8.2.36..." (len bytes) -> CP_PP_VER(8, 2, 36); 0 when not X.Y.Z. */
+/* "8.2.36..." (len bytes) -> CP_PHP_VER(8, 2, 36); 0 when not X.Y.Z. */
 uint32_t php_version_parse(const char *s, size_t len);
 
 /* The offsets of version (7.3-8.5): 0, or -ENOTSUP. */

@@ -7,7 +7,7 @@
 
 int pl_offsets_table(uint32_t v, struct cp_pl_offsets *o)
 {
-	if (v < CP_PP_VER(5, 28, 0) || v >= CP_PP_VER(5, 43, 0))
+	if (v < CP_PL_VER(5, 28, 0) || v >= CP_PL_VER(5, 43, 0))
 		return -ENOTSUP;
 	memset(o, 0, sizeof(*o));
 	o->version = v;
@@ -17,16 +17,16 @@ int pl_offsets_table(uint32_t v, struct cp_pl_offsets *o)
 	 * the others untested here. si_prev is ours: OTel follows si_next, but PUSHSTACKi (cop.h)
 	 * links the outer stackinfo as si_prev.
 	 */
-	o->interp_curcop = v >= CP_PP_VER(5, 34, 0) ? 0xd0 : 0xe0; /* PerlInterpreter.Icurcop */
-	o->interp_curstackinfo = v >= CP_PP_VER(5, 34, 0) ? 0xe0 : 0xf0;
+	o->interp_curcop = v >= CP_PL_VER(5, 34, 0) ? 0xd0 : 0xe0; /* PerlInterpreter.Icurcop */
+	o->interp_curstackinfo = v >= CP_PL_VER(5, 34, 0) ? 0xe0 : 0xf0;
 	o->si_cxstack = 0x08;				     /* PERL_SI.si_cxstack */
 	o->si_prev = 0x10;				     /* .si_prev */
 	o->si_cxix = 0x20;				     /* .si_cxix */
-	o->si_type = v >= CP_PP_VER(5, 32, 0) ? 0x2c : 0x28; /* .si_type (si_cxsubix: 5.32) */
-	o->cx_size = v >= CP_PP_VER(5, 32, 0) ? 0x68 : 0x60; /* sizeof(PERL_CONTEXT) */
+	o->si_type = v >= CP_PL_VER(5, 32, 0) ? 0x2c : 0x28; /* .si_type (si_cxsubix: 5.32) */
+	o->cx_size = v >= CP_PL_VER(5, 32, 0) ? 0x68 : 0x60; /* sizeof(PERL_CONTEXT) */
 	o->cx_oldcop = 0x10;				     /* .blk_oldcop */
 	o->cx_retop = 0x30;				     /* .blk_u.blku_sub.retop */
-	o->cx_cv = v >= CP_PP_VER(5, 32, 0) ? 0x48 : 0x40;   /* .blk_u.blku_sub.cv */
+	o->cx_cv = v >= CP_PL_VER(5, 32, 0) ? 0x48 : 0x40;   /* .blk_u.blku_sub.cv */
 	o->cop_line = 0x24;				     /* COP.cop_line */
 	o->cop_file = 0x30;				     /* COP.cop_file (ithreads) */
 	o->sv_any = 0x0;				     /* SV.sv_any */
@@ -41,7 +41,7 @@ int pl_offsets_table(uint32_t v, struct cp_pl_offsets *o)
 	o->xgv_namehek = 0x20; /* XPVGV.xiv_u.xivu_namehek */
 	o->xgv_stash = 0x28;   /* XPVGV.xnv_u.xgv_stash */
 	/* the aux struct: in the HV body from 5.35 (xpvhv_with_aux), after the buckets before */
-	o->xhv_aux = v >= CP_PP_VER(5, 35, 0) ? 0x20 : CP_PL_AUX_AFTER_BUCKETS;
+	o->xhv_aux = v >= CP_PL_VER(5, 35, 0) ? 0x20 : CP_PL_AUX_AFTER_BUCKETS;
 	o->xhv_max = 0x18;	  /* XPVHV.xhv_max */
 	o->aux_name = 0x0;	  /* xpvhv_aux.xhv_name_u */
 	o->aux_name_count = 0x1c; /* xpvhv_aux.xhv_name_count */
@@ -78,7 +78,7 @@ int pl_detect_object(int fd, const char *name, struct pl_object_info *info)
 		err = -ENOENT;
 		goto out;
 	}
-	info->version = CP_PP_VER(ver[0], ver[1], ver[2]);
+	info->version = CP_PL_VER(ver[0], ver[1], ver[2]);
 	info->runops_start = run.value;
 	info->runops_end = run.value + (run.size ? run.size : 1);
 	if (elf_named__sym(en, "PL_thr_key", &key)) {

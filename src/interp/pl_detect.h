@@ -11,11 +11,11 @@
 #define CPUPROF_PL_DETECT_H
 #include <stdint.h>
 #include <linux/types.h>
-#include "phpperl_shared.h"
+#include "perl_shared.h"
 
 /* What one Perl object says about itself (file vaddrs). */
 struct pl_object_info {
-	uint32_t version;		   /* CP_PP_VER(5, 36, 0) */
+	uint32_t version;		   /* CP_PL_VER(5, 36, 0) */
 	uint64_t thr_key;		   /* PL_thr_key */
 	uint64_t runops_start, runops_end; /* Perl_runops_standard */
 };

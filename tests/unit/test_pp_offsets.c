@@ -3,8 +3,8 @@
  * The PHP and Perl offset tables (interp/php_detect.h, interp/pl_detect.h) against the
  * installed interpreters' headers, as the compiler lays them out
  * (scripts/php-offsets-headers.sh: php8.2-dev; scripts/perl-offsets-headers.sh: perl.h), and
- * the constants of bpf/phpperl_shared.h against the headers' own; the version parsing and the
- * version ranges the tables cover.
+ * the constants of bpf/php_shared.h and bpf/perl_shared.h against the headers' own; the version
+ * parsing and the version ranges the tables cover.
  */
 #include <stddef.h>
 #include <linux/types.h>
@@ -135,7 +135,7 @@ static void test_php_headers(void **state)
 	}
 	f = tool_output("scripts/php-offsets-headers.sh");
 	assert_int_equal(fscanf(f, "version %u.%u.%u\n", &maj, &min, &patch), 3);
-	assert_int_equal(php_offsets_table(CP_PP_VER(maj, min, patch), &o), 0);
+	assert_int_equal(php_offsets_table(CP_PHP_VER(maj, min, patch), &o), 0);
 	compare(f, &o, PHP_FIELDS, sizeof(PHP_FIELDS) / sizeof(PHP_FIELDS[0]));
 	tool_done(f);
 }
@@ -154,7 +154,7 @@ static void test_perl_headers(void **state)
 	}
 	f = tool_output("scripts/perl-offsets-headers.sh");
 	assert_int_equal(fscanf(f, "version %u.%u.%u\n", &maj, &min, &patch), 3);
-	assert_int_equal(pl_offsets_table(CP_PP_VER(maj, min, patch), &o), 0);
+	assert_int_equal(pl_offsets_table(CP_PL_VER(maj, min, patch), &o), 0);
 	compare(f, &o, PL_FIELDS, sizeof(PL_FIELDS) / sizeof(PL_FIELDS[0]));
 	tool_done(f);
 }
@@ -165,21 +165,21 @@ static void test_versions(void **state)
 	struct cp_pl_offsets l;
 
 	(void)state;
-	assert_int_equal(php_version_parse("8.2.36\n", 7), CP_PP_VER(8, 2, 36));
-	assert_int_equal(php_version_parse("7.4.3-4ubuntu", 13), CP_PP_VER(7, 4, 3));
+	assert_int_equal(php_version_parse("8.2.36\n", 7), CP_PHP_VER(8, 2, 36));
+	assert_int_equal(php_version_parse("7.4.3-4ubuntu", 13), CP_PHP_VER(7, 4, 3));
 	assert_int_equal(php_version_parse("8.2", 3), 0);
 	assert_int_equal(php_version_parse("x.2.3", 5), 0);
 	assert_int_equal(php_version_parse("8.2.", 4), 0);
 	/* the tables: PHP 7.3-8.5, Perl 5.28-5.42; op_array moves, EG grows in 8.5 */
-	assert_int_equal(php_offsets_table(CP_PP_VER(7, 2, 9), &p), -ENOTSUP);
-	assert_int_equal(php_offsets_table(CP_PP_VER(8, 6, 0), &p), -ENOTSUP);
-	assert_int_equal(php_offsets_table(CP_PP_VER(8, 3, 1), &p), 0);
+	assert_int_equal(php_offsets_table(CP_PHP_VER(7, 2, 9), &p), -ENOTSUP);
+	assert_int_equal(php_offsets_table(CP_PHP_VER(8, 6, 0), &p), -ENOTSUP);
+	assert_int_equal(php_offsets_table(CP_PHP_VER(8, 3, 1), &p), 0);
 	assert_int_equal(p.op_filename, 144);
-	assert_int_equal(php_offsets_table(CP_PP_VER(8, 5, 0), &p), 0);
+	assert_int_equal(php_offsets_table(CP_PHP_VER(8, 5, 0), &p), 0);
 	assert_int_equal(p.eg_current_execute_data, 512);
-	assert_int_equal(pl_offsets_table(CP_PP_VER(5, 26, 0), &l), -ENOTSUP);
-	assert_int_equal(pl_offsets_table(CP_PP_VER(5, 43, 0), &l), -ENOTSUP);
-	assert_int_equal(pl_offsets_table(CP_PP_VER(5, 30, 0), &l), 0);
+	assert_int_equal(pl_offsets_table(CP_PL_VER(5, 26, 0), &l), -ENOTSUP);
+	assert_int_equal(pl_offsets_table(CP_PL_VER(5, 43, 0), &l), -ENOTSUP);
+	assert_int_equal(pl_offsets_table(CP_PL_VER(5, 30, 0), &l), 0);
 	assert_int_equal(l.xhv_aux, CP_PL_AUX_AFTER_BUCKETS);
 	assert_int_equal(l.cx_size, 0x60);
 }

@@ -3,7 +3,8 @@
  * The BPF PHP and Perl walkers (bpf/phpperl_walk.bpf.h, through the harness bpf/ppwalk.bpf.c)
  * on the machine's php8.2 and perl: a script with a known call tree (main -> run -> {heavy ->
  * leaf with 3/4 of the work, light -> leaf with 1/4}) runs; each sample's frames are named from
- * what BPF copied into pp_names (interp/pp_names.h), read only after the process is gone, and
+ * what BPF copied into pp_names (interp/runtime.h runtime_name_copied), read only after the
+ * process is gone, and
  * must show the whole chain, in order, with the leaf's line inside its loop; the heavy share
  * must be within 0.05 of 3/4. Then a 0.1 s run of the same script: every frame named. Needs
  * root (BPF), php8.2-cli and perl (scripts/install-deps.sh installs them).
@@ -14,9 +15,16 @@
 #include "interp_fixture.h"
 #include "interp/php_detect.h"
 #include "interp/pl_detect.h"
-#include "interp/pp_names.h"
+#include "interp/runtime.h"
 #include "proc/proc_snapshot.h"
 #include "ppwalk.skel.h"
+
+/* bpf/ppwalk.bpf.c's ring-buffer record */
+struct pp_event {
+	__u32 tid;
+	__u32 runtime; /* CP_RT_PHP or CP_RT_PERL */
+	struct cp_rt_stack st;
+};
 
 /* ARGV[1]: seconds to run (fractions allowed); the leaf's loop is on LEAF_LINE. */
 #define LEAF_LINE 6
@@ -64,13 +72,13 @@ struct run {
 	unsigned int samples, empty, leaves, exact, heavy, light, lines_ok, unnamed, frames,
 		files_ok;
 	char example[1024];
-	struct cp_pp_stack *st;
+	struct cp_rt_stack *st;
 	size_t nst, cap;
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	const struct cp_pp_event *ev = data;
+	const struct pp_event *ev = data;
 	struct run *r = ctx;
 
 	if (size < sizeof(*ev) || ev->tid != (uint32_t)r->pid)
@@ -94,8 +102,8 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 	size_t k;
 
 	for (k = 0; k < r->nst; k++) {
-		const struct cp_pp_stack *st = &r->st[k];
-		char chain[1024] = "", name[256];
+		const struct cp_rt_stack *st = &r->st[k];
+		char chain[1024] = "", name[300];
 		size_t n = 0;
 		int i;
 
@@ -105,25 +113,22 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 			continue;
 		}
 		for (i = (int)st->len - 1; i >= 0; i--) {
-			const struct cp_pp_frame *f = &st->frames[i];
-			struct cp_pp_name_key key = {
+			const struct cp_rt_frame *f = &st->frames[i];
+			struct cp_rt_name_key key = {
 				.ptr = f->ptr, .pid = (uint32_t)r->pid, .gen = gen};
-			struct cp_pp_name nm;
-			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm);
+			struct rt_frame_info fi;
+			struct cp_rt_name nm;
+			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm) &&
+				  !runtime_name_copied(&nm, &fi) && (nm.flags & CP_RT_NAME_OK);
 
 			r->frames++;
 			r->unnamed += !ok;
-			pp_name_format(ok ? &nm : NULL, name, sizeof(name));
-			if (ok && i == 0) {
-				char file[512];
-
-				pp_file_format(&nm, file, sizeof(file));
-				r->files_ok +=
-					interp_ends_with(file, r->php ? "/walk.php" : "/walk.pl");
-			}
-			if (!pp_kind_runtime(f->kind))
-				fail_msg("frame kind %u", f->kind);
-			assert_string_equal(pp_kind_runtime(f->kind), r->php ? "php" : "pl");
+			snprintf(name, sizeof(name), "%s", ok ? fi.name : "[unknown]");
+			if (ok && i == 0)
+				r->files_ok += interp_ends_with(fi.file,
+								r->php ? "/walk.php" : "/walk.pl");
+			if (ok && nm.runtime != (r->php ? CP_RT_PHP : CP_RT_PERL))
+				fail_msg("a name of runtime %u", nm.runtime);
 			n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "",
 					      name);
 			if (n >= sizeof(chain))
@@ -136,8 +141,8 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 			r->exact++;
 			r->heavy += !strcmp(chain, heavy);
 			r->light += !strcmp(chain, light);
-			r->lines_ok += st->frames[0].line >= LEAF_LINE - 1 &&
-				       st->frames[0].line <= LEAF_LINE;
+			r->lines_ok += st->frames[0].pos >= LEAF_LINE - 1 &&
+				       st->frames[0].pos <= LEAF_LINE;
 		} else if (!r->example[0]) {
 			snprintf(r->example, sizeof(r->example), "%s", chain);
 		}
