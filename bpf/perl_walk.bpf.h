@@ -231,7 +231,8 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 			if (si_type == CP_PL_PERLSI_MAIN) {
 				__u64 file = rt_ptr(cop + o->cop_file);
 
-				if (cop) {
+				/* before perl_run (PL_compiling at start-up) no file: no frame */
+				if (cop && file) {
 					if (st->len >= CP_PL_MAX_FRAMES)
 						return pl_end(st, CP_PL_END_TRUNCATED);
 					rt_push(st, file, pl_u32(cop + o->cop_line),

@@ -24,6 +24,10 @@
 #define CP_RB_NO_PROCS_MAP
 #include "ruby_shared.h"
 #include "ruby_walk.bpf.h"
+#include "php_shared.h"
+#include "php_walk.bpf.h"
+#include "perl_shared.h"
+#include "perl_walk.bpf.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14

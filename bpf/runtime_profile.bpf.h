@@ -239,4 +239,51 @@ int cp_rb(struct bpf_perf_event_data *ctx)
 	return rt_end(s, CP_RT_RUBY, end);
 }
 
+/* PHP (php_walk.bpf.h). */
+RT_NAMER(cp_php_name, struct cp_php_proc)
+
+SEC("perf_event")
+int cp_php(struct bpf_perf_event_data *ctx)
+{
+	const struct cp_php_proc *pp;
+	struct cp_ustate *s;
+	__u32 end = CP_PHP_END_NO_PROC;
+
+	s = rt_begin(CP_RT_PHP, (const void **)&pp);
+	if (!s)
+		return 0;
+	if (pp) {
+		end = (__u32)cp_php_walk(pp, &s->rt.st);
+		if (end >= CP_PHP_END_MAX)
+			end = CP_PHP_END_READ;
+		if (rt_store(s, CP_RT_PHP))
+			RT_COPY_NAMES(s, CP_RT_PHP, pp, cp_php_name);
+	}
+	return rt_end(s, CP_RT_PHP, end);
+}
+
+/* Perl (perl_walk.bpf.h). */
+RT_NAMER(cp_pl_name, struct cp_pl_proc)
+
+SEC("perf_event")
+int cp_pl(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	const struct cp_pl_proc *lp;
+	struct cp_ustate *s;
+	__u32 end = CP_PL_END_NO_PROC;
+
+	s = rt_begin(CP_RT_PERL, (const void **)&lp);
+	if (!s)
+		return 0;
+	if (lp) {
+		end = (__u32)cp_pl_walk(lp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
+		if (end >= CP_PL_END_MAX)
+			end = CP_PL_END_READ;
+		if (rt_store(s, CP_RT_PERL))
+			RT_COPY_NAMES(s, CP_RT_PERL, lp, cp_pl_name);
+	}
+	return rt_end(s, CP_RT_PERL, end);
+}
+
 #endif

@@ -80,8 +80,11 @@ struct cp_config {
 	__u8 unwind_dwarf;    /* user stacks from unwind tables (--unwind dwarf) */
 	__u8 python;	      /* walk CPython frames too (--python; needs unwind_dwarf) */
 	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
+	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
+	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
+	__u8 pad0[2];
 };
-_Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
+_Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "interp/php_runtime.h"
+#include "interp/pl_runtime.h"
 #include "interp/py_runtime.h"
 #include "interp/rb_runtime.h"
 #include "interp/runtime.h"
@@ -15,6 +17,8 @@
 static const struct runtime *const table[CP_RT_MAX] = {
 	[CP_RT_PYTHON] = &py_runtime,
 	[CP_RT_RUBY] = &rb_runtime,
+	[CP_RT_PHP] = &php_runtime,
+	[CP_RT_PERL] = &pl_runtime,
 };
 
 const struct runtime *runtime_of(uint32_t id)

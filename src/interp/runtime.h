@@ -10,6 +10,7 @@
 #ifndef CPUPROF_RUNTIME_H
 #define CPUPROF_RUNTIME_H
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -65,11 +66,16 @@ struct runtime {
 		      size_t why_size);
 	/* Free *state of attach (NULL-safe). */
 	void (*state_free)(void *state);
-	/* Name frame f of process pid (proc, state of attach). 0, or -errno (-ESRCH: gone). */
+	/*
+	 * Name frame f of process pid (proc, state of attach). 0, or -errno (-ESRCH: gone).
+	 * NULL: its frames are named from what BPF copied only (rt_names; PHP, Perl).
+	 */
 	int (*name_frame)(void *state, pid_t pid, const void *proc, const struct cp_rt_frame *f,
 			  struct rt_frame_info *out);
 	/* The interpreter loop's code in process proc (the native frames its frames replace). */
 	void (*eval)(const void *proc, struct rt_eval_range *out);
+	/* cp_rt_frame.pos is the line running in the frame (0: unknown), kept with a copied name */
+	bool pos_is_line;
 };
 
 /* The runtime of id (CP_RT_*), NULL when there is none. */

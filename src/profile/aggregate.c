@@ -528,7 +528,15 @@ static const char *dwarf_end_name(uint32_t end)
 /* The profile's kind of runtime id's frames. */
 static enum frame_kind rt_frame_kind(uint32_t id)
 {
-	return id == CP_RT_RUBY ? FRAME_RUBY : FRAME_PYTHON;
+	switch (id) {
+	case CP_RT_RUBY:
+		return FRAME_RUBY;
+	case CP_RT_PHP:
+		return FRAME_PHP;
+	case CP_RT_PERL:
+		return FRAME_PERL;
+	}
+	return FRAME_PYTHON;
 }
 
 /*

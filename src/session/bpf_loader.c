@@ -60,6 +60,10 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 		return k->progs.cp_py;
 	case CP_RT_RUBY:
 		return k->progs.cp_rb;
+	case CP_RT_PHP:
+		return k->progs.cp_php;
+	case CP_RT_PERL:
+		return k->progs.cp_pl;
 	}
 	return NULL;
 }
@@ -72,6 +76,10 @@ static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
 		return cfg->python;
 	case CP_RT_RUBY:
 		return cfg->ruby;
+	case CP_RT_PHP:
+		return cfg->php;
+	case CP_RT_PERL:
+		return cfg->perl;
 	}
 	return false;
 }

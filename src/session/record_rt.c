@@ -175,8 +175,12 @@ static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct
 	x->ptr = f->ptr;
 	x->pos = f->pos;
 	x->kind = f->kind;
-	x->err = k->gone ? -ESRCH
-			 : k->rt->name_frame(k->state, (pid_t)pid, k->proc.data, f, &x->info);
+	if (!k->rt->name_frame)
+		x->err = -ENOENT; /* named from what BPF copied only */
+	else if (k->gone)
+		x->err = -ESRCH;
+	else
+		x->err = k->rt->name_frame(k->state, (pid_t)pid, k->proc.data, f, &x->info);
 	if (x->err == -ESRCH && !k->gone) {
 		/* gone: its names cannot be read any more, nor its caches be of use */
 		k->rt->state_free(k->state);
@@ -184,8 +188,11 @@ static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct
 		k->gone = true;
 	}
 	/* gone, or its code freed meanwhile (a code string exec'd): what BPF copied then */
-	if (x->err && !name_copied(r, pid, gen, f, &x->info))
+	if (x->err && !name_copied(r, pid, gen, f, &x->info)) {
 		x->err = 0;
+		if (k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
+			x->info.line = (int)f->pos;
+	}
 	idtable_fill(&p->index, slot, h, (uint32_t)p->n_named++);
 	*out = x;
 	return 0;
@@ -228,6 +235,8 @@ int record_rt_init(struct record *r)
 	r->rt = p;
 	p->on[CP_RT_PYTHON] = r->cfg.python;
 	p->on[CP_RT_RUBY] = r->cfg.ruby;
+	p->on[CP_RT_PHP] = r->cfg.php;
+	p->on[CP_RT_PERL] = r->cfg.perl;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
 		if (!runtime_of(id))
 			p->on[id] = false;
