@@ -225,6 +225,22 @@ static __always_inline __u64 rb_cfunc_name(const struct cp_rb_proc *rp, __u64 me
 }
 
 /*
+ * The stamp of frame f's code (runtime_profile.bpf.h): an iseq's label and path objects and
+ * first line; a C method's definition. Code freed and other code made at its address differ in
+ * one of them.
+ */
+static __always_inline __u64 cp_rb_stamp(const struct cp_rb_proc *rp, const struct cp_rt_frame *f)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 loc = f->ptr + o->body_location;
+
+	if (f->kind == CP_RB_FRAME_CFUNC)
+		return rt_ptr(f->ptr + o->me_def);
+	return rt_ptr(loc + o->loc_label) ^ (rt_ptr(loc + o->loc_pathobj) << 1) ^
+	       (rt_ptr(loc + o->loc_first_lineno) << 40);
+}
+
+/*
  * The namer (runtime_profile.bpf.h): what user space reads of a frame (rb_names_frame), copied
  * while the process lives: an iseq's label, path (its tail when long) and first line; a C
  * method's name.

@@ -97,21 +97,15 @@ static __always_inline struct cp_ustate *rt_begin(__u32 runtime, const void **pr
 	return s;
 }
 
-/*
- * Whether frame i of the stack has its name copied already (or nothing to name); its rt_names
- * key in *k.
- */
-static __always_inline int rt_name_known(const struct cp_ustate *s, __u32 i,
-					 struct cp_rt_name_key *k)
+/* Frame i of the stack's rt_names key in *k; 1 when it has nothing to name. */
+static __always_inline int rt_name_key(const struct cp_ustate *s, __u32 i, struct cp_rt_name_key *k)
 {
 	const struct cp_rt_frame *f = &s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)];
 
 	k->pid = s->key.pid;
 	k->gen = s->key.gen;
 	k->ptr = f->ptr;
-	if (!f->ptr || bpf_map_lookup_elem(&rt_names, k))
-		return 1;
-	return 0;
+	return !f->ptr;
 }
 
 /* A zeroed name to fill for runtime; NULL when the scratch map is gone. */
@@ -133,7 +127,7 @@ static __always_inline void rt_name_put(__u32 runtime, const struct cp_rt_name_k
 {
 	if (!(n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK)))
 		return;
-	if (bpf_map_update_elem(&rt_names, k, n, BPF_NOEXIST) == 0)
+	if (bpf_map_update_elem(&rt_names, k, n, BPF_ANY) == 0)
 		rt_stat(runtime, CP_RT_STAT_NAMES_COPIED);
 	else
 		rt_stat(runtime, CP_RT_STAT_NAMES_FULL);
@@ -148,30 +142,38 @@ struct rt_name_ctx {
 };
 
 /*
- * RT_NAMER(NAMER, TYPE): the bpf_loop step NAMER##_step over the frames of a stack new in this
- * slot: frame i's names copied by NAMER(const TYPE *proc, frame, name) unless they are already,
- * at most CP_RT_NAMES_PER_SAMPLE a sample (the rest: at a later sample of the stack, counted).
- * A loop callback is verified once, not once per frame.
+ * RT_NAMER(NAMER, STAMP, TYPE): the bpf_loop step NAMER##_step over the frames of a stack new
+ * in this slot: frame i's names copied by NAMER(const TYPE *proc, frame, name) unless they
+ * are already, of the same code (STAMP(proc, frame): a few bytes of the code object, as they
+ * are now), at most CP_RT_NAMES_PER_SAMPLE a sample (the rest: at a later sample of the stack,
+ * counted). A loop callback is verified once, not once per frame.
  */
-#define RT_NAMER(NAMER, TYPE)                                                                     \
-	static long NAMER##_step(__u64 i, void *arg)                                              \
-	{                                                                                         \
-		struct rt_name_ctx *c = arg;                                                      \
-		struct cp_rt_name_key k;                                                          \
-		struct cp_rt_name *n;                                                             \
-                                                                                                  \
-		if (rt_name_known(c->s, (__u32)i, &k))                                            \
-			return 0;                                                                 \
-		if (c->done++ >= CP_RT_NAMES_PER_SAMPLE) {                                        \
-			rt_stat(c->runtime, CP_RT_STAT_NAMES_BUDGET);                             \
-			return 1;                                                                 \
-		}                                                                                 \
-		n = rt_name_scratch(c->runtime);                                                  \
-		if (!n)                                                                           \
-			return 1;                                                                 \
-		NAMER((const TYPE *)c->proc, &c->s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)], n); \
-		rt_name_put(c->runtime, &k, n);                                                   \
-		return 0;                                                                         \
+#define RT_NAMER(NAMER, STAMP, TYPE)                                                           \
+	static long NAMER##_step(__u64 i, void *arg)                                           \
+	{                                                                                      \
+		struct rt_name_ctx *c = arg;                                                   \
+		const struct cp_rt_frame *f = &c->s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)]; \
+		struct cp_rt_name_key k;                                                       \
+		struct cp_rt_name *n;                                                          \
+		__u64 stamp;                                                                   \
+                                                                                               \
+		if (rt_name_key(c->s, (__u32)i, &k))                                           \
+			return 0;                                                              \
+		stamp = STAMP((const TYPE *)c->proc, f);                                       \
+		n = bpf_map_lookup_elem(&rt_names, &k);                                        \
+		if (n && n->stamp == stamp)                                                    \
+			return 0;                                                              \
+		if (c->done++ >= CP_RT_NAMES_PER_SAMPLE) {                                     \
+			rt_stat(c->runtime, CP_RT_STAT_NAMES_BUDGET);                          \
+			return 1;                                                              \
+		}                                                                              \
+		n = rt_name_scratch(c->runtime);                                               \
+		if (!n)                                                                        \
+			return 1;                                                              \
+		n->stamp = stamp;                                                              \
+		NAMER((const TYPE *)c->proc, f, n);                                            \
+		rt_name_put(c->runtime, &k, n);                                                \
+		return 0;                                                                      \
 	}
 
 /* Run NAMER##_step (RT_NAMER) over the frames of s's stack. */
@@ -192,7 +194,7 @@ static __always_inline int rt_end(struct cp_ustate *s, __u32 runtime, __u32 end)
 }
 
 /* CPython (python_walk.bpf.h). */
-RT_NAMER(cp_py_name, struct cp_py_proc)
+RT_NAMER(cp_py_name, cp_py_stamp, struct cp_py_proc)
 
 SEC("perf_event")
 int cp_py(struct bpf_perf_event_data *ctx)
@@ -216,7 +218,7 @@ int cp_py(struct bpf_perf_event_data *ctx)
 }
 
 /* Ruby (ruby_walk.bpf.h). */
-RT_NAMER(cp_rb_name, struct cp_rb_proc)
+RT_NAMER(cp_rb_name, cp_rb_stamp, struct cp_rb_proc)
 
 SEC("perf_event")
 int cp_rb(struct bpf_perf_event_data *ctx)
