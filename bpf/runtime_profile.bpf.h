@@ -3,9 +3,9 @@
  * The runtimes' walkers in the profiler (included by profile.bpf.c after cp_unwind, whose
  * machinery they share: the per-CPU walk state ustate, rt_procs, rtstacks, rt_names, rt_stats,
  * dwarf_finish). The native walk of a process rt_procs knows ends with a tail call to
- * unwind_progs[CP_RT_WALKER(runtime)]: one of the programs below, each the same three steps
- * (rt_begin, the runtime's walk, rt_end) around its runtime's walker and namer. A new runtime
- * adds its program here and its slot in the loader (src/session/bpf_loader.c: rt_progs).
+ * unwind_progs[CP_RT_WALKER(runtime)]: one of the programs below, each the same steps
+ * (RT_WALKER_PROG: rt_begin, the runtime's walk, rt_store, its namer, rt_end). A new runtime
+ * adds its line at the end and its slot in the loader (src/session/bpf_loader.c: rt_prog).
  */
 #ifndef CPUPROF_RUNTIME_PROFILE_BPF_H
 #define CPUPROF_RUNTIME_PROFILE_BPF_H
@@ -193,52 +193,39 @@ static __always_inline int rt_end(struct cp_ustate *s, __u32 runtime, __u32 end)
 	return 0;
 }
 
-/* CPython (python_walk.bpf.h). */
-RT_NAMER(cp_py_name, cp_py_stamp, struct cp_py_proc)
-
-SEC("perf_event")
-int cp_py(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cp_py_proc *pp;
-	struct cp_ustate *s;
-	__u32 end = CP_PY_END_NO_PROC;
-
-	s = rt_begin(CP_RT_PYTHON, (const void **)&pp);
-	if (!s)
-		return 0;
-	if (pp) {
-		end = cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
-		if (end >= CP_PY_END_MAX)
-			end = CP_PY_END_READ;
-		if (rt_store(s, CP_RT_PYTHON))
-			RT_COPY_NAMES(s, CP_RT_PYTHON, pp, cp_py_name);
+/*
+ * A runtime's walker program PROG (unwind_progs[CP_RT_WALKER(ID)]): its process's record (TYPE),
+ * WALK(proc, fsbase, stack) (ends past END_MAX count as END_READ; no record: NO_PROC), the
+ * store, NAMER and STAMP (RT_NAMER) on a new stack, the sample finished.
+ */
+#define RT_WALKER_PROG(PROG, ID, TYPE, WALK, NAMER, STAMP, NO_PROC, END_MAX, END_READ)   \
+	RT_NAMER(NAMER, STAMP, TYPE)                                                     \
+                                                                                         \
+	SEC("perf_event")                                                                \
+	int PROG(struct bpf_perf_event_data *ctx)                                        \
+	{                                                                                \
+		struct task_struct *task = bpf_get_current_task_btf();                   \
+		const TYPE *proc;                                                        \
+		struct cp_ustate *s;                                                     \
+		__u32 end = (NO_PROC);                                                   \
+                                                                                         \
+		s = rt_begin((ID), (const void **)&proc);                                \
+		if (!s)                                                                  \
+			return 0;                                                        \
+		if (proc) {                                                              \
+			end = WALK(proc, BPF_CORE_READ(task, thread.fsbase), &s->rt.st); \
+			if (end >= (END_MAX))                                            \
+				end = (END_READ);                                        \
+			if (rt_store(s, (ID)))                                           \
+				RT_COPY_NAMES(s, (ID), proc, NAMER);                     \
+		}                                                                        \
+		return rt_end(s, (ID), end);                                             \
 	}
-	return rt_end(s, CP_RT_PYTHON, end);
-}
 
-/* Ruby (ruby_walk.bpf.h). */
-RT_NAMER(cp_rb_name, cp_rb_stamp, struct cp_rb_proc)
-
-SEC("perf_event")
-int cp_rb(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cp_rb_proc *rp;
-	struct cp_ustate *s;
-	__u32 end = CP_RB_END_NO_PROC;
-
-	s = rt_begin(CP_RT_RUBY, (const void **)&rp);
-	if (!s)
-		return 0;
-	if (rp) {
-		end = cp_rb_walk(rp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
-		if (end >= CP_RB_END_MAX)
-			end = CP_RB_END_READ;
-		if (rt_store(s, CP_RT_RUBY))
-			RT_COPY_NAMES(s, CP_RT_RUBY, rp, cp_rb_name);
-	}
-	return rt_end(s, CP_RT_RUBY, end);
-}
+/* The runtimes' programs, one line each. */
+RT_WALKER_PROG(cp_py, CP_RT_PYTHON, struct cp_py_proc, cp_py_walk, cp_py_name, cp_py_stamp,
+	       CP_PY_END_NO_PROC, CP_PY_END_MAX, CP_PY_END_READ)
+RT_WALKER_PROG(cp_rb, CP_RT_RUBY, struct cp_rb_proc, cp_rb_walk, cp_rb_name, cp_rb_stamp,
+	       CP_RB_END_NO_PROC, CP_RB_END_MAX, CP_RB_END_READ)
 
 #endif
