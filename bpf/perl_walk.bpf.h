@@ -273,6 +273,23 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 	return pl_end(st, CP_PL_END_TRUNCATED);
 }
 
+/*
+ * The stamp of the code a frame names (RT_NAMER): the sub's name HEK (a GV's, or a named CV's),
+ * or the first bytes of <main>'s file name, so a sub freed and another made at its address is
+ * named again.
+ */
+static __always_inline __u64 cp_pl_stamp(const struct cp_pl_proc *lp, const struct cp_rt_frame *f)
+{
+	const struct cp_pl_offsets *o = &lp->off;
+	__u64 body;
+
+	if (f->kind == CP_PL_FRAME_MAIN)
+		return rt_ptr(f->ptr);
+	body = rt_ptr(f->ptr + o->sv_any);
+	return rt_ptr(body + (f->kind == CP_PL_FRAME_SUB ? o->xgv_namehek : o->xcv_gv)) ^
+	       ((__u64)f->kind << 56);
+}
+
 /* The runtime layer's namer (bpf/runtime_profile.bpf.h RT_NAMER). */
 static __always_inline void cp_pl_name(const struct cp_pl_proc *lp, const struct cp_rt_frame *f,
 				       struct cp_rt_name *n)

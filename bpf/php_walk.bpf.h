@@ -116,6 +116,21 @@ __noinline int cp_php_name_g(const struct cp_php_proc *pp, __u64 func, __u32 kin
 	return 0;
 }
 
+/*
+ * The stamp of the code a frame names (RT_NAMER): its function name and file strings, so a
+ * zend_function freed and another made at its address is named again.
+ */
+static __always_inline __u64 cp_php_stamp(const struct cp_php_proc *pp, const struct cp_rt_frame *f)
+{
+	const struct cp_php_offsets *o = &pp->off;
+	__u64 stamp = rt_ptr(f->ptr + o->func_name) ^ ((__u64)f->kind << 56) ^
+		      ((__u64)(f->flags & CP_RT_FF_ENTRY) << 60);
+
+	if (f->kind != CP_PHP_FRAME_INTERNAL)
+		stamp ^= rt_ptr(f->ptr + o->op_filename) << 1;
+	return stamp;
+}
+
 /* The runtime layer's namer (bpf/runtime_profile.bpf.h RT_NAMER). */
 static __always_inline void cp_php_name(const struct cp_php_proc *pp, const struct cp_rt_frame *f,
 					struct cp_rt_name *n)
@@ -127,12 +142,14 @@ static __always_inline void cp_php_name(const struct cp_php_proc *pp, const stru
 #define PHP_FUNC_READ 16 /* type, fn_flags, function_name */
 
 /* Walk the PHP frames of process pid (the sampled thread is its interpreter: NTS). */
-__noinline int cp_php_walk(const struct cp_php_proc *pp, struct cp_rt_stack *st)
+/* fsbase: unused (NTS: one interpreter per process, its globals are the sampled thread's) */
+__noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp_rt_stack *st)
 {
 	const struct cp_php_offsets *o;
 	__u64 ed, buf[PHP_ED_READ / 8], fbuf[PHP_FUNC_READ / 8];
 	int i;
 
+	__asm__ volatile("" : : "r"(fsbase)); /* a global function's argument the caller must set */
 	if (!pp || !st)
 		return CP_PHP_END_NO_PROC;
 	o = &pp->off;

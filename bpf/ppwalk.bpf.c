@@ -168,7 +168,7 @@ int cp_pp_test(struct bpf_perf_event_data *ctx)
 	t0 = bpf_ktime_get_ns();
 	if (pp) {
 		ev->runtime = CP_RT_PHP;
-		pp_stat(cp_php_walk(pp, &ev->st));
+		pp_stat(cp_php_walk(pp, 0, &ev->st));
 	} else {
 		ev->runtime = CP_RT_PERL;
 		pp_stat(cp_pl_walk(lp, BPF_CORE_READ(task, thread.fsbase), &ev->st));

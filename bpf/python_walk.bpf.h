@@ -215,6 +215,22 @@ static __always_inline int py_str(const struct cp_py_proc *pp, __u64 s, __u64 *d
 }
 
 /*
+ * The stamp of code object f->ptr (runtime_profile.bpf.h): its name and file objects and first
+ * line. A code object freed and another made at its address (a module's body, run once) differ
+ * in one of them ("<module>" is interned: the file tells them apart).
+ */
+static __always_inline __u64 cp_py_stamp(const struct cp_py_proc *pp, const struct cp_rt_frame *f)
+{
+	const struct cp_py_offsets *o = &pp->off;
+	__u16 name = o->code_qualname != CP_PY_NONE ? o->code_qualname : o->code_name;
+	__u32 first = 0;
+
+	bpf_probe_read_user(&first, sizeof(first), (void *)(f->ptr + o->code_firstlineno));
+	return rt_ptr(f->ptr + name) ^ (rt_ptr(f->ptr + o->code_filename) << 1) ^
+	       ((__u64)first << 48);
+}
+
+/*
  * The namer (runtime_profile.bpf.h): what user space reads of a code object (py_code_read),
  * copied while the process lives: co_qualname (3.11+) else co_name, co_filename (its tail when
  * long), co_firstlineno.

@@ -68,11 +68,18 @@ _Static_assert(__builtin_offsetof(struct cp_rb_offsets, ractor_running_ec) == 64
 	       "cp_rb_offsets.ractor_running_ec");
 
 /* Object type tags and flags (ruby/internal/value_type.h, fl_type.h; the same 2.6-3.3). */
-#define CP_RB_T_MASK		   0x1f
-#define CP_RB_T_STRING		   0x05
-#define CP_RB_T_ARRAY		   0x07
-#define CP_RB_FL_USHIFT		   12
-#define CP_RB_FL_USER1		   (1u << (CP_RB_FL_USHIFT + 1)) /* RSTRING_NOEMBED, RARRAY_EMBED_FLAG */
+#define CP_RB_T_MASK	 0x1f
+#define CP_RB_T_STRING	 0x05
+#define CP_RB_T_ARRAY	 0x07
+#define CP_RB_FL_USHIFT	 12
+#define CP_RB_FL_USER1	 (1u << (CP_RB_FL_USHIFT + 1)) /* RSTRING_NOEMBED, RARRAY_EMBED_FLAG */
+#define CP_RB_T_IMEMO	 0x1a
+#define CP_RB_IMEMO_MENT 6 /* imemo_type of a method entry: (flags >> FL_USHIFT) & 0xf */
+/* IDs (symbol.c): the serial above tLAST_OP_ID, ID_ENTRY_UNIT ids a sub-array of the
+ * symbols table, {String, Symbol} per id */
+#define CP_RB_ID_SCOPE_SHIFT	   4 /* RUBY_ID_SCOPE_SHIFT */
+#define CP_RB_ID_ENTRY_UNIT	   512
+#define CP_RB_ID_ENTRY_SIZE	   2
 
 #define CP_RB_VER(maj, min, teeny) (((__u32)(maj) << 16) | ((__u32)(min) << 8) | (__u32)(teeny))
 
@@ -102,10 +109,11 @@ struct cp_rb_proc {
 	__s64 tls_off;	 /* DTV: ruby_current_ec's offset in the block; TP: from fsbase */
 	__u64 ec_global; /* CP_RB_EC_GLOBAL / CP_RB_EC_RACTOR: the variable's address */
 	__u64 vm_exec_start, vm_exec_end; /* rb_vm_exec, for interleaving with native frames */
-	__u32 gen; /* the generation of the process this is for (cp_proc.gen) */
-	__u32 pad1;
+	__u32 gen;	  /* the generation of the process this is for (cp_proc.gen) */
+	__u32 last_op_id; /* tLAST_OP_ID: ids up to it are their own serial */
+	__u64 symbols;	  /* ruby_global_symbols (ID -> name: C methods' names); 0: unknown */
 };
-_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16 + 8, "cp_rb_proc layout");
+_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16 + 8 + 8, "cp_rb_proc layout");
 _Static_assert(sizeof(struct cp_rb_proc) <= CP_RT_PROC_DATA, "cp_rb_proc fits cp_rt_proc.data");
 
 #define CP_RB_FRAME_ISEQ  1 /* a Ruby method, block, class body or top level */

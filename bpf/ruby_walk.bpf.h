@@ -176,10 +176,74 @@ static __always_inline __u64 rb_first(const struct cp_rb_proc *rp, __u64 a)
 	return rt_ptr(rt_ptr(a + rp->off.rarray_heap_ptr));
 }
 
+/* Element i of Array a; 0 when a is no Array or i is past its end. */
+static __always_inline __u64 rb_array_at(const struct cp_rb_proc *rp, __u64 a, __u64 i)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 flags, len, data;
+
+	if (!a || (a & 7))
+		return 0;
+	flags = rt_ptr(a);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_ARRAY)
+		return 0;
+	if (flags & CP_RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
+		len = (flags >> (CP_RB_FL_USHIFT + 3)) &
+		      (o->version < CP_RB_VER(3, 2, 0) ? 0x3 : 0x7f);
+		data = a + o->rarray_embed;
+	} else {
+		len = rt_ptr(a + o->rstring_len); /* as.heap.len */
+		data = rt_ptr(a + o->rarray_heap_ptr);
+	}
+	return i < len ? rt_ptr(data + 8 * i) : 0;
+}
+
 /*
- * The namer (runtime_profile.bpf.h): what user space reads of an iseq (rb_names_frame), copied
- * while the process lives: its label, path (its tail when long), first line. C methods' names
- * are left to user space (the VM's symbol table is several reads deep).
+ * The name String of the C method whose method entry is me (rb_names_id, cfunc_name in
+ * src/interp/rb_proc.c): def->original_id through the VM's symbol table; 0 when unknown.
+ */
+static __always_inline __u64 rb_cfunc_name(const struct cp_rb_proc *rp, __u64 me)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 flags, def, id, serial;
+
+	if (!me || (me & 7) || !rp->symbols)
+		return 0;
+	flags = rt_ptr(me);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_IMEMO ||
+	    ((flags >> CP_RB_FL_USHIFT) & 0xf) != CP_RB_IMEMO_MENT)
+		return 0;
+	def = rt_ptr(me + o->me_def);
+	id = def ? rt_ptr(def + o->def_original_id) : 0;
+	serial = id > rp->last_op_id ? id >> CP_RB_ID_SCOPE_SHIFT : id;
+	if (!serial || serial > (__u32)rt_ptr(rp->symbols + o->symbols_last_id))
+		return 0;
+	return rb_array_at(
+		rp,
+		rb_array_at(rp, rt_ptr(rp->symbols + o->symbols_ids), serial / CP_RB_ID_ENTRY_UNIT),
+		(serial % CP_RB_ID_ENTRY_UNIT) * CP_RB_ID_ENTRY_SIZE);
+}
+
+/*
+ * The stamp of frame f's code (runtime_profile.bpf.h): an iseq's label and path objects and
+ * first line; a C method's definition. Code freed and other code made at its address differ in
+ * one of them.
+ */
+static __always_inline __u64 cp_rb_stamp(const struct cp_rb_proc *rp, const struct cp_rt_frame *f)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 loc = f->ptr + o->body_location;
+
+	if (f->kind == CP_RB_FRAME_CFUNC)
+		return rt_ptr(f->ptr + o->me_def);
+	return rt_ptr(loc + o->loc_label) ^ (rt_ptr(loc + o->loc_pathobj) << 1) ^
+	       (rt_ptr(loc + o->loc_first_lineno) << 40);
+}
+
+/*
+ * The namer (runtime_profile.bpf.h): what user space reads of a frame (rb_names_frame), copied
+ * while the process lives: an iseq's label, path (its tail when long) and first line; a C
+ * method's name.
  */
 static __always_inline void cp_rb_name(const struct cp_rb_proc *rp, const struct cp_rt_frame *f,
 				       struct cp_rt_name *n)
@@ -188,6 +252,12 @@ static __always_inline void cp_rb_name(const struct cp_rb_proc *rp, const struct
 	__u64 loc = f->ptr + o->body_location, data = 0, len = 0, first;
 	int cut = 0;
 
+	if (f->kind == CP_RB_FRAME_CFUNC) {
+		if (!rb_str(rp, rb_cfunc_name(rp, f->ptr), &data, &len) &&
+		    !rt_copy_str(n->name, CP_RT_NAME_LEN, data, len, 0, &cut))
+			n->flags |= CP_RT_NAME_OK | (cut ? CP_RT_NAME_CUT : 0);
+		return;
+	}
 	if (f->kind != CP_RB_FRAME_ISEQ)
 		return;
 	first = rt_ptr(loc + o->loc_first_lineno);

@@ -3,9 +3,9 @@
  * The runtimes' walkers in the profiler (included by profile.bpf.c after cp_unwind, whose
  * machinery they share: the per-CPU walk state ustate, rt_procs, rtstacks, rt_names, rt_stats,
  * dwarf_finish). The native walk of a process rt_procs knows ends with a tail call to
- * unwind_progs[CP_RT_WALKER(runtime)]: one of the programs below, each the same three steps
- * (rt_begin, the runtime's walk, rt_end) around its runtime's walker and namer. A new runtime
- * adds its program here and its slot in the loader (src/session/bpf_loader.c: rt_progs).
+ * unwind_progs[CP_RT_WALKER(runtime)]: one of the programs below, each the same steps
+ * (RT_WALKER_PROG: rt_begin, the runtime's walk, rt_store, its namer, rt_end). A new runtime
+ * adds its line at the end and its slot in the loader (src/session/bpf_loader.c: rt_prog).
  */
 #ifndef CPUPROF_RUNTIME_PROFILE_BPF_H
 #define CPUPROF_RUNTIME_PROFILE_BPF_H
@@ -97,21 +97,15 @@ static __always_inline struct cp_ustate *rt_begin(__u32 runtime, const void **pr
 	return s;
 }
 
-/*
- * Whether frame i of the stack has its name copied already (or nothing to name); its rt_names
- * key in *k.
- */
-static __always_inline int rt_name_known(const struct cp_ustate *s, __u32 i,
-					 struct cp_rt_name_key *k)
+/* Frame i of the stack's rt_names key in *k; 1 when it has nothing to name. */
+static __always_inline int rt_name_key(const struct cp_ustate *s, __u32 i, struct cp_rt_name_key *k)
 {
 	const struct cp_rt_frame *f = &s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)];
 
 	k->pid = s->key.pid;
 	k->gen = s->key.gen;
 	k->ptr = f->ptr;
-	if (!f->ptr || bpf_map_lookup_elem(&rt_names, k))
-		return 1;
-	return 0;
+	return !f->ptr;
 }
 
 /* A zeroed name to fill for runtime; NULL when the scratch map is gone. */
@@ -133,7 +127,7 @@ static __always_inline void rt_name_put(__u32 runtime, const struct cp_rt_name_k
 {
 	if (!(n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK)))
 		return;
-	if (bpf_map_update_elem(&rt_names, k, n, BPF_NOEXIST) == 0)
+	if (bpf_map_update_elem(&rt_names, k, n, BPF_ANY) == 0)
 		rt_stat(runtime, CP_RT_STAT_NAMES_COPIED);
 	else
 		rt_stat(runtime, CP_RT_STAT_NAMES_FULL);
@@ -148,30 +142,38 @@ struct rt_name_ctx {
 };
 
 /*
- * RT_NAMER(NAMER, TYPE): the bpf_loop step NAMER##_step over the frames of a stack new in this
- * slot: frame i's names copied by NAMER(const TYPE *proc, frame, name) unless they are already,
- * at most CP_RT_NAMES_PER_SAMPLE a sample (the rest: at a later sample of the stack, counted).
- * A loop callback is verified once, not once per frame.
+ * RT_NAMER(NAMER, STAMP, TYPE): the bpf_loop step NAMER##_step over the frames of a stack new
+ * in this slot: frame i's names copied by NAMER(const TYPE *proc, frame, name) unless they
+ * are already, of the same code (STAMP(proc, frame): a few bytes of the code object, as they
+ * are now), at most CP_RT_NAMES_PER_SAMPLE a sample (the rest: at a later sample of the stack,
+ * counted). A loop callback is verified once, not once per frame.
  */
-#define RT_NAMER(NAMER, TYPE)                                                                     \
-	static long NAMER##_step(__u64 i, void *arg)                                              \
-	{                                                                                         \
-		struct rt_name_ctx *c = arg;                                                      \
-		struct cp_rt_name_key k;                                                          \
-		struct cp_rt_name *n;                                                             \
-                                                                                                  \
-		if (rt_name_known(c->s, (__u32)i, &k))                                            \
-			return 0;                                                                 \
-		if (c->done++ >= CP_RT_NAMES_PER_SAMPLE) {                                        \
-			rt_stat(c->runtime, CP_RT_STAT_NAMES_BUDGET);                             \
-			return 1;                                                                 \
-		}                                                                                 \
-		n = rt_name_scratch(c->runtime);                                                  \
-		if (!n)                                                                           \
-			return 1;                                                                 \
-		NAMER((const TYPE *)c->proc, &c->s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)], n); \
-		rt_name_put(c->runtime, &k, n);                                                   \
-		return 0;                                                                         \
+#define RT_NAMER(NAMER, STAMP, TYPE)                                                           \
+	static long NAMER##_step(__u64 i, void *arg)                                           \
+	{                                                                                      \
+		struct rt_name_ctx *c = arg;                                                   \
+		const struct cp_rt_frame *f = &c->s->rt.st.frames[i & (CP_RT_MAX_FRAMES - 1)]; \
+		struct cp_rt_name_key k;                                                       \
+		struct cp_rt_name *n;                                                          \
+		__u64 stamp;                                                                   \
+                                                                                               \
+		if (rt_name_key(c->s, (__u32)i, &k))                                           \
+			return 0;                                                              \
+		stamp = STAMP((const TYPE *)c->proc, f);                                       \
+		n = bpf_map_lookup_elem(&rt_names, &k);                                        \
+		if (n && n->stamp == stamp)                                                    \
+			return 0;                                                              \
+		if (c->done++ >= CP_RT_NAMES_PER_SAMPLE) {                                     \
+			rt_stat(c->runtime, CP_RT_STAT_NAMES_BUDGET);                          \
+			return 1;                                                              \
+		}                                                                              \
+		n = rt_name_scratch(c->runtime);                                               \
+		if (!n)                                                                        \
+			return 1;                                                              \
+		n->stamp = stamp;                                                              \
+		NAMER((const TYPE *)c->proc, f, n);                                            \
+		rt_name_put(c->runtime, &k, n);                                                \
+		return 0;                                                                      \
 	}
 
 /* Run NAMER##_step (RT_NAMER) over the frames of s's stack. */
@@ -191,99 +193,44 @@ static __always_inline int rt_end(struct cp_ustate *s, __u32 runtime, __u32 end)
 	return 0;
 }
 
-/* CPython (python_walk.bpf.h). */
-RT_NAMER(cp_py_name, struct cp_py_proc)
-
-SEC("perf_event")
-int cp_py(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cp_py_proc *pp;
-	struct cp_ustate *s;
-	__u32 end = CP_PY_END_NO_PROC;
-
-	s = rt_begin(CP_RT_PYTHON, (const void **)&pp);
-	if (!s)
-		return 0;
-	if (pp) {
-		end = cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
-		if (end >= CP_PY_END_MAX)
-			end = CP_PY_END_READ;
-		if (rt_store(s, CP_RT_PYTHON))
-			RT_COPY_NAMES(s, CP_RT_PYTHON, pp, cp_py_name);
+/*
+ * A runtime's walker program PROG (unwind_progs[CP_RT_WALKER(ID)]): its process's record (TYPE),
+ * WALK(proc, fsbase, stack) (ends past END_MAX count as END_READ; no record: NO_PROC), the
+ * store, NAMER and STAMP (RT_NAMER) on a new stack, the sample finished.
+ */
+#define RT_WALKER_PROG(PROG, ID, TYPE, WALK, NAMER, STAMP, NO_PROC, END_MAX, END_READ)   \
+	RT_NAMER(NAMER, STAMP, TYPE)                                                     \
+                                                                                         \
+	SEC("perf_event")                                                                \
+	int PROG(struct bpf_perf_event_data *ctx)                                        \
+	{                                                                                \
+		struct task_struct *task = bpf_get_current_task_btf();                   \
+		const TYPE *proc;                                                        \
+		struct cp_ustate *s;                                                     \
+		__u32 end = (NO_PROC);                                                   \
+                                                                                         \
+		s = rt_begin((ID), (const void **)&proc);                                \
+		if (!s)                                                                  \
+			return 0;                                                        \
+		if (proc) {                                                              \
+			end = WALK(proc, BPF_CORE_READ(task, thread.fsbase), &s->rt.st); \
+			if (end >= (END_MAX))                                            \
+				end = (END_READ);                                        \
+			if (rt_store(s, (ID)))                                           \
+				RT_COPY_NAMES(s, (ID), proc, NAMER);                     \
+		}                                                                        \
+		return rt_end(s, (ID), end);                                             \
 	}
-	return rt_end(s, CP_RT_PYTHON, end);
-}
 
-/* Ruby (ruby_walk.bpf.h). */
-RT_NAMER(cp_rb_name, struct cp_rb_proc)
+/* The runtimes' programs, one line each. */
+RT_WALKER_PROG(cp_py, CP_RT_PYTHON, struct cp_py_proc, cp_py_walk, cp_py_name, cp_py_stamp,
+	       CP_PY_END_NO_PROC, CP_PY_END_MAX, CP_PY_END_READ)
+RT_WALKER_PROG(cp_rb, CP_RT_RUBY, struct cp_rb_proc, cp_rb_walk, cp_rb_name, cp_rb_stamp,
+	       CP_RB_END_NO_PROC, CP_RB_END_MAX, CP_RB_END_READ)
 
-SEC("perf_event")
-int cp_rb(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cp_rb_proc *rp;
-	struct cp_ustate *s;
-	__u32 end = CP_RB_END_NO_PROC;
-
-	s = rt_begin(CP_RT_RUBY, (const void **)&rp);
-	if (!s)
-		return 0;
-	if (rp) {
-		end = cp_rb_walk(rp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
-		if (end >= CP_RB_END_MAX)
-			end = CP_RB_END_READ;
-		if (rt_store(s, CP_RT_RUBY))
-			RT_COPY_NAMES(s, CP_RT_RUBY, rp, cp_rb_name);
-	}
-	return rt_end(s, CP_RT_RUBY, end);
-}
-
-/* PHP (php_walk.bpf.h). */
-RT_NAMER(cp_php_name, struct cp_php_proc)
-
-SEC("perf_event")
-int cp_php(struct bpf_perf_event_data *ctx)
-{
-	const struct cp_php_proc *pp;
-	struct cp_ustate *s;
-	__u32 end = CP_PHP_END_NO_PROC;
-
-	s = rt_begin(CP_RT_PHP, (const void **)&pp);
-	if (!s)
-		return 0;
-	if (pp) {
-		end = (__u32)cp_php_walk(pp, &s->rt.st);
-		if (end >= CP_PHP_END_MAX)
-			end = CP_PHP_END_READ;
-		if (rt_store(s, CP_RT_PHP))
-			RT_COPY_NAMES(s, CP_RT_PHP, pp, cp_php_name);
-	}
-	return rt_end(s, CP_RT_PHP, end);
-}
-
-/* Perl (perl_walk.bpf.h). */
-RT_NAMER(cp_pl_name, struct cp_pl_proc)
-
-SEC("perf_event")
-int cp_pl(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cp_pl_proc *lp;
-	struct cp_ustate *s;
-	__u32 end = CP_PL_END_NO_PROC;
-
-	s = rt_begin(CP_RT_PERL, (const void **)&lp);
-	if (!s)
-		return 0;
-	if (lp) {
-		end = (__u32)cp_pl_walk(lp, BPF_CORE_READ(task, thread.fsbase), &s->rt.st);
-		if (end >= CP_PL_END_MAX)
-			end = CP_PL_END_READ;
-		if (rt_store(s, CP_RT_PERL))
-			RT_COPY_NAMES(s, CP_RT_PERL, lp, cp_pl_name);
-	}
-	return rt_end(s, CP_RT_PERL, end);
-}
+RT_WALKER_PROG(cp_php, CP_RT_PHP, struct cp_php_proc, cp_php_walk, cp_php_name, cp_php_stamp,
+	       CP_PHP_END_NO_PROC, CP_PHP_END_MAX, CP_PHP_END_READ)
+RT_WALKER_PROG(cp_pl, CP_RT_PERL, struct cp_pl_proc, cp_pl_walk, cp_pl_name, cp_pl_stamp,
+	       CP_PL_END_NO_PROC, CP_PL_END_MAX, CP_PL_END_READ)
 
 #endif

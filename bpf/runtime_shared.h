@@ -98,20 +98,22 @@ _Static_assert(sizeof(struct cp_rt_name_key) == 16, "cp_rt_name_key layout");
 #define CP_RT_NAME_LEN 128 /* powers of two: a mask bounds an index */
 #define CP_RT_FILE_LEN 256
 struct cp_rt_name {
+	__u64 stamp;	 /* the runtime's stamp of the code when copied: an address reused by other
+			    code (a module's code freed, a function's made there) is copied again */
 	__u32 firstline; /* 0: unknown */
 	__u16 flags;	 /* CP_RT_NAME_* */
 	__u16 runtime;	 /* CP_RT_* */
 	char name[CP_RT_NAME_LEN];
 	char file[CP_RT_FILE_LEN];
 };
-_Static_assert(sizeof(struct cp_rt_name) == 8 + CP_RT_NAME_LEN + CP_RT_FILE_LEN, "cp_rt_name");
+_Static_assert(sizeof(struct cp_rt_name) == 16 + CP_RT_NAME_LEN + CP_RT_FILE_LEN, "cp_rt_name");
 #define CP_RT_NAME_OK	1 /* name[] holds the function's name */
 #define CP_RT_FILE_OK	2 /* file[] holds its file */
 #define CP_RT_NAME_CUT	4 /* the name was longer than its field: its head is kept */
 #define CP_RT_FILE_CUT	8 /* the file was longer than its field: its tail is kept */
 #define CP_RT_DEF_NAMES 16384
 /* Names a sample copies at most (the rest wait for a later sample holding the frame). */
-#define CP_RT_NAMES_PER_SAMPLE 16
+#define CP_RT_NAMES_PER_SAMPLE 32
 
 /*
  * rt_stats: per-CPU, CP_RT_STAT_ROW counters per runtime id (row 0 unused): the walk ends

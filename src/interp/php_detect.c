@@ -4,6 +4,7 @@
 #include <string.h>
 #include "elf/elf_named.h"
 #include "interp/interp_find.h"
+#include "interp/interp_version.h"
 #include "interp/php_detect.h"
 
 /* the rodata string the version follows (main/SAPI.c, PHP 5-8) */
@@ -14,21 +15,10 @@ static const char POWERED[] = "X-Powered-By: PHP/";
 uint32_t php_version_parse(const char *s, size_t len)
 {
 	unsigned int v[3];
-	size_t i = 0;
-	int k;
+	const char *p = s;
 
-	for (k = 0; k < 3; k++) {
-		size_t start = i;
-
-		v[k] = 0;
-		while (i < len && s[i] >= '0' && s[i] <= '9' && i - start < 3)
-			v[k] = v[k] * 10 + (unsigned int)(s[i++] - '0');
-		if (i == start)
-			return 0;
-		if (k < 2 && (i >= len || s[i++] != '.'))
-			return 0;
-	}
-	if (v[0] < 5 || v[0] > 9 || v[1] > 99 || v[2] > 255)
+	if (interp_version_parse(&p, s + len, v, 3) != 3 || v[0] < 5 || v[0] > 9 || v[1] > 99 ||
+	    v[2] > 255)
 		return 0;
 	return CP_PHP_VER(v[0], v[1], v[2]);
 }

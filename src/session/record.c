@@ -275,9 +275,12 @@ static int event_loop(struct record *r)
 			return r->progfd < 0 ? r->progfd : -errno;
 	}
 	if (r->rt) {
-		/* --python, --ruby: interpreters not ready at exec, stacks to name while they live
+		/*
+		 * --python, --ruby: interpreters not ready at exec (tried again at each tick: a
+		 * 0.1 s script is over before a slower one finds it), stacks to name while they
+		 * live (every RT_NAME_TICKS-th tick: record_rt.c)
 		 */
-		r->pyfd = arm_timer(250, 250);
+		r->pyfd = arm_timer(RT_TICK_MS, RT_TICK_MS);
 		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
 			return r->pyfd < 0 ? r->pyfd : -errno;
 	}
@@ -316,9 +319,8 @@ static int event_loop(struct record *r)
 				if (err)
 					return err;
 			} else if (fd == r->pyfd) {
-				if (read(fd, &ticks, sizeof(ticks)) > 0) {
-					record_rt_tick(r);
-				}
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					record_rt_timer(r);
 			} else {
 				target_exited(r, fd);
 			}

@@ -32,10 +32,12 @@
 #include "util/log.h"
 #include "util/u64set.h"
 
-/* Attempts of a process whose interpreter is not initialised yet, one a tick at most. */
-#define RT_MAX_TRIES 100
-/* Time a tick spends on pending processes at most. */
-#define RT_TICK_NS 10000000ull
+/* Attempts of a process whose interpreter is not initialised yet, one a tick at most (20 s). */
+#define RT_MAX_TRIES 1000
+/* Time a tick spends on pending processes at most (a tenth of the tick). */
+#define RT_TICK_NS (RT_TICK_MS * 100000ull)
+/* The new stacks are named every this many ticks (walking the maps costs a syscall a key). */
+#define RT_NAME_TICKS (250 / RT_TICK_MS)
 
 struct rt_known {
 	uint32_t pid, gen;
@@ -71,6 +73,7 @@ struct record_rt {
 	size_t n_named, cap_named;
 	struct idtable index;	    /* of named */
 	struct u64set seen;	    /* rtstacks keys already named */
+	unsigned int ticks;	    /* of record_rt_timer */
 	uint64_t copied[CP_RT_MAX]; /* frames named from BPF's copies (their process was gone) */
 };
 
@@ -378,13 +381,11 @@ static bool retry(void *ctx, uint32_t pid, uint32_t gen)
 	return attach(r, pid, gen) == 1;
 }
 
-void record_rt_tick(struct record *r)
+/* Name the stacks BPF stored since the last time. */
+static void name_new_stacks(struct record *r)
 {
 	struct record_rt *p = r->rt;
 
-	if (!p)
-		return;
-	interp_queue_tick(&p->pending, RT_TICK_NS, RT_MAX_TRIES, retry, r);
 	/*
 	 * The maps hold at most this many stacks, and a drain empties them: past it, most keys
 	 * are of emptied maps. Forgetting all costs one more look at the live ones; keeping all
@@ -393,6 +394,25 @@ void record_rt_tick(struct record *r)
 	if (p->seen.n > CP_SLOTS * CP_RT_DEF_STACKS)
 		u64set_clear(&p->seen);
 	bpf_session__for_each_rt_stack(r->bpf, want_stack, on_stack, r);
+}
+
+void record_rt_tick(struct record *r)
+{
+	if (!r->rt)
+		return;
+	interp_queue_tick(&r->rt->pending, RT_TICK_NS, RT_MAX_TRIES, retry, r);
+	name_new_stacks(r);
+}
+
+void record_rt_timer(struct record *r)
+{
+	struct record_rt *p = r->rt;
+
+	if (!p)
+		return;
+	interp_queue_tick(&p->pending, RT_TICK_NS, RT_MAX_TRIES, retry, r);
+	if (p->ticks++ % RT_NAME_TICKS == 0)
+		name_new_stacks(r);
 }
 
 const void *record_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t gen)

@@ -12,6 +12,9 @@
 
 struct record;
 
+/* record_rt_tick's period: the retries of interpreters not initialised yet */
+#define RT_TICK_MS 20
+
 /* Set up (nothing without the DWARF unwinder or a runtime's option). 0 or -ENOMEM. */
 int record_rt_init(struct record *r);
 void record_rt_free(struct record *r);
@@ -19,8 +22,10 @@ void record_rt_free(struct record *r);
 void record_rt_new(struct record *r, uint32_t pid, uint32_t gen);
 /* The same at a later tick (the processes that exist at the start: many). */
 void record_rt_later(struct record *r, uint32_t pid, uint32_t gen);
-/* Now and then while recording: retry the processes not ready, name new stacks. */
+/* Retry the processes not ready, name new stacks (before a drain). */
 void record_rt_tick(struct record *r);
+/* Every RT_TICK_MS while recording: the same, the naming every 250 ms only. */
+void record_rt_timer(struct record *r);
 /*
  * Processes ended whose every set is named (keys: pid << 32 | gen, sorted): what was kept of
  * them goes, so memory follows the live processes.
