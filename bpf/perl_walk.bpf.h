@@ -14,63 +14,13 @@
 #define CPUPROF_PERL_WALK_BPF_H
 #include "runtime_walk.bpf.h"
 
-/* The 4 bytes at addr of the current process; 0 when unreadable. */
-static __always_inline __u32 pl_u32(__u64 addr)
-{
-	__u32 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
-	return v;
-}
-
-static __always_inline __u32 pl_end(struct cp_rt_stack *st, __u32 why)
-{
-	st->end = (__u16)why;
-	return why;
-}
-
-/* The parts of a composed name: the package's first bytes, "::", the sub's. */
-#define PL_SCOPE_MAX 62
-#define PL_FUNC_MAX  64
-
-/*
- * name: the C string at scope (its first PL_SCOPE_MAX - 1 bytes), "::", then the C string at
- * func; only func when scope is 0 or empty. name is CP_RT_NAME_LEN bytes, zeroed. 0, or -1
- * when func is unreadable.
- */
-static __always_inline int pl_join(char *name, __u64 scope, __u64 func)
-{
-	__u32 off = 0;
-	long l;
-
-	if (scope) {
-		l = bpf_probe_read_user_str(name, PL_SCOPE_MAX, (void *)scope);
-		if (l > 1) {
-			off = (__u32)(l - 1) & (CP_RT_NAME_LEN / 2 - 1);
-			name[off] = ':';
-			name[(off + 1) & (CP_RT_NAME_LEN - 1)] = ':';
-			off += 2;
-		} else {
-			name[0] = 0;
-		}
-	}
-	off &= CP_RT_NAME_LEN / 2 - 1;
-	if (!func || bpf_probe_read_user_str(name + off, PL_FUNC_MAX, (void *)func) < 0)
-		return -1;
-	return 0;
-}
-
-/* A literal name ("<main>") into name. */
-#define PL_LITERAL(name, lit) __builtin_memcpy((name), (lit), sizeof(lit))
-
 /* The name HEK of a stash (HvNAME_HEK); 0 when it has none. */
 static __always_inline __u64 pl_stash_hek(const struct cp_pl_offsets *o, __u64 hv)
 {
 	__u64 body, aux, name;
 	__s32 count;
 
-	if (!hv || !(pl_u32(hv + o->sv_flags) & CP_PL_SVf_OOK))
+	if (!hv || !(rt_u32(hv + o->sv_flags) & CP_PL_SVf_OOK))
 		return 0;
 	body = rt_ptr(hv + o->sv_any);
 	if (!body)
@@ -86,7 +36,7 @@ static __always_inline __u64 pl_stash_hek(const struct cp_pl_offsets *o, __u64 h
 		aux = body + o->xhv_aux;
 	}
 	name = rt_ptr(aux + o->aux_name);
-	count = (__s32)pl_u32(aux + o->aux_name_count);
+	count = (__s32)rt_u32(aux + o->aux_name_count);
 	if (!count)
 		return name;
 	/* a HEK** of names: the first is the name (count < 0: the first is NULL, see hv.h) */
@@ -108,7 +58,7 @@ __noinline int cp_pl_name_g(const struct cp_pl_proc *lp, __u64 ptr, __u32 kind,
 		return 0;
 	o = &lp->off;
 	if (kind == CP_PL_FRAME_MAIN) {
-		PL_LITERAL(n->name, "<main>");
+		RT_LITERAL(n->name, "<main>");
 		n->flags |= CP_RT_NAME_OK;
 		file = ptr;
 	} else {
@@ -126,7 +76,7 @@ __noinline int cp_pl_name_g(const struct cp_pl_proc *lp, __u64 ptr, __u32 kind,
 		if (cv)
 			file = rt_ptr(rt_ptr(cv + o->sv_any) + o->xcv_file);
 		shek = pl_stash_hek(o, stash);
-		if (hek && !pl_join(n->name, shek ? shek + o->hek_key : 0, hek + o->hek_key))
+		if (hek && !rt_join(n->name, shek ? shek + o->hek_key : 0, hek + o->hek_key))
 			n->flags |= CP_RT_NAME_OK;
 	}
 	if (file && bpf_probe_read_user_str(n->file, CP_RT_FILE_LEN, (void *)file) > 1)
@@ -144,12 +94,12 @@ static __always_inline __u64 pl_cv_ident(const struct cp_pl_offsets *o, __u64 cv
 	__u64 body, gv, gp, egv;
 	__u32 flags;
 
-	if (!cv || (pl_u32(cv + o->sv_flags) & CP_PL_SVt_MASK) != CP_PL_SVt_PVCV)
+	if (!cv || (rt_u32(cv + o->sv_flags) & CP_PL_SVt_MASK) != CP_PL_SVt_PVCV)
 		return 0;
 	body = rt_ptr(cv + o->sv_any);
 	if (!body)
 		return 0;
-	if (pl_u32(body + o->xcv_flags) & CP_PL_CVf_NAMED) {
+	if (rt_u32(body + o->xcv_flags) & CP_PL_CVf_NAMED) {
 		*kind = CP_PL_FRAME_CV;
 		return cv;
 	}
@@ -157,7 +107,7 @@ static __always_inline __u64 pl_cv_ident(const struct cp_pl_offsets *o, __u64 cv
 	gv = rt_ptr(body + o->xcv_gv);
 	if (!gv)
 		return 0;
-	flags = pl_u32(gv + o->sv_flags);
+	flags = rt_u32(gv + o->sv_flags);
 	if ((flags & (CP_PL_SVt_MASK | CP_PL_SVpgv_GP)) != (CP_PL_SVt_PVGV | CP_PL_SVpgv_GP))
 		return 0;
 	gp = rt_ptr(gv + o->sv_u);
@@ -203,11 +153,11 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 	st->end = CP_PL_END_OK;
 	my_perl = pl_my_perl(lp, fsbase);
 	if (!my_perl)
-		return pl_end(st, CP_PL_END_NO_STATE);
+		return rt_set_end(st, CP_PL_END_NO_STATE);
 	si = rt_ptr(my_perl + o->interp_curstackinfo);
 	cop = rt_ptr(my_perl + o->interp_curcop);
 	if (!si)
-		return pl_end(st, CP_PL_END_NO_STATE);
+		return rt_set_end(st, CP_PL_END_NO_STATE);
 
 	for (i = 0; i < PL_MAX_CX; i++) {
 		__u64 cv, egv;
@@ -217,12 +167,12 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 			__s32 ix;
 
 			if (bpf_probe_read_user(sbuf, PL_SI_READ, (void *)si))
-				return pl_end(st, CP_PL_END_READ);
+				return rt_set_end(st, CP_PL_END_READ);
 			cxbase = rt_buf_le(sbuf, PL_SI_READ, o->si_cxstack, 8);
 			ix = (__s32)rt_buf_le(sbuf, PL_SI_READ, o->si_cxix, 4);
 			si_type = (int)rt_buf_le(sbuf, PL_SI_READ, o->si_type, 4);
 			if (!cxbase || ix > 100000)
-				return pl_end(st, CP_PL_END_READ);
+				return rt_set_end(st, CP_PL_END_READ);
 			cx = cxbase + (__s64)ix * o->cx_size;
 			fresh = 0;
 		}
@@ -234,8 +184,8 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 				/* before perl_run (PL_compiling at start-up) no file: no frame */
 				if (cop && file) {
 					if (st->len >= CP_PL_MAX_FRAMES)
-						return pl_end(st, CP_PL_END_TRUNCATED);
-					rt_push(st, file, pl_u32(cop + o->cop_line),
+						return rt_set_end(st, CP_PL_END_TRUNCATED);
+					rt_push(st, file, rt_u32(cop + o->cop_line),
 						CP_PL_FRAME_MAIN, CP_RT_FF_ENTRY);
 				}
 				return st->end;
@@ -249,7 +199,7 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 		/* the topmost context may be half-written (cxix is bumped first): read errors
 		 * there end the walk as a read error, the frames so far kept */
 		if (bpf_probe_read_user(buf, PL_CX_READ, (void *)cx))
-			return pl_end(st, CP_PL_END_READ);
+			return rt_set_end(st, CP_PL_END_READ);
 		cx -= o->cx_size;
 		type = (__u8)buf[0];
 		if ((type & CP_PL_CXTYPEMASK) != CP_PL_CXt_SUB &&
@@ -264,13 +214,13 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 				rt_buf_le(buf, PL_CX_READ, o->cx_retop, 8) ? 0 : CP_RT_FF_ENTRY;
 
 			if (st->len >= CP_PL_MAX_FRAMES)
-				return pl_end(st, CP_PL_END_TRUNCATED);
-			rt_push(st, egv, cop ? pl_u32(cop + o->cop_line) : 0, kind, flags);
+				return rt_set_end(st, CP_PL_END_TRUNCATED);
+			rt_push(st, egv, cop ? rt_u32(cop + o->cop_line) : 0, kind, flags);
 		}
 		/* the caller's line: the cop current when this sub was entered */
 		cop = rt_buf_le(buf, PL_CX_READ, o->cx_oldcop, 8);
 	}
-	return pl_end(st, CP_PL_END_TRUNCATED);
+	return rt_set_end(st, CP_PL_END_TRUNCATED);
 }
 
 /*

@@ -13,59 +13,6 @@
 #define CPUPROF_PHP_WALK_BPF_H
 #include "runtime_walk.bpf.h"
 
-/* The 4 bytes at addr of the current process; 0 when unreadable. */
-static __always_inline __u32 php_u32(__u64 addr)
-{
-	__u32 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
-	return v;
-}
-
-static __always_inline __u32 php_end(struct cp_rt_stack *st, __u32 why)
-{
-	st->end = (__u16)why;
-	return why;
-}
-
-/* The parts of a composed name: the class's first bytes, "::", the function's. */
-#define PHP_SCOPE_MAX 62
-#define PHP_FUNC_MAX  64
-_Static_assert(PHP_SCOPE_MAX + 2 <= CP_RT_NAME_LEN / 2 &&
-		       CP_RT_NAME_LEN / 2 + PHP_FUNC_MAX <= CP_RT_NAME_LEN,
-	       "a composed name fits cp_rt_name.name");
-
-/*
- * name: the C string at scope (its first PHP_SCOPE_MAX - 1 bytes), "::", then the C string at
- * func; only func when scope is 0 or empty. name is CP_RT_NAME_LEN bytes, zeroed. 0, or -1
- * when func is unreadable.
- */
-static __always_inline int php_join(char *name, __u64 scope, __u64 func)
-{
-	__u32 off = 0;
-	long l;
-
-	if (scope) {
-		l = bpf_probe_read_user_str(name, PHP_SCOPE_MAX, (void *)scope);
-		if (l > 1) {
-			off = (__u32)(l - 1) & (CP_RT_NAME_LEN / 2 - 1);
-			name[off] = ':';
-			name[(off + 1) & (CP_RT_NAME_LEN - 1)] = ':';
-			off += 2;
-		} else {
-			name[0] = 0;
-		}
-	}
-	off &= CP_RT_NAME_LEN / 2 - 1;
-	if (!func || bpf_probe_read_user_str(name + off, PHP_FUNC_MAX, (void *)func) < 0)
-		return -1;
-	return 0;
-}
-
-/* A literal name ("{main}") into name. */
-#define PHP_LITERAL(name, lit) __builtin_memcpy((name), (lit), sizeof(lit))
-
 /*
  * Copy the names of PHP frame f (a zend_function) into n: "Class::method" or "function", the
  * file-level code "{main}" (entered from C) or "{include}", eval'd code "{eval}"; the file and
@@ -83,13 +30,13 @@ __noinline int cp_php_name_g(const struct cp_php_proc *pp, __u64 func, __u32 kin
 	switch (kind) {
 	case CP_PHP_FRAME_CODE:
 		if (flags & CP_RT_FF_ENTRY)
-			PHP_LITERAL(n->name, "{main}");
+			RT_LITERAL(n->name, "{main}");
 		else
-			PHP_LITERAL(n->name, "{include}");
+			RT_LITERAL(n->name, "{include}");
 		n->flags |= CP_RT_NAME_OK;
 		break;
 	case CP_PHP_FRAME_EVAL:
-		PHP_LITERAL(n->name, "{eval}");
+		RT_LITERAL(n->name, "{eval}");
 		n->flags |= CP_RT_NAME_OK;
 		break;
 	default:
@@ -98,7 +45,7 @@ __noinline int cp_php_name_g(const struct cp_php_proc *pp, __u64 func, __u32 kin
 		if (scope)
 			scope = rt_ptr(scope + o->ce_name);
 		if (fname &&
-		    !php_join(n->name, scope ? scope + o->zstr_val : 0, fname + o->zstr_val))
+		    !rt_join(n->name, scope ? scope + o->zstr_val : 0, fname + o->zstr_val))
 			n->flags |= CP_RT_NAME_OK;
 	}
 	if (kind == CP_PHP_FRAME_INTERNAL)
@@ -112,7 +59,7 @@ __noinline int cp_php_name_g(const struct cp_php_proc *pp, __u64 func, __u32 kin
 		if (len && !rt_copy_str(n->file, CP_RT_FILE_LEN, zs + o->zstr_val, len, 1, &cut))
 			n->flags |= CP_RT_FILE_OK | (cut ? CP_RT_FILE_CUT : 0);
 	}
-	n->firstline = php_u32(func + o->op_line_start);
+	n->firstline = rt_u32(func + o->op_line_start);
 	return 0;
 }
 
@@ -157,7 +104,7 @@ __noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp
 	st->end = CP_PHP_END_OK;
 	ed = rt_ptr(pp->eg + o->eg_current_execute_data);
 	if (!ed)
-		return php_end(st, CP_PHP_END_NO_STATE);
+		return rt_set_end(st, CP_PHP_END_NO_STATE);
 	for (i = 0; i < CP_PHP_MAX_FRAMES + 1; i++) {
 		__u64 opline, func, name_zs;
 		__u32 type_info, line = 0;
@@ -166,7 +113,7 @@ __noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp
 		if (!ed)
 			return st->end;
 		if (bpf_probe_read_user(buf, PHP_ED_READ, (void *)ed))
-			return php_end(st, CP_PHP_END_READ);
+			return rt_set_end(st, CP_PHP_END_READ);
 		opline = rt_buf_le(buf, PHP_ED_READ, o->ed_opline, 8);
 		func = rt_buf_le(buf, PHP_ED_READ, o->ed_func, 8);
 		type_info = (__u32)rt_buf_le(buf, PHP_ED_READ, o->ed_type_info, 4);
@@ -174,7 +121,7 @@ __noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp
 		if (!func)
 			continue; /* a frame without a function (a dummy call frame) */
 		if (bpf_probe_read_user(fbuf, PHP_FUNC_READ, (void *)func))
-			return php_end(st, CP_PHP_END_READ);
+			return rt_set_end(st, CP_PHP_END_READ);
 		type = (__u8)fbuf[0];
 		name_zs = rt_buf_le(fbuf, PHP_FUNC_READ, o->func_name, 8);
 		if (type == CP_PHP_INTERNAL_FUNCTION)
@@ -186,13 +133,13 @@ __noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp
 		else
 			continue;
 		if (kind != CP_PHP_FRAME_INTERNAL && opline)
-			line = php_u32(opline + o->opline_lineno);
+			line = rt_u32(opline + o->opline_lineno);
 		flags = type_info & CP_PHP_CALL_TOP ? CP_RT_FF_ENTRY : 0;
 		if (st->len >= CP_PHP_MAX_FRAMES)
-			return php_end(st, CP_PHP_END_TRUNCATED);
+			return rt_set_end(st, CP_PHP_END_TRUNCATED);
 		rt_push(st, func, line, kind, flags);
 	}
-	return php_end(st, CP_PHP_END_TRUNCATED);
+	return rt_set_end(st, CP_PHP_END_TRUNCATED);
 }
 
 #endif

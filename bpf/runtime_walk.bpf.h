@@ -106,4 +106,58 @@ static __always_inline int rt_copy_str(char *buf, __u32 size, __u64 data, __u64 
 	return 0;
 }
 
+/* The 4 bytes at addr of the current process; 0 when unreadable. */
+static __always_inline __u32 rt_u32(__u64 addr)
+{
+	__u32 v = 0;
+
+	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* End a walk for reason why (the runtime's enum); returns it. */
+static __always_inline __u32 rt_set_end(struct cp_rt_stack *st, __u32 why)
+{
+	st->end = (__u16)why;
+	return why;
+}
+
+/* The parts of a composed name (rt_join): the scope's first bytes, "::", the function's. */
+#define CP_RT_SCOPE_MAX 62
+#define CP_RT_FUNC_MAX	64
+_Static_assert(CP_RT_SCOPE_MAX + 2 <= CP_RT_NAME_LEN / 2 &&
+		       CP_RT_NAME_LEN / 2 + CP_RT_FUNC_MAX <= CP_RT_NAME_LEN,
+	       "a composed name fits cp_rt_name.name");
+
+/*
+ * name: the C string at scope (its first CP_RT_SCOPE_MAX - 1 bytes), "::", then the C string at
+ * func; only func when scope is 0 or empty. name is CP_RT_NAME_LEN bytes, zeroed. 0, or -1
+ * when func is unreadable.
+ */
+static __always_inline int rt_join(char *name, __u64 scope, __u64 func)
+{
+	__u32 off = 0;
+	long l;
+
+	if (scope) {
+		l = bpf_probe_read_user_str(name, CP_RT_SCOPE_MAX, (void *)scope);
+		if (l > 1) {
+			off = (__u32)(l - 1) & (CP_RT_NAME_LEN / 2 - 1);
+			name[off] = ':';
+			name[(off + 1) & (CP_RT_NAME_LEN - 1)] = ':';
+			off += 2;
+		} else {
+			name[0] = 0;
+		}
+	}
+	off &= CP_RT_NAME_LEN / 2 - 1;
+	if (!func || bpf_probe_read_user_str(name + off, CP_RT_FUNC_MAX, (void *)func) < 0)
+		return -1;
+	return 0;
+}
+
+/* A literal name ("{main}", "<main>") into name. */
+#define RT_LITERAL(name, lit) __builtin_memcpy((name), (lit), sizeof(lit))
+
 #endif

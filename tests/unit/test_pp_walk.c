@@ -6,8 +6,9 @@
  * what BPF copied into pp_names (interp/runtime.h runtime_name_copied), read only after the
  * process is gone, and
  * must show the whole chain, in order, with the leaf's line inside its loop; the heavy share
- * must be within 0.05 of 3/4. Then a 0.1 s run of the same script: every frame named. Needs
- * root (BPF), php8.2-cli and perl (scripts/install-deps.sh installs them).
+ * must be within 0.1 of 3/4 (t_php, t_perl judge 0.05 on more samples). Then a 0.1 s run of the
+ * same script: every frame named. Needs root (BPF), php8.2-cli and perl (scripts/install-deps.sh
+ * installs them).
  */
 #include <poll.h>
 #include <time.h>
@@ -230,7 +231,7 @@ static void walk_one(const char *bin, const char *script, const char *secs, bool
 	if (!brief) {
 		double share = (double)r->heavy / (r->heavy + r->light);
 
-		assert_true(share > 0.70 && share < 0.80);
+		assert_true(share > 0.65 && share < 0.85);
 	}
 	free(r->st);
 	ring_buffer__free(rb);
