@@ -3,7 +3,7 @@
 # (threaded, libperl linked into /usr/bin/perl). The known call tree tests/data/perl/tree.pl:
 #  - over the samples in Work::leaf: >= 95 % whole chains <main>;main::main;main::run;
 #    Work::heavy|light;Work::leaf rooted at _start through perl_run; heavy share 75 +- 5 %; the
-#    leaf's lines; JSON frames of kind perl with the file;
+#    leaf's lines; JSON frames of kind perl with the file; pprof lines with file and line;
 #  - many 0.05 s runs: every Perl frame named;
 #  - a perl running before the recording (-p); --no-perl: no Perl frames.
 # The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
@@ -16,7 +16,7 @@ PERL=$(command -v perl) || skip "perl is missing"
 cp "$(dirname "$0")/../../tests/data/perl/tree.pl" "$TMP/tree.pl"
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -- "$PERL" "$TMP/tree.pl" 3
+expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PERL" "$TMP/tree.pl" 3
 check_script_tree "$out" pl perl_run '<main>' main::main main::run tree.pl
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 "$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
@@ -27,6 +27,15 @@ const leaf = c.frames.filter((f) => f.name === 'pl::Work::leaf');
 if (!leaf.length || leaf.some((f) => f.kind !== 'perl' || !/\/tree\.pl$/.test(f.file || '')))
 	throw new Error(`pl::Work::leaf frames: ${JSON.stringify(leaf)}`);
 JS
+
+# pprof: read back by go tool pprof, the leaf with its file and line
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -symbolize=none -raw "$TMP/tree.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err" || fail "go tool pprof: $(cat "$TMP/raw.err")"
+	grep -qE ': 0x0 pl::Work::leaf [^ ]*/tree.pl:[56]( s=[0-9]+)?$' "$TMP/raw" ||
+		fail "pprof: no pl::Work::leaf at tree.pl:5-6: $(grep -m3 'pl::Work::leaf' "$TMP/raw")"
+else
+	fail "go is missing (scripts/install-deps.sh installs golang-go)"
+fi
 
 out=$TMP/short.folded
 expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PERL' '$TMP/tree.pl' 0.05; done"

@@ -3,7 +3,7 @@
 # scripts/install-deps.sh installs it). The known call tree tests/data/php/tree.php:
 #  - over the samples in Work::leaf: >= 95 % whole chains {main};main;run;Work::heavy|light;
 #    Work::leaf rooted at _start through php_execute_script; heavy share 75 +- 5 %; the leaf's
-#    lines; JSON frames of kind php with the file;
+#    lines; JSON frames of kind php with the file; pprof lines with file, line and start line;
 #  - many 0.05 s runs: every PHP frame named;
 #  - a php running before the recording (-p); --no-php: no PHP frames.
 # The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
@@ -15,7 +15,7 @@ PHP=$(command -v php8.2) || skip "php8.2 is missing (scripts/install-deps.sh ins
 cp "$(dirname "$0")/../../tests/data/php/tree.php" "$TMP/tree.php"
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -- "$PHP" "$TMP/tree.php" 3
+expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PHP" "$TMP/tree.php" 3
 check_script_tree "$out" php php_execute_script '\{main\}' main run tree.php
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 "$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
@@ -26,6 +26,15 @@ const leaf = c.frames.filter((f) => f.name === 'php::Work::leaf');
 if (!leaf.length || leaf.some((f) => f.kind !== 'php' || !/\/tree\.php$/.test(f.file || '')))
 	throw new Error(`php::Work::leaf frames: ${JSON.stringify(leaf)}`);
 JS
+
+# pprof: read back by go tool pprof, the leaf with its file and line and start line
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -symbolize=none -raw "$TMP/tree.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err" || fail "go tool pprof: $(cat "$TMP/raw.err")"
+	grep -qE ': 0x0 php::Work::leaf [^ ]*/tree.php:[56] s=3$' "$TMP/raw" ||
+		fail "pprof: no php::Work::leaf at tree.php:5-6: $(grep -m3 'php::Work::leaf' "$TMP/raw")"
+else
+	fail "go is missing (scripts/install-deps.sh installs golang-go)"
+fi
 
 out=$TMP/short.folded
 expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PHP' '$TMP/tree.php' 0.05; done"
