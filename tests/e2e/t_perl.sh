@@ -4,6 +4,7 @@
 #  - over the samples in Work::leaf: >= 95 % whole chains <main>;main::main;main::run;
 #    Work::heavy|light;Work::leaf rooted at _start through perl_run; heavy share 75 +- 5 %; the
 #    leaf's lines; JSON frames of kind perl with the file; pprof lines with file and line;
+#  - a function called back from C (array_map / List::Util::first) under that C code;
 #  - many 0.05 s runs: every Perl frame named;
 #  - a perl running before the recording (-p); --no-perl: no Perl frames.
 # The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
@@ -36,6 +37,23 @@ if command -v go >/dev/null 2>&1; then
 else
 	fail "go is missing (scripts/install-deps.sh installs golang-go)"
 fi
+
+# Perl called back from C: List::Util::first's block under the XS code that runs it
+cat >"$TMP/cb.pl" <<'PL'
+use List::Util qw(first);
+use Time::HiRes qw(time);
+sub cb { my $s = 0; $s += $_ for 1 .. 2000; return $s; }
+sub outer { return first { cb($_) < 0 } 1 .. 200; }
+my $end = time + $ARGV[0];
+outer() while time < $end;
+PL
+out=$TMP/cb.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$PERL" "$TMP/cb.pl" 1
+cb=$(count "$out" 'pl::main::cb( |;)')
+nested=$(count "$out" ';pl::<main>;pl::main::outer;([^;]*;)*Util\.so[^;]*;pl::main::__ANON__;pl::main::cb( |;)')
+note "callback: $nested of $cb samples in pl::main::cb under pl::main::outer;...;Util.so;pl::main::__ANON__"
+[ "$cb" -ge 50 ] || fail "callback: $cb samples in pl::main::cb"
+[ "$(share "$nested" $((cb - nested)))" -ge 95 ] || fail "callback: $nested of $cb pl::main::cb samples nested: $(grep 'pl::main::cb' "$out" | grep -v 'Util\.so' | head -2)"
 
 out=$TMP/short.folded
 expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PERL' '$TMP/tree.pl' 0.05; done"

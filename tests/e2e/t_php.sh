@@ -4,6 +4,7 @@
 #  - over the samples in Work::leaf: >= 95 % whole chains {main};main;run;Work::heavy|light;
 #    Work::leaf rooted at _start through php_execute_script; heavy share 75 +- 5 %; the leaf's
 #    lines; JSON frames of kind php with the file; pprof lines with file, line and start line;
+#  - a function called back from C (array_map / List::Util::first) under that C code;
 #  - many 0.05 s runs: every PHP frame named;
 #  - a php running before the recording (-p); --no-php: no PHP frames.
 # The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
@@ -35,6 +36,22 @@ if command -v go >/dev/null 2>&1; then
 else
 	fail "go is missing (scripts/install-deps.sh installs golang-go)"
 fi
+
+# PHP called back from C: array_map's callback under php::array_map and its native frames
+cat >"$TMP/cb.php" <<'PHP'
+<?php
+function cb($x) { $s = 0; for ($i = 0; $i < 2000; $i++) $s += $i; return $s; }
+function outer() { return array_sum(array_map('cb', range(1, 200))); }
+$end = microtime(true) + (float)$argv[1];
+while (microtime(true) < $end) outer();
+PHP
+out=$TMP/cb.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$PHP" "$TMP/cb.php" 1
+cb=$(count "$out" 'php::cb( |;)')
+nested=$(count "$out" ';php::\{main\};php::outer;php::array_map;([^;]*;)*zend_call_function;php::cb( |;)')
+note "callback: $nested of $cb samples in php::cb under php::outer;php::array_map;...;zend_call_function"
+[ "$cb" -ge 50 ] || fail "callback: $cb samples in php::cb"
+[ "$(share "$nested" $((cb - nested)))" -ge 95 ] || fail "callback: $nested of $cb php::cb samples nested: $(grep 'php::cb' "$out" | grep -v zend_call_function | head -2)"
 
 out=$TMP/short.folded
 expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PHP' '$TMP/tree.php' 0.05; done"
