@@ -147,4 +147,56 @@ static inline double interp_walk_cost(int fd)
 	free(v);
 	return walks ? ns / walks : 0;
 }
+/*
+ * The walkers' harness (bpf/rtwalk.bpf.c) run on process pid, whose runtime id's record is
+ * proc (size bytes), for ms milliseconds: each event to fn(ctx, ...). The mean walk in ns.
+ * The caller includes "rtwalk.skel.h" first.
+ */
+#ifdef __CPUPROF_RTWALK_SKEL_H__
+static inline double interp_harness_run(pid_t pid, uint32_t runtime, const void *proc, size_t size,
+					unsigned int ms, ring_buffer_sample_fn fn, void *ctx)
+{
+	struct cp_rt_proc rp = {.runtime = runtime};
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	struct cpuprof_rtwalk *skel = cpuprof_rtwalk__open();
+	struct bpf_link *links[256];
+	struct ring_buffer *rb;
+	struct timespec t0, t;
+	double cost;
+
+	assert_non_null(skel);
+	assert_non_null(skel->rodata);
+	assert_true(size <= sizeof(rp.data));
+	memcpy(rp.data, proc, size);
+	skel->rodata->target_tgid = (__u32)pid;
+	assert_int_equal(cpuprof_rtwalk__load(skel), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs), &(__u32){(__u32)pid},
+					     &rp, BPF_ANY),
+			 0);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), fn, ctx, NULL);
+	assert_non_null(rb);
+	for (i = 0; i < ncpu && i < 256; i++) {
+		int fd = interp_open_clock(i);
+
+		if (fd < 0)
+			continue;
+		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rt_test, fd);
+		assert_non_null(links[nlinks]);
+		nlinks++;
+	}
+	assert_true(nlinks > 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ring_buffer__poll(rb, 100);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	ring_buffer__consume(rb);
+	cost = interp_walk_cost(bpf_map__fd(skel->maps.rt_cost));
+	ring_buffer__free(rb);
+	cpuprof_rtwalk__destroy(skel);
+	return cost;
+}
+#endif
 #endif

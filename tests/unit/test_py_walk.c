@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF CPython walker (bpf/python_walk.bpf.h, through its harness bpf/pywalk.bpf.c) on
+ * The BPF CPython walker (bpf/python_walk.bpf.h, through the walkers' harness bpf/rtwalk.bpf.c) on
  * every interpreter of the machine: a script with a known call tree (main -> outer -> {hot x3,
  * cold x1}) and a second thread compressing with zlib (C code without the GIL) runs; each
  * sample's Python frames are named in user space (interp/py_proc.h) and must be the sampled
@@ -10,12 +10,14 @@
 #include <poll.h>
 #include <time.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/py_detect.h"
 #include "interp/py_offsets.h"
 #include "interp/py_proc.h"
 #include "proc/proc_snapshot.h"
-#include "pywalk.skel.h"
 
 /* Line numbers of SCRIPT, checked below: hot's loop body is HOT_FIRST+1..HOT_FIRST+3. */
 #define HOT_FIRST 6
@@ -117,7 +119,7 @@ static const struct rt_frame_info *name_of(struct run *r, uint64_t code, uint32_
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	const struct cp_py_event *ev = data;
+	const struct cp_rt_event *ev = data;
 	struct run *r = ctx;
 	char chain[512] = "";
 	const struct rt_frame_info *leaf = NULL;
@@ -188,17 +190,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 static void walk_one(const char *bin, const char *script, bool callback)
 {
-	struct cpuprof_pywalk *skel = NULL;
-	struct bpf_link *links[256];
 	struct proc_snapshot *ps;
 	enum py_offsets_source src;
 	struct cp_py_offsets off;
 	struct cp_py_proc proc;
 	struct py_process pp;
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
-	struct timespec t0, t;
+	int err = -EAGAIN, i;
+	double cost;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -217,47 +216,18 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	}
 	assert_int_equal(err, 0);
 
-	skel = cpuprof_pywalk__open();
-	if (!skel || !skel->rodata) {
-		fail_msg("cannot open the BPF object");
-		return;
-	}
-	skel->rodata->target_tgid = (__u32)pid;
-	assert_int_equal(cpuprof_pywalk__load(skel), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.py_procs), &(__u32){(__u32)pid},
-					     &proc, BPF_ANY),
-			 0);
 	r->pid = pid;
 	r->off = &off;
 	r->callback = callback;
 	r->version = pp.info.hexversion;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.py_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_py_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		ring_buffer__poll(rb, 100);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1200);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	ring_buffer__consume(rb);
+	cost = interp_harness_run(pid, CP_RT_PYTHON, &proc, sizeof(proc), 1200, on_sample, r);
 	interp_stop(pid, f);
 
 	if (callback) {
 		print_message("%-40s %08x callback: %u samples, %u whole chains, %u with the "
 			      "expected entries; walk %.0f ns\n",
 			      bin, pp.info.hexversion, r->main_samples, r->cb_chain, r->cb_flags,
-			      interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
+			      cost);
 	} else {
 		print_message(
 			"%-40s %08x offsets %d tss_key %d: main %u samples, %u exact (hot %u "
@@ -267,8 +237,7 @@ static void walk_one(const char *bin, const char *script, bool callback)
 			r->main_hot, r->main_cold,
 			(double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
 			r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
-			r->other_wrong, r->empty,
-			interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
+			r->other_wrong, r->empty, cost);
 	}
 	if (r->example_main[0])
 		print_message("  main, not exact: %s\n", r->example_main);
@@ -287,8 +256,6 @@ static void walk_one(const char *bin, const char *script, bool callback)
 		assert_int_equal(r->other_wrong, 0);
 		assert_true(r->other_exact * 100 >= r->other_samples * 95);
 	}
-	ring_buffer__free(rb);
-	cpuprof_pywalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF Ruby walker (bpf/ruby_walk.bpf.h, through its harness bpf/rbwalk.bpf.c) on the
+ * The BPF Ruby walker (bpf/ruby_walk.bpf.h, through the walkers' harness bpf/rtwalk.bpf.c) on the
  * machine's ruby: a script with a known call tree (main_loop -> outer -> {hot x3, cold x1})
  * runs on the main thread while a second Ruby thread compresses with zlib (C code that runs
  * without the GVL, on the other CPU at the same time); each sample's frames are named in user
@@ -12,12 +12,14 @@
 #include <poll.h>
 #include <time.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "interp/rb_proc.h"
 #include "proc/proc_snapshot.h"
-#include "rbwalk.skel.h"
 
 /* Line numbers of SCRIPT, checked below: hot's loop is lines HOT_FIRST..HOT_LAST. */
 #define HOT_FIRST 6
@@ -78,7 +80,7 @@ struct run {
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	const struct cp_rb_event *ev = data;
+	const struct cp_rt_event *ev = data;
 	struct run *r = ctx;
 	char chain[1024] = "", finish[CP_RT_MAX_FRAMES + 1];
 	struct rt_frame_info leaf = {.line = -1};
@@ -142,17 +144,14 @@ static int on_sample(void *ctx, void *data, size_t size)
 /* Walk ruby running script for ms milliseconds; threads: start the compressor thread. */
 static void walk_one(const char *script, bool threads, unsigned int ms)
 {
-	struct cpuprof_rbwalk *skel = NULL;
-	struct bpf_link *links[256];
 	struct proc_snapshot *ps;
 	struct cp_rb_offsets off;
 	struct cp_rb_proc proc;
 	struct rb_process rp;
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	int err = -EAGAIN, i;
 	unsigned long hits, misses;
-	struct timespec t0, t;
+	double cost;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -175,39 +174,10 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	/* the sampled thread's own EC, not the GVL holder's */
 	assert_true(proc.ec_mode == CP_RB_EC_TLS_DTV || proc.ec_mode == CP_RB_EC_TLS_TP);
 
-	skel = cpuprof_rbwalk__open();
-	if (!skel || !skel->rodata) {
-		fail_msg("cannot open the BPF object");
-		return;
-	}
-	skel->rodata->target_tgid = (__u32)pid;
-	assert_int_equal(cpuprof_rbwalk__load(skel), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rb_procs), &(__u32){(__u32)pid},
-					     &proc, BPF_ANY),
-			 0);
 	r->pid = pid;
 	r->names = rb_names_new(pid, &rp, &off);
 	assert_non_null(r->names);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rb_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		ring_buffer__poll(rb, 100);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	ring_buffer__consume(rb);
+	cost = interp_harness_run(pid, CP_RT_RUBY, &proc, sizeof(proc), ms, on_sample, r);
 	interp_stop(pid, f);
 
 	rb_names_stats(r->names, &hits, &misses);
@@ -222,8 +192,8 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 		threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
 		r->main_cold, (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
 		r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact, r->other_named,
-		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong,
-		interp_walk_cost(bpf_map__fd(skel->maps.rb_cost)), hits, misses);
+		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong, cost,
+		hits, misses);
 	if (r->example_main[0])
 		print_message("  main, not exact: %s\n", r->example_main);
 	if (r->example_other[0])
@@ -249,8 +219,6 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 		assert_true(r->other_named * 2 >= r->other_samples);
 	}
 	rb_names_free(r->names);
-	ring_buffer__free(rb);
-	cpuprof_rbwalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);
 }
