@@ -147,6 +147,46 @@ static inline double interp_walk_cost(int fd)
 	free(v);
 	return walks ? ns / walks : 0;
 }
+/* What a walk test counts of the samples of its main thread and of the other one. */
+struct interp_tally {
+	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
+	unsigned int other_samples, other_exact, other_wrong;
+	char example_main[512], example_other[512];
+};
+
+/*
+ * Count a sample's chain (root first): the main thread's (main) against ROOT;hot and ROOT;cold
+ * (hot_line: its leaf at one of hot's lines), else the other thread's (other_ok: the chain it
+ * should have; one through outer or hot is wrong).
+ */
+static inline void interp_tally(struct interp_tally *t, bool main, const char *chain,
+				const char *root, bool hot_line, bool other_ok)
+{
+	size_t n = strlen(root);
+
+	if (!main) {
+		t->other_samples++;
+		if (other_ok)
+			t->other_exact++;
+		else if (!t->example_other[0])
+			snprintf(t->example_other, sizeof(t->example_other), "%s", chain);
+		t->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
+		return;
+	}
+	t->main_samples++;
+	if (!strncmp(chain, root, n) && !strcmp(chain + n, ";hot")) {
+		t->main_exact++;
+		t->main_hot++;
+		t->hot_leaves++;
+		t->hot_lines_ok += hot_line;
+	} else if (!strncmp(chain, root, n) && !strcmp(chain + n, ";cold")) {
+		t->main_exact++;
+		t->main_cold++;
+	} else if (!t->example_main[0]) {
+		snprintf(t->example_main, sizeof(t->example_main), "%s", chain);
+	}
+}
+
 /*
  * The walkers' harness (bpf/rtwalk.bpf.c) run on process pid, whose runtime id's record is
  * proc (size bytes), for ms milliseconds: each event to fn(ctx, ...). The mean walk in ns.

@@ -92,12 +92,8 @@ struct run {
 	const struct cp_py_offsets *off;
 	struct named cache[64];
 	size_t n_cache;
-	/* main thread */
-	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
-	/* compressor thread */
-	unsigned int other_samples, other_exact, other_wrong;
+	struct interp_tally t; /* the main thread, the compressor thread */
 	unsigned int empty;
-	char example_main[512], example_other[512];
 };
 
 static const struct rt_frame_info *name_of(struct run *r, uint64_t code, uint32_t instr)
@@ -148,7 +144,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 
 		if (ev->tid != (uint32_t)r->pid)
 			return 0;
-		r->main_samples++;
+		r->t.main_samples++;
 		for (i = (int)ev->st.len - 1, n = 0; i >= 0; i--)
 			flags[n++] = ev->st.frames[i].flags & CP_RT_FF_ENTRY ? 'E' : '-';
 		flags[n] = 0;
@@ -156,35 +152,17 @@ static int on_sample(void *ctx, void *data, size_t size)
 			r->cb_chain++;
 			if (!strcmp(flags, want))
 				r->cb_flags++;
-			else if (!r->example_other[0])
-				snprintf(r->example_other, sizeof(r->example_other), "entries %s",
-					 flags);
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
+			else if (!r->t.example_other[0])
+				snprintf(r->t.example_other, sizeof(r->t.example_other),
+					 "entries %s", flags);
+		} else if (!r->t.example_main[0]) {
+			snprintf(r->t.example_main, sizeof(r->t.example_main), "%s", chain);
 		}
 		return 0;
 	}
-	if (ev->tid == (uint32_t)r->pid) {
-		r->main_samples++;
-		if (!strcmp(chain, "<module>;main;outer;hot")) {
-			r->main_exact++;
-			r->main_hot++;
-			r->hot_leaves++;
-			r->hot_lines_ok += leaf->line > HOT_FIRST && leaf->line <= HOT_FIRST + 3;
-		} else if (!strcmp(chain, "<module>;main;outer;cold")) {
-			r->main_exact++;
-			r->main_cold++;
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
-		}
-	} else {
-		r->other_samples++;
-		if (interp_ends_with(chain, "nogil_main;compressor"))
-			r->other_exact++;
-		else if (!r->example_other[0])
-			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
-		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
-	}
+	interp_tally(&r->t, ev->tid == (uint32_t)r->pid, chain, "<module>;main;outer",
+		     leaf->line > HOT_FIRST && leaf->line <= HOT_FIRST + 3,
+		     interp_ends_with(chain, "nogil_main;compressor"));
 	return 0;
 }
 
@@ -226,35 +204,35 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	if (callback) {
 		print_message("%-40s %08x callback: %u samples, %u whole chains, %u with the "
 			      "expected entries; walk %.0f ns\n",
-			      bin, pp.info.hexversion, r->main_samples, r->cb_chain, r->cb_flags,
+			      bin, pp.info.hexversion, r->t.main_samples, r->cb_chain, r->cb_flags,
 			      cost);
 	} else {
 		print_message(
 			"%-40s %08x offsets %d tss_key %d: main %u samples, %u exact (hot %u "
 			"cold %u: %.3f, hot lines ok %u/%u); other %u, %u exact, %u wrong; %u "
 			"empty; walk %.0f ns\n",
-			bin, pp.info.hexversion, src, proc.tss_key, r->main_samples, r->main_exact,
-			r->main_hot, r->main_cold,
-			(double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
-			r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
-			r->other_wrong, r->empty, cost);
+			bin, pp.info.hexversion, src, proc.tss_key, r->t.main_samples,
+			r->t.main_exact, r->t.main_hot, r->t.main_cold,
+			(double)r->t.main_hot / (r->t.main_hot + r->t.main_cold + !r->t.main_hot),
+			r->t.hot_lines_ok, r->t.hot_leaves, r->t.other_samples, r->t.other_exact,
+			r->t.other_wrong, r->empty, cost);
 	}
-	if (r->example_main[0])
-		print_message("  main, not exact: %s\n", r->example_main);
-	if (r->example_other[0])
-		print_message("  other, not exact: %s\n", r->example_other);
-	assert_true(r->main_samples >= 20);
+	if (r->t.example_main[0])
+		print_message("  main, not exact: %s\n", r->t.example_main);
+	if (r->t.example_other[0])
+		print_message("  other, not exact: %s\n", r->t.example_other);
+	assert_true(r->t.main_samples >= 20);
 	if (callback) {
-		assert_true(r->cb_chain * 100 >= r->main_samples * 90);
+		assert_true(r->cb_chain * 100 >= r->t.main_samples * 90);
 		assert_int_equal(r->cb_flags, r->cb_chain);
 	} else {
 		/* figures of issue 12: >= 95 % whole chains; each thread its own stack */
-		assert_true(r->main_exact * 100 >= r->main_samples * 95);
-		assert_true(r->main_hot > r->main_cold);
-		assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
-		assert_true(r->other_samples >= 5);
-		assert_int_equal(r->other_wrong, 0);
-		assert_true(r->other_exact * 100 >= r->other_samples * 95);
+		assert_true(r->t.main_exact * 100 >= r->t.main_samples * 95);
+		assert_true(r->t.main_hot > r->t.main_cold);
+		assert_true(r->t.hot_lines_ok * 100 >= r->t.hot_leaves * 95);
+		assert_true(r->t.other_samples >= 5);
+		assert_int_equal(r->t.other_wrong, 0);
+		assert_true(r->t.other_exact * 100 >= r->t.other_samples * 95);
 	}
 	proc_snapshot__free(ps);
 	free(r);

@@ -70,12 +70,9 @@ static const char SCRIPT[] = "require 'zlib'\n"				    /* 1 */
 struct run {
 	pid_t pid;
 	struct rb_names *names;
-	/* main thread */
-	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
-	/* the compressor thread */
-	unsigned int other_samples, other_exact, other_named, other_wrong;
+	struct interp_tally t; /* the main thread, the compressor thread */
+	unsigned int other_named;
 	unsigned int empty, gvl_flagged, name_errors, finish_wrong;
-	char example_main[512], example_other[512];
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
@@ -115,29 +112,12 @@ static int on_sample(void *ctx, void *data, size_t size)
 	finish[n] = 0;
 	if (finish[0] != 'F' || strchr(finish + 1, 'F'))
 		r->finish_wrong++;
-	if (ev->tid == (uint32_t)r->pid) {
-		r->main_samples++;
-		if (!strcmp(chain, "<main>;main_loop;outer;hot")) {
-			r->main_exact++;
-			r->main_hot++;
-			r->hot_leaves++;
-			r->hot_lines_ok += leaf.line >= HOT_FIRST && leaf.line <= HOT_LAST;
-		} else if (!strcmp(chain, "<main>;main_loop;outer;cold")) {
-			r->main_exact++;
-			r->main_cold++;
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
-		}
-	} else {
-		r->other_samples++;
-		/* the thread's block, then the compressor, maybe inside Zlib's C method */
-		if (strstr(chain, "block in <main>;nogvl_main;compressor"))
-			r->other_exact++;
-		else if (!r->example_other[0])
-			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
+	/* the other thread: its block, then the compressor, maybe inside Zlib's C method */
+	interp_tally(&r->t, ev->tid == (uint32_t)r->pid, chain, "<main>;main_loop;outer",
+		     leaf.line >= HOT_FIRST && leaf.line <= HOT_LAST,
+		     strstr(chain, "block in <main>;nogvl_main;compressor"));
+	if (ev->tid != (uint32_t)r->pid)
 		r->other_named += interp_ends_with(chain, "compressor;deflate");
-		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
-	}
 	return 0;
 }
 
@@ -189,34 +169,35 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 		"name cache %lu hits %lu misses\n",
 		rp.info.version >> 16, (rp.info.version >> 8) & 0xff, rp.info.version & 0xff,
 		proc.ec_mode, proc.tls_modid, (long long)proc.tls_off,
-		threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
-		r->main_cold, (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
-		r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact, r->other_named,
-		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong, cost,
-		hits, misses);
-	if (r->example_main[0])
-		print_message("  main, not exact: %s\n", r->example_main);
-	if (r->example_other[0])
-		print_message("  other, not exact: %s\n", r->example_other);
+		threads ? " (2 threads)" : "", r->t.main_samples, r->t.main_exact, r->t.main_hot,
+		r->t.main_cold,
+		(double)r->t.main_hot / (r->t.main_hot + r->t.main_cold + !r->t.main_hot),
+		r->t.hot_lines_ok, r->t.hot_leaves, r->t.other_samples, r->t.other_exact,
+		r->other_named, r->t.other_wrong, r->empty, r->gvl_flagged, r->name_errors,
+		r->finish_wrong, cost, hits, misses);
+	if (r->t.example_main[0])
+		print_message("  main, not exact: %s\n", r->t.example_main);
+	if (r->t.example_other[0])
+		print_message("  other, not exact: %s\n", r->t.example_other);
 	/* figures of issue 13: >= 95 % whole chains, the split within 0.1 of 3/4 */
-	assert_true(r->main_samples >= 20);
-	assert_true(r->main_exact * 100 >= r->main_samples * 95);
+	assert_true(r->t.main_samples >= 20);
+	assert_true(r->t.main_exact * 100 >= r->t.main_samples * 95);
 	{
-		double share = (double)r->main_hot / (r->main_hot + r->main_cold);
+		double share = (double)r->t.main_hot / (r->t.main_hot + r->t.main_cold);
 
 		assert_true(share > 0.65 && share < 0.85);
 	}
-	assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
+	assert_true(r->t.hot_lines_ok * 100 >= r->t.hot_leaves * 95);
 	assert_int_equal(r->gvl_flagged, 0);
 	assert_int_equal(r->name_errors, 0);
 	assert_int_equal(r->finish_wrong, 0);
 	if (threads) {
 		/* each thread its own stack: the compressor's, never the main thread's */
-		assert_true(r->other_samples >= 5);
-		assert_int_equal(r->other_wrong, 0);
-		assert_true(r->other_exact * 100 >= r->other_samples * 95);
+		assert_true(r->t.other_samples >= 5);
+		assert_int_equal(r->t.other_wrong, 0);
+		assert_true(r->t.other_exact * 100 >= r->t.other_samples * 95);
 		/* most of its time is in Zlib's C method, named from the VM's symbol table */
-		assert_true(r->other_named * 2 >= r->other_samples);
+		assert_true(r->other_named * 2 >= r->t.other_samples);
 	}
 	rb_names_free(r->names);
 	proc_snapshot__free(ps);
