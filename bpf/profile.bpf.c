@@ -18,10 +18,8 @@
 #include "runtime_shared.h"
 #include "runtime_walk.bpf.h"
 /* the walkers of the runtimes (runtime_profile.bpf.h): rt_procs is their process map */
-#define CP_PY_NO_PROCS_MAP
 #include "python_shared.h"
 #include "python_walk.bpf.h"
-#define CP_RB_NO_PROCS_MAP
 #include "ruby_shared.h"
 #include "ruby_walk.bpf.h"
 #include "php_shared.h"

@@ -125,17 +125,6 @@ enum cp_py_end {
 };
 _Static_assert(CP_PY_END_MAX <= CP_RT_END_MAX, "the Python ends fit an rt_stats row");
 
-/* The walker's test harness (bpf/pywalk.bpf.c): one ring-buffer record per sample. */
-struct cp_py_event {
-	__u32 tid;
-	__u32 pad;
-	struct cp_rt_stack st;
-};
-_Static_assert(sizeof(struct cp_py_event) == 8 + sizeof(struct cp_rt_stack), "cp_py_event");
-
 /* Threads of one interpreter the thread-list walk looks at, at most. */
 #define CP_PY_MAX_THREADS 64
-/* Processes with CPython the walker knows at once. */
-#define CP_PY_DEF_PROCS 1024
-
 #endif

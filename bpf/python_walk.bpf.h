@@ -9,21 +9,12 @@
  * PyFrameObject chains up to 3.10, _PyInterpreterFrame chains from 3.11, where shim frames
  * (3.12+) are dropped and mark the frame above them as an eval-loop entry.
  *
- * The includer defines the py_procs map (tgid -> struct cp_py_proc) before including this, or
- * uses the one here; cp_py_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
+ * The includer finds the process's struct cp_py_proc (in rt_procs: cp_rt_proc.data);
+ * cp_py_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
  */
 #ifndef CPUPROF_PYTHON_WALK_BPF_H
 #define CPUPROF_PYTHON_WALK_BPF_H
 #include "runtime_walk.bpf.h"
-
-#ifndef CP_PY_NO_PROCS_MAP
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct cp_py_proc);
-	__uint(max_entries, CP_PY_DEF_PROCS);
-} py_procs SEC(".maps");
-#endif
 
 /* The sampled thread's PyThreadState, or 0 when it has none. Global: verified once. */
 __noinline __u64 cp_py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)

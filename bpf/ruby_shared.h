@@ -140,15 +140,4 @@ _Static_assert(CP_RB_END_MAX <= CP_RT_END_MAX, "the Ruby ends fit an rt_stats ro
 /* cp_rt_stack.flags */
 #define CP_RB_ST_GVL 1 /* the EC is the GVL holder's (fallback modes), maybe another thread's */
 
-/* The walker's test harness (bpf/rbwalk.bpf.c): one ring-buffer record per sample. */
-struct cp_rb_event {
-	__u32 tid;
-	__u32 pad;
-	struct cp_rt_stack st;
-};
-_Static_assert(sizeof(struct cp_rb_event) == 8 + sizeof(struct cp_rt_stack), "cp_rb_event");
-
-/* Processes with Ruby the walker knows at once. */
-#define CP_RB_DEF_PROCS 1024
-
 #endif

@@ -9,21 +9,12 @@
  * frame: a Ruby frame's iseq body and instruction index, a C function's method entry; C
  * frames without a method (IFUNC, the dummy frames) are skipped.
  *
- * The includer defines the rb_procs map (tgid -> struct cp_rb_proc) before including this, or
- * uses the one here; cp_rb_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
+ * The includer finds the process's struct cp_rb_proc (in rt_procs: cp_rt_proc.data);
+ * cp_rb_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
  */
 #ifndef CPUPROF_RUBY_WALK_BPF_H
 #define CPUPROF_RUBY_WALK_BPF_H
 #include "runtime_walk.bpf.h"
-
-#ifndef CP_RB_NO_PROCS_MAP
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct cp_rb_proc);
-	__uint(max_entries, CP_RB_DEF_PROCS);
-} rb_procs SEC(".maps");
-#endif
 
 /* The execution context of the thread whose thread pointer is fsbase; 0 when none. */
 static __always_inline __u64 rb_find_ec(const struct cp_rb_proc *rp, __u64 fsbase, __u16 *flags)

@@ -131,6 +131,14 @@ enum cp_rt_stat {
 };
 #define CP_RT_STATS (CP_RT_MAX * CP_RT_STAT_ROW)
 
+/* The walkers' test harness (bpf/rtwalk.bpf.c): one ring-buffer record per sample. */
+struct cp_rt_event {
+	__u32 tid;
+	__u32 runtime;
+	struct cp_rt_stack st;
+};
+_Static_assert(sizeof(struct cp_rt_event) == 8 + sizeof(struct cp_rt_stack), "cp_rt_event");
+
 /*
  * glibc 2.36 x86_64, from the thread pointer (fsbase == pthread_self()): thread-specific data
  * keys < 32 in struct pthread's specific_1stblock {seq, data} pairs at 0x310, the data of key

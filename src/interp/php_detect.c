@@ -91,37 +91,31 @@ static uint32_t rodata_version(const struct elf_named *en)
 	return v;
 }
 
-int php_detect_object(int fd, const char *name, struct php_object_info *info)
+static int detect_named(const struct elf_named *en, const char *name, void *out)
 {
+	struct php_object_info *info = out;
 	struct elf_named_sym eg, ex, egoff;
 	struct cp_php_offsets off;
-	struct elf_named *en = NULL;
-	int err;
 
 	(void)name;
 	memset(info, 0, sizeof(*info));
-	err = elf_named__open(fd, &en);
-	if (err)
-		return err == -ENOEXEC ? -ENOENT : err;
 	/* ZTS exports executor_globals_offset instead (TSRM): refused */
 	if (!elf_named__sym(en, "executor_globals_offset", &egoff) &&
-	    !elf_named__sym(en, "execute_ex", &ex)) {
-		err = -ENOTSUP;
-		goto out;
-	}
+	    !elf_named__sym(en, "execute_ex", &ex))
+		return -ENOTSUP;
 	if (elf_named__sym(en, "executor_globals", &eg) || elf_named__sym(en, "execute_ex", &ex) ||
-	    ex.type != 2 /* STT_FUNC */) {
-		err = -ENOENT;
-		goto out;
-	}
+	    ex.type != 2 /* STT_FUNC */)
+		return -ENOENT;
 	info->eg = eg.value;
 	info->exec_start = ex.value;
 	info->exec_end = ex.value + (ex.size ? ex.size : 1);
 	info->version = rodata_version(en);
-	err = php_offsets_table(info->version, &off);
-out:
-	elf_named__free(en);
-	return err;
+	return php_offsets_table(info->version, &off);
+}
+
+int php_detect_object(int fd, const char *name, struct php_object_info *info)
+{
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 static int detect_php(int fd, const char *name, void *info)

@@ -58,38 +58,33 @@ static int sym_byte(const struct elf_named *en, const char *name, uint8_t *b)
 	return elf_named__read(en, s.value, b, 1);
 }
 
-int pl_detect_object(int fd, const char *name, struct pl_object_info *info)
+static int detect_named(const struct elf_named *en, const char *name, void *out)
 {
+	struct pl_object_info *info = out;
 	struct elf_named_sym run, key;
 	struct cp_pl_offsets off;
-	struct elf_named *en = NULL;
 	uint8_t ver[3];
-	int err;
 
 	(void)name;
 	memset(info, 0, sizeof(*info));
-	err = elf_named__open(fd, &en);
-	if (err)
-		return err == -ENOEXEC ? -ENOENT : err;
 	/* a perl linked against libperl: the library is the interpreter */
 	if (elf_named__needs(en, "libperl") || elf_named__sym(en, "Perl_runops_standard", &run) ||
 	    run.type != 2 /* STT_FUNC */ || sym_byte(en, "PL_revision", &ver[0]) ||
-	    sym_byte(en, "PL_version", &ver[1]) || sym_byte(en, "PL_subversion", &ver[2])) {
-		err = -ENOENT;
-		goto out;
-	}
+	    sym_byte(en, "PL_version", &ver[1]) || sym_byte(en, "PL_subversion", &ver[2]))
+		return -ENOENT;
 	info->version = CP_PL_VER(ver[0], ver[1], ver[2]);
 	info->runops_start = run.value;
 	info->runops_end = run.value + (run.size ? run.size : 1);
-	if (elf_named__sym(en, "PL_thr_key", &key)) {
-		err = -ENOTSUP; /* no threads: PL_curcop, PL_curstackinfo are globals */
-		goto out;
-	}
+	/* no threads: PL_curcop, PL_curstackinfo are globals the walker does not read */
+	if (elf_named__sym(en, "PL_thr_key", &key))
+		return -ENOTSUP;
 	info->thr_key = key.value;
-	err = ver[0] == 5 ? pl_offsets_table(info->version, &off) : -ENOTSUP;
-out:
-	elf_named__free(en);
-	return err;
+	return ver[0] == 5 ? pl_offsets_table(info->version, &off) : -ENOTSUP;
+}
+
+int pl_detect_object(int fd, const char *name, struct pl_object_info *info)
+{
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 static int detect_pl(int fd, const char *name, void *info)

@@ -164,18 +164,14 @@ int py_detect_named(const struct elf_named *en, const char *name, struct py_obje
 	return 0;
 }
 
+static int detect_named(const struct elf_named *en, const char *name, void *info)
+{
+	return py_detect_named(en, name, info);
+}
+
 int py_detect_object(int fd, const char *name, struct py_object_info *info)
 {
-	struct elf_named *en;
-	int err = elf_named__open(fd, &en);
-
-	if (err) {
-		memset(info, 0, sizeof(*info));
-		return err;
-	}
-	err = py_detect_named(en, name, info);
-	elf_named__free(en);
-	return err;
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 /* sys.version: "X.Y.Z[...] (" right after a NUL (the buffer's start). */

@@ -214,18 +214,14 @@ int rb_detect_named(const struct elf_named *en, const char *name, struct rb_obje
 	return 0;
 }
 
+static int detect_named(const struct elf_named *en, const char *name, void *info)
+{
+	return rb_detect_named(en, name, info);
+}
+
 int rb_detect_object(int fd, const char *name, struct rb_object_info *info)
 {
-	struct elf_named *en;
-	int err = elf_named__open(fd, &en);
-
-	if (err) {
-		memset(info, 0, sizeof(*info));
-		return err;
-	}
-	err = rb_detect_named(en, name, info);
-	elf_named__free(en);
-	return err;
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 static int detect_rb(int fd, const char *name, void *info)

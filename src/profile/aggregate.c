@@ -172,6 +172,7 @@ struct agg {
 	struct rt_mframe merged[CP_MAX_USTACK_DEPTH + CP_RT_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
 	char rtname[300];
+	bool rt_unnamed; /* an interpreter frame of this sample could not be named */
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -561,6 +562,7 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 		snprintf(a->rtname, sizeof(a->rtname), "%s::[unknown]", rt->prefix);
 		f.name = a->rtname;
 		f.named = false;
+		a->rt_unnamed = true;
 	} else {
 		snprintf(a->rtname, sizeof(a->rtname), "%s::%s", rt->prefix, fi->name);
 		f.name = a->rtname;
@@ -649,6 +651,7 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	struct rt_eval_range ev;
 	const void *proc;
 	size_t m;
+	int err;
 
 	if (!k->istack || !rt || !a->o->rt_proc || !a->d->rt_stack)
 		return 1;
@@ -661,7 +664,11 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	m = interp_merge(a->pcs, depth, a->rt.frames, a->rt.len, a->rt.end == rt->end_truncated,
 			 &ev, a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
 	a->st.rt_stacks[rt->id] += count;
-	return add_merged_frames(a, k, rt, end, m, count, n);
+	a->rt_unnamed = false;
+	err = add_merged_frames(a, k, rt, end, m, count, n);
+	if (a->rt_unnamed)
+		a->st.rt_unnamed_samples[rt->id] += count;
+	return err;
 }
 
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
@@ -1095,6 +1102,7 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 		to->rt_stacks[i] += from->rt_stacks[i];
 		to->rt_frames[i] += from->rt_frames[i];
 		to->rt_glue[i] += from->rt_glue[i];
+		to->rt_unnamed_samples[i] += from->rt_unnamed_samples[i];
 		for (int j = 0; j < RT_UNNAMED_MAX; j++)
 			to->rt_unnamed[i][j] += from->rt_unnamed[i][j];
 	}

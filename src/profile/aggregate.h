@@ -86,6 +86,7 @@ struct aggregate_stats {
 	uint64_t rt_frames[CP_RT_MAX]; /* its frames in them (times their samples) */
 	uint64_t rt_unnamed[CP_RT_MAX][RT_UNNAMED_MAX]; /* of those, unnamed, per reason */
 	uint64_t rt_glue[CP_RT_MAX]; /* native frames dropped: the runtime's own frame seen */
+	uint64_t rt_unnamed_samples[CP_RT_MAX]; /* samples with one of its frames unnamed */
 };
 
 /* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */

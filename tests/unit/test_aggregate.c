@@ -702,6 +702,7 @@ static void test_python_frames(void **state)
 	assert_int_equal(st.rt_frames[CP_RT_PYTHON], 12);
 	assert_int_equal(st.rt_unnamed[CP_RT_PYTHON][RT_UNNAMED_UNREADABLE], 3);
 	assert_int_equal(st.rt_unnamed[CP_RT_PYTHON][RT_UNNAMED_GONE], 3);
+	assert_int_equal(st.rt_unnamed_samples[CP_RT_PYTHON], 3);
 	assert_int_equal(st.ustacks_entry, 3);
 
 	/* --no-python */
@@ -1207,13 +1208,13 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}},
-			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}},
+			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}, {0}};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
 	_Static_assert(sizeof(struct aggregate_stats) ==
-			       (6 + CP_STAT_MAX + CP_RT_MAX * (3 + RT_UNNAMED_MAX)) *
+			       (6 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
 				       sizeof(uint64_t),
 		       "fields");
 	for (int i = 0; i < CP_RT_MAX; i++) {
@@ -1221,6 +1222,7 @@ static void test_stats_add(void **state)
 		from.rt_frames[i] = 88;
 		to.rt_glue[i] = 1;
 		from.rt_glue[i] = 2;
+		from.rt_unnamed_samples[i] = 5;
 		for (int j = 0; j < RT_UNNAMED_MAX; j++)
 			from.rt_unnamed[i][j] = (uint64_t)j;
 	}
@@ -1241,6 +1243,7 @@ static void test_stats_add(void **state)
 		assert_int_equal(to.rt_stacks[i], 77);
 		assert_int_equal(to.rt_frames[i], 88);
 		assert_int_equal(to.rt_glue[i], 3);
+		assert_int_equal(to.rt_unnamed_samples[i], 5);
 		for (int j = 0; j < RT_UNNAMED_MAX; j++)
 			assert_int_equal(to.rt_unnamed[i][j], j);
 	}
