@@ -3,7 +3,7 @@
  * PHP (Zend engine, NTS builds) in a process: is an object PHP (executor_globals and
  * execute_ex exported: /usr/bin/php8.2, php-fpm, libphp.so), which version (the rodata string
  * "X-Powered-By: PHP/8.2.36"), the struct offsets of that version, and what the BPF walker
- * needs of the process (bpf/phpperl_shared.h struct cp_php_proc). ZTS builds keep the
+ * needs of the process (bpf/php_shared.h struct cp_php_proc). ZTS builds keep the
  * executor globals in thread-local storage and are refused (-ENOTSUP).
  */
 #ifndef CPUPROF_PHP_DETECT_H

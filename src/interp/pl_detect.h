@@ -3,7 +3,7 @@
  * Perl 5 in a process: is an object Perl (Perl_runops_standard and PL_revision exported:
  * Debian's /usr/bin/perl, which has libperl linked in, or libperl.so), which version (the
  * bytes of PL_revision, PL_version, PL_subversion), the struct offsets of that version, and
- * what the BPF walker needs of the process (bpf/phpperl_shared.h struct cp_pl_proc). Builds
+ * what the BPF walker needs of the process (bpf/perl_shared.h struct cp_pl_proc). Builds
  * without threads (no PL_thr_key) are refused (-ENOTSUP): their state is in plain globals the
  * walker does not read yet.
  */
