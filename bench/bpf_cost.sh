@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by bench/python.sh and bench/ruby.sh: the BPF cost of a running recording, read with
-# bpftool, kernel.bpf_stats_enabled set for the runs (bpf_cost_on) and put back at exit, the
-# recording in the background (BG) ended at exit too. ENTRY: the sampling program's name.
+# Sourced by bench/python.sh, bench/ruby.sh and bench/script.sh (PHP, Perl): the BPF cost of a
+# running recording, read with bpftool, kernel.bpf_stats_enabled set for the runs (bpf_cost_on)
+# and put back at exit, the recording in the background (BG) ended at exit too. ENTRY: the
+# sampling program's name.
 ENTRY=cp_sample
 for t in bpftool jq sysctl; do
 	command -v "$t" >/dev/null || { echo "$0: $t is missing" >&2; exit 1; }
