@@ -144,7 +144,7 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 {
 	const struct cp_pl_offsets *o;
 	__u64 my_perl, si, cop, cxbase = 0, cx = 0, buf[PL_CX_READ / 8], sbuf[PL_SI_READ / 8];
-	int i, si_type = 0, fresh = 1;
+	int i, si_type = 0, fresh = 1, called_from_c = 0;
 
 	if (!lp || !st)
 		return CP_PL_END_NO_PROC;
@@ -175,14 +175,20 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 				return rt_set_end(st, CP_PL_END_READ);
 			cx = cxbase + (__s64)ix * o->cx_size;
 			fresh = 0;
+			called_from_c = 0;
 		}
 		if (cx < cxbase) {
 			/* this stackinfo is done: its file-level code (main) or the outer one */
 			if (si_type == CP_PL_PERLSI_MAIN) {
 				__u64 file = rt_ptr(cop + o->cop_file);
 
-				/* before perl_run (PL_compiling at start-up) no file: no frame */
-				if (cop && file) {
+				/*
+				 * no file before perl_run (PL_compiling at start-up); and no
+				 * file-level code running when the outermost sub of this stack
+				 * was called from C (a thread's start routine, BEGIN and END
+				 * blocks): no frame then
+				 */
+				if (cop && file && !called_from_c) {
 					if (st->len >= CP_PL_MAX_FRAMES)
 						return rt_set_end(st, CP_PL_END_TRUNCATED);
 					rt_push(st, file, rt_u32(cop + o->cop_line),
@@ -216,6 +222,7 @@ __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_r
 			if (st->len >= CP_PL_MAX_FRAMES)
 				return rt_set_end(st, CP_PL_END_TRUNCATED);
 			rt_push(st, egv, cop ? rt_u32(cop + o->cop_line) : 0, kind, flags);
+			called_from_c = flags & CP_RT_FF_ENTRY;
 		}
 		/* the caller's line: the cop current when this sub was entered */
 		cop = rt_buf_le(buf, PL_CX_READ, o->cx_oldcop, 8);

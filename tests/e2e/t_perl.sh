@@ -5,6 +5,7 @@
 #    Work::heavy|light;Work::leaf rooted at _start through perl_run; heavy share 75 +- 5 %; the
 #    leaf's lines; JSON frames of kind perl with the file; pprof lines with file and line;
 #  - a function called back from C (array_map / List::Util::first) under that C code;
+#  - two ithreads: each thread's subs under its own native root;
 #  - many 0.05 s runs: every Perl frame named;
 #  - a perl running before the recording (-p); --no-perl: no Perl frames.
 # The script runs for CPU seconds, so a loaded machine stretches its wall time, not its samples.
@@ -54,6 +55,28 @@ nested=$(count "$out" ';pl::<main>;pl::main::outer;([^;]*;)*Util\.so[^;]*;pl::ma
 note "callback: $nested of $cb samples in pl::main::cb under pl::main::outer;...;Util.so;pl::main::__ANON__"
 [ "$cb" -ge 50 ] || fail "callback: $cb samples in pl::main::cb"
 [ "$(share "$nested" $((cb - nested)))" -ge 95 ] || fail "callback: $nested of $cb pl::main::cb samples nested: $(grep 'pl::main::cb' "$out" | grep -v 'Util\.so' | head -2)"
+
+# ithreads: each thread's own interpreter (its thread-specific my_perl); the thread's subs under
+# its own start routine, with no file-level frame (its outermost sub was called from C)
+cat >"$TMP/thr.pl" <<'PL'
+use threads;
+sub spin { my $s = 0; for my $i (1 .. $_[0]) { $s += $i } return $s }
+sub worker { spin(4_000_000) for 1 .. 3 }
+sub mainloop { spin(4_000_000) for 1 .. 3 }
+my $t = threads->create(\&worker);
+mainloop();
+$t->join;
+PL
+out=$TMP/thr.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$PERL" "$TMP/thr.pl"
+w=$(count "$out" ';start_thread;([^;]*;)*pl::main::worker;pl::main::spin( |;)')
+m=$(count "$out" ';perl_run;pl::<main>;pl::main::mainloop;pl::main::spin( |;)')
+spin=$(count "$out" 'pl::main::spin( |;)')
+mixed=$(count "$out" 'pl::<main>;([^;]*;)*start_thread|pl::main::mainloop;([^;]*;)*pl::main::worker|pl::main::worker;([^;]*;)*pl::main::mainloop')
+note "threads: $spin samples in pl::main::spin, $w under the thread's worker, $m under the main program's mainloop, $mixed mixed"
+[ "$w" -ge 20 ] && [ "$m" -ge 20 ] || fail "threads: worker $w, mainloop $m samples in pl::main::spin"
+[ "$mixed" -eq 0 ] || fail "threads: $mixed samples mix the threads' frames: $(grep -E 'pl::<main>;([^;]*;)*start_thread' "$out" | head -2)"
+[ "$(share $((w + m)) $((spin - w - m)))" -ge 95 ] || fail "threads: $((w + m)) of $spin spin samples under their thread's chain"
 
 out=$TMP/short.folded
 expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do '$PERL' '$TMP/tree.pl' 0.05; done"
