@@ -396,7 +396,8 @@ static uint64_t pprof_mapping(const struct enc *e, uint32_t mapping)
 
 static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 {
-	const struct prof_frame *outer = loc_frame(e, l, l->n - 1);
+	/* copied: the loop below takes more frames than profile__frame's ring holds */
+	const struct prof_frame outer = *loc_frame(e, l, l->n - 1);
 	uint32_t mi = l->mapping;
 	size_t at = pb_open(&e->msg, PROFILE_LOCATION);
 
@@ -404,7 +405,7 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	pb_uint(&e->msg, LOCATION_MAPPING_ID, pprof_mapping(e, mi));
 	pb_uint(&e->msg, LOCATION_ADDRESS, l->address);
 	/* unnamed code keeps no Line: pprof shows the address and may symbolize it itself */
-	if (outer->named || outer->kind == FRAME_PSEUDO) {
+	if (outer.named || outer.kind == FRAME_PSEUDO) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
 			size_t lat = pb_open(&e->msg, LOCATION_LINE);
@@ -421,7 +422,7 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	} else if (mi) {
 		e->map_all_named[mi - 1] = false;
 	}
-	if (mi && !outer->named)
+	if (mi && !outer.named)
 		e->map_all_named[mi - 1] = false;
 	pb_close(&e->msg, at);
 }
