@@ -135,8 +135,8 @@ size_t failif_eval(const struct failif *f, const struct diff *d, const char *bas
 			continue;
 		fprintf(out, "fail-if '%s': %s %s %.2f%% -> %.2f%% (%+.2f points)\n", f->text,
 			r->key, total ? "total" : "self",
-			total ? r->base_total_pct : r->base_self_pct,
-			total ? r->new_total_pct : r->new_self_pct, change);
+			diff_pct(total ? r->base_total : r->base_self, d->base_samples),
+			diff_pct(total ? r->new_total : r->new_self, d->new_samples), change);
 		n++;
 	}
 	return n;
