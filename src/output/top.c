@@ -284,7 +284,11 @@ struct by_frame {
 	const struct profile *p;
 	enum top_by by;
 	uint32_t *canon; /* by frame id: the id + 1 of the first frame of the same key; 0 unseen */
-	uint64_t *self, *total; /* by canon frame id */
+	uint64_t *total; /* by canon frame id */
+	/* self by canon frame id, of the leaves only (few against the frames): a hash table */
+	uint32_t *self_id; /* id + 1, 0: free */
+	uint64_t *self;
+	size_t self_cap, self_n;
 	char ka[1024], kb[1024];
 };
 
@@ -300,58 +304,94 @@ static uint32_t ids_hash(const char *key)
 	return idtable_hash(IDTABLE_SEED, key, strlen(key));
 }
 
+/*
+ * The index of keys to their canon frame: a slot holds the frame's id + 1 (0: free) and, in
+ * the bits the ids do not need, the top bits of the key's hash: a tag that spares most
+ * comparisons of keys (each made again from a frame), so the index can be 3/4 full.
+ */
+struct canon_index {
+	uint32_t *slots;
+	size_t cap, n;
+	uint32_t id_mask; /* the bits of an id + 1 */
+};
+
+static bool canon_tag_eq(const struct canon_index *x, uint32_t slot, uint32_t h)
+{
+	return !((slot ^ h) & ~x->id_mask);
+}
+
+/* The slot of the key in bf->ka (hash h): its canon frame's, or the free one it goes to. */
+static size_t canon_find(struct by_frame *bf, const struct canon_index *x, uint32_t h)
+{
+	size_t i = h & (x->cap - 1);
+
+	for (; x->slots[i]; i = (i + 1) & (x->cap - 1))
+		if (canon_tag_eq(x, x->slots[i], h) &&
+		    !strcmp(frame_key(bf, (x->slots[i] & x->id_mask) - 1, bf->kb), bf->ka))
+			break;
+	return i;
+}
+
+/* Room for one more key at a load of at most 3/4. */
+static int canon_reserve(struct by_frame *bf, struct canon_index *x)
+{
+	struct canon_index nx = {
+		.cap = x->cap ? 2 * x->cap : 256, .n = x->n, .id_mask = x->id_mask};
+
+	if (4 * (x->n + 1) <= 3 * x->cap)
+		return 0;
+	nx.slots = calloc(nx.cap, sizeof(*nx.slots));
+	if (!nx.slots)
+		return -ENOMEM;
+	for (size_t j = 0; j < x->cap; j++) {
+		uint32_t h;
+		size_t i;
+
+		if (!x->slots[j])
+			continue;
+		h = ids_hash(frame_key(bf, (x->slots[j] & x->id_mask) - 1, bf->ka));
+		for (i = h & (nx.cap - 1); nx.slots[i]; i = (i + 1) & (nx.cap - 1))
+			;
+		nx.slots[i] = x->slots[j];
+	}
+	free(x->slots);
+	*x = nx;
+	return 0;
+}
+
 static int canon_pass(struct by_frame *bf, const struct top_opts *o)
 {
 	const struct profile *p = bf->p;
-	uint32_t *slots = NULL; /* canon frame id + 1 by its key's hash, 0: free */
-	size_t nslots = 0, n = 0;
+	struct canon_index x = {.id_mask = UINT32_MAX};
 	int err = 0;
 
+	/* ids + 1 up to n_frames: the bits above are the tag's */
+	while (x.id_mask > 1 && x.id_mask >> 1 >= profile__n_frames(p))
+		x.id_mask >>= 1;
 	for (size_t i = 0; i < profile__n_samples(p) && !err; i++) {
 		const struct prof_sample *s = profile__sample(p, i);
 
 		if (!counted(o, s) || (o->focus && !focused(p, s, o->focus)))
 			continue;
 		for (uint32_t k = 0; k < s->nframes; k++) {
-			uint32_t id = s->frames[k];
-			size_t h;
+			uint32_t id = s->frames[k], h;
+			size_t j;
 
 			if (bf->canon[id])
 				continue;
-			if (2 * (n + 1) > nslots) {
-				size_t ncap = nslots ? nslots * 2 : 256;
-				uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-				if (!ns) {
-					err = -ENOMEM;
-					break;
-				}
-				for (size_t j = 0; j < nslots; j++) {
-					if (!slots[j])
-						continue;
-					h = ids_hash(frame_key(bf, slots[j] - 1, bf->ka)) &
-					    (ncap - 1);
-					while (ns[h])
-						h = (h + 1) & (ncap - 1);
-					ns[h] = slots[j];
-				}
-				free(slots);
-				slots = ns;
-				nslots = ncap;
+			err = canon_reserve(bf, &x);
+			if (err)
+				break;
+			h = ids_hash(frame_key(bf, id, bf->ka));
+			j = canon_find(bf, &x, h);
+			if (!x.slots[j]) {
+				x.slots[j] = (h & ~x.id_mask) | (id + 1);
+				x.n++;
 			}
-			frame_key(bf, id, bf->ka);
-			for (h = ids_hash(bf->ka) & (nslots - 1); slots[h];
-			     h = (h + 1) & (nslots - 1))
-				if (!strcmp(frame_key(bf, slots[h] - 1, bf->kb), bf->ka))
-					break;
-			if (!slots[h]) {
-				slots[h] = id + 1;
-				n++;
-			}
-			bf->canon[id] = slots[h];
+			bf->canon[id] = x.slots[j] & x.id_mask;
 		}
 	}
-	free(slots);
+	free(x.slots);
 	return err;
 }
 
@@ -360,6 +400,60 @@ static int cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static size_t self_slot(const struct by_frame *bf, uint32_t id)
+{
+	size_t i = idtable_hash(IDTABLE_SEED, &id, sizeof(id)) & (bf->self_cap - 1);
+
+	while (bf->self_id[i] && bf->self_id[i] != id + 1)
+		i = (i + 1) & (bf->self_cap - 1);
+	return i;
+}
+
+static uint64_t self_of(const struct by_frame *bf, uint32_t id)
+{
+	size_t i = self_slot(bf, id);
+
+	return bf->self_id[i] ? bf->self[i] : 0;
+}
+
+/* Add n to the self of canon frame id. 0 or -ENOMEM. */
+static int self_add(struct by_frame *bf, uint32_t id, uint64_t n)
+{
+	size_t i;
+
+	if (2 * (bf->self_n + 1) > bf->self_cap) {
+		struct by_frame nb = {.self_cap = bf->self_cap ? 2 * bf->self_cap : 256};
+
+		nb.self_id = calloc(nb.self_cap, sizeof(*nb.self_id));
+		nb.self = malloc(nb.self_cap * sizeof(*nb.self));
+		if (!nb.self_id || !nb.self) {
+			free(nb.self_id);
+			free(nb.self);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < bf->self_cap; j++) {
+			if (!bf->self_id[j])
+				continue;
+			i = self_slot(&nb, bf->self_id[j] - 1);
+			nb.self_id[i] = bf->self_id[j];
+			nb.self[i] = bf->self[j];
+		}
+		free(bf->self_id);
+		free(bf->self);
+		bf->self_id = nb.self_id;
+		bf->self = nb.self;
+		bf->self_cap = nb.self_cap;
+	}
+	i = self_slot(bf, id);
+	if (!bf->self_id[i]) {
+		bf->self_id[i] = id + 1;
+		bf->self[i] = 0;
+		bf->self_n++;
+	}
+	bf->self[i] += n;
+	return 0;
 }
 
 static int count_pass(struct by_frame *bf, const struct top_opts *o, struct top *t)
@@ -393,7 +487,10 @@ static int count_pass(struct by_frame *bf, const struct top_opts *o, struct top 
 		/* recursion: a key counts once per sample in total */
 		for (uint32_t k = 0; k < s->nframes; k++)
 			seen[k] = bf->canon[s->frames[k]] - 1;
-		bf->self[seen[s->nframes - 1]] += s->count;
+		if (self_add(bf, seen[s->nframes - 1], s->count)) {
+			free(seen);
+			return -ENOMEM;
+		}
 		qsort(seen, s->nframes, sizeof(*seen), cmp_u32);
 		for (uint32_t k = 0; k < s->nframes; k++)
 			if (!k || seen[k] != seen[n - 1])
@@ -408,8 +505,10 @@ static int count_pass(struct by_frame *bf, const struct top_opts *o, struct top 
 /* The order of rows (cmp_rows) between canon frames a and b. */
 static int cmp_canon(struct by_frame *bf, uint32_t a, uint32_t b)
 {
-	if (bf->self[a] != bf->self[b])
-		return bf->self[a] > bf->self[b] ? -1 : 1;
+	uint64_t sa = self_of(bf, a), sb = self_of(bf, b);
+
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
 	if (bf->total[a] != bf->total[b])
 		return bf->total[a] > bf->total[b] ? -1 : 1;
 	return strcmp(frame_key(bf, a, bf->ka), frame_key(bf, b, bf->kb));
@@ -461,7 +560,7 @@ static int make_rows(struct by_frame *bf, const uint32_t *ids, size_t n, struct 
 		r->key = !strcmp(bf->ka, f->name) ? (char *)f->name : key_dup(&t->keys, bf->ka);
 		if (!r->key)
 			return -ENOMEM;
-		r->self = bf->self[ids[i]];
+		r->self = self_of(bf, ids[i]);
 		r->total = bf->total[ids[i]];
 		t->n++;
 	}
@@ -486,9 +585,8 @@ static int by_frame(const struct profile *p, const struct top_opts *o, struct to
 	if (err)
 		goto out;
 	err = -ENOMEM;
-	bf->self = calloc(nf ? nf : 1, sizeof(*bf->self));
 	bf->total = calloc(nf ? nf : 1, sizeof(*bf->total));
-	if (!bf->self || !bf->total)
+	if (!bf->total)
 		goto out;
 	err = count_pass(bf, o, t);
 	if (err)
@@ -521,6 +619,7 @@ static int by_frame(const struct profile *p, const struct top_opts *o, struct to
 out:
 	free(heap);
 	free(bf->canon);
+	free(bf->self_id);
 	free(bf->self);
 	free(bf->total);
 	free(bf);

@@ -34,6 +34,14 @@ struct pool_block {
 #define NAME_BLOCK	 (1u << NAME_SHIFT)	     /* bytes of names a block */
 #define NAME_MAX_BLOCKS	 (FREC_COMPACT / NAME_BLOCK) /* ids below FREC_COMPACT */
 #define NAME_MAX_COMPACT 4096u			     /* longer names: a full frame */
+/*
+ * A slot of the compact frames' index: the top bits of the hash (a tag that spares most
+ * comparisons of names, so the index can be 3/4 full) above the frame id + 1. Frames with
+ * higher ids are full frames.
+ */
+#define CIDX_ID_BITS	 27u
+#define CIDX_ID_MASK	 ((1u << CIDX_ID_BITS) - 1)
+#define CIDX_SLOT(h, id) (((h) & ~CIDX_ID_MASK) | ((id) + 1))
 
 struct profile {
 	struct strset strs;	    /* interned strings */
@@ -50,7 +58,7 @@ struct profile {
 	size_t n_frames, cap_frec; /* n_frames: every frame, compact or not (or on disk) */
 	char **nblk;		   /* compact frames' names: a flags byte, the name, its NUL */
 	size_t n_nblk, cap_nblk, nblk_used; /* blocks, and bytes used in the last one */
-	uint32_t *cidx;			    /* compact frames by content: id + 1, 0: empty */
+	uint32_t *cidx;			    /* compact frames by content: CIDX_SLOT, 0: empty */
 	size_t cap_cidx, n_compact;	    /* cidx NULL with n_compact: dropped by trim */
 	struct prof_sample *samples;
 	size_t n_samples, cap_samples;
@@ -282,22 +290,23 @@ static const struct prof_frame *frame_get(const struct profile *p, uint32_t id,
 static void cidx_put(struct profile *p, uint32_t id)
 {
 	const char *n = name_at(p, p->frec[id] & ~FREC_COMPACT);
-	size_t i = compact_hash((uint8_t)*n, n + 1, strlen(n + 1)) & (p->cap_cidx - 1);
+	uint32_t h = compact_hash((uint8_t)*n, n + 1, strlen(n + 1));
+	size_t i = h & (p->cap_cidx - 1);
 
 	while (p->cidx[i])
 		i = (i + 1) & (p->cap_cidx - 1);
-	p->cidx[i] = id + 1;
+	p->cidx[i] = CIDX_SLOT(h, id);
 }
 
-/* Room in cidx for one more compact frame at a load of at most a half (rebuilt after trim). */
+/* Room in cidx for one more compact frame at a load of at most 3/4 (rebuilt after trim). */
 static int cidx_reserve(struct profile *p)
 {
 	size_t ncap = p->cap_cidx && p->cidx ? p->cap_cidx : 256;
 	uint32_t *old = p->cidx;
 
-	if (old && (p->n_compact + 1) * 2 <= p->cap_cidx)
+	if (old && (p->n_compact + 1) * 4 <= p->cap_cidx * 3)
 		return 0;
-	while (ncap < 2 * (p->n_compact + 1))
+	while (ncap * 3 < 4 * (p->n_compact + 1))
 		ncap *= 2;
 	p->cidx = calloc(ncap, sizeof(*p->cidx));
 	if (!p->cidx) {
@@ -337,8 +346,8 @@ static int name_room(struct profile *p, size_t len, uint32_t *nid)
 
 /*
  * Intern a name-only frame compactly. 0, -ENOMEM, or 1 when it must be a full frame (a name
- * too long, or the names' ids spent): a frame's content always takes the same way, but for
- * the names after the ids are spent, which are then looked for among the full ones too.
+ * too long, or the names' or index's ids spent): a frame's content always takes the same way,
+ * but for the frames after the ids are spent, which are then looked for among the full ones.
  */
 static int intern_compact(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
@@ -346,7 +355,7 @@ static int intern_compact(struct profile *p, const struct prof_frame *f, uint32_
 	char *safe = NULL;
 	const char *name = f->name;
 	size_t len, i;
-	uint32_t nid;
+	uint32_t nid, h;
 	int err = 0;
 
 	/* the one rule for foreign text, as intern() */
@@ -365,17 +374,25 @@ static int intern_compact(struct profile *p, const struct prof_frame *f, uint32_
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = compact_hash(flags, name, len) & (p->cap_cidx - 1); p->cidx[i];
-	     i = (i + 1) & (p->cap_cidx - 1)) {
-		const char *n = name_at(p, p->frec[p->cidx[i] - 1] & ~FREC_COMPACT);
+	h = compact_hash(flags, name, len);
+	for (i = h & (p->cap_cidx - 1); p->cidx[i]; i = (i + 1) & (p->cap_cidx - 1)) {
+		uint32_t cid = (p->cidx[i] & CIDX_ID_MASK) - 1;
+		const char *n;
 
+		if ((p->cidx[i] ^ h) & ~CIDX_ID_MASK)
+			continue;
+		n = name_at(p, p->frec[cid] & ~FREC_COMPACT);
 		if ((uint8_t)*n == flags && !strcmp(n + 1, name)) {
-			*id = p->cidx[i] - 1;
+			*id = cid;
 			goto out;
 		}
 	}
-	if (p->n_frames >= FREC_COMPACT - 1 ||
-	    grow((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec))) {
+	/* ids past the index's: full frames */
+	if (p->n_frames >= CIDX_ID_MASK) {
+		err = 1;
+		goto out;
+	}
+	if (grow((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -385,7 +402,7 @@ static int intern_compact(struct profile *p, const struct prof_frame *f, uint32_
 	memcpy(p->nblk[nid >> NAME_SHIFT] + (nid & (NAME_BLOCK - 1)) + 1, name, len + 1);
 	p->nblk[nid >> NAME_SHIFT][nid & (NAME_BLOCK - 1)] = (char)flags;
 	p->frec[p->n_frames] = FREC_COMPACT | nid;
-	p->cidx[i] = (uint32_t)p->n_frames + 1;
+	p->cidx[i] = CIDX_SLOT(h, (uint32_t)p->n_frames);
 	p->n_compact++;
 	*id = (uint32_t)p->n_frames++;
 out:
