@@ -18,45 +18,63 @@ double diff_pct(uint64_t v, uint64_t of)
 	return of ? 100.0 * (double)v / (double)of : 0.0;
 }
 
-static int cmp_key(const void *a, const void *b)
+double diff_total_change(const struct diff *d, const struct diff_row *r)
 {
-	return strcmp(((const struct diff_row *)a)->key, ((const struct diff_row *)b)->key);
+	return diff_pct(r->new_total, d->new_samples) - diff_pct(r->base_total, d->base_samples);
 }
 
-static int cmp_change(const void *a, const void *b)
+double diff_self_change(const struct diff *d, const struct diff_row *r)
 {
-	const struct diff_row *x = a, *y = b;
-	double dx = fabs_(x->total_change), dy = fabs_(y->total_change);
+	return diff_pct(r->new_self, d->new_samples) - diff_pct(r->base_self, d->base_samples);
+}
+
+static int cmp_key(const struct diff *d, const struct diff_row *x, const struct diff_row *y)
+{
+	(void)d;
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_change(const struct diff *d, const struct diff_row *x, const struct diff_row *y)
+{
+	double dx = fabs_(diff_total_change(d, x)), dy = fabs_(diff_total_change(d, y));
 
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	dx = fabs_(x->self_change);
-	dy = fabs_(y->self_change);
+	dx = fabs_(diff_self_change(d, x));
+	dy = fabs_(diff_self_change(d, y));
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return strcmp(x->key, y->key);
 }
 
+static int cmp_key_b(const void *a, const void *b)
+{
+	return cmp_key(NULL, a, b);
+}
+
 struct sort_ctx {
-	const struct diff_row *rows;
-	int (*cmp)(const void *, const void *);
+	const struct diff *d;
+	int (*cmp)(const struct diff *, const struct diff_row *, const struct diff_row *);
 };
 
 static int cmp_idx(const void *a, const void *b, void *ctx)
 {
 	const struct sort_ctx *c = ctx;
 
-	return c->cmp(&c->rows[*(const uint32_t *)a], &c->rows[*(const uint32_t *)b]);
+	return c->cmp(c->d, &c->d->rows[*(const uint32_t *)a], &c->d->rows[*(const uint32_t *)b]);
 }
 
 /*
  * Sort rows in place through an array of their indices, the permutation then followed cycle
  * by cycle: qsort of the rows themselves took a copy of them all (88 bytes a row).
  */
-static int sort_rows(struct diff_row *rows, size_t n, int (*cmp)(const void *, const void *))
+static int sort_rows(struct diff *d, size_t n,
+		     int (*cmp)(const struct diff *, const struct diff_row *,
+				const struct diff_row *))
 {
 	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-	struct sort_ctx ctx = {rows, cmp};
+	struct sort_ctx ctx = {d, cmp};
+	struct diff_row *rows = d->rows;
 
 	if (!idx || n > UINT32_MAX) {
 		free(idx);
@@ -104,12 +122,12 @@ int diff_compute(const struct top *base, const struct top *new, struct diff *d)
 		n++;
 	}
 	d->n = n;
-	if (sort_rows(d->rows, n, cmp_key))
+	if (sort_rows(d, n, cmp_key))
 		goto nomem;
 	for (i = 0; i < new->n; i++) {
 		struct diff_row probe = {.key = new->rows[i].key}, *r;
 
-		r = bsearch(&probe, d->rows, d->n, sizeof(*d->rows), cmp_key);
+		r = bsearch(&probe, d->rows, d->n, sizeof(*d->rows), cmp_key_b);
 		if (!r) {
 			r = &d->rows[n++];
 			r->key = new->rows[i].key;
@@ -118,15 +136,7 @@ int diff_compute(const struct top *base, const struct top *new, struct diff *d)
 		r->new_total = new->rows[i].total;
 	}
 	d->n = n;
-	for (i = 0; i < n; i++) {
-		struct diff_row *r = &d->rows[i];
-
-		r->self_change =
-			diff_pct(r->new_self, new->samples) - diff_pct(r->base_self, base->samples);
-		r->total_change = diff_pct(r->new_total, new->samples) -
-				  diff_pct(r->base_total, base->samples);
-	}
-	if (sort_rows(d->rows, n, cmp_change))
+	if (sort_rows(d, n, cmp_change))
 		goto nomem;
 	return 0;
 nomem:
@@ -165,9 +175,10 @@ int diff_write_text(const struct diff *d, enum top_by by, size_t n, FILE *out)
 
 		if (fprintf(out, "%7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  %s\n",
 			    diff_pct(r->base_total, d->base_samples),
-			    diff_pct(r->new_total, d->new_samples), r->total_change,
+			    diff_pct(r->new_total, d->new_samples), diff_total_change(d, r),
 			    diff_pct(r->base_self, d->base_samples),
-			    diff_pct(r->new_self, d->new_samples), r->self_change, r->key) < 0)
+			    diff_pct(r->new_self, d->new_samples), diff_self_change(d, r),
+			    r->key) < 0)
 			return -EIO;
 	}
 	return fflush(out) ? -EIO : 0;
@@ -199,12 +210,12 @@ int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *
 					round2(diff_pct(r->base_total, d->base_samples))) ||
 		    json_object_set_new(o, "new_total_pct",
 					round2(diff_pct(r->new_total, d->new_samples))) ||
-		    json_object_set_new(o, "total_change", round2(r->total_change)) ||
+		    json_object_set_new(o, "total_change", round2(diff_total_change(d, r))) ||
 		    json_object_set_new(o, "base_self_pct",
 					round2(diff_pct(r->base_self, d->base_samples))) ||
 		    json_object_set_new(o, "new_self_pct",
 					round2(diff_pct(r->new_self, d->new_samples))) ||
-		    json_object_set_new(o, "self_change", round2(r->self_change)) ||
+		    json_object_set_new(o, "self_change", round2(diff_self_change(d, r))) ||
 		    json_object_set_new(o, "base_total", json_integer((json_int_t)r->base_total)) ||
 		    json_object_set_new(o, "new_total", json_integer((json_int_t)r->new_total)) ||
 		    json_object_set_new(o, "base_self", json_integer((json_int_t)r->base_self)) ||

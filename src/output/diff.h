@@ -13,7 +13,7 @@
 struct diff_row {
 	const char *key;				     /* the top table's */
 	uint64_t base_self, base_total, new_self, new_total; /* samples */
-	double self_change, total_change; /* points (the shares: diff_pct, not kept by row) */
+	/* shares and changes are computed (diff_pct, diff_*_change), not kept by row */
 };
 
 struct diff {
@@ -24,6 +24,10 @@ struct diff {
 
 /* v's share of `of` samples in percent (0 when there are none): a row's shares. */
 double diff_pct(uint64_t v, uint64_t of);
+
+/* A row's change in points: its new share - its base share, of the total or self samples. */
+double diff_total_change(const struct diff *d, const struct diff_row *r);
+double diff_self_change(const struct diff *d, const struct diff_row *r);
 
 /* Merge the top tables of both profiles, whose keys d shares: they outlive d. 0 or -ENOMEM. */
 int diff_compute(const struct top *base, const struct top *new, struct diff *d);

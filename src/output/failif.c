@@ -129,7 +129,7 @@ size_t failif_eval(const struct failif *f, const struct diff *d, const char *bas
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diff_row *r = &d->rows[i];
 		bool total = f->metric == FAILIF_TOTAL;
-		double change = total ? r->total_change : r->self_change;
+		double change = total ? diff_total_change(d, r) : diff_self_change(d, r);
 
 		if (fnmatch(f->glob, r->key, 0) || !holds(f->op, change, f->value))
 			continue;
