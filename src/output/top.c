@@ -332,56 +332,53 @@ static size_t canon_find(struct by_frame *bf, const struct canon_index *x, uint3
 	return i;
 }
 
-/* Room for one more key at a load of at most 3/4. */
-static int canon_reserve(struct by_frame *bf, struct canon_index *x)
+/* Pass 1's mark on a frame of a kept sample that has no canon frame yet. */
+#define CANON_UNSEEN UINT32_MAX
+
+/* Does sample s count and is it kept (--focus)? */
+static bool kept(const struct profile *p, const struct top_opts *o, const struct prof_sample *s)
 {
-	struct canon_index nx = {
-		.cap = x->cap ? 2 * x->cap : 256, .n = x->n, .id_mask = x->id_mask};
-
-	if (4 * (x->n + 1) <= 3 * x->cap)
-		return 0;
-	nx.slots = calloc(nx.cap, sizeof(*nx.slots));
-	if (!nx.slots)
-		return -ENOMEM;
-	for (size_t j = 0; j < x->cap; j++) {
-		uint32_t h;
-		size_t i;
-
-		if (!x->slots[j])
-			continue;
-		h = ids_hash(frame_key(bf, (x->slots[j] & x->id_mask) - 1, bf->ka));
-		for (i = h & (nx.cap - 1); nx.slots[i]; i = (i + 1) & (nx.cap - 1))
-			;
-		nx.slots[i] = x->slots[j];
-	}
-	free(x->slots);
-	*x = nx;
-	return 0;
+	return counted(o, s) && !(o->focus && !focused(p, s, o->focus));
 }
 
 static int canon_pass(struct by_frame *bf, const struct top_opts *o)
 {
 	const struct profile *p = bf->p;
-	struct canon_index x = {.id_mask = UINT32_MAX};
-	int err = 0;
+	struct canon_index x = {.id_mask = UINT32_MAX, .cap = 256};
+	size_t used = 0;
 
 	/* ids + 1 up to n_frames: the bits above are the tag's */
 	while (x.id_mask > 1 && x.id_mask >> 1 >= profile__n_frames(p))
 		x.id_mask >>= 1;
-	for (size_t i = 0; i < profile__n_samples(p) && !err; i++) {
+	/* the frames of the kept samples counted first: the index is made once, 3/4 full at most
+	 * (growing it held the old one beside the new) */
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
 		const struct prof_sample *s = profile__sample(p, i);
 
-		if (!counted(o, s) || (o->focus && !focused(p, s, o->focus)))
+		if (!kept(p, o, s))
+			continue;
+		for (uint32_t k = 0; k < s->nframes; k++)
+			if (!bf->canon[s->frames[k]]) {
+				bf->canon[s->frames[k]] = CANON_UNSEEN;
+				used++;
+			}
+	}
+	while (x.cap * 3 < 4 * (used + 1))
+		x.cap *= 2;
+	x.slots = calloc(x.cap, sizeof(*x.slots));
+	if (!x.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+
+		if (!kept(p, o, s))
 			continue;
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			uint32_t id = s->frames[k], h;
 			size_t j;
 
-			if (bf->canon[id])
+			if (bf->canon[id] != CANON_UNSEEN)
 				continue;
-			err = canon_reserve(bf, &x);
-			if (err)
-				break;
 			h = ids_hash(frame_key(bf, id, bf->ka));
 			j = canon_find(bf, &x, h);
 			if (!x.slots[j]) {
@@ -392,7 +389,7 @@ static int canon_pass(struct by_frame *bf, const struct top_opts *o)
 		}
 	}
 	free(x.slots);
-	return err;
+	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
