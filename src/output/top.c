@@ -235,7 +235,7 @@ static bool focused(const struct profile *p, const struct prof_sample *s, const 
 	return false;
 }
 
-/* Does sample s count (--pid, --comm), and is it kept (--focus)? */
+/* Does sample s count (--pid, --comm)? */
 static bool counted(const struct top_opts *o, const struct prof_sample *s)
 {
 	return !(o->has_pid && s->pid != o->pid) &&
