@@ -43,9 +43,21 @@ _Static_assert(CP_UNWIND_FRAMES_PER_PROG *CP_UNWIND_TAIL_CALLS >= CP_MAX_USTACK_
 	       "the tail-call chain walks a whole stack");
 _Static_assert(CP_UNWIND_TAIL_CALLS <= 32, "within the kernel's tail-call limit");
 _Static_assert((CP_MAX_USTACK_DEPTH & (CP_MAX_USTACK_DEPTH - 1)) == 0, "a mask bounds the index");
-/* Rows in the unwind_rows array at most: the BPF row search takes CP_UNWIND_ROW_STEPS steps. */
+/*
+ * Rows in the unwind row store at most (--max-unwind-memory 256): the BPF row search takes
+ * CP_UNWIND_ROW_STEPS steps. The store is a set of chunks of CP_ROW_CHUNK_ROWS rows (1 MiB),
+ * array maps that user space creates as tables are loaded and enters in the array of maps
+ * unwind_chunks (at index row >> CP_ROW_CHUNK_SHIFT): kernel memory grows with the tables, and
+ * a table loaded mid-recording is never left out for a store sized when sampling started.
+ * Row r of the store is element r & (CP_ROW_CHUNK_ROWS - 1) of chunk r >> CP_ROW_CHUNK_SHIFT.
+ */
 #define CP_UNWIND_ROW_STEPS 24
 #define CP_MAX_UNWIND_ROWS  (1u << CP_UNWIND_ROW_STEPS)
+#define CP_ROW_CHUNK_SHIFT  16
+#define CP_ROW_CHUNK_ROWS   (1u << CP_ROW_CHUNK_SHIFT)
+#define CP_MAX_ROW_CHUNKS   (CP_MAX_UNWIND_ROWS / CP_ROW_CHUNK_ROWS)
+_Static_assert(CP_ROW_CHUNK_SHIFT < CP_UNWIND_ROW_STEPS, "a store holds several chunks");
+_Static_assert(CP_MAX_ROW_CHUNKS <= 4096, "an array of maps the loader sizes at once");
 /* Default sizes of the maps; user space may resize them between open and load. */
 #define CP_DEF_USTACK_ENTRIES 32768
 #define CP_DEF_KSTACK_ENTRIES 8192
@@ -443,5 +455,8 @@ _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_off) == 4, "cp_unwin
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, rbp_off) == 8, "cp_unwind_row.rbp_off");
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_type) == 12, "cp_unwind_row.cfa_type");
 _Static_assert(CP_UNW_MAX <= 255, "cp_unwind_reason fits a __u8");
+_Static_assert(CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row) == 1u << 20, "1 MiB chunks");
+_Static_assert((CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row)) % CP_KLIMIT_PAGE_SIZE == 0,
+	       "a chunk is whole pages: user space writes it through mmap");
 
 #endif /* CPUPROF_SHARED_H */
