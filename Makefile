@@ -402,6 +402,13 @@ bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
 
+# cpuprof record -- cargo build --release of a generated crate with a few path dependencies:
+# share of user stacks complete and rustc's frames named (BENCH_OLD=path/to/cpuprof compares)
+bench-cargo: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/cargo.sh $(BIN) build/bench/cargo
+.PHONY: bench-cargo
+
 # 10 minutes of system-wide recording at 999 Hz while the machine compiles (or rebuilds this
 # tree: SOAK_LOAD=make), runs an exec storm and dlopen loops: RSS every 10 s, exit status,
 # drops in the summary (root)

@@ -463,23 +463,37 @@ int bpf_session__mmap_hooks(const struct bpf_session *s)
 	return s->mmap_hooks;
 }
 
-int bpf_session__add_row_chunk(struct bpf_session *s, uint32_t chunk)
+int bpf_session__add_row_chunks(struct bpf_session *s, uint32_t first, uint32_t n)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
-	int fd, err = 0;
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	uint32_t keys[CP_MAX_ROW_CHUNKS], made = 0, count = n;
+	int fds[CP_MAX_ROW_CHUNKS], outer, err = 0;
 
 	if (!s->unwind)
 		return -EOPNOTSUPP;
-	if (chunk >= CP_MAX_ROW_CHUNKS)
+	if (!n || first > CP_MAX_ROW_CHUNKS || n > CP_MAX_ROW_CHUNKS - first)
 		return -EINVAL;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cp_row_chunk", sizeof(__u32),
-			    sizeof(struct cp_unwind_row), CP_ROW_CHUNK_ROWS, &opts);
-	if (fd < 0)
-		return -errno;
-	/* the array of maps holds the chunk from here on */
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_chunks), &chunk, &fd, BPF_ANY))
-		err = -errno;
-	close(fd);
+	for (; made < n; made++) {
+		keys[made] = first + made;
+		fds[made] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cp_row_chunk", sizeof(__u32),
+					   sizeof(struct cp_unwind_row), CP_ROW_CHUNK_ROWS, &opts);
+		if (fds[made] < 0) {
+			err = -errno;
+			goto out;
+		}
+	}
+	/* the array of maps holds the chunks from here on */
+	outer = bpf_map__fd(s->skel->maps.unwind_chunks);
+	if (!bpf_map_update_batch(outer, keys, fds, &count, &bopts))
+		goto out;
+	/* a kernel without batched updates of arrays of maps: one at a time */
+	for (uint32_t i = 0; i < n && !err; i++)
+		if (bpf_map_update_elem(outer, &keys[i], &fds[i], BPF_ANY))
+			err = -errno;
+out:
+	for (uint32_t i = 0; i < made; i++)
+		close(fds[i]);
 	return err;
 }
 

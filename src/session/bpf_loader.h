@@ -42,10 +42,12 @@ int bpf_session__mmap_hooks(const struct bpf_session *s);
 
 /*
  * --unwind dwarf, the chunks of the unwind row store (shared.h, CP_ROW_CHUNK_ROWS): create
- * chunk i (zeroed) in the array of maps the walker searches; 0, -EINVAL (i out of range),
- * -EOPNOTSUPP without --unwind dwarf, or the kernel's -errno (-ENOMEM).
+ * chunks [first, first + n) (zeroed) in the array of maps the walker searches, in one batched
+ * update where the kernel has it (each update of an array of maps waits for an RCU grace
+ * period). 0, -EINVAL (out of range), -EOPNOTSUPP without --unwind dwarf, or the kernel's
+ * -errno (-ENOMEM); after an error some of them may be in, empty.
  */
-int bpf_session__add_row_chunk(struct bpf_session *s, uint32_t chunk);
+int bpf_session__add_row_chunks(struct bpf_session *s, uint32_t first, uint32_t n);
 
 /*
  * Copy rows to [off, off + n) of chunk i, through a mapping of only those pages, unmapped

@@ -142,9 +142,9 @@ static int put_object(void *ctx, const struct cp_obj_key *key, const struct cp_o
 	return bpf_session__put_object(ctx, key, t);
 }
 
-static int add_row_chunk(void *ctx, uint32_t chunk)
+static int add_row_chunks(void *ctx, uint32_t first, uint32_t n)
 {
-	return bpf_session__add_row_chunk(ctx, chunk);
+	return bpf_session__add_row_chunks(ctx, first, n);
 }
 
 static int write_row_chunk(void *ctx, uint32_t chunk, uint32_t off,
@@ -158,7 +158,7 @@ static int attach_tables(struct record *r)
 {
 	struct unwind_maps_stats st;
 	struct unwind_sink sink = {
-		.rows = {.add_chunk = add_row_chunk, .write = write_row_chunk, .ctx = r->bpf},
+		.rows = {.add_chunks = add_row_chunks, .write = write_row_chunk, .ctx = r->bpf},
 		.publish = publish_proc,
 		.put_object = put_object,
 		.ctx = r->bpf,

@@ -12,7 +12,7 @@ struct row_store *row_store__new(uint32_t cap, const struct row_store_ops *ops)
 {
 	struct row_store *rs;
 
-	if (!cap || !ops || !ops->add_chunk || !ops->write) {
+	if (!cap || !ops || !ops->add_chunks || !ops->write) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -35,13 +35,12 @@ static int grow(struct row_store *rs, uint32_t end)
 	uint32_t need = (uint32_t)(((uint64_t)end + CP_ROW_CHUNK_ROWS - 1) >> CP_ROW_CHUNK_SHIFT);
 	int err;
 
-	while (rs->chunks < need) {
-		err = rs->ops.add_chunk(rs->ops.ctx, rs->chunks);
-		if (err)
-			return err;
-		rs->chunks++;
-	}
-	return 0;
+	if (rs->chunks >= need)
+		return 0;
+	err = rs->ops.add_chunks(rs->ops.ctx, rs->chunks, need - rs->chunks);
+	if (!err)
+		rs->chunks = need;
+	return err;
 }
 
 int row_store__add(struct row_store *rs, const struct cp_unwind_row *rows, uint32_t n,

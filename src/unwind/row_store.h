@@ -16,8 +16,13 @@
 struct row_store;
 
 struct row_store_ops {
-	/* create chunk i (CP_ROW_CHUNK_ROWS zeroed rows) where the walker finds it; 0 or -errno */
-	int (*add_chunk)(void *ctx, uint32_t chunk);
+	/*
+	 * Create chunks [first, first + n) (CP_ROW_CHUNK_ROWS zeroed rows each) where the walker
+	 * finds them, at once: in BPF each change of the array of maps waits for an RCU grace
+	 * period (tens of ms on a loaded machine). 0 or -errno; after an error some of them may
+	 * exist, empty: they are asked for again.
+	 */
+	int (*add_chunks)(void *ctx, uint32_t first, uint32_t n);
 	/* copy rows to [off, off + n) of chunk (within it, created before); 0 or -errno */
 	int (*write)(void *ctx, uint32_t chunk, uint32_t off, const struct cp_unwind_row *rows,
 		     uint32_t n);

@@ -13,24 +13,36 @@
 struct fake {
 	struct cp_unwind_row *chunk[CP_MAX_ROW_CHUNKS];
 	uint32_t n_chunks;
-	int chunk_fail; /* add_chunk returns it */
+	uint32_t made;	/* chunks made by a failed add_chunks */
+	size_t n_adds;	/* add_chunks calls */
+	int chunk_fail; /* add_chunks returns it */
 	int write_fail; /* write returns it */
 	size_t n_writes;
 	uint32_t w_chunk[MAX_CALLS], w_off[MAX_CALLS], w_n[MAX_CALLS];
 };
 
-static int add_chunk(void *ctx, uint32_t i)
+static int add_chunks(void *ctx, uint32_t first, uint32_t n)
 {
 	struct fake *f = ctx;
 
-	if (f->chunk_fail)
+	f->n_adds++;
+	if (f->chunk_fail) {
+		/* one made before the failure: made again (empty) next time */
+		if (first < CP_MAX_ROW_CHUNKS && !f->chunk[first]) {
+			f->chunk[first] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
+			f->made = first + 1 > f->made ? first + 1 : f->made;
+		}
 		return f->chunk_fail;
+	}
 	/* chunks come in order, each once */
-	assert_int_equal(i, f->n_chunks);
-	assert_true(i < CP_MAX_ROW_CHUNKS);
-	f->chunk[i] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
-	assert_non_null(f->chunk[i]);
-	f->n_chunks++;
+	assert_int_equal(first, f->n_chunks);
+	assert_true(n >= 1 && first + n <= CP_MAX_ROW_CHUNKS);
+	for (uint32_t i = first; i < first + n; i++) {
+		free(f->chunk[i]);
+		f->chunk[i] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
+		assert_non_null(f->chunk[i]);
+	}
+	f->n_chunks = first + n;
 	return 0;
 }
 
@@ -53,7 +65,7 @@ static int write_rows(void *ctx, uint32_t i, uint32_t off, const struct cp_unwin
 
 static struct row_store *new_store(struct fake *f, uint32_t cap)
 {
-	struct row_store_ops ops = {.add_chunk = add_chunk, .write = write_rows, .ctx = f};
+	struct row_store_ops ops = {.add_chunks = add_chunks, .write = write_rows, .ctx = f};
 	struct row_store *rs;
 
 	memset(f, 0, sizeof(*f));
@@ -64,7 +76,7 @@ static struct row_store *new_store(struct fake *f, uint32_t cap)
 
 static void free_fake(struct fake *f)
 {
-	for (uint32_t i = 0; i < f->n_chunks; i++)
+	for (uint32_t i = 0; i < CP_MAX_ROW_CHUNKS; i++)
 		free(f->chunk[i]);
 }
 
@@ -105,10 +117,12 @@ static void test_lazy_and_across_chunks(void **state)
 	assert_int_equal(row_store__add(rs, a, a_n, &first), 0);
 	assert_int_equal(first, 0);
 	assert_int_equal(f.n_chunks, 1);
-	/* b spans the end of chunk 0, all of chunk 1 and the start of chunk 2 */
+	/* b spans the end of chunk 0, all of chunk 1 and the start of chunk 2: both new chunks
+	   made in one call */
 	assert_int_equal(row_store__add(rs, b, b_n, &first), 0);
 	assert_int_equal(first, a_n);
 	assert_int_equal(f.n_chunks, 3);
+	assert_int_equal(f.n_adds, 2);
 	assert_int_equal(f.n_writes, 4);
 	assert_int_equal(f.w_chunk[1], 0);
 	assert_int_equal(f.w_off[1], a_n);
@@ -181,6 +195,8 @@ static void test_failures_take_no_room(void **state)
 	row_store__stats(rs, &st);
 	assert_int_equal(st.used, 0);
 	assert_int_equal(st.chunks, 0);
+	/* the chunk made before the failure is asked for again */
+	assert_int_equal(f.made, 1);
 	f.chunk_fail = 0;
 	f.write_fail = -EIO;
 	assert_int_equal(row_store__add(rs, r, n, &first), -EIO);

@@ -83,16 +83,18 @@ static int publish(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
 	return 0;
 }
 
-static int add_chunk(void *ctx, uint32_t i)
+static int add_chunks(void *ctx, uint32_t first, uint32_t n)
 {
 	struct sink_state *s = ctx;
 
 	if (s->chunk_fail)
 		return s->chunk_fail;
-	assert_int_equal(i, s->n_chunks);
-	s->chunk[i] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
-	assert_non_null(s->chunk[i]);
-	s->n_chunks++;
+	assert_int_equal(first, s->n_chunks);
+	for (uint32_t i = first; i < first + n; i++) {
+		s->chunk[i] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
+		assert_non_null(s->chunk[i]);
+	}
+	s->n_chunks = first + n;
 	return 0;
 }
 
@@ -128,7 +130,7 @@ static struct unwind_sink make_sink(struct sink_state *s)
 {
 	memset(s, 0, sizeof(*s));
 	return (struct unwind_sink){
-		.rows = {.add_chunk = add_chunk, .write = write_rows, .ctx = s},
+		.rows = {.add_chunks = add_chunks, .write = write_rows, .ctx = s},
 		.publish = publish,
 		.put_object = put_object,
 		.ctx = s,
