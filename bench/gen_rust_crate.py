@@ -86,7 +86,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--deps", type=int, default=3)
     ap.add_argument("--modules", type=int, default=3, help="modules per crate")
-    ap.add_argument("--items", type=int, default=2, help="generic functions per module")
+    ap.add_argument("--items", type=int, default=4, help="generic functions per module")
     a = ap.parse_args()
     deps = ["cpdep%d" % d for d in range(a.deps)]
     members = ", ".join('"%s"' % d for d in deps)

@@ -122,20 +122,30 @@ struct {
  * The rows of every object's table: chunks of CP_ROW_CHUNK_ROWS rows that user space creates
  * as tables are loaded and fills through mmap (shared.h, CP_ROW_CHUNK_SHIFT).
  */
-struct cp_row_chunk {
+struct cp_row_chunk_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct cp_unwind_row);
-	__uint(max_entries, CP_ROW_CHUNK_ROWS);
+	/* sizes, not types: clang gives the types of an inner map only as declarations */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cp_row_chunk));
+	__uint(max_entries, 1);
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, CP_MAX_ROW_CHUNKS);
-	__array(values, struct cp_row_chunk);
+	__array(values, struct cp_row_chunk_map);
 } unwind_chunks SEC(".maps");
+
+/* Chunk c of the row store, or NULL. */
+static __always_inline struct cp_row_chunk *row_chunk(__u32 c)
+{
+	__u32 zero = 0;
+	void *m = bpf_map_lookup_elem(&unwind_chunks, &c);
+
+	return m ? bpf_map_lookup_elem(m, &zero) : NULL;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -647,19 +657,18 @@ int cp_sample(struct bpf_perf_event_data *ctx)
  */
 __noinline int cp_find_row(__u32 first, __u32 n, __u32 x, struct cp_unwind_row *out)
 {
-	__u32 lo = first, hi = first + n, mid, ci, c, off;
+	__u32 lo = first, hi = first + n, mid, ci, c;
 	struct cp_unwind_row *r, *found;
-	void *chunk;
+	struct cp_row_chunk *chunk;
 
 	if (!out || !n || n > CP_MAX_UNWIND_ROWS || first >= CP_MAX_UNWIND_ROWS)
 		return -1;
 	ci = lo >> CP_ROW_CHUNK_SHIFT;
-	chunk = bpf_map_lookup_elem(&unwind_chunks, &ci);
+	chunk = row_chunk(ci);
 	if (!chunk)
 		return -1;
-	off = lo & (CP_ROW_CHUNK_ROWS - 1);
-	r = bpf_map_lookup_elem(chunk, &off);
-	if (!r || r->pc > x)
+	r = &chunk->rows[lo & (CP_ROW_CHUNK_ROWS - 1)];
+	if (r->pc > x)
 		return -1;
 	found = r;
 	for (int i = 0; i < CP_UNWIND_ROW_STEPS + 1 && hi - lo > 1; i++) {
@@ -667,14 +676,11 @@ __noinline int cp_find_row(__u32 first, __u32 n, __u32 x, struct cp_unwind_row *
 		c = mid >> CP_ROW_CHUNK_SHIFT;
 		if (c != ci) {
 			ci = c;
-			chunk = bpf_map_lookup_elem(&unwind_chunks, &ci);
+			chunk = row_chunk(ci);
 			if (!chunk)
 				return -1;
 		}
-		off = mid & (CP_ROW_CHUNK_ROWS - 1);
-		r = bpf_map_lookup_elem(chunk, &off);
-		if (!r)
-			return -1;
+		r = &chunk->rows[mid & (CP_ROW_CHUNK_ROWS - 1)];
 		if (r->pc <= x) {
 			lo = mid;
 			found = r;

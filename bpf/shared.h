@@ -24,6 +24,11 @@
 /* Frames a STACK_TRACE map value may hold: kernel.perf_event_max_stack, 127 by default
  * (PERF_MAX_STACK_DEPTH; stack_map_alloc() refuses more with EINVAL). */
 #define CP_KLIMIT_STACK_FRAMES 127
+/*
+ * Largest value of an array map: KMALLOC_MAX_SIZE, 4 MiB on x86-64 (array_map_alloc_check()
+ * refuses larger values with E2BIG).
+ */
+#define CP_KLIMIT_ARRAY_VALUE (4u << 20)
 /* A ring buffer's size is a power of two and a multiple of the page size (ringbuf_map_alloc). */
 #define CP_KLIMIT_PAGE_SIZE 4096
 
@@ -49,7 +54,11 @@ _Static_assert((CP_MAX_USTACK_DEPTH & (CP_MAX_USTACK_DEPTH - 1)) == 0, "a mask b
  * array maps that user space creates as tables are loaded and enters in the array of maps
  * unwind_chunks (at index row >> CP_ROW_CHUNK_SHIFT): kernel memory grows with the tables, and
  * a table loaded mid-recording is never left out for a store sized when sampling started.
- * Row r of the store is element r & (CP_ROW_CHUNK_ROWS - 1) of chunk r >> CP_ROW_CHUNK_SHIFT.
+ * Row r of the store is row r & (CP_ROW_CHUNK_ROWS - 1) of chunk r >> CP_ROW_CHUNK_SHIFT. A
+ * chunk is an array of one element, all its rows (struct cp_row_chunk): the walker looks a
+ * chunk up once (a helper call: lookups in an inner map are not inlined) and reads rows
+ * within it directly; the element's bytes are those of CP_ROW_CHUNK_ROWS rows in a row, as
+ * user space writes them through mmap.
  */
 #define CP_UNWIND_ROW_STEPS 24
 #define CP_MAX_UNWIND_ROWS  (1u << CP_UNWIND_ROW_STEPS)
@@ -455,7 +464,11 @@ _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_off) == 4, "cp_unwin
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, rbp_off) == 8, "cp_unwind_row.rbp_off");
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_type) == 12, "cp_unwind_row.cfa_type");
 _Static_assert(CP_UNW_MAX <= 255, "cp_unwind_reason fits a __u8");
-_Static_assert(CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row) == 1u << 20, "1 MiB chunks");
+struct cp_row_chunk {
+	struct cp_unwind_row rows[CP_ROW_CHUNK_ROWS];
+};
+_Static_assert(sizeof(struct cp_row_chunk) == 1u << 20, "1 MiB chunks");
+_Static_assert(sizeof(struct cp_row_chunk) <= CP_KLIMIT_ARRAY_VALUE, "an array value");
 _Static_assert((CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row)) % CP_KLIMIT_PAGE_SIZE == 0,
 	       "a chunk is whole pages: user space writes it through mmap");
 

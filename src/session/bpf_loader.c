@@ -476,8 +476,9 @@ int bpf_session__add_row_chunks(struct bpf_session *s, uint32_t first, uint32_t 
 		return -EINVAL;
 	for (; made < n; made++) {
 		keys[made] = first + made;
+		/* one element, all the rows: the bytes of CP_ROW_CHUNK_ROWS rows in a row */
 		fds[made] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cp_row_chunk", sizeof(__u32),
-					   sizeof(struct cp_unwind_row), CP_ROW_CHUNK_ROWS, &opts);
+					   sizeof(struct cp_row_chunk), 1, &opts);
 		if (fds[made] < 0) {
 			err = -errno;
 			goto out;
