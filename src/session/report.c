@@ -121,6 +121,7 @@ static void unwind_left_out(const struct report *r)
 {
 	struct unwind_maps_stats us;
 	uint64_t want;
+	char act[96];
 
 	unwind_maps__stats(r->um, &us);
 	if (!us.objects_full)
@@ -128,20 +129,18 @@ static void unwind_left_out(const struct report *r)
 	want = rows_mib((uint64_t)us.rows + us.rows_full);
 	if (want <= r->o->max_unwind_mib)
 		want = r->o->max_unwind_mib + rows_mib(us.largest_full);
-	if (want > CP_MAX_UNWIND_ROWS * sizeof(struct cp_unwind_row) >> 20) {
-		pr_warn_more("unwind tables left out: %zu (%" PRIu64 " MiB, the largest %" PRIu64
-			     " MiB) did not fit in --max-unwind-memory %" PRIu64
-			     "; stacks through them may end early; run with "
-			     "--max-unwind-memory 256 to keep more",
-			     us.objects_full, rows_mib(us.rows_full), rows_mib(us.largest_full),
-			     r->o->max_unwind_mib);
-		return;
-	}
+	if (want > CP_MAX_UNWIND_ROWS * sizeof(struct cp_unwind_row) >> 20)
+		want = CP_MAX_UNWIND_ROWS * sizeof(struct cp_unwind_row) >> 20;
+	if (want > r->o->max_unwind_mib)
+		snprintf(act, sizeof(act), "run with --max-unwind-memory %" PRIu64 "%s", want,
+			 want < rows_mib((uint64_t)us.rows + us.rows_full) ? " to keep more" : "");
+	else
+		snprintf(act, sizeof(act), "that is the most --max-unwind-memory takes");
 	pr_warn_more("unwind tables left out: %zu (%" PRIu64 " MiB, the largest %" PRIu64
 		     " MiB) did not fit in --max-unwind-memory %" PRIu64
-		     "; stacks through them may end early; run with --max-unwind-memory %" PRIu64,
+		     "; stacks through them may end early; %s",
 		     us.objects_full, rows_mib(us.rows_full), rows_mib(us.largest_full),
-		     r->o->max_unwind_mib, want);
+		     r->o->max_unwind_mib, act);
 }
 
 /*
