@@ -131,10 +131,8 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 
 # bpf_loader.c and bpf_probe.c include the skeleton
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
-# the CPython walker's harness, loaded by its unit test
-$(O)/tests/unit/test_py_walk.o: $(GEN)/pywalk.skel.h
-# the Ruby walker's harness, loaded by its unit test
-$(O)/tests/unit/test_rb_walk.o: $(GEN)/rbwalk.skel.h
+# the walkers' harness, loaded by their unit tests
+$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o: $(GEN)/rtwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them
@@ -465,6 +463,16 @@ bench-stop: $(BIN)
 	$(Q)bench/stop.sh $(BIN) deadline $(STOP_SECONDS)
 STOP_SECONDS ?= 30
 .PHONY: bench-stop
+
+# system-wide at 999 Hz while make -j2 builds a copy of this tree, SYSTEM_ROUNDS rounds of
+# none / cpuprof / perf -g (+ perf script | bench/stackcollapse_perf.pl) interleaved: the build's
+# wall time, the profiler's CPU and peak RSS, medians and spreads; SELF_PROFILE=FILE adds a
+# recording of cpuprof by cpuprof during one more build (root)
+bench-system: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/system.sh $(BIN) $(SYSTEM_ROUNDS)
+SYSTEM_ROUNDS ?= 5
+.PHONY: bench-system
 
 # size and opening time (headless chromium) of HTML flame graphs of 5 000 to 200 000 stacks
 bench-html: $(BIN)
