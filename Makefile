@@ -324,6 +324,20 @@ $(O)/fixtures/fix_signal: tests/fixtures/fix_signal.c tests/fixtures/fixture.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
+# fix_dlopen_big dlopen()s libcpfix_big.so, whose unwind table has 1.28 M rows (20 MiB in BPF):
+# more than a row array sized at start left for code mapped later (t_unwind_grow.sh)
+NOFP_FIXTURES += $(O)/fixtures/fix_dlopen_big $(O)/fixtures/libcpfix_big.so
+$(O)/fixtures/fix_dlopen_big: tests/fixtures/fix_dlopen.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-DCP_FIX_LIB='"libcpfix_big.so"' -o $@ $< -ldl
+
+$(O)/fixtures/libcpfix_big.so: tests/fixtures/libcpfix_big.S
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -fPIC -shared -o $@ $<
+
 fixtures: $(NOFP_FIXTURES)
 
 # ---- unwind tables: fixtures of test_unwind_table ------------------------------------------
@@ -426,6 +440,13 @@ bench-line-check: $(O)/tests/test_line_table
 bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
+
+# cpuprof record -- cargo build --release of a generated crate with a few path dependencies:
+# share of user stacks complete and rustc's frames named (BENCH_OLD=path/to/cpuprof compares)
+bench-cargo: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/cargo.sh $(BIN) build/bench/cargo
+.PHONY: bench-cargo
 
 # 10 minutes of system-wide recording at 999 Hz while the machine compiles (or rebuilds this
 # tree: SOAK_LOAD=make), runs an exec storm and dlopen loops: RSS every 10 s, exit status,

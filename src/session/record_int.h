@@ -36,9 +36,6 @@
  */
 #define CP_SPILL_AFTER (1u << 15)
 
-/* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
-#define CP_UNWIND_ROOM_ROWS (1u << 20)
-
 enum stop_reason {
 	STOP_NONE = 0,
 	STOP_DURATION,
