@@ -281,6 +281,8 @@ static bool fhash_id_eq(const void *ctx, uint32_t id, const void *key)
 
 /* In-memory interning, the frame's strings interned first. */
 static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint32_t *id);
+/* On disk, f's strings already by the rule for foreign text. */
+static int intern_frame_disk_safe(struct profile *p, const struct prof_frame *f, uint32_t *id);
 
 struct load_ctx {
 	struct profile *p;
@@ -305,12 +307,21 @@ static int load_frame(void *ctx, const struct log_frame *lf)
 		.column = lf->column,
 		.start_line = lf->start_line,
 	};
+	struct profile *p = lc->p;
 	uint32_t id;
-	int err = intern_frame_mem(lc->p, &f, &id);
+	int err = intern_frame_mem(p, &f, &id);
 
-	/* the log holds distinct frames only, so each one is new, and keeps its id */
-	if (!err && id != lc->next)
-		err = -EIO;
+	/*
+	 * the log holds distinct frames, so each one is new and keeps its id; one that interns as
+	 * an earlier one (names cut at 1 MiB in the log) keeps its id too, as a copy of it
+	 */
+	if (!err && id != lc->next) {
+		if (id > lc->next ||
+		    grow((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof(*p->frames)))
+			err = id > lc->next ? -EIO : -ENOMEM;
+		else
+			p->frames[p->n_frames++] = p->frames[id];
+	}
 	lc->next++;
 	return err;
 }
@@ -377,8 +388,44 @@ static struct log_frame to_log(const struct prof_frame *f)
 	};
 }
 
-/* With the frames on disk: one more if new (only its hash stays in memory). */
+/*
+ * s as intern() keeps it: by the rule for foreign text. *tmp: what to free (NULL when s is
+ * already so). NULL on ENOMEM.
+ */
+static const char *safe_str(const char *s, char **tmp)
+{
+	*tmp = NULL;
+	if (!s || utf8safe_ok(s))
+		return s;
+	*tmp = utf8safe_dup(s);
+	return *tmp;
+}
+
+/*
+ * With the frames on disk: one more if new (only its hash stays in memory). The hash and the
+ * log see the strings as the read-back interns them (safe_str): two frames that differ only
+ * in bytes the rule replaces are one frame, on disk as in memory (else the read-back found
+ * two frames that intern as one, and every frame after them was lost).
+ */
 static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	struct prof_frame sf = *f;
+	char *tmp[4];
+	int err = -ENOMEM;
+
+	sf.name = safe_str(f->name, &tmp[0]);
+	sf.module = safe_str(f->module, &tmp[1]);
+	sf.mangled = safe_str(f->mangled, &tmp[2]);
+	sf.file = safe_str(f->file, &tmp[3]);
+	if (sf.name && (sf.module || !f->module) && (sf.mangled || !f->mangled) &&
+	    (sf.file || !f->file))
+		err = intern_frame_disk_safe(p, &sf, id);
+	for (int i = 0; i < 4; i++)
+		free(tmp[i]);
+	return err;
+}
+
+static int intern_frame_disk_safe(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
 	struct fhash h = frame_content_hash(f);
 	const struct log_frame lf = to_log(f);
@@ -629,9 +676,16 @@ size_t profile__n_mappings(const struct profile *p)
 	return p->n_maps;
 }
 
+/* What profile__mapping gives for an id it does not know: a mapping of nothing known. */
+static const struct prof_mapping mapping_unknown = {
+	.kind = PMAP_UNKNOWN,
+	.path = PROFILE_MAPPING_UNKNOWN,
+	.build_id = "",
+};
+
 const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id)
 {
-	return id < p->n_maps ? &p->maps[id] : NULL;
+	return id < p->n_maps ? &p->maps[id] : &mapping_unknown;
 }
 
 size_t profile__n_samples(const struct profile *p)
@@ -639,9 +693,12 @@ size_t profile__n_samples(const struct profile *p)
 	return p->n_samples;
 }
 
+/* What profile__sample gives for an index past the last: no stack, no count. */
+static const struct prof_sample sample_none = {.comm = "", .thread = ""};
+
 const struct prof_sample *profile__sample(const struct profile *p, size_t i)
 {
-	return i < p->n_samples ? &p->samples[i] : NULL;
+	return i < p->n_samples ? &p->samples[i] : &sample_none;
 }
 
 size_t profile__n_frames(const struct profile *p)

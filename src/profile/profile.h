@@ -90,6 +90,11 @@ void profile__free(struct profile *p); /* NULL-safe */
 /* Intern a mapping (strings are copied); its id in *id. 0 or -ENOMEM. */
 int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id);
 size_t profile__n_mappings(const struct profile *p);
+/*
+ * Mapping id; never NULL: an id out of range gives a mapping of kind PMAP_UNKNOWN, path
+ * PROFILE_MAPPING_UNKNOWN, shared by all such ids.
+ */
+#define PROFILE_MAPPING_UNKNOWN "[unknown]"
 const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id);
 
 /*
@@ -106,6 +111,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count);
 
 size_t profile__n_samples(const struct profile *p);
+/* Sample i; never NULL: past the last, a sample of no stack and count 0 (comm and thread ""). */
 const struct prof_sample *profile__sample(const struct profile *p, size_t i);
 size_t profile__n_frames(const struct profile *p);
 /*
