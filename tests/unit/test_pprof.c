@@ -451,6 +451,90 @@ static void test_big_gzip(void **state)
 }
 
 /*
+ * A profile whose every part is many pieces of 256 KiB (30000 frames of distinct long names,
+ * each the leaf of a sample): the pieces join into one valid message, every location, function
+ * and name once, and the gzip file holds the same bytes.
+ */
+static void test_pieces(void **state)
+{
+	enum { N = 30000 };
+	struct profile *p = profile__new();
+	struct prof_mapping exe = {.pid = 9,
+				   .kind = PMAP_FILE,
+				   .start = 0x1000,
+				   .limit = 0x10000000,
+				   .path = "/bin/wide"};
+	struct pb msg = PB_INIT;
+	struct field *top;
+	size_t n_top, n_names = 0;
+	char name[64], *buf = NULL;
+	bool *seen = calloc(N, 1);
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	z_stream zs = {0};
+	unsigned char *out;
+	uint32_t m;
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(seen);
+	assert_int_equal(profile__intern_mapping(p, &exe, &m), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		struct prof_frame fr = {.name = name,
+					.addr = 0x1000 + (uint64_t)i * 16,
+					.kind = FRAME_USER,
+					.named = true,
+					.mapping = m + 1};
+		uint32_t id;
+
+		snprintf(name, sizeof(name), "a_function_with_a_rather_long_name_%06u", i);
+		assert_int_equal(profile__intern_frame(p, &fr, &id), 0);
+		assert_int_equal(profile__add(p, 9, 0, "wide", "", &id, 1, i % 5 + 1), 0);
+	}
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	top = fields(msg.buf, msg.len, &n_top);
+	for (size_t i = 0; i < n_top; i++) {
+		unsigned int k;
+
+		if (top[i].num != 6 || top[i].len != 41 ||
+		    sscanf((const char *)top[i].p, "a_function_with_a_rather_long_name_%6u", &k) !=
+			    1)
+			continue;
+		assert_true(k < N && !seen[k]);
+		seen[k] = true;
+		n_names++;
+	}
+	assert_int_equal(n_names, N);
+	{
+		struct decoded d = {.top = top, .n_top = n_top};
+
+		assert_int_equal(count_top(&d, 2), N); /* samples */
+		assert_int_equal(count_top(&d, 4), N); /* locations */
+		assert_int_equal(count_top(&d, 5), N); /* functions */
+		assert_int_equal(count_top(&d, 3), 1); /* the mapping */
+	}
+	assert_int_equal(pprof_write(p, &meta, f), 0);
+	fclose(f);
+	out = malloc(msg.len + 1);
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)msg.len + 1;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, msg.len);
+	assert_memory_equal(out, msg.buf, msg.len);
+	inflateEnd(&zs);
+	free(out);
+	free(buf);
+	free(top);
+	free(seen);
+	pb_free(&msg);
+	profile__free(p);
+}
+
+/*
  * Strings the writer adds itself (the command line names the user's program, whatever its
  * name) are valid too: protobuf decoders refuse a whole profile for one invalid string.
  */
@@ -480,9 +564,8 @@ static void test_hostile_header(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_structure),
-		cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_big_gzip),
+		cmocka_unit_test(test_structure),      cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_big_gzip),       cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_hostile_header),
 	};
 
