@@ -447,16 +447,40 @@ static void encode_mapping(struct enc *e, uint32_t pm)
 	pb_close(b, at);
 }
 
+/* A shared library's name, as pprof tells one (its libRx: ".so" at the end or before ".N"/"_N"). */
+static bool is_library(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	for (so = strstr(base ? base : path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
+			return true;
+	return false;
+}
+
+/*
+ * What pprof takes for the main executable is the first mapping: file mappings of programs
+ * first, then libraries, then what is no file ([vdso], JIT code), the kernel last.
+ */
+static int mapping_rank(const struct prof_mapping *m)
+{
+	if (m->kind == PMAP_KERNEL)
+		return 3;
+	if (m->kind != PMAP_FILE)
+		return 2;
+	return is_library(m->path) ? 1 : 0;
+}
+
 static int cmp_mappings(const void *pa, const void *pb, void *ctx)
 {
 	const struct profile *p = ctx;
 	const struct prof_mapping *a = profile__mapping(p, *(const uint32_t *)pa);
 	const struct prof_mapping *b = profile__mapping(p, *(const uint32_t *)pb);
+	int ra = mapping_rank(a), rb = mapping_rank(b);
 
-	/* the main executable first by pprof's convention: lowest pid, lowest address; kernel last
-	 */
-	if ((a->kind == PMAP_KERNEL) != (b->kind == PMAP_KERNEL))
-		return a->kind == PMAP_KERNEL ? 1 : -1;
+	/* then the lowest pid, the lowest address */
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->start != b->start)

@@ -535,6 +535,78 @@ static void test_pieces(void **state)
 }
 
 /*
+ * The first mapping is what pprof takes for the main program: a program's file before the
+ * libraries (ld.so and libc.so.6 at lower pids and addresses), [vdso] (pid 0, address 0 in
+ * its own addresses) after them, the kernel last.
+ */
+static void test_main_mapping_first(void **state)
+{
+	static const struct prof_mapping maps[] = {
+		{.pid = 0, .kind = PMAP_VDSO, .start = 0, .limit = 0x2000, .path = "[vdso]"},
+		{.pid = 0,
+		 .kind = PMAP_FILE,
+		 .start = 0x1000,
+		 .limit = 0x27000,
+		 .offset = 0x1000,
+		 .path = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+		{.pid = 0,
+		 .kind = PMAP_KERNEL,
+		 .start = 0xffff800000000000,
+		 .limit = UINT64_MAX,
+		 .path = "[kernel.kallsyms]"},
+		{.pid = 1,
+		 .kind = PMAP_FILE,
+		 .start = 0x26000,
+		 .limit = 0x17c000,
+		 .offset = 0x26000,
+		 .path = "/usr/lib/libc.so.6"},
+		{.pid = 2,
+		 .kind = PMAP_FILE,
+		 .start = 0x2f000,
+		 .limit = 0x100000,
+		 .offset = 0x2f000,
+		 .path = "/usr/bin/bash"},
+	};
+	static const char *const want[] = {"/usr/bin/bash",
+					   "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+					   "/usr/lib/libc.so.6", "[vdso]", "[kernel.kallsyms]"};
+	struct profile *p = profile__new();
+	struct pb msg = PB_INIT;
+	struct decoded d;
+	uint32_t st[5];
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 5; i++) {
+		struct prof_frame fr = {.name = "f",
+					.addr = maps[i].start + 0x10,
+					.kind = FRAME_USER,
+					.named = true};
+		uint32_t m;
+
+		assert_int_equal(profile__intern_mapping(p, &maps[i], &m), 0);
+		fr.mapping = m + 1;
+		fr.kind = maps[i].kind == PMAP_KERNEL ? FRAME_KERNEL : FRAME_USER;
+		assert_int_equal(profile__intern_frame(p, &fr, &st[i]), 0);
+	}
+	assert_int_equal(profile__add(p, 2, 0, "bash", "", st, 5, 1), 0);
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	decode(&d, &msg);
+	assert_int_equal(count_top(&d, 3), 5);
+	for (size_t k = 0; k < 5; k++) {
+		size_t n;
+		struct field *m = sub(&d, 3, k, &n);
+
+		assert_int_equal(get_u(m, n, 1), k + 1);
+		assert_string_equal(str(&d, get_u(m, n, 5)), want[k]);
+		free(m);
+	}
+	decoded_free(&d);
+	pb_free(&msg);
+	profile__free(p);
+}
+
+/*
  * Strings the writer adds itself (the command line names the user's program, whatever its
  * name) are valid too: protobuf decoders refuse a whole profile for one invalid string.
  */
@@ -566,7 +638,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_structure),      cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_big_gzip),       cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_hostile_header),
+		cmocka_unit_test(test_hostile_header), cmocka_unit_test(test_main_mapping_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
