@@ -39,6 +39,7 @@ static struct field *fields(const uint8_t *p, size_t len, size_t *n)
 {
 	const uint8_t *end = p + len;
 	struct field *v = NULL;
+	size_t cap = 0;
 
 	*n = 0;
 	while (p < end) {
@@ -55,7 +56,11 @@ static struct field *fields(const uint8_t *p, size_t len, size_t *n)
 		} else {
 			fail_msg("unexpected wire type %d", (int)(key & 7));
 		}
-		v = realloc(v, (*n + 1) * sizeof(*v));
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(v, cap * sizeof(*v));
+			assert_non_null(v);
+		}
 		v[(*n)++] = f;
 	}
 	return v;
