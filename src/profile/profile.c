@@ -46,6 +46,7 @@ struct profile {
 	size_t cap_fh;
 	int frame_err;	       /* why the frames came back to memory early, 0 if they did not */
 	const char *names[64]; /* process and thread names interned lately, by hash */
+	bool sealed;	       /* profile__seal: nothing is added any more, no index kept */
 };
 
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
@@ -503,7 +504,7 @@ static int frames_out(struct profile *p)
 
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
-	if (f->mapping > p->n_maps)
+	if (f->mapping > p->n_maps || p->sealed)
 		return -EINVAL;
 	if (p->spill_dir && !p->flog && !p->frame_err && p->n_frames >= p->spill_after) {
 		p->frame_err = frames_out(p);
@@ -619,6 +620,8 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	const uint32_t *copy;
 	uint32_t h;
 
+	if (p->sealed)
+		return -EINVAL;
 	if (!ns.comm || !ns.thread)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nframes; i++)
@@ -651,6 +654,9 @@ int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uin
 	struct prof_mapping nm = *m;
 	struct idslot *sl;
 	bool found;
+
+	if (p->sealed)
+		return -EINVAL;
 	uint32_t h;
 
 	nm.path = intern(p, m->path);
@@ -852,6 +858,8 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	struct idtable idx = {.cap = 64};
 	size_t n = 0, merged = 0;
 
+	if (p->sealed)
+		return -EINVAL;
 	/* room for every sample at a load of at most a half (idtable_reserve's): the loop below
 	 * cannot fail, and the index is no bigger than one grown sample by sample */
 	while (idx.cap < 2 * (p->n_samples + 1))
@@ -893,6 +901,8 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 
 int profile__spill_to(struct profile *p, const char *dir, size_t after)
 {
+	if (p->sealed)
+		return -EINVAL;
 	if (p->runs)
 		return 0;
 	p->spill_dir = strdup(dir && *dir ? dir : "/tmp");
@@ -935,6 +945,18 @@ int profile__unspill(struct profile *p)
 	sample_runs__free(p->runs);
 	p->runs = NULL;
 	return err;
+}
+
+int profile__seal(struct profile *p)
+{
+	if (p->flog || p->runs)
+		return -EBUSY;
+	idtable_free(&p->fidx);
+	idtable_free(&p->sidx);
+	idtable_free(&p->kidx);
+	idtable_free(&p->midx);
+	p->sealed = true;
+	return 0;
 }
 
 void profile__spill_sizes(const struct profile *p, struct profile_spill *ps)

@@ -161,6 +161,14 @@ int profile__spill_to(struct profile *p, const char *dir, size_t after);
  */
 int profile__unspill(struct profile *p);
 
+/*
+ * The profile is complete: its indexes, which find an equal frame, mapping, stack or sample
+ * when one is added (tens of MB in a long system-wide recording), go before the writers run.
+ * Adding, interning, merging and spilling are -EINVAL from then on; the accessors are as
+ * before. 0, or -EBUSY while something is on disk (call profile__unspill first).
+ */
+int profile__seal(struct profile *p);
+
 struct profile_spill {
 	uint64_t records, bytes; /* samples on disk: records (a key once per run), bytes */
 	size_t runs;

@@ -1090,6 +1090,8 @@ static int read_back(struct record *r)
 		pr_warn("cannot read back some frames kept on disk (%s): they are named "
 			"\"[frame lost: ...]\"",
 			strerror(-after.frame_err));
+	/* complete: the indexes go before the writers (-EBUSY keeps them: nothing to say) */
+	profile__seal(r->prof);
 	return CP_EXIT_OK;
 }
 

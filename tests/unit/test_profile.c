@@ -93,6 +93,25 @@ static void test_merge_samples(void **state)
 	assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 3), 0);
 	assert_int_equal(profile__n_samples(p), 6);
 	assert_int_equal(profile__total(p), 21);
+	{
+		size_t n = profile__n_samples(p);
+		uint64_t total = profile__total(p);
+
+		/* sealed: nothing more is added, what is there reads the same */
+		assert_int_equal(profile__seal(p), 0);
+		assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 5), -EINVAL);
+		assert_int_equal(
+			profile__intern_frame(p, &(struct prof_frame){.name = "x"}, &st[0]),
+			-EINVAL);
+		assert_int_equal(
+			profile__intern_mapping(p, &(struct prof_mapping){.path = "/x"}, &st[0]),
+			-EINVAL);
+		assert_int_equal(profile__n_samples(p), n);
+		assert_int_equal(profile__total(p), total);
+		assert_int_equal(profile__sample(p, 0)->count, 12);
+		assert_string_equal(profile__frame(p, profile__sample(p, 0)->frames[2])->name,
+				    "leaf");
+	}
 	profile__free(p);
 }
 

@@ -437,7 +437,10 @@ static void test_frame_on_disk(void **state)
 	assert_int_equal(f->kind, FRAME_PSEUDO);
 	assert_null(f->module);
 	assert_null(f->file);
+	/* not sealed while a frame is on disk */
+	assert_int_equal(profile__seal(p), -EBUSY);
 	assert_int_equal(profile__unspill(p), 0);
+	assert_int_equal(profile__seal(p), 0);
 	assert_string_equal(profile__frame(p, id)->name, "f8192");
 	assert_string_equal(profile__frame(p, id)->module, "mod");
 	assert_string_equal(profile__frame(p, id + 1)->name, PROFILE_FRAME_NOT_IN_MEMORY);
