@@ -32,8 +32,7 @@
 #include "proc/proc_status.h"
 #include "session/record.h"
 #include "session/record_int.h"
-#include "session/record_py.h"
-#include "session/record_rb.h"
+#include "session/record_rt.h"
 #include "session/report.h"
 #include "symbol/demangle.h"
 #include "symbol/perfmap.h"
@@ -84,8 +83,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		else
 			load_unwind(r, ev->pid, ev->gen);
 		if (!err) {
-			record_py_new(r, ev->pid, ev->gen);
-			record_rb_new(r, ev->pid, ev->gen);
+			record_rt_new(r, ev->pid, ev->gen);
 		}
 		return 0;
 	}
@@ -124,8 +122,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	else
 		load_unwind(r, ev->pid, ev->gen);
 	if (!err) {
-		record_py_new(r, ev->pid, ev->gen);
-		record_rb_new(r, ev->pid, ev->gen);
+		record_rt_new(r, ev->pid, ev->gen);
 	}
 	return 0;
 }
@@ -278,10 +275,13 @@ static int event_loop(struct record *r)
 		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
 			return r->progfd < 0 ? r->progfd : -errno;
 	}
-	if (r->py || r->rb_rec) {
-		/* --python, --ruby: interpreters not ready at exec, stacks to name while they live
+	if (r->rt) {
+		/*
+		 * --python, --ruby: interpreters not ready at exec (tried again at each tick: a
+		 * 0.1 s script is over before a slower one finds it), stacks to name while they
+		 * live (every RT_NAME_TICKS-th tick: record_rt.c)
 		 */
-		r->pyfd = arm_timer(250, 250);
+		r->pyfd = arm_timer(RT_TICK_MS, RT_TICK_MS);
 		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
 			return r->pyfd < 0 ? r->pyfd : -errno;
 	}
@@ -320,10 +320,8 @@ static int event_loop(struct record *r)
 				if (err)
 					return err;
 			} else if (fd == r->pyfd) {
-				if (read(fd, &ticks, sizeof(ticks)) > 0) {
-					record_py_tick(r);
-					record_rb_tick(r);
-				}
+				if (read(fd, &ticks, sizeof(ticks)) > 0)
+					record_rt_timer(r);
 			} else {
 				target_exited(r, fd);
 			}
@@ -504,11 +502,9 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 		.max_depth = r->max_depth,
 		.hurry = r->draining ? naming_hurried : drain_requests,
 		.hurry_ctx = r,
-		.py_proc = r->py ? record_py_proc : NULL,
-		.py_name = record_py_name,
-		.rb_proc = r->rb_rec ? record_rb_proc : NULL,
-		.rb_name = record_rb_name,
-		.py_ctx = r,
+		.rt_proc = r->rt ? record_rt_proc : NULL,
+		.rt_name = record_rt_name,
+		.rt_ctx = r,
 		.cache = r->names,
 		.jobs = r->jobs,
 	};
@@ -542,8 +538,7 @@ static int take_set(struct record *r)
 	if (err)
 		return err;
 	/* --python: name the set's code objects now, while their processes may still live */
-	record_py_tick(r);
-	record_rb_tick(r);
+	record_rt_tick(r);
 	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
 		bpf_copy__free(c);
 		return -ENOMEM;
@@ -706,8 +701,7 @@ static void release_gone(struct record *r)
 	 */
 	if (r->n_forget >= FORGET_AT) {
 		qsort(r->forget, r->n_forget, sizeof(*r->forget), cmp_u64);
-		record_py_forget(r, r->forget, r->n_forget);
-		record_rb_forget(r, r->forget, r->n_forget);
+		record_rt_forget(r, r->forget, r->n_forget);
 		r->n_forget = 0;
 	}
 }
@@ -835,10 +829,8 @@ static int drain(struct record *r)
 		 (double)(t2 - t1) / 1e9);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
-	if (!err && r->py)
-		err = bpf_session__read_py_stats(r->bpf, r->py_stats);
 	if (!err)
-		err = record_rb_read_stats(r);
+		err = record_rt_read_stats(r);
 	if (!err)
 		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
 			"was filling "
@@ -867,33 +859,6 @@ static int drain(struct record *r)
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
-
-/* -v: how the Python walks went (enum cp_py_end, enum cp_py_stat). */
-static void py_summary(const struct record *r)
-{
-	static const char *const names[CP_PY_STAT_MAX] = {
-		[CP_PY_END_OK] = "whole",
-		[CP_PY_END_NO_PROC] = "no CPython",
-		[CP_PY_END_NO_TSTATE] = "no Python thread",
-		[CP_PY_END_TRUNCATED] = "truncated",
-		[CP_PY_END_READ] = "unreadable",
-		[CP_PY_END_BAD_CODE] = "bad code object",
-		[CP_PY_STAT_FULL] = "lost (map full)",
-		[CP_PY_STAT_COLLISION] = "lost (collision)",
-		[CP_PY_STAT_TAILCALL] = "tail call failed",
-	};
-	char buf[512];
-	size_t n = 0;
-
-	for (int i = 0; i < CP_PY_STAT_MAX && n < sizeof(buf); i++)
-		if (r->py_stats[i])
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s %" PRIu64,
-					      n ? "," : "", names[i], r->py_stats[i]);
-	/* no CPython was sampled: nothing to say */
-	if (n)
-		pr_info("Python walks:%s; %" PRIu64 " samples with Python frames", buf,
-			r->agg.py_stacks);
-}
 
 static void fill_report(const struct record *r, struct report *rep)
 {
@@ -1203,19 +1168,13 @@ static int record_session(struct record *r)
 	rc = record_prepare_targets(r);
 	if (rc)
 		return rc;
-	if (record_rb_init(r)) {
-		pr_err("cannot set up the Ruby walker: %s", strerror(ENOMEM));
-		return CP_EXIT_FAILURE;
-	}
-	if (record_py_init(r)) {
-		pr_err("cannot set up the Python walker: %s", strerror(ENOMEM));
+	if (record_rt_init(r)) {
+		pr_err("cannot set up the interpreter walkers: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;
 	}
 	/* the processes read before sampling, generation 0 */
-	for (size_t i = 0; r->py && i < r->pre.procs; i++)
-		record_py_later(r, (uint32_t)r->pre.pids[i], 0);
-	for (size_t i = 0; r->rb_rec && i < r->pre.procs; i++)
-		record_rb_later(r, (uint32_t)r->pre.pids[i], 0);
+	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
+		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
 	STOP_POINT(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {
@@ -1307,9 +1266,7 @@ static int record_session(struct record *r)
 		ts_diff(&r->t_stop, &t_named), cpu_named - r->cpu_stop,
 		ts_diff(&t_named, &t_written), cpu_seconds() - cpu_named);
 	report_summary(&rep, r->n_outs);
-	if (r->py)
-		py_summary(r);
-	record_rb_summary(r);
+	record_rt_summary(r);
 	return CP_EXIT_OK;
 }
 
@@ -1371,8 +1328,7 @@ int record_run(const struct cp_options *opts)
 	symbolizer__free(r.sym);
 	proc_snapshot__free(r.snap);
 	profile__free(r.prof);
-	record_py_free(&r);
-	record_rb_free(&r);
+	record_rt_free(&r);
 	name_cache__free(r.names);
 	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
 		close_fd(r.pidfds[i]);

@@ -120,11 +120,9 @@ struct record {
 	const char *phase; /* what the drain does now, or NULL (-vv: what a stop waited for) */
 	uint64_t *forget;  /* released processes (pid << 32 | gen) whose interpreter names go */
 	size_t n_forget, cap_forget;
-	struct record_py *py; /* --python (record_py.c); NULL when off */
+	struct record_rt *rt; /* the interpreters (record_rt.c); NULL when none is on */
 	int pyfd;	      /* its timer */
-	uint64_t py_stats[CP_PY_STAT_MAX];
-	struct record_rb *rb_rec; /* --ruby (record_rb.c); NULL when off; ticks with pyfd */
-	uint64_t rb_stats[CP_RB_STAT_MAX];
+	uint64_t rt_stats[CP_RT_STATS];
 	/*
 	 * The watch: a thread that stops the sampling events at the end of -d or when a stop
 	 * signal is pending, even while this thread names a long backlog on a starved machine.
