@@ -443,6 +443,16 @@ bench-stop: $(BIN)
 STOP_SECONDS ?= 30
 .PHONY: bench-stop
 
+# system-wide at 999 Hz while make -j2 builds a copy of this tree, SYSTEM_ROUNDS rounds of
+# none / cpuprof / perf -g (+ perf script | bench/stackcollapse_perf.pl) interleaved: the build's
+# wall time, the profiler's CPU and peak RSS, medians and spreads; SELF_PROFILE=FILE adds a
+# recording of cpuprof by cpuprof during one more build (root)
+bench-system: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/system.sh $(BIN) $(SYSTEM_ROUNDS)
+SYSTEM_ROUNDS ?= 5
+.PHONY: bench-system
+
 # size and opening time (headless chromium) of HTML flame graphs of 5 000 to 200 000 stacks
 bench-html: $(BIN)
 	$(Q)bench/html.sh $(BIN) build/bench
