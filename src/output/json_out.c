@@ -355,8 +355,8 @@ static const char *func_keyname(const struct jfunc *f)
 
 static uint32_t func_hash(const struct jfunc *f)
 {
-	uint32_t h = idtable_hash(IDTABLE_SEED, &(uint32_t){(uint32_t)f->kind << 1 | f->inlined},
-				  sizeof(uint32_t));
+	uint32_t kind = (uint32_t)f->kind << 1 | f->inlined;
+	uint32_t h = idtable_hash(IDTABLE_SEED, &kind, sizeof(kind));
 	const char *v[3] = {func_keyname(f), f->module, f->file};
 
 	for (int i = 0; i < 3; i++)
