@@ -27,16 +27,12 @@ lengths() {
 		/^\}/ && start { printf "%s:%d %d %s\n", f, sigline, FNR - start + 1, name; start = 0 }
 	' "$1"
 }
-bad=0
-for f in "${files[@]}"; do
-	[ -f "$f" ] || continue
-	while read -r where len name; do
-		if [ "$list" = 1 ]; then
-			echo "$len $name $where"
-		elif [ "$len" -gt "$MAX" ]; then
-			echo "check-func-length: $where: $name is $len lines (at most $MAX)" >&2
-			bad=$((bad + 1))
-		fi
-	done < <(lengths "$f")
-done | { [ "$list" = 1 ] && sort -rn || cat; }
-exit "${PIPESTATUS[0]}"
+all=$(for f in "${files[@]}"; do [ -f "$f" ] && lengths "$f"; done)
+if [ "$list" = 1 ]; then
+	awk 'NF { print $2, $3, $1 }' <<<"$all" | sort -rn
+	exit 0
+fi
+bad=$(awk -v max="$MAX" 'NF && $2 > max {
+	printf "check-func-length: %s: %s is %d lines (at most %d)\n", $1, $3, $2, max; n++
+} END { exit n > 0 }' <<<"$all" >&2; echo $?)
+[ "$bad" -eq 0 ]

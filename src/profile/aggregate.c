@@ -341,6 +341,21 @@ static int intern_chain(struct agg *a, const struct sym_place *pl, bool kernel, 
 	return 0;
 }
 
+/* An address named before (this drain or an earlier one): its frames from the cache. */
+static int use_cached(struct agg *a, struct named_addr *na, const struct cached_name *cn,
+		      bool kernel)
+{
+	if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + cn->n, sizeof(*a->pool)))
+		return -ENOMEM;
+	na->first = (uint32_t)a->n_pool;
+	na->n = cn->n;
+	na->entry = cn->entry;
+	na->known = !kernel;
+	memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
+	a->n_pool += cn->n;
+	return 0;
+}
+
 /*
  * Name one address: the frame chain, interned, root first, into a->pool. An address of an
  * object (or the kernel) is named once per profile (a->nc): its frames carry the object's
@@ -364,18 +379,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 			return err;
 	}
 	cn = pl.object ? cache_find(a->nc, pl.object, pl.vaddr, na->leaf) : NULL;
-	if (cn) {
-		if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + cn->n,
-			       sizeof(*a->pool)))
-			return -ENOMEM;
-		na->first = (uint32_t)a->n_pool;
-		na->n = cn->n;
-		na->entry = cn->entry;
-		na->known = !kernel;
-		memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
-		a->n_pool += cn->n;
-		return 0;
-	}
+	if (cn)
+		return use_cached(a, na, cn, kernel);
 again:
 	faults = fmap_fault_count();
 	if (kernel) {
@@ -859,9 +864,9 @@ static int add_count(struct agg *a, const struct cp_count_key *k, uint64_t count
 #define PREFETCH_CHUNK 256
 #define COUNT_CHUNK    256
 /* One count notes at most this many addresses past a chunk's PREFETCH_CHUNK. */
-#define CHUNK_ROOM                                                                                 \
-	(PREFETCH_CHUNK + (CP_MAX_USTACK_DEPTH > CP_MAX_STACK_DEPTH ? CP_MAX_USTACK_DEPTH          \
-								    : CP_MAX_STACK_DEPTH))
+#define CHUNK_ROOM        \
+	(PREFETCH_CHUNK + \
+	 (CP_MAX_USTACK_DEPTH > CP_MAX_STACK_DEPTH ? CP_MAX_USTACK_DEPTH : CP_MAX_STACK_DEPTH))
 
 struct todo {
 	uint32_t pid, gen;

@@ -82,8 +82,8 @@ struct aggregate_stats {
 	 * sample taken; with --comm these count the profile's alone.
 	 */
 	uint64_t kept[CP_STAT_MAX];
-	uint64_t py_stacks; /* samples with Python frames merged into their stack */
-	uint64_t rb_stacks; /* samples with Ruby frames merged into their stack */
+	uint64_t py_stacks;   /* samples with Python frames merged into their stack */
+	uint64_t rb_stacks;   /* samples with Ruby frames merged into their stack */
 	uint64_t comm_checks; /* --comm matches tried: one per count */
 };
 

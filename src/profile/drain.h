@@ -35,8 +35,7 @@ struct drain {
 	 * stack() gives its frames: *n at most CP_MAX_USTACK_DEPTH, *end how the walk ended
 	 * (enum cp_dstack_end). -ENOENT if key is unknown.
 	 */
-	int (*dwarf_stack)(void *ctx, uint64_t key, const uint64_t **ips, size_t *n,
-			   uint32_t *end);
+	int (*dwarf_stack)(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end);
 	/*
 	 * The CPython frames stored under key (cp_count_key.istack, CP_ISTACK_PYTHON); NULL when
 	 * the source has none. -ENOENT if key is unknown.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <linux/types.h>
 #include "shared.h"
 #include "session/proc_track.h"
 #include "util/grow.h"

@@ -42,8 +42,8 @@ struct proc_track_ops {
 
 struct proc_track {
 	struct proc_track_ops ops;
-	const regex_t *comm_re; /* --comm, or NULL: a process not matching is excluded */
-	bool system_wide;	/* ended processes are listed in ended, for merging */
+	const regex_t *comm_re;	  /* --comm, or NULL: a process not matching is excluded */
+	bool system_wide;	  /* ended processes are listed in ended, for merging */
 	uint64_t snapshot_failed; /* processes gone before their mappings were read */
 	uint64_t refresh_failed;  /* mapping refreshes of processes already gone */
 	uint64_t read_failed;	  /* mapping reads that failed otherwise */

@@ -80,7 +80,8 @@ int stop_rule_wait_ms(uint64_t deadline_ns, uint64_t now_ns)
 		return -1;
 	if (now_ns >= deadline_ns)
 		return 0;
-	ms = (deadline_ns - now_ns + 999999) / 1000000;
+	/* rounded up (never early), without overflow near UINT64_MAX */
+	ms = (deadline_ns - now_ns) / 1000000 + ((deadline_ns - now_ns) % 1000000 != 0);
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 

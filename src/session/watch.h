@@ -25,9 +25,9 @@ bool watch_ticked(int fd);
 struct watch {
 	pthread_t thread;
 	bool running;
-	int quitfd;		 /* eventfd: the watch is over */
-	int sigfd;		 /* the stop signals, polled and never read */
-	uint64_t deadline_ns;	 /* monotonic end of -d, 0: none */
+	int quitfd;		  /* eventfd: the watch is over */
+	int sigfd;		  /* the stop signals, polled and never read */
+	uint64_t deadline_ns;	  /* monotonic end of -d, 0: none */
 	void (*pause)(void *ctx); /* what the watch does, from its thread */
 	void *ctx;
 	atomic_bool paused;	 /* it called pause */

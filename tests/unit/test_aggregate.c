@@ -62,7 +62,7 @@ struct fake {
 	size_t n_stacks;
 	struct fake_dstack dstacks[16];
 	size_t n_dstacks;
-	size_t fail_after; /* count() fails with -EIO at this count; 0: never */
+	size_t fail_after;	 /* count() fails with -EIO at this count; 0: never */
 	unsigned int reads[600]; /* count() calls per count */
 };
 
@@ -100,8 +100,7 @@ static int fake_stack(void *ctx, bool kernel, int32_t id, const uint64_t **ips, 
 	return -ENOENT;
 }
 
-static int fake_dwarf_stack(void *ctx, uint64_t key, const uint64_t **ips, size_t *n,
-			    uint32_t *end)
+static int fake_dwarf_stack(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end)
 {
 	const struct fake *f = ctx;
 

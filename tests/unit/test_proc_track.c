@@ -7,6 +7,7 @@
  */
 #include <sys/sysmacros.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
 #include "shared.h"
 #include "session/proc_track.h"
 

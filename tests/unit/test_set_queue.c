@@ -117,8 +117,8 @@ static void test_release_at(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order),	 cmocka_unit_test(test_adds_up),
-		cmocka_unit_test(test_tick),	 cmocka_unit_test(test_fill_due),
+		cmocka_unit_test(test_order),	   cmocka_unit_test(test_adds_up),
+		cmocka_unit_test(test_tick),	   cmocka_unit_test(test_fill_due),
 		cmocka_unit_test(test_release_at),
 	};
 

@@ -109,8 +109,8 @@ static void test_wait_ms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_duration), cmocka_unit_test(test_reasons),
-		cmocka_unit_test(test_targets),	 cmocka_unit_test(test_draining),
+		cmocka_unit_test(test_duration),  cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_targets),	  cmocka_unit_test(test_draining),
 		cmocka_unit_test(test_check_due), cmocka_unit_test(test_wait_ms),
 	};
 

@@ -103,9 +103,9 @@ static void test_end_first(void **state)
 	watch_end(&w);
 	watch_free(&w);
 	watch_init(&w);
-	assert_int_equal(watch_start(&w, &none, monotonic_ns() + 3600 * 1000000000ull,
-				     count_pause, NULL),
-			 0);
+	assert_int_equal(
+		watch_start(&w, &none, monotonic_ns() + 3600 * 1000000000ull, count_pause, NULL),
+		0);
 	watch_end(&w);
 	assert_false(watch_paused(&w, NULL));
 	assert_int_equal(atomic_load(&n_paused), 0);
