@@ -492,8 +492,10 @@ static int name_set(struct record *r, struct bpf_copy *c)
 	err = aggregate_begin(&d, r->sym, &ao, r->prof, &g);
 	if (!err && r->stop.draining && stop_rule_hurry(&r->stop))
 		aggregate_hurry(g);
-	while (!err && (err = aggregate_step(g)) > 0)
+	while (!err && (err = aggregate_step(g)) > 0) {
 		between_steps(r, g);
+		err = 0;
+	}
 	aggregate_end(g, &st);
 	set_queue_named(&r->sets, profile__total(r->prof) - before + st.comm_filtered);
 	aggregate_stats_add(&r->agg, &st);
