@@ -203,6 +203,8 @@ struct cp_ustate {
 		struct cp_rb_stored rb; /* --ruby: the sample's Ruby frames (cp_rb) */
 	};
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
+	__u32 go_jumped; /* went from a Go system stack to its goroutine (once a walk) */
+	__u32 go_pad;
 };
 _Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
 	       "a per-CPU value the kernel takes");
@@ -543,6 +545,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->epoch = tables_epoch;
 	s->unknown = 0;
 	s->vma_tried = 0;
+	s->go_jumped = 0;
 	s->st.len = 0;
 	s->st.end = CP_DEND_OK;
 	s->key = *key;
@@ -739,6 +742,58 @@ found:
 }
 
 /*
+ * A CP_CFA_GO_SWITCH frame on g0: the goroutine's frames go on from g.m.curg.sched. 0 when
+ * the walk jumped there (s->pc 0: the stack ends, no goroutine), -1 when this is not g0 (the
+ * function's own frame then).
+ */
+static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind_row *r)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 fsbase = BPF_CORE_READ(t, thread.fsbase), g, m, g0, curg, sched[7];
+	__u32 off = (__u32)r->rbp_off;
+
+	__u32 once = r->rbp_type == CP_GO_VDSO ? 2 : 1;
+
+	if ((s->go_jumped & once) || !fsbase || !r->pad ||
+	    bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8 * (__u64)r->pad)) || !g ||
+	    bpf_probe_read_user(&m, sizeof(m), (void *)(g + CP_GO_GM(off))) || !m)
+		return -1;
+	if (r->rbp_type == CP_GO_VDSO) {
+		/* m.vdsoSP, m.vdsoPC: the caller's sp and the return address */
+		if (bpf_probe_read_user(sched, 16, (void *)(m + CP_GO_CURG(off))) || !sched[0] ||
+		    !sched[1])
+			return -1;
+		s->go_jumped |= once;
+		s->sp = sched[0];
+		s->pc = sched[1];
+		s->exact = 0;
+		return 0;
+	}
+	if (bpf_probe_read_user(&g0, sizeof(g0), (void *)m) || g0 != g ||
+	    bpf_probe_read_user(&curg, sizeof(curg), (void *)(m + CP_GO_CURG(off))) || curg == g)
+		return -1;
+	/* on g0 with no goroutine (it was descheduled from here): Go's traceback ends too */
+	if (!curg) {
+		s->pc = 0;
+		return 0;
+	}
+	if (bpf_probe_read_user(sched, sizeof(sched), (void *)(curg + CP_GO_SCHED(off))))
+		return -1;
+	s->go_jumped |= once;
+	s->bp = sched[CP_GOBUF_BP / 8];
+	if (r->rbp_type == CP_GO_MORESTACK) {
+		s->pc = sched[CP_GOBUF_PC / 8];
+		s->sp = sched[CP_GOBUF_SP / 8];
+	} else {
+		if (bpf_probe_read_user(&s->pc, sizeof(s->pc), (void *)sched[CP_GOBUF_SP / 8]))
+			return -1;
+		s->sp = sched[CP_GOBUF_SP / 8] + 8;
+	}
+	s->exact = 0;
+	return 0;
+}
+
+/*
  * Push the current frame, then find its caller's pc, sp and bp from the row in force at its
  * pc (the exact pc for the leaf and after a signal frame, else the return address - 1, which
  * lies in the call instruction). Global, so that the verifier checks it once.
@@ -820,6 +875,11 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		break;
 	case CP_CFA_END_STACK:
 		return step_end(s, CP_DEND_OK);
+	case CP_CFA_GO_SWITCH:
+		if (!go_switch(s, r))
+			return s->pc ? STEP_MORE : step_end(s, CP_DEND_OK);
+		cfa = s->sp + (__s64)r->cfa_off;
+		break;
 	case CP_CFA_END_FUNC:
 		/* between functions: code without CFI, walked by frame pointers if it has them */
 		return fp_step(s, up);

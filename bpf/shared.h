@@ -405,7 +405,38 @@ enum cp_cfa_type {
 	 * [rsp + CP_SIGFRAME_RIP_OFF], and that rip is an exact PC (no - 1 for its lookup).
 	 */
 	CP_CFA_SIGNAL = 7,
+	/*
+	 * Go's runtime.systemstack and runtime.morestack: on the thread's system stack (g0) the
+	 * goroutine they serve goes on at g.m.curg.sched (the gobuf saved at the switch), as Go's
+	 * own traceback jumps there (runtime/traceback.go, _TraceJumpStack). g is read at
+	 * fsbase - 8 * pad (Go's TLS slot, -8 on amd64), g.m at CP_GO_GM(rbp_off), m.g0 at 0,
+	 * m.curg at CP_GO_CURG(rbp_off), g.sched at CP_GO_SCHED(rbp_off) (the Go version's
+	 * runtime2.go). rbp_type: enum cp_go_switch. Anywhere but on g0 the function's own frame:
+	 * CFA = rsp + cfa_off, rbp unchanged.
+	 */
+	CP_CFA_GO_SWITCH = 8,
 };
+
+/* CP_CFA_GO_SWITCH: where the goroutine's next frame is. */
+enum cp_go_switch {
+	CP_GO_SYSTEMSTACK = 0, /* sched.pc is a pretend pc: the return address is at sched.sp */
+	CP_GO_MORESTACK = 1,   /* sched.pc is the return address into the growing function */
+	/*
+	 * runtime.nanotime1 and walltime around their vDSO call (possibly on g0): the caller's
+	 * sp and pc are in m.vdsoSP and m.vdsoPC (at CP_GO_CURG(rbp_off) and 8 after it), on g0
+	 * or not; 0 there: the function's own frame
+	 */
+	CP_GO_VDSO = 2,
+};
+#define CP_GO_PACK(gm, curg, sched) \
+	((__s32)((__u32)(curg) | (__u32)((gm) / 8) << 16 | (__u32)((sched) / 8) << 24))
+#define CP_GO_CURG(off)	 ((__u32)(off)&0xffff)
+#define CP_GO_GM(off)	 (((__u32)(off) >> 16 & 0xff) * 8)
+#define CP_GO_SCHED(off) (((__u32)(off) >> 24 & 0xff) * 8)
+/* runtime/runtime2.go gobuf: sp, pc, g, ctxt, ret, lr, bp (unchanged since Go 1.4) */
+#define CP_GOBUF_SP 0
+#define CP_GOBUF_PC 8
+#define CP_GOBUF_BP 48
 
 enum cp_rbp_type {
 	CP_RBP_UNCHANGED = 0,	/* the caller's rbp is the current rbp (unset or same value) */
@@ -436,7 +467,7 @@ struct cp_unwind_row {
 	__u8 cfa_type; /* enum cp_cfa_type */
 	__u8 rbp_type; /* enum cp_rbp_type */
 	__u8 reason;   /* enum cp_unwind_reason */
-	__u8 pad;
+	__u8 pad;      /* CP_CFA_GO_SWITCH: see there; else 0 */
 };
 _Static_assert(sizeof(struct cp_unwind_row) == 16, "cp_unwind_row layout");
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_off) == 4, "cp_unwind_row.cfa_off");

@@ -90,6 +90,20 @@ static void print_row(const struct cp_unwind_row *r, uint64_t base, FILE *out)
 		fprintf(out, "signal(rsp=[rsp%+" PRId32 "]) rbp=[rsp%+" PRId32 "]\n", r->cfa_off,
 			r->rbp_off);
 		return;
+	case CP_CFA_GO_SWITCH:
+		if (r->rbp_type == CP_GO_VDSO) {
+			fprintf(out, "go-vdso(g=[fs-%u],m=[g+%u],sp=[m+%u]) else rsp%+" PRId32 "\n",
+				8u * r->pad, CP_GO_GM(r->rbp_off), CP_GO_CURG(r->rbp_off),
+				r->cfa_off);
+			return;
+		}
+		fprintf(out,
+			"go-%s(g=[fs-%u],m=[g+%u],curg=[m+%u],sched=curg+%u) else rsp%+" PRId32
+			"\n",
+			r->rbp_type == CP_GO_MORESTACK ? "morestack" : "systemstack", 8u * r->pad,
+			CP_GO_GM(r->rbp_off), CP_GO_CURG(r->rbp_off), CP_GO_SCHED(r->rbp_off),
+			r->cfa_off);
+		return;
 	default:
 		fputs(unwind_table_cfa_name(r->cfa_type), out);
 		break;

@@ -15,7 +15,12 @@ seeds() {
 	case $name in
 	unwind_table | elf_syms | dwarf_index | debug_find)
 		for f in unw_nofp unw_fp unw_dbgframe inl_fix inl_fix.mini inl_fix.zlib \
-			inl_fix.stripped inl_fix.debug libcpfix.so fix_nopie; do
+			inl_fix.stripped inl_fix.debug libcpfix.so fix_nopie go_cgo_s; do
+			[ -f "$fix/$f" ] && echo "$fix/$f"
+		done
+		;;
+	gopclntab)
+		for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 			[ -f "$fix/$f" ] && echo "$fix/$f"
 		done
 		;;

@@ -31,6 +31,12 @@ struct rd {
 	uint32_t **loc_frames;
 	uint32_t *loc_nframes;
 	const char *default_comm;
+	/*
+	 * Written by cpuprof (its first comment says so): addresses in objects are the object's
+	 * own virtual addresses, and a location is a leaf or a caller (return address - 1), never
+	 * both; frames without a name are then labelled as record labels them.
+	 */
+	bool ours;
 };
 
 static int cmp_loc(const void *a, const void *b)
@@ -147,8 +153,20 @@ static int index_ids(struct rd *r)
 	return 0;
 }
 
-/* The frames of location index li, root first (interned on first use). */
-static int loc_frames(struct rd *r, size_t li)
+/* Whether location index li is in the kernel's mapping. */
+static bool kernel_loc(struct rd *r, size_t li)
+{
+	const PbMapping *m = find_map(r, r->locs[li]->mapping_id);
+	const char *path = m ? str(r, m->filename, "a mapping's file name") : NULL;
+
+	return path && (!strncmp(path, "[kernel", 7) || !strcmp(path, "[vmlinux]"));
+}
+
+/*
+ * The frames of location index li, root first (interned on first use); caller: it is not the
+ * sample's leaf.
+ */
+static int loc_frames(struct rd *r, size_t li, bool caller)
 {
 	const PbLocation *l = r->locs[li];
 	const PbMapping *m = find_map(r, l->mapping_id);
@@ -179,8 +197,15 @@ static int loc_frames(struct rd *r, size_t li)
 		char anon[64];
 		int err;
 
-		if (m && l->address >= m->memory_start)
+		if (r->ours && !kernel && caller && l->address) {
+			/* as record named it: the return address itself (pprof keeps it - 1) */
+			f.addr = l->address + 1;
+			f.rel = f.addr;
+		} else if (r->ours && !kernel) {
+			f.rel = l->address;
+		} else if (m && l->address >= m->memory_start) {
 			f.rel = l->address - m->memory_start + m->file_offset;
+		}
 		if (l->n_line) {
 			/* root first: the last Line is the outer function, the others inlined */
 			const Perftools__Profiles__Line *ln = l->line[l->n_line - 1 - k];
@@ -261,7 +286,7 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 {
 	const char *comm = r->default_comm, *thread = "";
 	uint64_t pid = 0, tid = 0;
-	size_t n = 0, li;
+	size_t n = 0, li, user_leaf = SIZE_MAX;
 	int64_t v;
 	int err;
 
@@ -290,6 +315,14 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		return 0;
 	if (pid > UINT32_MAX || tid > UINT32_MAX)
 		return input_fail(r->err, "pprof: label pid or tid out of range");
+	/* cpuprof's: the first user location (the sampled pc) is no caller, as the leaf */
+	for (size_t i = 0; r->ours && i < s->n_location_id; i++) {
+		li = find_loc(r, s->location_id[i]);
+		if (li != SIZE_MAX && !kernel_loc(r, li)) {
+			user_leaf = i;
+			break;
+		}
+	}
 	for (size_t i = s->n_location_id; i-- > 0;) {
 		li = find_loc(r, s->location_id[i]);
 		if (li == SIZE_MAX)
@@ -297,7 +330,7 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 					  "pprof: a sample refers to location %llu, which does not "
 					  "exist",
 					  (unsigned long long)s->location_id[i]);
-		err = loc_frames(r, li);
+		err = loc_frames(r, li, i > 0 && i != user_leaf);
 		if (err)
 			return err;
 		if (n + r->loc_nframes[li] > INPUT_MAX_DEPTH)
@@ -578,6 +611,8 @@ int pprof_read_src(const struct pprof_src *src, struct profile *p, struct input_
 		ret = input_fail(err, "pprof: samples without sample_type");
 		goto out;
 	}
+	if (pb->n_comment && pb->comment[0] > 0 && (size_t)pb->comment[0] < pb->n_string_table)
+		r.ours = !strncmp(pb->string_table[pb->comment[0]], "cpuprof ", 8);
 	ret = index_ids(&r);
 	ret = ret ?: pick_value(&r, &vi, info);
 	if (ret)

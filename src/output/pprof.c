@@ -346,12 +346,16 @@ static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *
 {
 	uint64_t vals[2] = {s->count, s->count * e->m->period_ns};
 	size_t nids = 0, at;
+	bool user = false; /* a frame outside the kernel was met: the ones after are callers */
 
 	for (uint32_t i = s->nframes; i-- > 0;) {
-		const struct prof_frame *f;
-		struct loc l = {.frames = &s->frames[i], .n = 1, .leaf = nids == 0};
+		const struct prof_frame *f = profile__frame(e->p, s->frames[i]);
+		/* the sampled pc: the leaf, and the first user frame under kernel ones */
+		bool first_user = !user && f->kind != FRAME_KERNEL;
+		struct loc l = {.frames = &s->frames[i], .n = 1, .leaf = nids == 0 || first_user};
 		uint32_t *known = &e->loc1[2 * (size_t)s->frames[i] + l.leaf];
 
+		user = user || first_user;
 		/* most locations are one frame: their ids are kept by frame */
 		if (*known && !e->inlined[s->frames[i]]) {
 			e->ids[nids++] = *known;

@@ -292,6 +292,13 @@ static bool is_entry_point(const char *name)
 		"runtime.rt0_go.abi0",
 		"runtime.mstart",
 		"runtime.mstart.abi0",
+		/*
+		 * a goroutine parked (mcall switched to g0), or descheduled while its stack grew:
+		 * Go's traceback ends there too
+		 */
+		"runtime.mcall",
+		"runtime.morestack",
+		"runtime.morestack.abi0",
 		"runtime.clone",
 		"runtime.clone.abi0",
 	};

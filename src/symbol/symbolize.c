@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include "elf/elf_syms.h"
+#include "elf/gopclntab.h"
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
 #include "symbol/dwarf_index.h"
@@ -26,6 +27,8 @@ struct sym_object {
 	struct ps_object *obj; /* the key */
 	struct elf_syms *es;   /* symbol index, built at the first lookup; NULL: none */
 	bool es_tried;
+	struct gopclntab *gp; /* Go's function table, read at the first address es cannot name */
+	bool gp_tried;
 	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
 	bool di_own;  /* di is not shared through symbolizer.indexes: freed with this */
@@ -140,6 +143,7 @@ static void free_sym_obj(void *p)
 	struct sym_object *so = p;
 
 	elf_syms__free(so->es);
+	gopclntab__free(so->gp);
 	/* an index shared by build-id belongs to sy->indexes */
 	if (so->di_own)
 		dwarf_index__free(so->di);
@@ -549,6 +553,23 @@ static struct elf_syms *object_syms(struct symbolizer *sy, struct sym_object *so
 }
 
 /*
+ * Go's function table of so's object (Go programs, stripped ones too, keep it), read at the
+ * first call; NULL when it has none.
+ */
+static struct gopclntab *object_gopclntab(struct symbolizer *sy, struct sym_object *so)
+{
+	if (so->changed)
+		return NULL;
+	if (!so->gp_tried) {
+		so->gp_tried = true;
+		so->gp = gopclntab__from_fd(so->obj->fd);
+		if (!so->gp && errno == ESTALE)
+			note_changed(sy, so);
+	}
+	return so->gp;
+}
+
+/*
  * The object's vaddr at m's start: the translation the unwinder uses (a file's through the
  * snapshot, the vDSO's through cpuprof's copy es). 0 or a negative errno.
  */
@@ -652,6 +673,14 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		vaddr = off;
 	if (es)
 		name = elf_syms__lookup(es, vaddr, &soff);
+	/* a stripped Go program: its names are in its function table */
+	if (!name && so && es) {
+		struct gopclntab *gp = object_gopclntab(sy, so);
+		struct go_func gf;
+
+		if (gp && gopclntab__func(gp, vaddr, &gf))
+			name = gf.name;
+	}
 	/* report the address itself, not the return address - 1 used for the lookup */
 	out->rel = vaddr + (addr - look);
 	if (name) {
@@ -794,6 +823,46 @@ static int unnamed_if_changed(struct symbolizer *sy, const struct sym_object *so
 	return out[0].name ? 0 : -ENOMEM;
 }
 
+/*
+ * No DWARF for a Go program (built with -w, or stripped): its function table has the source
+ * positions and inlined calls. out[0] is the frame name_user made; 0 or -ENOMEM.
+ */
+static int go_chain(struct symbolizer *sy, struct sym_object *so, bool leaf, struct sym_frame *out,
+		    size_t max, size_t *n)
+{
+	struct go_frame gf[32];
+	struct gopclntab *gp;
+	size_t k = 0;
+
+	/* Go's names have a package path: other objects without DWARF are not read for a table */
+	if (so->changed || (out[0].named && !strchr(out[0].name, '.') && !so->gp))
+		return 0;
+	gp = object_gopclntab(sy, so);
+	if (!gp)
+		return 0;
+	gopclntab__frames(gp, leaf ? out[0].rel : out[0].rel - 1, gf, max < 32 ? max : 32, &k);
+	if (!k)
+		return 0;
+	for (size_t i = k; i-- > 0;) {
+		struct sym_frame *f = &out[i];
+
+		*f = out[0];
+		f->name = intern(sy, gf[i].name);
+		if (!f->name)
+			return -ENOMEM;
+		f->named = true;
+		f->mangled = NULL;
+		f->file = gf[i].file ? intern(sy, gf[i].file) : NULL;
+		if (gf[i].file && !f->file)
+			return -ENOMEM;
+		f->line = gf[i].line;
+		f->column = 0;
+		f->inlined = gf[i].inlined;
+	}
+	*n = k;
+	return 0;
+}
+
 int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
 			   bool leaf, struct sym_frame *out, size_t max, size_t *n)
 {
@@ -816,8 +885,10 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 	if (!so || !so->es)
 		return 0;
 	di = object_index(sy, so);
-	if (!di)
-		return unnamed_if_changed(sy, so, m, out);
+	if (!di) {
+		err = unnamed_if_changed(sy, so, m, out);
+		return err ? err : go_chain(sy, so, leaf, out, max, n);
+	}
 	/* the return address - 1 of a caller, as symbolizer__user looked it up */
 	look = leaf ? out[0].rel : out[0].rel - 1;
 	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
@@ -848,7 +919,7 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 			out[0].name = name;
 			out[0].named = true;
 		}
-		return 0;
+		return go_chain(sy, so, leaf, out, max, n);
 	}
 	if (!df[k - 1].name)
 		df[k - 1].name = dwarf_index__debug_symbol(di, look);

@@ -21,6 +21,7 @@
 #include "unwind/unwind_row.h"
 #include "elf/elf_file.h"
 #include "elf/elf_image.h"
+#include "elf/gopclntab.h"
 #include "util/clock.h"
 #include "unwind/unwind_table.h"
 
@@ -45,6 +46,7 @@ struct fde {
 	const uint8_t *insn;
 	const uint8_t *end;
 	size_t cie;
+	size_t go; /* a Go function (its index in the pclntab + 1), no CFI; 0: an FDE */
 };
 
 struct seg {
@@ -74,6 +76,9 @@ struct builder {
 	size_t nr_segs;
 	uint64_t base;
 	struct unwind_table_stats *st;
+	struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
+	struct go_runtime_offsets go_off;
+	uint8_t go_tls_slot; /* g at fsbase - 8 * slot; 0: unknown (no CP_CFA_GO_SWITCH rows) */
 };
 
 /* ---- CIEs -------------------------------------------------------------------------------- */
@@ -227,7 +232,7 @@ static int add_fde(struct builder *b, const Dwarf_FDE *e)
 		b->fdes = n;
 		b->cap_fdes = cap;
 	}
-	b->fdes[b->nr_fdes++] = (struct fde){lo, lo + len, c.p, c.end, ci};
+	b->fdes[b->nr_fdes++] = (struct fde){lo, lo + len, c.p, c.end, ci, 0};
 	return 0;
 }
 
@@ -294,16 +299,143 @@ static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
 	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
 }
 
+/*
+ * A pcsp row of a Go function (amd64): the stack pointer delta d from the pcsp table, so
+ * CFA = rsp + d + 8 and the return address at CFA - 8; a function with a frame (d > 0) keeps
+ * its caller's rbp at CFA - 16 (Go's prologue: SUBQ $size, SP; MOVQ BP, size-8(SP)), cmd/
+ * internal/obj/x86/obj6.go.
+ */
+static int go_row(void *arg, uint64_t start, uint64_t end, int32_t d)
+{
+	struct cp_unwind_row r = {.cfa_type = CP_CFA_RSP};
+
+	(void)end;
+	if (d < 0 || d > INT32_MAX - 8)
+		r = unwind_row_unsupported(CP_UNW_RANGE);
+	else if (!d)
+		r.cfa_off = 8;
+	else
+		r = (struct cp_unwind_row){.cfa_type = CP_CFA_RSP,
+					   .cfa_off = d + 8,
+					   .rbp_type = CP_RBP_CFA_OFF,
+					   .rbp_off = -16};
+	return push_row(arg, start, r);
+}
+
+static int max_delta(void *arg, uint64_t start, uint64_t end, int32_t d)
+{
+	int32_t *max = arg;
+
+	(void)start;
+	(void)end;
+	if (d > *max)
+		*max = d;
+	return 0;
+}
+
+/*
+ * Rows of Go function i: its pcsp table, except for the outermost frames of a stack (goexit,
+ * mstart, rt0_go: TOPFRAME), which end it.
+ */
+static int build_go(struct builder *b, size_t i)
+{
+	struct go_func gf;
+	size_t mark = b->nr_rows, raw = b->st->raw_rows;
+	int err;
+
+	/* add_go took only functions it could read: the table has not changed since */
+	if (!gopclntab__func_at(b->gp, i, &gf))
+		return 0;
+	/* mcall goes on on g0 and leaves nothing to return to: Go's own traceback ends there */
+	if ((gf.flag & GOPCLN_FLAG_TOPFRAME) || !strcmp(gf.name, "runtime.mcall"))
+		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+	if (b->go_tls_slot &&
+	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack"))) {
+		struct cp_unwind_row r = {
+			.cfa_type = CP_CFA_GO_SWITCH,
+			/* both are $0 frames: the return address at rsp when not on g0 */
+			.cfa_off = 8,
+			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_curg, b->go_off.g_sched),
+			.rbp_type = strcmp(gf.name, "runtime.morestack") ? CP_GO_SYSTEMSTACK
+									 : CP_GO_MORESTACK,
+			.pad = b->go_tls_slot,
+		};
+
+		return push_row(b, gf.entry, r);
+	}
+	if (b->go_tls_slot && b->go_off.m_vdsosp && b->go_off.m_vdsosp <= 0xffff &&
+	    (!strcmp(gf.name, "runtime.nanotime1") || !strcmp(gf.name, "runtime.walltime") ||
+	     !strcmp(gf.name, "time.now"))) {
+		int32_t body = 0;
+		struct cp_unwind_row r = {
+			.cfa_type = CP_CFA_GO_SWITCH,
+			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_vdsosp, 0),
+			.rbp_type = CP_GO_VDSO,
+			.pad = b->go_tls_slot,
+		};
+
+		/* not in the vDSO call: the frame of the body (a leaf in the prologue is rare) */
+		err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, max_delta, &body);
+		if (err || body <= 0 || body > INT32_MAX - 8)
+			return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+		r.cfa_off = body + 8;
+		return push_row(b, gf.entry, r);
+	}
+	/* a row per change of the delta: at most one per byte */
+	err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, go_row, b);
+	if (err == -ENOMEM)
+		return err;
+	/* raw_rows: a first row like the one before it is not added, but was made */
+	if (err || b->st->raw_rows == raw) {
+		b->nr_rows = mark;
+		return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+	}
+	return 0;
+}
+
+/* The Go functions as FDEs without CFI, for build_rows to place among the others. */
+static int add_go(struct builder *b)
+{
+	size_t n = gopclntab__count(b->gp);
+
+	for (size_t i = 0; i < n; i++) {
+		struct go_func gf;
+
+		if (!gopclntab__func_at(b->gp, i, &gf) || !in_exec_segment(b, gf.entry) ||
+		    gf.end - b->base > UINT32_MAX || gf.entry < b->base) {
+			b->st->fdes_skipped++;
+			continue;
+		}
+		if (b->nr_fdes == b->cap_fdes) {
+			size_t cap = b->cap_fdes ? 2 * b->cap_fdes : 256;
+			struct fde *nf = realloc(b->fdes, cap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			b->fdes = nf;
+			b->cap_fdes = cap;
+		}
+		b->fdes[b->nr_fdes++] = (struct fde){gf.entry, gf.end, NULL, NULL, 0, i + 1};
+	}
+	return 0;
+}
+
 /* Rows of one FDE; one CP_UNW_BAD_CFI row for the whole function when its CFI is malformed. */
 static int build_fde(struct builder *b, const struct fde *f)
 {
-	const struct cie *cie = &b->cies[f->cie];
-	struct fde_rows fr = {b, cie};
-	struct cfi_frame fr_cie = cie_frame(b, cie, &cie->init);
+	const struct cie *cie;
+	struct fde_rows fr;
+	struct cfi_frame fr_cie;
 	size_t mark = b->nr_rows;
-	struct cfi_state s = cie->init;
+	struct cfi_state s;
 	int err = -EINVAL;
 
+	if (f->go)
+		return build_go(b, f->go - 1);
+	cie = &b->cies[f->cie];
+	fr = (struct fde_rows){b, cie};
+	fr_cie = cie_frame(b, cie, &cie->init);
+	s = cie->init;
 	if (!cie->bad_init)
 		err = cfi_eval(&fr_cie, f->insn, f->end, &s, f->lo, f->hi, fde_row, &fr);
 	if (err == -ENOMEM)
@@ -486,6 +618,37 @@ static void count_rows(struct unwind_table *ut)
 	}
 }
 
+/*
+ * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
+ * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
+ * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own, and for shared
+ * objects (an executable: ET_EXEC, or a PIE with its interpreter).
+ */
+static uint8_t go_tls_slot(Elf *elf)
+{
+	uint64_t tls_size = 0, tls_align = 0;
+	bool exe = false;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) || !gelf_getehdr(elf, &eh))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_TLS) {
+			tls_size = ph.p_memsz;
+			tls_align = ph.p_align;
+		}
+		exe = exe || ph.p_type == PT_INTERP;
+	}
+	/* a Go shared object (-buildmode=c-shared) has its TLS elsewhere: only executables */
+	if (eh.e_type != ET_EXEC && !exe)
+		return 0;
+	return tls_size <= 8 && tls_align <= 8 ? 1 : 0;
+}
+
 /* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
 static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 {
@@ -508,12 +671,19 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	if (err)
 		goto out;
 	d = find_cfi(elf, &b);
-	if (!d) {
+	/* Go code has no CFI (cgo programs: only their C code has) */
+	b.gp = gopclntab__from_elf(elf);
+	if (!d && !b.gp) {
 		err = -ENODATA;
 		goto out;
 	}
-	ut->st.debug_frame = !b.eh;
-	err = read_entries(elf, d, &b);
+	ut->st.debug_frame = d && !b.eh;
+	err = d ? read_entries(elf, d, &b) : 0;
+	if (err && !(err == -EINVAL && b.gp))
+		goto out;
+	if (b.gp && !gopclntab__runtime_offsets(b.gp, &b.go_off))
+		b.go_tls_slot = go_tls_slot(elf);
+	err = b.gp ? add_go(&b) : 0;
 	if (err)
 		goto out;
 	err = build_rows(&b);
@@ -538,6 +708,7 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	*out = ut;
 	ut = NULL;
 out:
+	gopclntab__free(b.gp);
 	free(b.cies);
 	free(b.fdes);
 	free(b.rows);
@@ -649,6 +820,7 @@ const char *unwind_table_cfa_name(unsigned int cfa_type)
 		[CP_CFA_END_FUNC] = "end-func",
 		[CP_CFA_END_STACK] = "end-stack",
 		[CP_CFA_SIGNAL] = "signal",
+		[CP_CFA_GO_SWITCH] = "go-switch",
 	};
 
 	return cfa_type < sizeof(names) / sizeof(names[0]) ? names[cfa_type] : "?";
