@@ -10,19 +10,7 @@ set -eu
 CPUPROF=$(realpath "$1")
 OUT=$2
 mkdir -p "$OUT"
-ENTRY=cp_sample
 PYENV_VERSIONS=${PYENV_ROOT:-${HOME:-/root}/.pyenv}/versions
-for t in bpftool jq sysctl; do
-	command -v "$t" >/dev/null || { echo "bench/python.sh: $t is missing" >&2; exit 1; }
-done
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-BG=""
-cleanup() {
-	if [ -n "$BG" ]; then kill "$BG" 2>/dev/null || true; fi
-	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" || true
-}
-trap cleanup EXIT
-
 cp "$(dirname "$0")/../tests/data/python/tree.py" "$OUT/tree.py"
 
 . "$(dirname "$0")/bpf_cost.sh"
@@ -30,22 +18,15 @@ cp "$(dirname "$0")/../tests/data/python/tree.py" "$OUT/tree.py"
 # ns per recorded sample (all runs' time over the samples recorded: runs of other processes,
 # filtered out early, are charged to them), exact-chain share
 run() {
-	local py=$1 flag=$2 out=$OUT/run.folded a b
-	"$CPUPROF" record -F 999 --lines "$flag" -o "$out" -- "$py" "$OUT/tree.py" 9 \
-		2>"$OUT/run.err" &
-	BG=$!
-	sleep 3
-	a=$(snapshot "$BG")
-	sleep 4
-	b=$(snapshot "$BG")
-	wait "$BG"
-	BG=""
+	local py=$1 flag=$2 out=$OUT/run.folded ab
+	ab=$(record_cost "$CPUPROF" record -F 999 --lines "$flag" -o "$out" -- "$py" "$OUT/tree.py" 9 \
+		2>"$OUT/run.err")
 	grep 'tree\.py:' "$out" | awk '{ n = split($0, f, ";"); c = $NF; ch = ""
 		for (i = 1; i <= n; i++) if (f[i] ~ /^py::/) {
 			x = f[i]; sub(/^py::/, "", x); sub(/ \(.*$/, "", x); ch = ch ";" x }
 		tot += c; if (ch ~ /^;<module>(;main(;outer(;(hot|cold))?)?)?$/) ok += c
 	} END { printf "%s %s\n", tot, tot ? 100 * ok / tot : 0 }' >"$OUT/share"
-	echo "$a $b $(cat "$OUT/share")" | awk '{
+	echo "$ab $(cat "$OUT/share")" | awk '{
 		rec = $6 - $3; printf "%6.0f %6d %5d %6.1f%%", rec ? ($4 - $1) / rec : 0, rec, $7, $8 }'
 }
 

@@ -11,35 +11,16 @@ set -eu
 CPUPROF=$(realpath "$1")
 OUT=$2
 mkdir -p "$OUT"
-ENTRY=cp_sample
 RUBY=${RUBY:-$(command -v ruby)}
-for t in bpftool jq sysctl; do
-	command -v "$t" >/dev/null || { echo "bench/ruby.sh: $t is missing" >&2; exit 1; }
-done
-OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-BG=""
-cleanup() {
-	if [ -n "$BG" ]; then kill "$BG" 2>/dev/null || true; fi
-	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" || true
-}
-trap cleanup EXIT
-
 cp "$(dirname "$0")/../tests/data/ruby/tree.rb" "$OUT/tree.rb"
 . "$(dirname "$0")/bpf_cost.sh"
 
 # ns per recorded sample (all runs' time over the samples recorded), samples in the script,
 # exact-chain share
 run() {
-	local flag=$1 out=$OUT/run.folded a b
-	"$CPUPROF" record -F 999 --lines "$flag" -o "$out" -- "$RUBY" "$OUT/tree.rb" 9 \
-		2>"$OUT/run.err" &
-	BG=$!
-	sleep 3
-	a=$(snapshot "$BG")
-	sleep 4
-	b=$(snapshot "$BG")
-	wait "$BG"
-	BG=""
+	local flag=$1 out=$OUT/run.folded ab
+	ab=$(record_cost "$CPUPROF" record -F 999 --lines "$flag" -o "$out" -- "$RUBY" "$OUT/tree.rb" 9 \
+		2>"$OUT/run.err")
 	grep 'tree\.rb:' "$out" | awk '{ n = split($0, f, ";"); c = $NF; ch = ""
 		for (i = 1; i <= n; i++) if (f[i] ~ /^rb::/) {
 			x = f[i]; sub(/^rb::/, "", x)
@@ -48,7 +29,7 @@ run() {
 		tot += c
 		if (ch ~ /^;<main>(;main_loop(;outer(;(hot|cold))?)?)?(;c:[^;]+)?$/ && $0 ~ /;_start;/) ok += c
 	} END { printf "%s %s\n", tot, tot ? 100 * ok / tot : 0 }' >"$OUT/share"
-	echo "$a $b $(cat "$OUT/share")" | awk '{
+	echo "$ab $(cat "$OUT/share")" | awk '{
 		rec = $6 - $3; printf "%6.0f %6d %5d %6.1f%%", rec ? ($4 - $1) / rec : 0, rec, $7, $8 }'
 }
 

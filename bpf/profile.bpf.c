@@ -15,12 +15,17 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "shared.h"
+#include "runtime_shared.h"
+#include "runtime_walk.bpf.h"
+/* the walkers of the runtimes (runtime_profile.bpf.h): rt_procs is their process map */
 #include "python_shared.h"
-/* py_procs: tgid -> struct cp_py_proc, filled by user space when it finds CPython */
 #include "python_walk.bpf.h"
 #include "ruby_shared.h"
-/* rb_procs: tgid -> struct cp_rb_proc, filled by user space when it finds Ruby */
 #include "ruby_walk.bpf.h"
+#include "php_shared.h"
+#include "php_walk.bpf.h"
+#include "perl_shared.h"
+#include "perl_walk.bpf.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14
@@ -146,33 +151,67 @@ struct {
 CP_DSTACK_MAP(dstacks0);
 CP_DSTACK_MAP(dstacks1);
 
-/* --python: the CPython frames of samples, under a hash (cp_count_key.istack) */
-#define CP_PYSTACK_MAP(name)                           \
+/* the interpreters' processes: tgid -> struct cp_rt_proc, filled by user space at attach */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_rt_proc);
+	__uint(max_entries, CP_RT_DEF_PROCS);
+} rt_procs SEC(".maps");
+
+/* the interpreter frames of samples, under a hash (cp_count_key.istack), one map per slot */
+#define CP_RTSTACK_MAP(name)                           \
 	struct {                                       \
 		__uint(type, BPF_MAP_TYPE_HASH);       \
 		__type(key, __u64);                    \
-		__type(value, struct cp_py_stored);    \
-		__uint(max_entries, CP_PY_DEF_STACKS); \
+		__type(value, struct cp_rt_stored);    \
+		__uint(max_entries, CP_RT_DEF_STACKS); \
 	} name SEC(".maps")
 
-/* one map per slot, like dstacks */
-CP_PYSTACK_MAP(pystacks0);
-CP_PYSTACK_MAP(pystacks1);
+CP_RTSTACK_MAP(rtstacks0);
+CP_RTSTACK_MAP(rtstacks1);
 
+/* what BPF copied of each frame's code while its process lived (runtime_shared.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct cp_rt_name_key);
+	__type(value, struct cp_rt_name);
+	__uint(max_entries, CP_RT_DEF_NAMES);
+} rt_names SEC(".maps");
+
+/* CP_RT_STAT_ROW counters per runtime (enum cp_rt_stat) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, CP_PY_STAT_MAX);
-} py_stats SEC(".maps");
+	__uint(max_entries, CP_RT_STATS);
+} rt_stats SEC(".maps");
 
-/* slot 0: cp_unwind; 1: cp_py (--python); 2: cp_rb (--ruby); set by user space after load */
-#define CP_PROG_UNWIND 0
-#define CP_PROG_PYTHON 1
-#define CP_PROG_RUBY   2
+static __always_inline void rt_stat(__u32 runtime, __u32 idx)
+{
+	__u32 i = runtime * CP_RT_STAT_ROW + idx;
+	__u64 *v = bpf_map_lookup_elem(&rt_stats, &i);
+
+	if (v)
+		*v += 1;
+}
+
+/* The runtime of process (pid, gen) the walkers know, CP_RT_NONE when none. */
+static __always_inline __u32 rt_of(__u32 pid, __u32 gen)
+{
+	struct cp_rt_proc *rp = bpf_map_lookup_elem(&rt_procs, &pid);
+
+	/* user space may answer for an older generation late (a request before exec) */
+	if (!rp || rp->gen != gen || rp->runtime >= CP_RT_MAX)
+		return CP_RT_NONE;
+	return rp->runtime;
+}
+
+/* slot 0: cp_unwind; CP_RT_WALKER(id): runtime id's walker; set by user space after load */
+#define CP_PROG_UNWIND CP_RT_WALKER(CP_RT_NONE)
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, CP_RT_PROGS);
 	__type(key, __u32);
 	__type(value, __u32);
 } unwind_progs SEC(".maps");
@@ -194,14 +233,11 @@ struct cp_ustate {
 	__u32 slot;	  /* the set of aggregation maps of this sample (slot_enter) */
 	__u32 unknown;	  /* a pc outside the known mappings was met: ask to read them again */
 	__u32 vma_tried;  /* cp_vt_find read a VMA in this sample: no other can be */
-	__u32 pad;
+	__u32 runtime;	  /* the process's runtime (rt_procs): its walker runs after this walk */
 	struct cp_unwind_map vm; /* the mapping cp_vt_find found last */
 	struct cp_count_key key;
 	struct cp_dstack st;
-	union {
-		struct cp_py_stored py; /* --python: the sample's CPython frames (cp_py) */
-		struct cp_rb_stored rb; /* --ruby: the sample's Ruby frames (cp_rb) */
-	};
+	struct cp_rt_stored rt; /* the sample's interpreter frames (its runtime's walker) */
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 	__u32 go_jumped; /* went from a Go system stack to its goroutine (once a walk) */
 	__u32 go_pad;
@@ -550,21 +586,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->st.end = CP_DEND_OK;
 	s->key = *key;
 	s->slot = slot;
-	/* a CPython process: its Python frames first (cp_py goes on with the native walk) */
-	if (cfg.python) {
-		struct cp_py_proc *pp = bpf_map_lookup_elem(&py_procs, &key->pid);
-
-		/* user space may answer for an older generation late (a request before exec) */
-		if (pp && pp->gen == key->gen)
-			bpf_tail_call(ctx, &unwind_progs, CP_PROG_PYTHON);
-	}
-	/* a Ruby process: its Ruby frames first (cp_rb goes on with the native walk) */
-	if (cfg.ruby) {
-		struct cp_rb_proc *rp = bpf_map_lookup_elem(&rb_procs, &key->pid);
-
-		if (rp && rp->gen == key->gen)
-			bpf_tail_call(ctx, &unwind_progs, CP_PROG_RUBY);
-	}
+	s->runtime = rt_of(key->pid, key->gen);
 	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);
 	stat_inc(CP_STAT_DWARF_TAILCALL);
 	return -1;
@@ -986,102 +1008,17 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 done:
 	if (s->unknown)
 		request_unknown(s->key.pid, s->key.gen);
+	/* an interpreter's process: its walker adds its frames, then finishes (dwarf_finish) */
+	if (s->runtime) {
+		bpf_tail_call(ctx, &unwind_progs, CP_RT_WALKER(s->runtime));
+		rt_stat(s->runtime, CP_RT_STAT_TAILCALL);
+	}
 	dwarf_finish(s);
 	return 0;
 }
 
-static __always_inline void py_stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&py_stats, &idx);
-
-	if (v)
-		*v += 1;
-}
-
-/*
- * Store the Python frames of s->py.st in pystacks under a hash of them and set s->key.istack;
- * it stays 0 when there are none or they are lost (counted).
- */
-static __always_inline void py_store(struct cp_ustate *s)
-{
-	__u64 h1 = 0xcbf29ce484222325ull, h2 = 0x9e3779b97f4a7c15ull, key, v;
-	void *pystacks = s->slot ? (void *)&pystacks1 : (void *)&pystacks0;
-	struct cp_py_stored *old;
-	__u32 len = s->py.st.len;
-	long err;
-
-	if (!len || len > CP_PY_MAX_FRAMES)
-		return;
-	/* code addresses mean something in one address space only */
-	s->py.pid = s->key.pid;
-	s->py.gen = s->key.gen;
-	h1 = (h1 ^ ((__u64)s->key.gen << 32 | s->key.pid)) * 0x100000001b3ull;
-	for (int i = 0; i < CP_PY_MAX_FRAMES; i++) {
-		const struct cp_py_frame *f;
-
-		if (i >= (int)len)
-			break;
-		f = &s->py.st.frames[i & (CP_PY_MAX_FRAMES - 1)];
-		v = f->code ^ ((__u64)f->instr << 32) ^ ((__u64)f->flags << 24);
-		h1 = (h1 ^ v) * 0x100000001b3ull;
-		h2 = ((h2 + v) << 29 | (h2 + v) >> 35) * 0x9e3779b97f4a7c15ull;
-	}
-	/* the end reason is part of the stack, as with dstacks */
-	key = (h1 ^ ((__u64)s->py.st.end << 56)) * 0x100000001b3ull;
-	if (!key)
-		key = 1;
-	s->py.check = (h2 ^ s->py.st.end) * 0x9e3779b97f4a7c15ull;
-	s->py.st.tstate = 0; /* not part of the stack: one entry for every thread */
-	old = bpf_map_lookup_elem(pystacks, &key);
-	if (!old) {
-		err = bpf_map_update_elem(pystacks, &key, &s->py, BPF_NOEXIST);
-		if (err == -CP_EEXIST)
-			old = bpf_map_lookup_elem(pystacks, &key);
-		else if (err) {
-			py_stat_inc(CP_PY_STAT_FULL);
-			return;
-		}
-	}
-	if (old && old->check != s->py.check) {
-		py_stat_inc(CP_PY_STAT_COLLISION);
-		return;
-	}
-	s->key.istack = key;
-	s->key.istack_kind = CP_ISTACK_PYTHON;
-}
-
-/*
- * --python: walk the CPython frames of the sampled thread (dwarf_start set up the state and
- * found the process in py_procs), store them, then go on with the native walk.
- */
-SEC("perf_event")
-int cp_py(struct bpf_perf_event_data *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct cp_py_proc *pp;
-	struct cp_ustate *s;
-	__u32 zero = 0, end;
-
-	s = bpf_map_lookup_elem(&ustate, &zero);
-	if (!s)
-		return 0;
-	s->key.istack = 0;
-	s->key.istack_kind = CP_ISTACK_NONE;
-	pp = bpf_map_lookup_elem(&py_procs, &s->key.pid);
-	if (pp && pp->gen == s->key.gen) {
-		end = cp_py_walk(pp, BPF_CORE_READ(task, thread.fsbase), &s->py.st);
-		py_stat_inc(end < CP_PY_END_MAX ? end : CP_PY_END_READ);
-		py_store(s);
-	}
-	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);
-	py_stat_inc(CP_PY_STAT_TAILCALL);
-	s->st.end = CP_DEND_TRUNCATED;
-	dwarf_finish(s);
-	return 0;
-}
-
-/* --ruby: cp_rb, the Ruby twin of cp_py */
-#include "ruby_profile.bpf.h"
+/* the walkers of the runtimes: cp_py, cp_rb... */
+#include "runtime_profile.bpf.h"
 
 /* A new process (not a thread): start a new generation; follow children of traced ones. */
 SEC("tp_btf/sched_process_fork")
@@ -1118,9 +1055,8 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	bpf_map_delete_elem(&excluded, &tgid);
 	bpf_map_delete_elem(&refresh, &tgid);
-	/* another program: user space looks for CPython in it again */
-	bpf_map_delete_elem(&py_procs, &tgid);
-	bpf_map_delete_elem(&rb_procs, &tgid);
+	/* another program: user space looks for a runtime in it again */
+	bpf_map_delete_elem(&rt_procs, &tgid);
 	if (cp) {
 		cp->gen += 1;
 		cp->flags &= ~CP_PROC_REQUESTED;
@@ -1157,8 +1093,7 @@ int BPF_PROG(cp_exit, struct task_struct *p)
 		return 0;
 	bpf_map_delete_elem(&uprocs, &tgid);
 	bpf_map_delete_elem(&vtables, &tgid);
-	bpf_map_delete_elem(&py_procs, &tgid);
-	bpf_map_delete_elem(&rb_procs, &tgid);
+	bpf_map_delete_elem(&rt_procs, &tgid);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
  */
 #ifndef CPUPROF_PYTHON_SHARED_H
 #define CPUPROF_PYTHON_SHARED_H
+#include "runtime_shared.h"
 
 /* An offset the version does not have. */
 #define CP_PY_NONE 0xffff
@@ -85,16 +86,6 @@ _Static_assert(__builtin_offsetof(struct cp_py_offsets, str_ascii_data) == 64,
 	       "cp_py_offsets.str_ascii_data");
 
 /*
- * glibc 2.36 x86_64 thread-specific data, from the thread pointer (fsbase == pthread_self()):
- * keys < 32 in struct pthread's specific_1stblock {seq, data} pairs at 0x310, the data of key k
- * at 0x310 + 16k + 8; larger keys through the second-level array at 0x510 (pthread_getspecific
- * disassembled; Parca's glibc table and OTel agree; interpreters.md 1.1).
- */
-#define CP_PY_GLIBC_TSD_FIRST  0x310
-#define CP_PY_GLIBC_TSD_SECOND 0x510
-#define CP_PY_GLIBC_TSD_BLOCK  32
-
-/*
  * What the walker knows of one process's CPython (a map value keyed by tgid, filled at attach).
  * Addresses are runtime addresses; 0 when absent.
  */
@@ -112,28 +103,17 @@ struct cp_py_proc {
 	__u32 gen;     /* cp_proc.gen these values belong to (the profiler walks no other) */
 };
 _Static_assert(sizeof(struct cp_py_proc) == 72 + 8 * 8 + 8, "cp_py_proc layout");
+_Static_assert(sizeof(struct cp_py_proc) <= CP_RT_PROC_DATA, "cp_py_proc fits cp_rt_proc.data");
 
-/* Python frames the walker records per sample at most (interpreters.md 5.4). */
-#define CP_PY_MAX_FRAMES 128
-
-/* One Python frame as recorded: the code object and the instruction position in it. */
-struct cp_py_frame {
-	__u64 code;  /* PyCodeObject address */
-	__u32 instr; /* f_lasti (units: instr_unit) or instruction index (3.11+); ~0: unknown */
-	__u8 kind;   /* CP_PY_FRAME_* */
-	__u8 flags;  /* CP_PY_FF_* */
-	__u16 pad;
-};
-_Static_assert(sizeof(struct cp_py_frame) == 16, "cp_py_frame layout");
 #define CP_PY_FRAME_CODE 1 /* a Python function's frame */
 /*
- * The outermost frame of one C activation of the eval loop (the frame C code called into):
- * <= 3.10 every frame; 3.11 the is_entry frame; 3.12+ the frame right below a shim. Native
- * frames of the eval loop consume Python frames up to and including the next one flagged.
+ * CP_RT_FF_ENTRY (runtime_shared.h): <= 3.10 every frame; 3.11 the is_entry frame; 3.12+ the
+ * frame right below a shim. cp_rt_frame.ptr is the PyCodeObject, .pos f_lasti (units:
+ * instr_unit) or the instruction index (3.11+), ~0 when unknown; cp_rt_stack.ctx the
+ * thread's PyThreadState.
  */
-#define CP_PY_FF_ENTRY 1
 
-/* How a Python walk ended (cp_py_stack.end); counted per reason. */
+/* How a Python walk ended (cp_rt_stack.end); counted per reason (rt_stats). */
 enum cp_py_end {
 	CP_PY_END_OK = 0,    /* the outermost frame was reached */
 	CP_PY_END_NO_PROC,   /* the process is not a known CPython (yet) */
@@ -143,52 +123,8 @@ enum cp_py_end {
 	CP_PY_END_BAD_CODE,  /* a frame's code is not a code object */
 	CP_PY_END_MAX,
 };
-
-/* The Python frames of one sample, innermost first. */
-struct cp_py_stack {
-	__u32 len;    /* frames used */
-	__u32 end;    /* enum cp_py_end */
-	__u64 tstate; /* the thread's PyThreadState, 0 when none */
-	struct cp_py_frame frames[CP_PY_MAX_FRAMES];
-};
-_Static_assert(sizeof(struct cp_py_stack) == 16 + 16 * CP_PY_MAX_FRAMES, "cp_py_stack layout");
-_Static_assert((CP_PY_MAX_FRAMES & (CP_PY_MAX_FRAMES - 1)) == 0, "a mask bounds the index");
-
-/*
- * The profiler's Python stacks (pystacks map: cp_count_key.pystack -> this): a sample's frames
- * and process under a 64-bit hash of them, check a second hash (collision check, as
- * cp_dstack.check).
- */
-struct cp_py_stored {
-	__u64 check;
-	__u32 pid, gen; /* the process the code objects belong to (part of the hash) */
-	struct cp_py_stack st;
-};
-_Static_assert(sizeof(struct cp_py_stored) == 16 + sizeof(struct cp_py_stack), "cp_py_stored");
-#define CP_PY_DEF_STACKS 8192
-
-/*
- * The profiler's Python counters (per-CPU array py_stats): one per walk end (enum cp_py_end,
- * same index), then these.
- */
-enum cp_py_stat {
-	CP_PY_STAT_FULL = CP_PY_END_MAX, /* Python frames lost: pystacks map full */
-	CP_PY_STAT_COLLISION,		 /* Python frames lost: two stacks with one hash */
-	CP_PY_STAT_TAILCALL,		 /* the native walk after it could not start */
-	CP_PY_STAT_MAX,
-};
-
-/* The walker's test harness (bpf/pywalk.bpf.c): one ring-buffer record per sample. */
-struct cp_py_event {
-	__u32 tid;
-	__u32 pad;
-	struct cp_py_stack st;
-};
-_Static_assert(sizeof(struct cp_py_event) == 8 + sizeof(struct cp_py_stack), "cp_py_event");
+_Static_assert(CP_PY_END_MAX <= CP_RT_END_MAX, "the Python ends fit an rt_stats row");
 
 /* Threads of one interpreter the thread-list walk looks at, at most. */
 #define CP_PY_MAX_THREADS 64
-/* Processes with CPython the walker knows at once. */
-#define CP_PY_DEF_PROCS 1024
-
 #endif

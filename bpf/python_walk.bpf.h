@@ -9,44 +9,12 @@
  * PyFrameObject chains up to 3.10, _PyInterpreterFrame chains from 3.11, where shim frames
  * (3.12+) are dropped and mark the frame above them as an eval-loop entry.
  *
- * The includer defines the py_procs map (tgid -> struct cp_py_proc) before including this, or
- * uses the one here; cp_py_walk() fills a struct cp_py_stack (in map memory: it is 2 KiB).
+ * The includer finds the process's struct cp_py_proc (in rt_procs: cp_rt_proc.data);
+ * cp_py_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
  */
 #ifndef CPUPROF_PYTHON_WALK_BPF_H
 #define CPUPROF_PYTHON_WALK_BPF_H
-
-#ifndef CP_PY_NO_PROCS_MAP
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct cp_py_proc);
-	__uint(max_entries, CP_PY_DEF_PROCS);
-} py_procs SEC(".maps");
-#endif
-
-static __always_inline __u64 py_ptr(__u64 addr)
-{
-	__u64 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
-	return v;
-}
-
-/* The tstate bound to pthread key `key` of the thread whose thread pointer is fsbase. */
-static __always_inline __u64 py_tss_tstate(__u64 fsbase, __s32 key)
-{
-	__u64 block;
-
-	if (key < 0 || key >= 1024)
-		return 0;
-	if (key < CP_PY_GLIBC_TSD_BLOCK)
-		return py_ptr(fsbase + CP_PY_GLIBC_TSD_FIRST + 16 * (__u64)key + 8);
-	block = py_ptr(fsbase + CP_PY_GLIBC_TSD_SECOND + 8 * (__u64)(key / CP_PY_GLIBC_TSD_BLOCK));
-	if (!block)
-		return 0;
-	return py_ptr(block + 16 * (__u64)(key % CP_PY_GLIBC_TSD_BLOCK) + 8);
-}
+#include "runtime_walk.bpf.h"
 
 /* The sampled thread's PyThreadState, or 0 when it has none. Global: verified once. */
 __noinline __u64 cp_py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
@@ -58,18 +26,18 @@ __noinline __u64 cp_py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
 		return 0;
 	o = &pp->off;
 
-	ts = py_tss_tstate(fsbase, pp->tss_key);
-	if (ts && py_ptr(ts + o->tstate_thread_id) == fsbase)
+	ts = rt_tsd(fsbase, pp->tss_key);
+	if (ts && rt_ptr(ts + o->tstate_thread_id) == fsbase)
 		return ts;
 	/* the thread list, newest first */
-	interp = pp->interp_head ? py_ptr(pp->interp_head) : pp->interp;
+	interp = pp->interp_head ? rt_ptr(pp->interp_head) : pp->interp;
 	if (!interp)
 		return 0;
-	ts = py_ptr(interp + o->interp_tstate_head);
+	ts = rt_ptr(interp + o->interp_tstate_head);
 	for (int i = 0; i < CP_PY_MAX_THREADS && ts; i++) {
-		if (py_ptr(ts + o->tstate_thread_id) == fsbase)
+		if (rt_ptr(ts + o->tstate_thread_id) == fsbase)
 			return ts;
-		ts = py_ptr(ts + o->tstate_next);
+		ts = rt_ptr(ts + o->tstate_next);
 	}
 	return 0;
 }
@@ -82,10 +50,7 @@ __noinline __u64 cp_py_find_tstate(const struct cp_py_proc *pp, __u64 fsbase)
 #define PY_OBJ_FRAME_READ    128
 #define PY_INTERP_FRAME_READ 72
 
-/*
- * A field of a frame read into buf (size bytes); 0 when off lies outside. Byte loads: the
- * verifier refuses wider loads from the stack at an offset not known to be aligned.
- */
+/* A byte of a frame read into buf (size bytes); 0 when off lies outside. */
 static __always_inline __u8 py_buf_u8(const __u64 *buf, __u32 size, __u32 off)
 {
 	if (off > size - 1)
@@ -93,54 +58,14 @@ static __always_inline __u8 py_buf_u8(const __u64 *buf, __u32 size, __u32 off)
 	return *((const __u8 *)buf + off);
 }
 
-static __always_inline __u64 py_buf_le(const __u64 *buf, __u32 size, __u32 off, __u32 n)
-{
-	const __u8 *b = (const __u8 *)buf;
-	__u64 v = 0;
-
-	if (off > size - n)
-		return 0;
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-		if (i < (int)n)
-			v |= (__u64)b[off + i] << (8 * i);
-	return v;
-}
-
 static __always_inline __u64 py_buf_u64(const __u64 *buf, __u32 size, __u32 off)
 {
-	return py_buf_le(buf, size, off, 8);
+	return rt_buf_le(buf, size, off, 8);
 }
 
 static __always_inline __u32 py_buf_u32(const __u64 *buf, __u32 size, __u32 off)
 {
-	return (__u32)py_buf_le(buf, size, off, 4);
-}
-
-static __always_inline void py_push(struct cp_py_stack *st, __u64 code, __u32 instr, __u8 kind,
-				    __u8 flags)
-{
-	__u32 n = st->len;
-	struct cp_py_frame *f;
-
-	if (n >= CP_PY_MAX_FRAMES)
-		return;
-	f = &st->frames[n & (CP_PY_MAX_FRAMES - 1)];
-	f->code = code;
-	f->instr = instr;
-	f->kind = kind;
-	f->flags = flags;
-	f->pad = 0;
-	st->len = n + 1;
-}
-
-/* Mark the last frame pushed as the entry of its eval-loop activation. */
-static __always_inline void py_mark_entry(struct cp_py_stack *st)
-{
-	__u32 n = st->len;
-
-	if (n && n <= CP_PY_MAX_FRAMES)
-		st->frames[(n - 1) & (CP_PY_MAX_FRAMES - 1)].flags |= CP_PY_FF_ENTRY;
+	return (__u32)rt_buf_le(buf, size, off, 4);
 }
 
 /* Where a walk is between two frames (the walker's stack). */
@@ -156,7 +81,7 @@ struct cp_py_cursor {
  * verifier checks it once, alone, rather than once per frame of an unrolled walk (347k
  * instructions verified, most of a second of setup, before).
  */
-__noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_py_stack *st,
+__noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_rt_stack *st,
 			   struct cp_py_cursor *cur)
 {
 	const struct cp_py_offsets *o;
@@ -182,7 +107,7 @@ __noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_py_stack *st,
 		lasti = (__s32)py_buf_u32(buf, PY_OBJ_FRAME_READ, o->frame_lasti);
 		instr = lasti < 0 ? ~0u : (__u32)lasti;
 		cur->frame = py_buf_u64(buf, PY_OBJ_FRAME_READ, o->frame_back);
-		flags = CP_PY_FF_ENTRY; /* one frame per activation */
+		flags = CP_RT_FF_ENTRY; /* one frame per activation */
 	} else {
 		__u8 owner, entry = 0;
 		__u64 ip;
@@ -199,20 +124,20 @@ __noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_py_stack *st,
 			return CP_PY_END_READ;
 		if (owner == CP_PY_OWNER_CSTACK) {
 			/* a shim: the frame pushed before it started an activation */
-			py_mark_entry(st);
+			rt_mark_entry(st);
 			return CP_PY_END_OK;
 		}
 		if (entry)
-			flags = CP_PY_FF_ENTRY;
+			flags = CP_RT_FF_ENTRY;
 		/* index of the instruction in the code units after the code object's head */
 		if (code && ip >= code + o->code_code)
 			instr = (__u32)((ip - code - o->code_code) / 2);
 	}
-	if (!code || py_ptr(code + 8) != pp->code_type)
+	if (!code || rt_ptr(code + 8) != pp->code_type)
 		return CP_PY_END_BAD_CODE;
-	if (st->len >= CP_PY_MAX_FRAMES)
+	if (st->len >= CP_RT_MAX_FRAMES)
 		return CP_PY_END_TRUNCATED; /* the root side is cut: user space marks it */
-	py_push(st, code, instr, CP_PY_FRAME_CODE, flags);
+	rt_push(st, code, instr, CP_PY_FRAME_CODE, flags);
 	return CP_PY_END_OK;
 }
 
@@ -221,7 +146,7 @@ __noinline int cp_py_frame(const struct cp_py_proc *pp, struct cp_py_stack *st,
  * Returns st->end.
  */
 static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbase,
-					struct cp_py_stack *st)
+					struct cp_rt_stack *st)
 {
 	const struct cp_py_offsets *o = &pp->off;
 	struct cp_py_cursor cur = {};
@@ -231,16 +156,16 @@ static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbas
 	st->len = 0;
 	st->end = CP_PY_END_OK;
 	ts = cp_py_find_tstate(pp, fsbase);
-	st->tstate = ts;
+	st->ctx = ts;
 	if (!ts) {
 		st->end = CP_PY_END_NO_TSTATE;
 		return st->end;
 	}
-	cur.frame = py_ptr(ts + o->tstate_frame);
+	cur.frame = rt_ptr(ts + o->tstate_frame);
 	if (o->cframe_current_frame != CP_PY_NONE)
-		cur.frame = py_ptr(cur.frame + o->cframe_current_frame); /* 3.11, 3.12: _PyCFrame */
+		cur.frame = rt_ptr(cur.frame + o->cframe_current_frame); /* 3.11, 3.12: _PyCFrame */
 
-	for (i = 0; i < CP_PY_MAX_FRAMES + 1 && cur.frame; i++) {
+	for (i = 0; i < CP_RT_MAX_FRAMES + 1 && cur.frame; i++) {
 		end = cp_py_frame(pp, st, &cur);
 		if (end != CP_PY_END_OK) {
 			st->end = (__u32)end;
@@ -252,8 +177,74 @@ static __always_inline __u32 cp_py_walk(const struct cp_py_proc *pp, __u64 fsbas
 		return st->end;
 	}
 	/* the outermost frame entered the eval loop from C */
-	py_mark_entry(st);
+	rt_mark_entry(st);
 	return st->end;
+}
+
+/*
+ * PyASCIIObject.state (3.x, at 32: after ob_refcnt, ob_type, length, hash): bit 5 compact, bit
+ * 6 ascii, the same 3.3-3.13 (Include/cpython/unicodeobject.h): then the characters are at
+ * str_ascii_data.
+ */
+#define PY_STATE_COMPACT (1u << 5)
+#define PY_STATE_ASCII	 (1u << 6)
+
+/* Where the characters of str object s are and how many: 0, or -1 when not plain ASCII. */
+static __always_inline int py_str(const struct cp_py_proc *pp, __u64 s, __u64 *data, __u64 *len)
+{
+	__u64 head[5]; /* 2.7 PyStringObject: ob_size at 16; 3.x: length at 16, state at 32 */
+
+	if (!s || bpf_probe_read_user(head, sizeof(head), (void *)s))
+		return -1;
+	if (pp->off.version >= 0x03000000 &&
+	    ((__u32)head[4] & (PY_STATE_COMPACT | PY_STATE_ASCII)) !=
+		    (PY_STATE_COMPACT | PY_STATE_ASCII))
+		return -1;
+	*len = head[2];
+	*data = s + pp->off.str_ascii_data;
+	return *len > (1u << 20) ? -1 : 0;
+}
+
+/*
+ * The stamp of code object f->ptr (runtime_profile.bpf.h): its name and file objects and first
+ * line. A code object freed and another made at its address (a module's body, run once) differ
+ * in one of them ("<module>" is interned: the file tells them apart).
+ */
+static __always_inline __u64 cp_py_stamp(const struct cp_py_proc *pp, const struct cp_rt_frame *f)
+{
+	const struct cp_py_offsets *o = &pp->off;
+	__u16 name = o->code_qualname != CP_PY_NONE ? o->code_qualname : o->code_name;
+	__u32 first = 0;
+
+	bpf_probe_read_user(&first, sizeof(first), (void *)(f->ptr + o->code_firstlineno));
+	return rt_ptr(f->ptr + name) ^ (rt_ptr(f->ptr + o->code_filename) << 1) ^
+	       ((__u64)first << 48);
+}
+
+/*
+ * The namer (runtime_profile.bpf.h): what user space reads of a code object (py_code_read),
+ * copied while the process lives: co_qualname (3.11+) else co_name, co_filename (its tail when
+ * long), co_firstlineno.
+ */
+static __always_inline void cp_py_name(const struct cp_py_proc *pp, const struct cp_rt_frame *f,
+				       struct cp_rt_name *n)
+{
+	const struct cp_py_offsets *o = &pp->off;
+	__u16 name = o->code_qualname != CP_PY_NONE ? o->code_qualname : o->code_name;
+	__u64 data = 0, len = 0;
+	__s32 first = 0;
+	int cut = 0;
+
+	if (!bpf_probe_read_user(&first, sizeof(first), (void *)(f->ptr + o->code_firstlineno)) &&
+	    first > 0)
+		n->firstline = (__u32)first;
+	if (!py_str(pp, rt_ptr(f->ptr + name), &data, &len) &&
+	    !rt_copy_str(n->name, CP_RT_NAME_LEN, data, len, 0, &cut))
+		n->flags |= CP_RT_NAME_OK | (cut ? CP_RT_NAME_CUT : 0);
+	cut = 0;
+	if (!py_str(pp, rt_ptr(f->ptr + o->code_filename), &data, &len) &&
+	    !rt_copy_str(n->file, CP_RT_FILE_LEN, data, len, 1, &cut))
+		n->flags |= CP_RT_FILE_OK | (cut ? CP_RT_FILE_CUT : 0);
 }
 
 #endif

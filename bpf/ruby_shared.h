@@ -11,6 +11,7 @@
  */
 #ifndef CPUPROF_RUBY_SHARED_H
 #define CPUPROF_RUBY_SHARED_H
+#include "runtime_shared.h"
 
 /* An offset the version does not have. */
 #define CP_RB_NONE 0xffff
@@ -66,6 +67,20 @@ _Static_assert(__builtin_offsetof(struct cp_rb_offsets, ec_vm_stack) == 4, "cp_r
 _Static_assert(__builtin_offsetof(struct cp_rb_offsets, ractor_running_ec) == 64,
 	       "cp_rb_offsets.ractor_running_ec");
 
+/* Object type tags and flags (ruby/internal/value_type.h, fl_type.h; the same 2.6-3.3). */
+#define CP_RB_T_MASK	 0x1f
+#define CP_RB_T_STRING	 0x05
+#define CP_RB_T_ARRAY	 0x07
+#define CP_RB_FL_USHIFT	 12
+#define CP_RB_FL_USER1	 (1u << (CP_RB_FL_USHIFT + 1)) /* RSTRING_NOEMBED, RARRAY_EMBED_FLAG */
+#define CP_RB_T_IMEMO	 0x1a
+#define CP_RB_IMEMO_MENT 6 /* imemo_type of a method entry: (flags >> FL_USHIFT) & 0xf */
+/* IDs (symbol.c): the serial above tLAST_OP_ID, ID_ENTRY_UNIT ids a sub-array of the
+ * symbols table, {String, Symbol} per id */
+#define CP_RB_ID_SCOPE_SHIFT	   4 /* RUBY_ID_SCOPE_SHIFT */
+#define CP_RB_ID_ENTRY_UNIT	   512
+#define CP_RB_ID_ENTRY_SIZE	   2
+
 #define CP_RB_VER(maj, min, teeny) (((__u32)(maj) << 16) | ((__u32)(min) << 8) | (__u32)(teeny))
 
 /*
@@ -85,15 +100,6 @@ _Static_assert(__builtin_offsetof(struct cp_rb_offsets, ractor_running_ec) == 64
 #define CP_RB_EC_GLOBAL	 3 /* *ec_global: 2.6/2.7's ruby_current_execution_context_ptr (GVL) */
 #define CP_RB_EC_RACTOR	 4 /* *(*ec_global + running_ec): ruby_single_main_ractor's (GVL) */
 
-/*
- * glibc x86_64: tcbhead_t.dtv at fsbase + 8; a DTV entry is 16 bytes {pointer val, to_free},
- * indexed by module id; an entry not allocated yet holds TLS_DTV_UNALLOCATED (-1)
- * (interpreters.md 1.1; glibc sysdeps/x86_64/nptl/tls.h, dl-tls.h).
- */
-#define CP_RB_GLIBC_TCB_DTV	8
-#define CP_RB_GLIBC_DTV_ENTRY	16
-#define CP_RB_GLIBC_DTV_UNALLOC (~0ull)
-
 /* What the walker knows of one process's Ruby (a map value keyed by tgid, filled at attach). */
 struct cp_rb_proc {
 	struct cp_rb_offsets off;
@@ -103,30 +109,23 @@ struct cp_rb_proc {
 	__s64 tls_off;	 /* DTV: ruby_current_ec's offset in the block; TP: from fsbase */
 	__u64 ec_global; /* CP_RB_EC_GLOBAL / CP_RB_EC_RACTOR: the variable's address */
 	__u64 vm_exec_start, vm_exec_end; /* rb_vm_exec, for interleaving with native frames */
-	__u32 gen; /* the generation of the process this is for (cp_proc.gen) */
-	__u32 pad1;
+	__u32 gen;	  /* the generation of the process this is for (cp_proc.gen) */
+	__u32 last_op_id; /* tLAST_OP_ID: ids up to it are their own serial */
+	__u64 symbols;	  /* ruby_global_symbols (ID -> name: C methods' names); 0: unknown */
 };
-_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16 + 8, "cp_rb_proc layout");
+_Static_assert(sizeof(struct cp_rb_proc) == 72 + 8 + 8 + 8 + 16 + 8 + 8, "cp_rb_proc layout");
+_Static_assert(sizeof(struct cp_rb_proc) <= CP_RT_PROC_DATA, "cp_rb_proc fits cp_rt_proc.data");
 
-/* Ruby frames the walker records per sample at most (interpreters.md 5.4). */
-#define CP_RB_MAX_FRAMES 128
-
-/* One Ruby frame as recorded. */
-struct cp_rb_frame {
-	__u64 ptr;  /* ISEQ: the rb_iseq_constant_body; CFUNC: ep[-2], the method entry (or 0) */
-	__u32 pos;  /* ISEQ: pc's index in iseq_encoded (words); ~0: unknown */
-	__u8 kind;  /* CP_RB_FRAME_* */
-	__u8 flags; /* CP_RB_FF_* */
-	__u16 pad;
-};
-_Static_assert(sizeof(struct cp_rb_frame) == 16, "cp_rb_frame layout");
 #define CP_RB_FRAME_ISEQ  1 /* a Ruby method, block, class body or top level */
 #define CP_RB_FRAME_CFUNC 2 /* a method written in C (Kernel#loop, Integer#times...) */
-/* The frame C code entered the VM with (VM_FRAME_FLAG_FINISH): an rb_vm_exec activation's
- * outermost frame; native frames of rb_vm_exec consume Ruby frames up to the next one. */
-#define CP_RB_FF_FINISH 1
+/*
+ * cp_rt_frame (runtime_shared.h): ptr the rb_iseq_constant_body (ISEQ) or ep[-2], the method
+ * entry (CFUNC, or 0); pos pc's index in iseq_encoded (words), ~0 when unknown; flags
+ * CP_RT_FF_ENTRY on the frame C code entered the VM with (VM_FRAME_FLAG_FINISH): an
+ * rb_vm_exec activation's outermost frame. cp_rt_stack.ctx: the execution context walked.
+ */
 
-/* How a Ruby walk ended (cp_rb_stack.end); counted per reason. */
+/* How a Ruby walk ended (cp_rt_stack.end); counted per reason (rt_stats). */
 enum cp_rb_end {
 	CP_RB_END_OK = 0,    /* the outermost frame was reached */
 	CP_RB_END_NO_PROC,   /* the process is not a known Ruby (yet) */
@@ -136,54 +135,9 @@ enum cp_rb_end {
 	CP_RB_END_BAD_STACK, /* cfp outside the EC's VM stack */
 	CP_RB_END_MAX,
 };
+_Static_assert(CP_RB_END_MAX <= CP_RT_END_MAX, "the Ruby ends fit an rt_stats row");
 
-/* cp_rb_stack.flags */
+/* cp_rt_stack.flags */
 #define CP_RB_ST_GVL 1 /* the EC is the GVL holder's (fallback modes), maybe another thread's */
-
-/* The Ruby frames of one sample, innermost first. */
-struct cp_rb_stack {
-	__u32 len;   /* frames used */
-	__u16 end;   /* enum cp_rb_end */
-	__u16 flags; /* CP_RB_ST_* */
-	__u64 ec;    /* the execution context walked, 0 when none */
-	struct cp_rb_frame frames[CP_RB_MAX_FRAMES];
-};
-_Static_assert(sizeof(struct cp_rb_stack) == 16 + 16 * CP_RB_MAX_FRAMES, "cp_rb_stack layout");
-_Static_assert((CP_RB_MAX_FRAMES & (CP_RB_MAX_FRAMES - 1)) == 0, "a mask bounds the index");
-
-/*
- * The profiler's Ruby stacks (rbstacks map: cp_count_key.istack -> this, istack_kind
- * CP_ISTACK_RUBY): a sample's frames and process under a 64-bit hash of them, check a second
- * hash (collision check, as cp_dstack.check).
- */
-struct cp_rb_stored {
-	__u64 check;
-	__u32 pid, gen; /* the process the iseqs belong to (part of the hash) */
-	struct cp_rb_stack st;
-};
-_Static_assert(sizeof(struct cp_rb_stored) == 16 + sizeof(struct cp_rb_stack), "cp_rb_stored");
-#define CP_RB_DEF_STACKS 8192
-
-/*
- * The profiler's Ruby counters (per-CPU array rb_stats): one per walk end (enum cp_rb_end,
- * same index), then these.
- */
-enum cp_rb_stat {
-	CP_RB_STAT_FULL = CP_RB_END_MAX, /* Ruby frames lost: rbstacks map full */
-	CP_RB_STAT_COLLISION,		 /* Ruby frames lost: two stacks with one hash */
-	CP_RB_STAT_TAILCALL,		 /* the native walk after it could not start */
-	CP_RB_STAT_MAX,
-};
-
-/* The walker's test harness (bpf/rbwalk.bpf.c): one ring-buffer record per sample. */
-struct cp_rb_event {
-	__u32 tid;
-	__u32 pad;
-	struct cp_rb_stack st;
-};
-_Static_assert(sizeof(struct cp_rb_event) == 8 + sizeof(struct cp_rb_stack), "cp_rb_event");
-
-/* Processes with Ruby the walker knows at once. */
-#define CP_RB_DEF_PROCS 1024
 
 #endif

@@ -9,55 +9,33 @@
  * frame: a Ruby frame's iseq body and instruction index, a C function's method entry; C
  * frames without a method (IFUNC, the dummy frames) are skipped.
  *
- * The includer defines the rb_procs map (tgid -> struct cp_rb_proc) before including this, or
- * uses the one here; cp_rb_walk() fills a struct cp_rb_stack (in map memory: it is 2 KiB).
+ * The includer finds the process's struct cp_rb_proc (in rt_procs: cp_rt_proc.data);
+ * cp_rb_walk() fills a struct cp_rt_stack (in map memory: it is 2 KiB).
  */
 #ifndef CPUPROF_RUBY_WALK_BPF_H
 #define CPUPROF_RUBY_WALK_BPF_H
-
-#ifndef CP_RB_NO_PROCS_MAP
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, struct cp_rb_proc);
-	__uint(max_entries, CP_RB_DEF_PROCS);
-} rb_procs SEC(".maps");
-#endif
-
-static __always_inline __u64 rb_ptr(__u64 addr)
-{
-	__u64 v = 0;
-
-	if (!addr || bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
-	return v;
-}
+#include "runtime_walk.bpf.h"
 
 /* The execution context of the thread whose thread pointer is fsbase; 0 when none. */
 static __always_inline __u64 rb_find_ec(const struct cp_rb_proc *rp, __u64 fsbase, __u16 *flags)
 {
-	__u64 dtv, block;
+	__u64 block;
 
 	switch (rp->ec_mode) {
 	case CP_RB_EC_TLS_DTV:
-		dtv = rb_ptr(fsbase + CP_RB_GLIBC_TCB_DTV);
-		if (!dtv || rp->tls_modid == 0 || rp->tls_modid > 4096)
-			return 0;
-		block = rb_ptr(dtv + CP_RB_GLIBC_DTV_ENTRY * (__u64)rp->tls_modid);
-		if (!block || block == CP_RB_GLIBC_DTV_UNALLOC)
-			return 0;
-		return rb_ptr(block + (__u64)rp->tls_off);
+		block = rt_tls_block(fsbase, rp->tls_modid);
+		return block ? rt_ptr(block + (__u64)rp->tls_off) : 0;
 	case CP_RB_EC_TLS_TP:
-		return rb_ptr(fsbase + (__u64)rp->tls_off);
+		return rt_ptr(fsbase + (__u64)rp->tls_off);
 	case CP_RB_EC_GLOBAL:
 		*flags |= CP_RB_ST_GVL;
-		return rb_ptr(rp->ec_global);
+		return rt_ptr(rp->ec_global);
 	case CP_RB_EC_RACTOR:
 		*flags |= CP_RB_ST_GVL;
-		block = rb_ptr(rp->ec_global);
+		block = rt_ptr(rp->ec_global);
 		if (!block || rp->off.ractor_running_ec == CP_RB_NONE)
 			return 0;
-		return rb_ptr(block + rp->off.ractor_running_ec);
+		return rt_ptr(block + rp->off.ractor_running_ec);
 	}
 	return 0;
 }
@@ -68,42 +46,7 @@ static __always_inline __u64 rb_find_ec(const struct cp_rb_proc *rp, __u64 fsbas
 #define RB_CFP_READ  40
 #define RB_BODY_READ 16
 
-/*
- * A little-endian field of n bytes at off of buf (size bytes); 0 when it lies outside. Byte
- * loads: the verifier refuses wider loads from the stack at an offset not known to be aligned.
- */
-static __always_inline __u64 rb_buf_le(const __u64 *buf, __u32 size, __u32 off, __u32 n)
-{
-	const __u8 *b = (const __u8 *)buf;
-	__u64 v = 0;
-
-	if (off > size - n)
-		return 0;
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-		if (i < (int)n)
-			v |= (__u64)b[off + i] << (8 * i);
-	return v;
-}
-
-static __always_inline void rb_push(struct cp_rb_stack *st, __u64 ptr, __u32 pos, __u8 kind,
-				    __u8 flags)
-{
-	__u32 n = st->len;
-	struct cp_rb_frame *f;
-
-	if (n >= CP_RB_MAX_FRAMES)
-		return;
-	f = &st->frames[n & (CP_RB_MAX_FRAMES - 1)];
-	f->ptr = ptr;
-	f->pos = pos;
-	f->kind = kind;
-	f->flags = flags;
-	f->pad = 0;
-	st->len = n + 1;
-}
-
-static __always_inline __u32 rb_end(struct cp_rb_stack *st, __u32 why)
+static __always_inline __u32 rb_end(struct cp_rt_stack *st, __u32 why)
 {
 	st->end = (__u16)why;
 	return why;
@@ -114,7 +57,7 @@ static __always_inline __u32 rb_end(struct cp_rb_stack *st, __u32 why)
  * process rp. Returns st->end.
  */
 static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbase,
-					struct cp_rb_stack *st)
+					struct cp_rt_stack *st)
 {
 	const struct cp_rb_offsets *o = &rp->off;
 	__u64 ec, cfp, stack, top, last, size;
@@ -126,15 +69,15 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 	st->end = CP_RB_END_OK;
 	ec = rb_find_ec(rp, fsbase, &flags);
 	st->flags = flags;
-	st->ec = ec;
+	st->ctx = ec;
 	if (!ec)
 		return rb_end(st, CP_RB_END_NO_EC);
 	/* the EC's head in one read: vm_stack, vm_stack_size, cfp (the same 2.6-3.3) */
 	if (bpf_probe_read_user(buf, RB_EC_READ, (void *)ec))
 		return rb_end(st, CP_RB_END_READ);
-	stack = rb_buf_le(buf, RB_EC_READ, o->ec_vm_stack, 8);
-	size = rb_buf_le(buf, RB_EC_READ, o->ec_vm_stack_size, 8);
-	cfp = rb_buf_le(buf, RB_EC_READ, o->ec_cfp, 8);
+	stack = rt_buf_le(buf, RB_EC_READ, o->ec_vm_stack, 8);
+	size = rt_buf_le(buf, RB_EC_READ, o->ec_vm_stack_size, 8);
+	cfp = rt_buf_le(buf, RB_EC_READ, o->ec_cfp, 8);
 	if (!stack || !cfp || !size || size > (1ull << 28))
 		return rb_end(st, CP_RB_END_READ);
 	/*
@@ -146,7 +89,7 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 	if (cfp < stack || cfp > top - o->cfp_size)
 		return rb_end(st, CP_RB_END_BAD_STACK);
 
-	for (i = 0; i < CP_RB_MAX_FRAMES + 1; i++) {
+	for (i = 0; i < CP_RT_MAX_FRAMES + 1; i++) {
 		__u64 pc, iseq, ep, body, encoded;
 		__u32 ep_flags, pos = ~0u, n_words;
 		__u8 ff;
@@ -156,35 +99,168 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 		if (bpf_probe_read_user(buf, RB_CFP_READ, (void *)cfp))
 			return rb_end(st, CP_RB_END_READ);
 		cfp += o->cfp_size;
-		pc = rb_buf_le(buf, RB_CFP_READ, o->cfp_pc, 8);
-		iseq = rb_buf_le(buf, RB_CFP_READ, o->cfp_iseq, 8);
-		ep = rb_buf_le(buf, RB_CFP_READ, o->cfp_ep, 8);
+		pc = rt_buf_le(buf, RB_CFP_READ, o->cfp_pc, 8);
+		iseq = rt_buf_le(buf, RB_CFP_READ, o->cfp_iseq, 8);
+		ep = rt_buf_le(buf, RB_CFP_READ, o->cfp_ep, 8);
 		/* ep[-2] method entry or cref, ep[-1] block handler, ep[0] frame flags */
 		if (!ep || bpf_probe_read_user(env, sizeof(env), (void *)(ep - 16)))
 			return rb_end(st, CP_RB_END_READ);
 		ep_flags = (__u32)env[2];
-		ff = ep_flags & CP_RB_FRAME_FLAG_FINISH ? CP_RB_FF_FINISH : 0;
+		ff = ep_flags & CP_RB_FRAME_FLAG_FINISH ? CP_RT_FF_ENTRY : 0;
 		if ((ep_flags & CP_RB_FRAME_MAGIC_MASK) == CP_RB_FRAME_MAGIC_CFUNC) {
-			if (st->len >= CP_RB_MAX_FRAMES)
+			if (st->len >= CP_RT_MAX_FRAMES)
 				return rb_end(st, CP_RB_END_TRUNCATED);
-			rb_push(st, env[0], ~0u, CP_RB_FRAME_CFUNC, ff);
+			rt_push(st, env[0], ~0u, CP_RB_FRAME_CFUNC, ff);
 			continue;
 		}
 		if ((ep_flags & CP_RB_FRAME_FLAG_CFRAME) || !iseq || !pc)
 			continue; /* IFUNC, dummy frames */
-		body = rb_ptr(iseq + o->iseq_body);
+		body = rt_ptr(iseq + o->iseq_body);
 		if (!body || bpf_probe_read_user(body_head, RB_BODY_READ, (void *)body))
 			return rb_end(st, CP_RB_END_READ);
-		n_words = (__u32)rb_buf_le(body_head, RB_BODY_READ, o->body_iseq_size, 4);
-		encoded = rb_buf_le(body_head, RB_BODY_READ, o->body_iseq_encoded, 8);
+		n_words = (__u32)rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_size, 4);
+		encoded = rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_encoded, 8);
 		/* pc points past the instruction running (or about to) */
 		if (pc >= encoded && (pc - encoded) / 8 <= n_words)
 			pos = (__u32)((pc - encoded) / 8);
-		if (st->len >= CP_RB_MAX_FRAMES)
+		if (st->len >= CP_RT_MAX_FRAMES)
 			return rb_end(st, CP_RB_END_TRUNCATED);
-		rb_push(st, body, pos, CP_RB_FRAME_ISEQ, ff);
+		rt_push(st, body, pos, CP_RB_FRAME_ISEQ, ff);
 	}
 	return rb_end(st, CP_RB_END_TRUNCATED);
+}
+
+/* Where the characters of String s are and how many: 0, or -1 when s is no String. */
+static __always_inline int rb_str(const struct cp_rb_proc *rp, __u64 s, __u64 *data, __u64 *len)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 flags;
+
+	if (!s || (s & 7))
+		return -1; /* an immediate (nil, a Fixnum...) */
+	flags = rt_ptr(s);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_STRING)
+		return -1;
+	if (flags & CP_RB_FL_USER1) { /* RSTRING_NOEMBED */
+		*len = rt_ptr(s + o->rstring_len);
+		*data = rt_ptr(s + o->rstring_heap_ptr);
+	} else {
+		*len = o->version < CP_RB_VER(3, 2, 0) ? (flags >> (CP_RB_FL_USHIFT + 2)) & 0x1f
+						       : rt_ptr(s + o->rstring_len);
+		*data = s + o->rstring_embed;
+	}
+	return *len > (1u << 20) ? -1 : 0;
+}
+
+/* The first element of Array a, else a itself (an iseq's pathobj: String or [path, realpath]). */
+static __always_inline __u64 rb_first(const struct cp_rb_proc *rp, __u64 a)
+{
+	__u64 flags;
+
+	if (!a || (a & 7))
+		return a;
+	flags = rt_ptr(a);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_ARRAY)
+		return a;
+	if (flags & CP_RB_FL_USER1) /* RARRAY_EMBED_FLAG */
+		return rt_ptr(a + rp->off.rarray_embed);
+	return rt_ptr(rt_ptr(a + rp->off.rarray_heap_ptr));
+}
+
+/* Element i of Array a; 0 when a is no Array or i is past its end. */
+static __always_inline __u64 rb_array_at(const struct cp_rb_proc *rp, __u64 a, __u64 i)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 flags, len, data;
+
+	if (!a || (a & 7))
+		return 0;
+	flags = rt_ptr(a);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_ARRAY)
+		return 0;
+	if (flags & CP_RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
+		len = (flags >> (CP_RB_FL_USHIFT + 3)) &
+		      (o->version < CP_RB_VER(3, 2, 0) ? 0x3 : 0x7f);
+		data = a + o->rarray_embed;
+	} else {
+		len = rt_ptr(a + o->rstring_len); /* as.heap.len */
+		data = rt_ptr(a + o->rarray_heap_ptr);
+	}
+	return i < len ? rt_ptr(data + 8 * i) : 0;
+}
+
+/*
+ * The name String of the C method whose method entry is me (rb_names_id, cfunc_name in
+ * src/interp/rb_proc.c): def->original_id through the VM's symbol table; 0 when unknown.
+ */
+static __always_inline __u64 rb_cfunc_name(const struct cp_rb_proc *rp, __u64 me)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 flags, def, id, serial;
+
+	if (!me || (me & 7) || !rp->symbols)
+		return 0;
+	flags = rt_ptr(me);
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_IMEMO ||
+	    ((flags >> CP_RB_FL_USHIFT) & 0xf) != CP_RB_IMEMO_MENT)
+		return 0;
+	def = rt_ptr(me + o->me_def);
+	id = def ? rt_ptr(def + o->def_original_id) : 0;
+	serial = id > rp->last_op_id ? id >> CP_RB_ID_SCOPE_SHIFT : id;
+	if (!serial || serial > (__u32)rt_ptr(rp->symbols + o->symbols_last_id))
+		return 0;
+	return rb_array_at(
+		rp,
+		rb_array_at(rp, rt_ptr(rp->symbols + o->symbols_ids), serial / CP_RB_ID_ENTRY_UNIT),
+		(serial % CP_RB_ID_ENTRY_UNIT) * CP_RB_ID_ENTRY_SIZE);
+}
+
+/*
+ * The stamp of frame f's code (runtime_profile.bpf.h): an iseq's label and path objects and
+ * first line; a C method's definition. Code freed and other code made at its address differ in
+ * one of them.
+ */
+static __always_inline __u64 cp_rb_stamp(const struct cp_rb_proc *rp, const struct cp_rt_frame *f)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 loc = f->ptr + o->body_location;
+
+	if (f->kind == CP_RB_FRAME_CFUNC)
+		return rt_ptr(f->ptr + o->me_def);
+	return rt_ptr(loc + o->loc_label) ^ (rt_ptr(loc + o->loc_pathobj) << 1) ^
+	       (rt_ptr(loc + o->loc_first_lineno) << 40);
+}
+
+/*
+ * The namer (runtime_profile.bpf.h): what user space reads of a frame (rb_names_frame), copied
+ * while the process lives: an iseq's label, path (its tail when long) and first line; a C
+ * method's name.
+ */
+static __always_inline void cp_rb_name(const struct cp_rb_proc *rp, const struct cp_rt_frame *f,
+				       struct cp_rt_name *n)
+{
+	const struct cp_rb_offsets *o = &rp->off;
+	__u64 loc = f->ptr + o->body_location, data = 0, len = 0, first;
+	int cut = 0;
+
+	if (f->kind == CP_RB_FRAME_CFUNC) {
+		if (!rb_str(rp, rb_cfunc_name(rp, f->ptr), &data, &len) &&
+		    !rt_copy_str(n->name, CP_RT_NAME_LEN, data, len, 0, &cut))
+			n->flags |= CP_RT_NAME_OK | (cut ? CP_RT_NAME_CUT : 0);
+		return;
+	}
+	if (f->kind != CP_RB_FRAME_ISEQ)
+		return;
+	first = rt_ptr(loc + o->loc_first_lineno);
+	if ((first & 1) && (__s64)first > 0)
+		n->firstline = (__u32)(first >> 1); /* a Fixnum */
+	if (!rb_str(rp, rt_ptr(loc + o->loc_label), &data, &len) &&
+	    !rt_copy_str(n->name, CP_RT_NAME_LEN, data, len, 0, &cut))
+		n->flags |= CP_RT_NAME_OK | (cut ? CP_RT_NAME_CUT : 0);
+	cut = 0;
+	if (!rb_str(rp, rb_first(rp, rt_ptr(loc + o->loc_pathobj)), &data, &len) &&
+	    !rt_copy_str(n->file, CP_RT_FILE_LEN, data, len, 1, &cut))
+		n->flags |= CP_RT_FILE_OK | (cut ? CP_RT_FILE_CUT : 0);
 }
 
 #endif

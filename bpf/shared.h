@@ -80,8 +80,11 @@ struct cp_config {
 	__u8 unwind_dwarf;    /* user stacks from unwind tables (--unwind dwarf) */
 	__u8 python;	      /* walk CPython frames too (--python; needs unwind_dwarf) */
 	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
+	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
+	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
+	__u8 pad0[2];
 };
-_Static_assert(sizeof(struct cp_config) == 12, "cp_config layout");
+_Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 
@@ -127,19 +130,19 @@ struct cp_count_key {
 	__u32 gen; /* cp_proc.gen at sample time */
 	__s32 ustack_id;
 	__s32 kstack_id;
-	__u8 istack_kind; /* CP_ISTACK_*: which interpreter's frames istack names */
+	__u8 istack_kind; /* CP_RT_*: which runtime's frames istack names */
 	__u8 pad[3];
 	char comm[CP_COMM_LEN];	 /* process name (thread group leader's comm) */
 	char tcomm[CP_COMM_LEN]; /* thread name; empty unless per_thread */
 	__u64 dstack;		 /* ustack_id CP_STACK_DWARF: key of the stack in dstacks */
-	__u64 istack; /* key of the sample's interpreter frames (pystacks or rbstacks); 0: none */
+	__u64 istack;		 /* key of the sample's interpreter frames (rtstacks); 0: none */
 };
 _Static_assert(sizeof(struct cp_count_key) == 72, "cp_count_key layout");
 _Static_assert(__builtin_offsetof(struct cp_count_key, istack_kind) == 20, "cp_count_key.kind");
-/* cp_count_key.istack_kind: the interpreter whose frames the sample carries (one a process) */
-#define CP_ISTACK_NONE	 0
-#define CP_ISTACK_PYTHON 1 /* istack keys pystacks (python_shared.h) */
-#define CP_ISTACK_RUBY	 2 /* istack keys rbstacks (ruby_shared.h) */
+/*
+ * cp_count_key.istack_kind: the runtime whose frames the sample carries (one a process), a
+ * CP_RT_* id of runtime_shared.h; istack keys rtstacks0/1 then.
+ */
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
 _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key the kernel takes");
 

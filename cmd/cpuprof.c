@@ -47,6 +47,10 @@ enum {
 	OPT_NO_PYTHON,
 	OPT_RUBY,
 	OPT_NO_RUBY,
+	OPT_PHP,
+	OPT_NO_PHP,
+	OPT_PERL,
+	OPT_NO_PERL,
 };
 
 static const struct argp_option record_options[] = {
@@ -88,6 +92,16 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-ruby", OPT_NO_RUBY, NULL, 0, "Show Ruby's own native frames only", 2},
+	{"php", OPT_PHP, NULL, 0,
+	 "Show the PHP functions and methods PHP (NTS builds) runs in its stacks (default; needs "
+	 "the DWARF unwinder)",
+	 2},
+	{"no-php", OPT_NO_PHP, NULL, 0, "Show PHP's own native frames only", 2},
+	{"perl", OPT_PERL, NULL, 0,
+	 "Show the subs Perl (threaded builds) runs in its stacks (default; needs the DWARF "
+	 "unwinder)",
+	 2},
+	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -261,6 +275,18 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_RUBY:
 		o->no_ruby = true;
+		break;
+	case OPT_PHP:
+		o->no_php = false;
+		break;
+	case OPT_NO_PHP:
+		o->no_php = true;
+		break;
+	case OPT_PERL:
+		o->no_perl = false;
+		break;
+	case OPT_NO_PERL:
+		o->no_perl = true;
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)

@@ -3,8 +3,8 @@
 # Includes flow down the stages only. Each folder of src/ is one stage of the pipeline; a file
 # may include headers of its own stage and of the stages listed for it below, and nothing else
 # (no writer includes the unwinder, no unwinder the symbolizer...). Every project include is
-# written with its stage ("util/log.h"), except bpf/shared.h, bpf/python_shared.h and
-# bpf/ruby_shared.h (the contracts), the generated skeleton and cmd/commands.h. Only cmd/ and src/session/ may print
+# written with its stage ("util/log.h"), except bpf/shared.h, bpf/runtime_shared.h and the
+# runtimes' bpf/*_shared.h (the contracts), the generated skeleton and cmd/commands.h. Only cmd/ and src/session/ may print
 # (include util/log.h): the lower stages return errors. Run by make check; prints each
 # violation and fails on any.
 # Usage: scripts/check-layers.sh [-v]
@@ -41,7 +41,7 @@ for f in src/*/*.[ch] cmd/*.[ch]; do
 	while IFS= read -r inc; do
 		n=$((n + 1))
 		case $inc in
-		shared.h | python_shared.h | ruby_shared.h) to=bpf ;;
+		*shared.h) to=bpf ;;
 		*.skel.h | *.pb-c.h) to=gen ;;
 		commands.h) to=cmd ;;
 		*/*)
@@ -72,6 +72,39 @@ for f in src/*/*.[ch] cmd/*.[ch]; do
 			bad=$((bad + 1))
 			;;
 		esac
+	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+done
+
+# The runtime layer (src/interp/README.md): a runtime's own code (src/interp/X_*, its contract
+# bpf/NAME_shared.h) is included only by that runtime's files; everything else reaches it through
+# the table (interp/runtime.h). X: py (python), rb (ruby), php (php), pl (perl).
+declare -A rt_of_contract=([python_shared.h]=py [ruby_shared.h]=rb [php_shared.h]=php [perl_shared.h]=pl)
+for f in src/*/*.[ch] cmd/*.[ch]; do
+	mine=
+	case $f in
+	src/interp/py_* | src/interp/rb_* | src/interp/php_* | src/interp/pl_*)
+		mine=${f#src/interp/}
+		mine=${mine%%_*}
+		;;
+	esac
+	while IFS= read -r inc; do
+		case $inc in
+		interp/py_* | interp/rb_* | interp/php_* | interp/pl_*)
+			rt=${inc#interp/}
+			rt=${rt%%_*}
+			;;
+		*_shared.h)
+			rt=${rt_of_contract[$inc]:-}
+			;;
+		*) rt= ;;
+		esac
+		[ -z "$rt" ] && continue
+		# the table names each descriptor (interp/X_runtime.h) and nothing else of it
+		[ "$f" = src/interp/runtime.c ] && [ "$inc" = "interp/${rt}_runtime.h" ] && continue
+		if [ "$rt" != "$mine" ]; then
+			echo "check-layers: $f includes \"$inc\": runtime $rt's own code is reached through the table (interp/runtime.h) only" >&2
+			bad=$((bad + 1))
+		fi
 	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
 done
 [ "${1:-}" = -v ] && echo "check-layers: $n includes checked, $bad against the stages"

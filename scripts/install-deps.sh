@@ -53,6 +53,9 @@ python3.11-minimal   Debian static python3.11 (t_python)
 gdb                  reads the DWARF of CPython builds the Python offset table is checked against
 ruby                 Debian Ruby 3.1 (libruby-3.1.so, stripped) walked by the Ruby unwinder
 ruby3.1-dev          rb_mjit_min_header, the layout the Ruby offset table is checked against
+php8.2-cli           Debian PHP 8.2 (NTS, stripped) walked by the PHP unwinder (t_php)
+php8.2-dev           the Zend headers the PHP offset table is checked against
+libperl5.36          perl.h, the layout the Perl offset table is checked against (perl-base runs it)
 libc6-dbg            libc local symbols (__libc_start_call_main) the e2e stacks are checked against
 debuginfod           a local debuginfod server (t_debuginfod)
 curl                 asks that server (t_debuginfod)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf/elf_named.h"
 #include "interp/interp_find.h"
 #include "proc/proc_snapshot.h"
 
@@ -151,4 +152,19 @@ int interp_find(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct int
 	if (err < 0 && err != -ENOENT)
 		return err;
 	return c.result;
+}
+
+int interp_detect_elf(int fd, const char *name, void *info, size_t size,
+		      int (*detect)(const struct elf_named *en, const char *name, void *info))
+{
+	struct elf_named *en;
+	int err = elf_named__open(fd, &en);
+
+	if (err) {
+		memset(info, 0, size);
+		return err;
+	}
+	err = detect(en, name, info);
+	elf_named__free(en);
+	return err;
 }

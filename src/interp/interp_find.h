@@ -40,6 +40,15 @@ struct interp_found {
 };
 
 struct proc_snapshot;
+struct elf_named;
+
+/*
+ * Run detect (a detection of one interpreter by the object's symbols) on the object open at fd
+ * (named name): info (size bytes) zeroed when it cannot be read as ELF. detect's result, or
+ * elf_named__open()'s error.
+ */
+int interp_detect_elf(int fd, const char *name, void *info, size_t size,
+		      int (*detect)(const struct elf_named *en, const char *name, void *info));
 
 /*
  * Look at the executable mappings of (pid, gen) of ps (taken already), each object once, and

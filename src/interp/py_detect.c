@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "interp/interp_version.h"
 #include "interp/interp_find.h"
 #include "interp/pmem.h"
 #include "interp/py_detect.h"
@@ -23,28 +24,17 @@ bool py_version_supported(uint32_t h)
 	return mm == PY_HEX(2, 7, 0) || (mm >= PY_HEX(3, 6, 0) && mm <= PY_HEX(3, 13, 0));
 }
 
-static bool parse_uint(const char **p, const char *end, unsigned int *v)
-{
-	const char *s = *p;
-
-	*v = 0;
-	while (s < end && isdigit((unsigned char)*s) && s - *p < 3)
-		*v = *v * 10 + (unsigned int)(*s++ - '0');
-	if (s == *p)
-		return false;
-	*p = s;
-	return true;
-}
-
 uint32_t py_version_parse(const char *s, size_t len)
 {
 	const char *p = s, *end = s + len;
-	unsigned int maj, min, mic;
+	unsigned int v[3], maj, min, mic;
 	uint32_t level = 0xf0; /* final */
 
-	if (!parse_uint(&p, end, &maj) || p >= end || *p++ != '.' || !parse_uint(&p, end, &min) ||
-	    p >= end || *p++ != '.' || !parse_uint(&p, end, &mic))
+	if (interp_version_parse(&p, end, v, 3) != 3)
 		return 0;
+	maj = v[0];
+	min = v[1];
+	mic = v[2];
 	if (maj < 2 || maj > 3 || min > 99 || mic > 99)
 		return 0;
 	/* a pre-release: 3.13.0rc1, 3.12.0a4, 3.11.0b2 (serial ignored) */
@@ -64,14 +54,16 @@ uint32_t py_version_from_name(const char *name)
 {
 	const char *p = name ? strstr(name, "python") : NULL;
 	const char *end;
-	unsigned int maj, min;
+	unsigned int v[2], maj, min;
 
 	if (!p)
 		return 0;
 	p += strlen("python");
 	end = p + strlen(p);
-	if (!parse_uint(&p, end, &maj) || p >= end || *p++ != '.' || !parse_uint(&p, end, &min))
+	if (interp_version_parse(&p, end, v, 2) != 2)
 		return 0;
+	maj = v[0];
+	min = v[1];
 	/* what may follow: nothing, the ABI flags (3.6m, 3.13t, 3.7dm), ".so", "-config"... */
 	if (maj < 2 || maj > 3)
 		return 0;
@@ -172,18 +164,14 @@ int py_detect_named(const struct elf_named *en, const char *name, struct py_obje
 	return 0;
 }
 
+static int detect_named(const struct elf_named *en, const char *name, void *info)
+{
+	return py_detect_named(en, name, info);
+}
+
 int py_detect_object(int fd, const char *name, struct py_object_info *info)
 {
-	struct elf_named *en;
-	int err = elf_named__open(fd, &en);
-
-	if (err) {
-		memset(info, 0, sizeof(*info));
-		return err;
-	}
-	err = py_detect_named(en, name, info);
-	elf_named__free(en);
-	return err;
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 /* sys.version: "X.Y.Z[...] (" right after a NUL (the buffer's start). */

@@ -36,7 +36,7 @@ int py_line_at(enum py_linetable_format fmt, const uint8_t *table, size_t len, i
 	       uint32_t off);
 
 /*
- * The byte offset of a recorded instruction position (cp_py_frame.instr) under offsets o:
+ * The byte offset of a recorded instruction position (cp_rt_frame.pos) under offsets o:
  * f_lasti in bytes (<= 3.9) or code units (3.10), the instruction index (3.11+). A position
  * before the first instruction (3.11+ frames that have not started: index -1, stored ~0u)
  * gives 0.

@@ -216,7 +216,7 @@ static int read_str(pid_t pid, const struct cp_py_offsets *o, uint64_t s, char *
 }
 
 int py_code_read(pid_t pid, const struct cp_py_offsets *o, uint64_t code, uint32_t instr,
-		 struct py_code_info *out)
+		 struct rt_frame_info *out)
 {
 	uint64_t name = 0, file = 0, table = 0, tlen = 0;
 	uint8_t *bytes = NULL;

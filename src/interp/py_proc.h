@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "python_shared.h"
+#include "interp/runtime.h"
 
 struct py_process;
 
@@ -43,20 +44,12 @@ struct py_attach_why {
 int py_attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct interp_plain *plain,
 	      struct cp_py_proc *out, struct py_attach_why *why);
 
-/* A code object, named. */
-struct py_code_info {
-	char name[128]; /* co_qualname (3.11+), else co_name; UTF-8 */
-	char file[512]; /* co_filename */
-	int firstline;	/* co_firstlineno */
-	int line;	/* the line of the instruction given, -1 when the table has none */
-};
-
 /*
  * Read code object code of process pid under offsets o and compute the line of instruction
- * position instr (cp_py_frame.instr). 0; -EINVAL: not a code object the offsets describe
+ * position instr (cp_rt_frame.pos). 0; -EINVAL: not a code object the offsets describe
  * (implausible strings); the errors of pmem_read(). A string too long is cut.
  */
 int py_code_read(pid_t pid, const struct cp_py_offsets *o, uint64_t code, uint32_t instr,
-		 struct py_code_info *out);
+		 struct rt_frame_info *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/types.h>
+#include "interp/interp_version.h"
 #include "interp/interp_find.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
@@ -17,27 +18,16 @@ bool rb_version_supported(uint32_t v)
 	return v >= CP_RB_VER(2, 6, 0) && v < CP_RB_VER(3, 4, 0);
 }
 
-static bool parse_uint(const char **p, const char *end, unsigned int *v)
-{
-	const char *s = *p;
-
-	*v = 0;
-	while (s < end && isdigit((unsigned char)*s) && s - *p < 3)
-		*v = *v * 10 + (unsigned int)(*s++ - '0');
-	if (s == *p)
-		return false;
-	*p = s;
-	return true;
-}
-
 uint32_t rb_version_parse(const char *s, size_t len)
 {
 	const char *p = s, *end = s + len;
-	unsigned int maj, min, teeny;
+	unsigned int v[3], maj, min, teeny;
 
-	if (!parse_uint(&p, end, &maj) || p >= end || *p++ != '.' || !parse_uint(&p, end, &min) ||
-	    p >= end || *p++ != '.' || !parse_uint(&p, end, &teeny))
+	if (interp_version_parse(&p, end, v, 3) != 3)
 		return 0;
+	maj = v[0];
+	min = v[1];
+	teeny = v[2];
 	if (p < end && *p)
 		return 0; /* "3.1.2" exactly (then the NUL) */
 	if (maj < 1 || maj > 9 || min > 99 || teeny > 99)
@@ -61,15 +51,7 @@ uint32_t rb_version_from_name(const char *name)
 	if (!p)
 		return 0;
 	p += 4;
-	for (i = 0; i < 3; i++) {
-		if (!parse_uint(&p, end, &v[i]))
-			break;
-		if (p >= end || *p != '.') {
-			i++;
-			break;
-		}
-		p++;
-	}
+	i = interp_version_parse(&p, end, v, 3);
 	if (i < 2 || v[0] < 1 || v[0] > 9)
 		return 0;
 	return CP_RB_VER(v[0], v[1], v[2]);
@@ -232,18 +214,14 @@ int rb_detect_named(const struct elf_named *en, const char *name, struct rb_obje
 	return 0;
 }
 
+static int detect_named(const struct elf_named *en, const char *name, void *info)
+{
+	return rb_detect_named(en, name, info);
+}
+
 int rb_detect_object(int fd, const char *name, struct rb_object_info *info)
 {
-	struct elf_named *en;
-	int err = elf_named__open(fd, &en);
-
-	if (err) {
-		memset(info, 0, sizeof(*info));
-		return err;
-	}
-	err = rb_detect_named(en, name, info);
-	elf_named__free(en);
-	return err;
+	return interp_detect_elf(fd, name, info, sizeof(*info), detect_named);
 }
 
 static int detect_rb(int fd, const char *name, void *info)

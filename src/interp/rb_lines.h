@@ -35,7 +35,7 @@ void rb_succ_span(uint32_t pos, size_t *off, size_t *len);
 uint32_t rb_succ_rank(uint32_t pos, const uint8_t *buf, size_t len);
 
 /*
- * The instruction position of a frame's pc: its index in iseq_encoded (cp_rb_frame.pos)
+ * The instruction position of a frame's pc: its index in iseq_encoded (cp_rt_frame.pos)
  * minus one, because pc points past the instruction running (Ruby's calc_pos); 0 stays 0.
  */
 static inline uint32_t rb_insn_pos(uint32_t pc_index)

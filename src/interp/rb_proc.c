@@ -10,16 +10,6 @@
 #include "interp/rb_proc.h"
 
 /* Object type tags and flags (ruby/internal/value_type.h, fl_type.h; the same 2.6-3.3). */
-#define RB_T_MASK	  0x1f
-#define RB_T_STRING	  0x05
-#define RB_T_ARRAY	  0x07
-#define RB_T_IMEMO	  0x1a
-#define RB_FL_USHIFT	  12
-#define RB_FL_USER1	  (1u << (RB_FL_USHIFT + 1)) /* RSTRING_NOEMBED, RARRAY_EMBED_FLAG */
-#define RB_IMEMO_MENT	  6			     /* imemo_type of a method entry */
-#define RB_ID_SCOPE_SHIFT 4			     /* RUBY_ID_SCOPE_SHIFT */
-#define RB_ID_ENTRY_UNIT  512			     /* symbol.c: IDs per ids sub-array */
-#define RB_ID_ENTRY_SIZE  2			     /* {String, Symbol} per ID */
 /* tLAST_OP_ID when neither the table nor rb_id2str's code says (0xa9 in 3.1: about that) */
 #define RB_LAST_OP_ID_GUESS 0xa9
 
@@ -31,17 +21,31 @@ static int read_u64(pid_t pid, uint64_t addr, uint64_t *v)
 	return pmem_read(pid, addr, v, sizeof(*v));
 }
 
+/* ruby_global_symbols (runtime address, 0 when unknown) and tLAST_OP_ID of rp. */
+static void symbols_of(const struct rb_process *rp, const struct cp_rb_offsets *o, uint64_t *sym,
+		       uint32_t *last_op_id)
+{
+	*sym = rp->info.global_symbols ? rp->info.global_symbols + rp->bias : 0;
+	*last_op_id = rp->info.last_op_id	    ? rp->info.last_op_id
+		      : o->last_op_id != CP_RB_NONE ? o->last_op_id
+						    : RB_LAST_OP_ID_GUESS;
+}
+
 int rb_proc_build(pid_t pid, const struct rb_process *rp, const struct cp_rb_offsets *o,
 		  struct cp_rb_proc *out)
 {
 	const struct rb_object_info *in = &rp->info;
-	uint64_t b = rp->bias, slot = 0;
+	uint64_t b = rp->bias, slot = 0, sym;
+	uint32_t last_op_id;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->off = *o;
 	out->vm_exec_start = in->vm_exec_start + b;
 	out->vm_exec_end = in->vm_exec_end + b;
+	symbols_of(rp, o, &sym, &last_op_id);
+	out->symbols = sym;
+	out->last_op_id = last_op_id;
 	if (in->has_ec_tls && in->ec_tpoff_got) {
 		/* initial exec: the loader wrote the variable's offset from the thread pointer */
 		err = read_u64(pid, in->ec_tpoff_got + b, &slot);
@@ -139,10 +143,7 @@ struct rb_names *rb_names_new(pid_t pid, const struct rb_process *rp, const stru
 		return NULL;
 	rn->pid = pid;
 	rn->o = *o;
-	rn->symbols = rp->info.global_symbols ? rp->info.global_symbols + rp->bias : 0;
-	rn->last_op_id = rp->info.last_op_id	       ? rp->info.last_op_id
-			 : o->last_op_id != CP_RB_NONE ? o->last_op_id
-						       : RB_LAST_OP_ID_GUESS;
+	symbols_of(rp, o, &rn->symbols, &rn->last_op_id);
 	return rn;
 }
 
@@ -170,15 +171,15 @@ static int read_string(const struct rb_names *rn, uint64_t s, char *buf, size_t 
 	err = read_u64(rn->pid, s, &flags);
 	if (err)
 		return err;
-	if ((flags & RB_T_MASK) != RB_T_STRING)
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_STRING)
 		return -EINVAL;
-	if (flags & RB_FL_USER1) { /* RSTRING_NOEMBED */
+	if (flags & CP_RB_FL_USER1) { /* RSTRING_NOEMBED */
 		if ((err = read_u64(rn->pid, s + o->rstring_len, &len)) ||
 		    (err = read_u64(rn->pid, s + o->rstring_heap_ptr, &data)))
 			return err;
 	} else {
 		if (o->version < CP_RB_VER(3, 2, 0))
-			len = (flags >> (RB_FL_USHIFT + 2)) & 0x1f; /* RSTRING_EMBED_LEN_MASK */
+			len = (flags >> (CP_RB_FL_USHIFT + 2)) & 0x1f; /* RSTRING_EMBED_LEN_MASK */
 		else if ((err = read_u64(rn->pid, s + o->rstring_len, &len)))
 			return err;
 		data = s + o->rstring_embed;
@@ -208,10 +209,10 @@ static int array_at(const struct rb_names *rn, uint64_t a, uint64_t i, uint64_t 
 	err = read_u64(rn->pid, a, &flags);
 	if (err)
 		return err;
-	if ((flags & RB_T_MASK) != RB_T_ARRAY)
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_ARRAY)
 		return -EINVAL;
-	if (flags & RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
-		len = (flags >> (RB_FL_USHIFT + 3)) &
+	if (flags & CP_RB_FL_USER1) { /* RARRAY_EMBED_FLAG: the length in the flags */
+		len = (flags >> (CP_RB_FL_USHIFT + 3)) &
 		      (o->version < CP_RB_VER(3, 2, 0) ? 0x3 : 0x7f);
 		data = a + o->rarray_embed;
 	} else {
@@ -240,15 +241,15 @@ int rb_names_id(struct rb_names *rn, uint64_t id, char *buf, size_t size)
 	rn->misses++;
 	if (!rn->symbols)
 		return -ENOENT;
-	serial = id > rn->last_op_id ? id >> RB_ID_SCOPE_SHIFT : id;
+	serial = id > rn->last_op_id ? id >> CP_RB_ID_SCOPE_SHIFT : id;
 	if ((err = pmem_read(rn->pid, rn->symbols + rn->o.symbols_last_id, &last_id,
 			     sizeof(last_id))) ||
 	    (err = read_u64(rn->pid, rn->symbols + rn->o.symbols_ids, &ids)))
 		return err;
 	if (!serial || serial > last_id)
 		return -ENOENT;
-	if ((err = array_at(rn, ids, serial / RB_ID_ENTRY_UNIT, &sub)) ||
-	    (err = array_at(rn, sub, (serial % RB_ID_ENTRY_UNIT) * RB_ID_ENTRY_SIZE, &str)) ||
+	if ((err = array_at(rn, ids, serial / CP_RB_ID_ENTRY_UNIT, &sub)) ||
+	    (err = array_at(rn, sub, (serial % CP_RB_ID_ENTRY_UNIT) * CP_RB_ID_ENTRY_SIZE, &str)) ||
 	    (err = read_string(rn, str, sl->name, sizeof(sl->name))))
 		return err == -EINVAL ? -ENOENT : err;
 	sl->id = id;
@@ -274,7 +275,8 @@ static int cfunc_name(struct rb_names *rn, uint64_t me, char *buf, size_t size)
 	if ((err = read_u64(rn->pid, me, &flags)))
 		return err;
 	/* an imemo of type ment; anything else (a cref, an svar) names nothing */
-	if ((flags & RB_T_MASK) != RB_T_IMEMO || ((flags >> RB_FL_USHIFT) & 0xf) != RB_IMEMO_MENT)
+	if ((flags & CP_RB_T_MASK) != CP_RB_T_IMEMO ||
+	    ((flags >> CP_RB_FL_USHIFT) & 0xf) != CP_RB_IMEMO_MENT)
 		return -ENOENT;
 	if ((err = read_u64(rn->pid, me + rn->o.me_def, &def)) || !def ||
 	    (err = read_u64(rn->pid, def + rn->o.def_original_id, &id)))
@@ -343,7 +345,7 @@ static struct iseq_slot *iseq_info(struct rb_names *rn, uint64_t body, int *errp
 	return sl;
 }
 
-/* The line of instruction index pc_index (cp_rb_frame.pos) of iseq sl; -1 when unknown. */
+/* The line of instruction index pc_index (cp_rt_frame.pos) of iseq sl; -1 when unknown. */
 static int iseq_line(struct rb_names *rn, const struct iseq_slot *sl, uint32_t pc_index)
 {
 	uint32_t pos = rb_insn_pos(pc_index), idx;
@@ -373,7 +375,7 @@ static int iseq_line(struct rb_names *rn, const struct iseq_slot *sl, uint32_t p
 	return line;
 }
 
-int rb_names_frame(struct rb_names *rn, const struct cp_rb_frame *f, struct rb_frame_info *out)
+int rb_names_frame(struct rb_names *rn, const struct cp_rt_frame *f, struct rt_frame_info *out)
 {
 	const struct iseq_slot *sl;
 	int err = 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "ruby_shared.h"
+#include "interp/runtime.h"
 
 struct rb_process;
 
@@ -27,14 +28,6 @@ struct rb_process;
 int rb_proc_build(pid_t pid, const struct rb_process *rp, const struct cp_rb_offsets *o,
 		  struct cp_rb_proc *out);
 
-/* One frame, named. */
-struct rb_frame_info {
-	char name[128]; /* the iseq's label ("block in spin", "<main>"), or the C method's name */
-	char file[512]; /* the iseq's path; "" for C functions */
-	int firstline;	/* the iseq's first line; 0 for C functions */
-	int line;	/* the line of the instruction recorded; -1 when unknown */
-};
-
 /* The naming state of one process (caches). */
 struct rb_names;
 
@@ -49,12 +42,12 @@ struct rb_names *rb_names_new(pid_t pid, const struct rb_process *rp,
 void rb_names_free(struct rb_names *rn);
 
 /*
- * Name a recorded frame (cp_rb_frame): an ISEQ frame from its body and pc index, a CFUNC
+ * Name a recorded frame (cp_rt_frame): an ISEQ frame from its body and pc index, a CFUNC
  * frame from its method entry. 0; -EINVAL: not what the offsets describe (a wrong type tag, an
  * implausible string); the errors of pmem_read(). A CFUNC frame whose name cannot be found
  * (no symbol table, a method entry that is not one) is named "<cfunc>" with 0.
  */
-int rb_names_frame(struct rb_names *rn, const struct cp_rb_frame *f, struct rb_frame_info *out);
+int rb_names_frame(struct rb_names *rn, const struct cp_rt_frame *f, struct rt_frame_info *out);
 
 /* The name of Ruby ID id ("loop"), into buf (size bytes). 0, -ENOENT, pmem_read()'s errors. */
 int rb_names_id(struct rb_names *rn, uint64_t id, char *buf, size_t size);

@@ -21,12 +21,14 @@ enum jkind {
 	JK_PSEUDO,
 	JK_PYTHON,
 	JK_RUBY,
+	JK_PHP,
+	JK_PERL,
 };
 
 static const char *const jkind_names[] = {
 	[JK_PROCESS] = "process", [JK_THREAD] = "thread", [JK_USER] = "user",
 	[JK_KERNEL] = "kernel",	  [JK_PSEUDO] = "pseudo", [JK_PYTHON] = "python",
-	[JK_RUBY] = "ruby",
+	[JK_RUBY] = "ruby",	  [JK_PHP] = "php",	  [JK_PERL] = "perl",
 };
 
 static const char *const map_kind_names[] = {
@@ -372,6 +374,8 @@ static int location_index(struct jw *w, uint32_t id, uint32_t *idx, uint32_t *fu
 			  : f->kind == FRAME_PSEUDO ? JK_PSEUDO
 			  : f->kind == FRAME_PYTHON ? JK_PYTHON
 			  : f->kind == FRAME_RUBY   ? JK_RUBY
+			  : f->kind == FRAME_PHP    ? JK_PHP
+			  : f->kind == FRAME_PERL   ? JK_PERL
 						    : JK_USER;
 	uint32_t map = NONE;
 	json_t *o, *display;

@@ -407,8 +407,12 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	pb_uint(&e->msg, LOCATION_ID, id);
 	pb_uint(&e->msg, LOCATION_MAPPING_ID, pprof_mapping(e, mi));
 	pb_uint(&e->msg, LOCATION_ADDRESS, l->address);
-	/* unnamed code keeps no Line: pprof shows the address and may symbolize it itself */
-	if (outer->named || outer->kind == FRAME_PSEUDO) {
+	/*
+	 * unnamed code keeps no Line: pprof shows the address and may symbolize it itself; an
+	 * interpreter's frame always has one ("py::[unknown]" and its file when known)
+	 */
+	if (outer->named || outer->kind == FRAME_PSEUDO || outer->kind == FRAME_PYTHON ||
+	    outer->kind == FRAME_RUBY || outer->kind == FRAME_PHP || outer->kind == FRAME_PERL) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
 			size_t lat = pb_open(&e->msg, LOCATION_LINE);

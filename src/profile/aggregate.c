@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile/aggregate.h"
-#include "interp/py_merge.h"
-#include "interp/rb_merge.h"
+#include "interp/interp_merge.h"
 #include "util/fmap.h"
 #include "util/grow.h"
 #include "util/idtable.h"
@@ -170,12 +169,11 @@ struct agg {
 	const uint64_t *dips;
 	size_t dlen;
 	uint32_t dend;
-	struct cp_py_stack py;
-	struct cp_rb_stack rb;
-	struct py_mframe merged[CP_MAX_USTACK_DEPTH + CP_PY_MAX_FRAMES + 1];
+	struct cp_rt_stack rt;
+	struct rt_mframe merged[CP_MAX_USTACK_DEPTH + CP_RT_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
-	char pyname[160];
-	char rbname[160];
+	char rtname[300];
+	bool rt_unnamed; /* an interpreter frame of this sample could not be named */
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -538,56 +536,97 @@ static const char *dwarf_end_name(uint32_t end)
 	}
 }
 
-/*
- * A Python frame: "py::QUALNAME" (the documented form, README "Python"), with its file and
- * line, and no address: a code object's address differs in every process, so keeping it made
- * every run of a script a stack of its own (ended processes are merged per stack, README
- * "Memory") and the profile grew with the processes, not with the distinct stacks.
- */
-static int add_py_frame(struct agg *a, const struct cp_count_key *k, const struct cp_py_frame *pf,
-			uint32_t *n)
+/* The profile's kind of runtime id's frames. */
+static enum frame_kind rt_frame_kind(uint32_t id)
 {
-	const struct py_code_info *ci = NULL;
-	struct prof_frame f = {.kind = FRAME_PYTHON, .named = true};
+	switch (id) {
+	case CP_RT_RUBY:
+		return FRAME_RUBY;
+	case CP_RT_PHP:
+		return FRAME_PHP;
+	case CP_RT_PERL:
+		return FRAME_PERL;
+	}
+	return FRAME_PYTHON;
+}
 
-	if (a->o->py_name(a->o->py_ctx, k->pid, k->gen, pf->code, pf->instr, &ci) || !ci) {
-		f.name = "py::[unknown]";
+/*
+ * An interpreter frame: "PREFIX::NAME" (the documented form, README "Python", "Ruby"), with its
+ * file and line, and no address: a code object's address differs in every process, so keeping
+ * it made every run of a script a stack of its own (ended processes are merged per stack,
+ * README "Memory") and the profile grew with the processes, not with the distinct stacks. A
+ * frame that cannot be named is counted per reason and keeps its runtime: "PREFIX::[unknown]".
+ */
+static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struct runtime *rt,
+			const struct cp_rt_frame *rf, uint64_t count, uint32_t *n)
+{
+	const struct rt_frame_info *fi = NULL;
+	struct prof_frame f = {.kind = rt_frame_kind(rt->id), .named = true};
+	int err = a->o->rt_name(a->o->rt_ctx, k->pid, k->gen, rf, &fi);
+
+	a->st.rt_frames[rt->id] += count;
+	if (err || !fi) {
+		a->st.rt_unnamed[rt->id][err == -ESRCH	  ? RT_UNNAMED_GONE
+					 : err == -ENOENT ? RT_UNNAMED_NO_PROC
+							  : RT_UNNAMED_UNREADABLE] += count;
+		snprintf(a->rtname, sizeof(a->rtname), "%s::[unknown]", rt->prefix);
+		f.name = a->rtname;
 		f.named = false;
+		a->rt_unnamed = true;
 	} else {
-		snprintf(a->pyname, sizeof(a->pyname), "py::%s", ci->name);
-		f.name = a->pyname;
-		f.file = ci->file;
-		f.module = ci->file;
-		f.line = ci->line > 0 ? (uint32_t)ci->line : 0;
-		f.start_line = ci->firstline > 0 ? (uint32_t)ci->firstline : 0;
+		snprintf(a->rtname, sizeof(a->rtname), "%s::%s", rt->prefix, fi->name);
+		f.name = a->rtname;
+		if (fi->file[0]) {
+			f.file = fi->file;
+			f.module = fi->file;
+		}
+		f.line = fi->line > 0 ? (uint32_t)fi->line : 0;
+		f.start_line = fi->firstline > 0 ? (uint32_t)fi->firstline : 0;
 	}
 	if (*n >= MAX_FRAMES)
 		return -E2BIG;
 	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
 }
 
-/* Adds interpreter frame index of the sample k's stack (a->py or a->rb). */
-typedef int (*add_iframe_fn)(struct agg *a, const struct cp_count_key *k, uint32_t index,
-			     uint32_t *n);
+/*
+ * Whether native frame id only forwards into runtime rt's loop: its perf map's entries
+ * ("py::dump:/.../json/__init__.py" under python3.12 -X perf) and its trampolines. The walker
+ * saw the frame they stand for: kept, it would appear twice.
+ */
+static bool rt_glue(const struct agg *a, const struct runtime *rt, uint32_t id)
+{
+	const struct prof_frame *f = profile__frame(a->prof, id);
+	size_t len = strlen(rt->prefix);
+
+	if (!f || !f->name)
+		return false;
+	if (!strncmp(f->name, rt->prefix, len) && !strncmp(f->name + len, "::", 2))
+		return true;
+	for (const char *const *g = rt->glue; g && *g; g++)
+		if (!strcmp(f->name, *g))
+			return true;
+	return false;
+}
 
 /*
- * Adds the m frames of a->merged, outermost first: interpreter frames through add_iframe, the
- * native ones from a->ds, a cut interpreter walk as the pseudo-frame truncated.
+ * Adds the m frames of a->merged, outermost first: interpreter frames of a->rt, the native
+ * ones from a->dips (less runtime rt's glue), a cut interpreter walk as its pseudo-frame.
  */
-static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const char *end, size_t m,
-			     uint64_t count, const char *truncated, add_iframe_fn add_iframe,
-			     uint32_t *n)
+static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const struct runtime *rt,
+			     const char *end, size_t m, uint64_t count, uint32_t *n)
 {
 	for (size_t j = m; j-- > 0;) {
-		const struct py_mframe *mf = &a->merged[j];
+		const struct rt_mframe *mf = &a->merged[j];
+		uint32_t before = *n, kept;
 		uint64_t ip;
 		bool entry = false;
 		int err;
 
-		if (mf->kind == PY_MF_TRUNCATED) {
-			err = add_pseudo(a, truncated, n);
-		} else if (mf->kind == PY_MF_PYTHON) {
-			err = add_iframe(a, k, mf->index, n);
+		if (mf->kind == RT_MF_TRUNCATED) {
+			err = add_pseudo(a, rt->truncated, n);
+		} else if (mf->kind == RT_MF_INTERP) {
+			err = add_rt_frame(a, k, rt, &a->rt.frames[mf->index % CP_RT_MAX_FRAMES],
+					   count, n);
 		} else {
 			ip = a->dips[mf->index % a->dlen];
 			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
@@ -595,6 +634,15 @@ static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const 
 					  j == m - 1 && !end ? &entry : NULL);
 			if (entry)
 				a->st.ustacks_entry += count;
+			kept = before;
+			for (uint32_t i = before; !err && i < *n; i++) {
+				if (rt_glue(a, rt, a->frames[i]))
+					a->st.rt_glue[rt->id] += count;
+				else
+					a->frames[kept++] = a->frames[i];
+			}
+			if (!err)
+				*n = kept;
 		}
 		if (err)
 			return err;
@@ -602,94 +650,35 @@ static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const 
 	return 0;
 }
 
-static int add_py_iframe(struct agg *a, const struct cp_count_key *k, uint32_t index, uint32_t *n)
-{
-	return add_py_frame(a, k, &a->py.frames[index % CP_PY_MAX_FRAMES], n);
-}
-
 /*
- * A DWARF-walked user stack with the sample's Python frames put in place of the eval loop's
- * activations (interp/py_merge.h). 1 when there are no Python frames to merge.
+ * A DWARF-walked user stack with the sample's interpreter frames put in place of its
+ * runtime's loop activations (interp/interp_merge.h). 1 when there are none to merge.
  */
 static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const char *end,
 			    size_t depth, uint64_t count, uint32_t *n)
 {
-	const struct cp_py_proc *pp;
-	struct py_eval_range ev;
+	const struct runtime *rt = runtime_of(k->istack_kind);
+	struct rt_eval_range ev;
+	const void *proc;
 	size_t m;
+	int err;
 
-	if (!k->istack || k->istack_kind != CP_ISTACK_PYTHON || !a->o->py_proc || !a->d->py_stack)
+	if (!k->istack || !rt || !a->o->rt_proc || !a->d->rt_stack)
 		return 1;
-	pp = a->o->py_proc(a->o->py_ctx, k->pid, k->gen);
-	if (!pp || a->d->py_stack(a->d->ctx, k->istack, &a->py) || !a->py.len)
+	proc = a->o->rt_proc(a->o->rt_ctx, rt->id, k->pid, k->gen);
+	if (!proc || a->d->rt_stack(a->d->ctx, k->istack, &a->rt) || !a->rt.len)
 		return 1;
-	ev = (struct py_eval_range){pp->eval_start, pp->eval_end, pp->eval_cold_start,
-				    pp->eval_cold_end};
+	rt->eval(proc, &ev);
 	for (size_t i = 0; i < depth; i++)
 		a->pcs[i] = a->dips[i] & ~CP_IP_EXACT;
-	m = py_merge(a->pcs, depth, a->py.frames, a->py.len, a->py.end == CP_PY_END_TRUNCATED, &ev,
-		     a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
-	a->st.py_stacks += count;
-	return add_merged_frames(a, k, end, m, count, "[python truncated]", add_py_iframe, n);
-}
-
-_Static_assert(CP_RB_MAX_FRAMES <= CP_PY_MAX_FRAMES, "agg.merged holds the Ruby frames too");
-
-/*
- * A Ruby frame: "rb::LABEL" (the documented form, README "Ruby"), with its file and line, and
- * no address (as a Python frame's).
- */
-static int add_rb_frame(struct agg *a, const struct cp_count_key *k, const struct cp_rb_frame *rf,
-			uint32_t *n)
-{
-	const struct rb_frame_info *ri = NULL;
-	struct prof_frame f = {.kind = FRAME_RUBY, .named = true};
-
-	if (a->o->rb_name(a->o->py_ctx, k->pid, k->gen, rf, &ri) || !ri) {
-		f.name = "rb::[unknown]";
-		f.named = false;
-	} else {
-		snprintf(a->rbname, sizeof(a->rbname), "rb::%s", ri->name);
-		f.name = a->rbname;
-		if (ri->file[0]) {
-			f.file = ri->file;
-			f.module = ri->file;
-		}
-		f.line = ri->line > 0 ? (uint32_t)ri->line : 0;
-		f.start_line = ri->firstline > 0 ? (uint32_t)ri->firstline : 0;
-	}
-	if (*n >= MAX_FRAMES)
-		return -E2BIG;
-	return profile__intern_frame(a->prof, &f, &a->frames[(*n)++]);
-}
-
-static int add_rb_iframe(struct agg *a, const struct cp_count_key *k, uint32_t index, uint32_t *n)
-{
-	return add_rb_frame(a, k, &a->rb.frames[index % CP_RB_MAX_FRAMES], n);
-}
-
-/*
- * The same as add_merged_stack for the sample's Ruby frames, put in place of rb_vm_exec's
- * activations (interp/rb_merge.h). 1 when there are no Ruby frames to merge.
- */
-static int add_rb_merged_stack(struct agg *a, const struct cp_count_key *k, const char *end,
-			       size_t depth, uint64_t count, uint32_t *n)
-{
-	const struct cp_rb_proc *rp;
-	size_t m;
-
-	if (!k->istack || k->istack_kind != CP_ISTACK_RUBY || !a->o->rb_proc || !a->d->rb_stack)
-		return 1;
-	rp = a->o->rb_proc(a->o->py_ctx, k->pid, k->gen);
-	if (!rp || a->d->rb_stack(a->d->ctx, k->istack, &a->rb) || !a->rb.len)
-		return 1;
-	for (size_t i = 0; i < depth; i++)
-		a->pcs[i] = a->dips[i] & ~CP_IP_EXACT;
-	m = rb_merge(a->pcs, depth, a->rb.frames, a->rb.len, a->rb.end == CP_RB_END_TRUNCATED,
-		     rp->vm_exec_start, rp->vm_exec_end, a->merged,
-		     sizeof(a->merged) / sizeof(a->merged[0]), NULL);
-	a->st.rb_stacks += count;
-	return add_merged_frames(a, k, end, m, count, "[ruby truncated]", add_rb_iframe, n);
+	m = interp_merge(a->pcs, depth, a->rt.frames, a->rt.len, a->rt.end == rt->end_truncated,
+			 &ev, a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
+	a->st.rt_stacks[rt->id] += count;
+	a->rt_unnamed = false;
+	err = add_merged_frames(a, k, rt, end, m, count, n);
+	if (a->rt_unnamed)
+		a->st.rt_unnamed_samples[rt->id] += count;
+	return err;
 }
 
 /* A user stack walked in BPF with the unwind tables (--unwind dwarf). */
@@ -720,8 +709,6 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	}
 	a->st.ustacks += count;
 	err = add_merged_stack(a, k, end, depth, count, n);
-	if (err > 0)
-		err = add_rb_merged_stack(a, k, end, depth, count, n);
 	if (err <= 0)
 		return err;
 	for (size_t i = depth; i-- > 0;) {
@@ -1196,6 +1183,12 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
-	to->py_stacks += from->py_stacks;
-	to->rb_stacks += from->rb_stacks;
+	for (int i = 0; i < CP_RT_MAX; i++) {
+		to->rt_stacks[i] += from->rt_stacks[i];
+		to->rt_frames[i] += from->rt_frames[i];
+		to->rt_glue[i] += from->rt_glue[i];
+		to->rt_unnamed_samples[i] += from->rt_unnamed_samples[i];
+		for (int j = 0; j < RT_UNNAMED_MAX; j++)
+			to->rt_unnamed[i][j] += from->rt_unnamed[i][j];
+	}
 }

@@ -11,8 +11,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "interp/py_proc.h"
-#include "interp/rb_proc.h"
+#include "interp/runtime.h"
 #include "profile/drain.h"
 #include "profile/profile.h"
 #include "symbol/symbolize.h"
@@ -42,20 +41,14 @@ struct aggregate_opts {
 	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
 	unsigned int max_depth; /* frames the kernel keeps per stack: more were possibly cut */
 	/*
-	 * --python (NULL: Python frames are left out): the CPython of (pid, gen), NULL when
-	 * none, and the names of a code object at an instruction position.
+	 * The interpreters (interp/runtime.h; NULL: their frames are left out): runtime id's
+	 * record of process (pid, gen), NULL when none, and the names of one of its frames (0, or
+	 * -ESRCH gone unnamed, -ENOENT no runtime known, other: unreadable). Called with rt_ctx.
 	 */
-	const struct cp_py_proc *(*py_proc)(void *ctx, uint32_t pid, uint32_t gen);
-	int (*py_name)(void *ctx, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
-		       const struct py_code_info **out);
-	/*
-	 * --ruby (NULL: Ruby frames are left out): the Ruby of (pid, gen), NULL when none, and
-	 * the names of a recorded Ruby frame. Called with py_ctx too.
-	 */
-	const struct cp_rb_proc *(*rb_proc)(void *ctx, uint32_t pid, uint32_t gen);
-	int (*rb_name)(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rb_frame *f,
-		       const struct rb_frame_info **out);
-	void *py_ctx;
+	const void *(*rt_proc)(void *ctx, uint32_t id, uint32_t pid, uint32_t gen);
+	int (*rt_name)(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+		       const struct rt_frame_info **out);
+	void *rt_ctx;
 	/* names kept across drains of the same profile; NULL: kept for this drain only */
 	struct name_cache *cache;
 	/*
@@ -82,9 +75,12 @@ struct aggregate_stats {
 	 * sample taken; with --comm these count the profile's alone.
 	 */
 	uint64_t kept[CP_STAT_MAX];
-	uint64_t py_stacks;   /* samples with Python frames merged into their stack */
-	uint64_t rb_stacks;   /* samples with Ruby frames merged into their stack */
-	uint64_t comm_checks; /* --comm matches tried: one per count */
+	uint64_t rt_stacks[CP_RT_MAX]; /* samples with a runtime's frames merged into their stack */
+	uint64_t rt_frames[CP_RT_MAX]; /* its frames in them (times their samples) */
+	uint64_t rt_unnamed[CP_RT_MAX][RT_UNNAMED_MAX]; /* of those, unnamed, per reason */
+	uint64_t rt_glue[CP_RT_MAX]; /* native frames dropped: the runtime's own frame seen */
+	uint64_t rt_unnamed_samples[CP_RT_MAX]; /* samples with one of its frames unnamed */
+	uint64_t comm_checks;			/* --comm matches tried: one per count */
 };
 
 /*

@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
-#include "python_shared.h"
-#include "ruby_shared.h"
+#include "runtime_shared.h"
 
 struct drain {
 	void *ctx; /* passed to each function below */
@@ -37,15 +36,10 @@ struct drain {
 	 */
 	int (*dwarf_stack)(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end);
 	/*
-	 * The CPython frames stored under key (cp_count_key.istack, CP_ISTACK_PYTHON); NULL when
-	 * the source has none. -ENOENT if key is unknown.
+	 * The interpreter frames stored under key (cp_count_key.istack, its runtime in
+	 * istack_kind); NULL when the source has none. -ENOENT if key is unknown.
 	 */
-	int (*py_stack)(void *ctx, uint64_t key, struct cp_py_stack *out);
-	/*
-	 * The Ruby frames stored under key (cp_count_key.istack, CP_ISTACK_RUBY); NULL when the
-	 * source has none. -ENOENT if key is unknown.
-	 */
-	int (*rb_stack)(void *ctx, uint64_t key, struct cp_rb_stack *out);
+	int (*rt_stack)(void *ctx, uint64_t key, struct cp_rt_stack *out);
 };
 
 #endif

@@ -16,6 +16,8 @@ enum frame_kind {
 	FRAME_PSEUDO = 2, /* "[user stack lost: ...]" and similar markers */
 	FRAME_PYTHON = 3, /* a Python function CPython ran ("py::NAME"; addr: its code object) */
 	FRAME_RUBY = 4,	  /* a Ruby method or block MRI ran ("rb::LABEL"; addr: its iseq body) */
+	FRAME_PHP = 5,	  /* a PHP function or method ("php::Class::method") */
+	FRAME_PERL = 6,	  /* a Perl sub ("pl::Package::sub") */
 };
 
 enum prof_map_kind {

@@ -27,19 +27,18 @@ struct bpf_session {
 	const char *step;
 	uint32_t rows_cap; /* rows in unwind_rows; 0 without --unwind dwarf */
 	bool dwarf;	   /* the dstacks maps are in use */
-	bool python;	   /* the pystacks maps are in use (--python with dwarf) */
-	bool ruby;	   /* the rbstacks maps are in use (--ruby with dwarf) */
+	bool runtimes;	   /* the rtstacks maps are in use (a runtime's walker, with dwarf) */
 	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	/* how each aggregation map of each set is read and cleared (batched or per key) */
-	struct map_batch mb[CP_SLOTS][6];
+	struct map_batch mb[CP_SLOTS][5];
 };
 
 /* The aggregation maps of one slot (shared.h: two sets, drained in turn). */
-enum { MB_COUNTS, MB_USTACKS, MB_KSTACKS, MB_DSTACKS, MB_PYSTACKS, MB_RBSTACKS };
+enum { MB_COUNTS, MB_USTACKS, MB_KSTACKS, MB_DSTACKS, MB_RTSTACKS };
 struct slot_maps {
-	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *pystacks, *rbstacks;
+	struct bpf_map *counts, *ustacks, *kstacks, *dstacks, *rtstacks;
 };
 
 static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot)
@@ -47,10 +46,42 @@ static struct slot_maps slot_maps(const struct bpf_session *s, unsigned int slot
 	const struct cpuprof_profile *k = s->skel;
 
 	if (slot)
-		return (struct slot_maps){k->maps.counts1,  k->maps.ustacks1,  k->maps.kstacks1,
-					  k->maps.dstacks1, k->maps.pystacks1, k->maps.rbstacks1};
-	return (struct slot_maps){k->maps.counts0,  k->maps.ustacks0,  k->maps.kstacks0,
-				  k->maps.dstacks0, k->maps.pystacks0, k->maps.rbstacks0};
+		return (struct slot_maps){k->maps.counts1, k->maps.ustacks1, k->maps.kstacks1,
+					  k->maps.dstacks1, k->maps.rtstacks1};
+	return (struct slot_maps){k->maps.counts0, k->maps.ustacks0, k->maps.kstacks0,
+				  k->maps.dstacks0, k->maps.rtstacks0};
+}
+
+/* The walker program of runtime id (bpf/runtime_profile.bpf.h), NULL when none. */
+static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
+{
+	switch (id) {
+	case CP_RT_PYTHON:
+		return k->progs.cp_py;
+	case CP_RT_RUBY:
+		return k->progs.cp_rb;
+	case CP_RT_PHP:
+		return k->progs.cp_php;
+	case CP_RT_PERL:
+		return k->progs.cp_pl;
+	}
+	return NULL;
+}
+
+/* Whether the configuration asks for runtime id's frames (its option). */
+static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
+{
+	switch (id) {
+	case CP_RT_PYTHON:
+		return cfg->python;
+	case CP_RT_RUBY:
+		return cfg->ruby;
+	case CP_RT_PHP:
+		return cfg->php;
+	case CP_RT_PERL:
+		return cfg->perl;
+	}
+	return false;
 }
 
 static int read_file_str(const char *path, char *buf, size_t size)
@@ -152,8 +183,9 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
 		err = bpf_program__set_autoload(k->progs.cp_sys_exit, false);
-	if (!err)
-		err = bpf_program__set_autoload(k->progs.cp_py, false);
+	for (uint32_t id = 1; !err && id < CP_RT_MAX; id++)
+		if (rt_prog(k, id))
+			err = bpf_program__set_autoload(rt_prog(k, id), false);
 	if (!err)
 		err = bpf_map__set_max_entries(k->maps.uprocs, 1);
 	if (!err)
@@ -224,27 +256,23 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	err = setup_unwind(s, cfg->unwind_dwarf, uw);
 	if (err)
 		goto fail;
-	/* the Python walker runs inside the DWARF walk's chain only */
-	s->python = cfg->python && cfg->unwind_dwarf;
-	if (!s->python) {
-		if (cfg->unwind_dwarf)
-			err = bpf_program__set_autoload(s->skel->progs.cp_py, false);
-		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
-			err = bpf_map__set_max_entries(slot_maps(s, i).pystacks, 1);
-		if (!err)
-			err = bpf_map__set_max_entries(s->skel->maps.py_procs, 1);
+	/* the runtimes' walkers run at the end of the DWARF walk's chain only */
+	for (uint32_t id = 1; id < CP_RT_MAX; id++) {
+		bool on = cfg->unwind_dwarf && rt_wanted(cfg, id);
+
+		s->runtimes |= on;
+		if (!on && cfg->unwind_dwarf && rt_prog(s->skel, id))
+			err = bpf_program__set_autoload(rt_prog(s->skel, id), false);
 		if (err)
 			goto fail;
 	}
-	/* the Ruby walker too */
-	s->ruby = cfg->ruby && cfg->unwind_dwarf;
-	if (!s->ruby) {
-		if (cfg->unwind_dwarf)
-			err = bpf_program__set_autoload(s->skel->progs.cp_rb, false);
+	if (!s->runtimes) {
 		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
-			err = bpf_map__set_max_entries(slot_maps(s, i).rbstacks, 1);
+			err = bpf_map__set_max_entries(slot_maps(s, i).rtstacks, 1);
 		if (!err)
-			err = bpf_map__set_max_entries(s->skel->maps.rb_procs, 1);
+			err = bpf_map__set_max_entries(s->skel->maps.rt_procs, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(s->skel->maps.rt_names, 1);
 		if (err)
 			goto fail;
 	}
@@ -259,22 +287,14 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		if (err)
 			goto fail;
 	}
-	if (s->python) {
-		uint32_t slot = 1; /* CP_PROG_PYTHON */
-		int fd = bpf_program__fd(s->skel->progs.cp_py);
+	for (uint32_t id = 1; s->runtimes && id < CP_RT_MAX; id++) {
+		uint32_t slot = CP_RT_WALKER(id);
+		int fd;
 
-		s->step = "set up the Python walker";
-		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd,
-					BPF_ANY)) {
-			err = -errno;
-			goto fail;
-		}
-	}
-	if (s->ruby) {
-		uint32_t slot = 2; /* CP_PROG_RUBY */
-		int fd = bpf_program__fd(s->skel->progs.cp_rb);
-
-		s->step = "set up the Ruby walker";
+		if (!rt_wanted(cfg, id) || !rt_prog(s->skel, id))
+			continue;
+		fd = bpf_program__fd(rt_prog(s->skel, id));
+		s->step = "set up an interpreter's walker";
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd,
 					BPF_ANY)) {
 			err = -errno;
@@ -530,18 +550,65 @@ int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 	return 0;
 }
 
-int bpf_session__set_py_proc(struct bpf_session *s, uint32_t pid, const struct cp_py_proc *pp)
+int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp)
 {
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &pid, pp, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rt_procs), &pid, rp, BPF_ANY))
 		return -errno;
 	return 0;
 }
 
-int bpf_session__set_rb_proc(struct bpf_session *s, uint32_t pid, const struct cp_rb_proc *rp)
+static int cmp_u64(const void *a, const void *b)
 {
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rb_procs), &pid, rp, BPF_ANY))
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bpf_session__rt_name(const struct bpf_session *s, uint32_t pid, uint32_t gen, uint64_t ptr,
+			 struct cp_rt_name *out)
+{
+	struct cp_rt_name_key k = {.pid = pid, .gen = gen, .ptr = ptr};
+
+	if (!s->runtimes)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.rt_names), &k, out))
 		return -errno;
 	return 0;
+}
+
+int bpf_session__forget_rt_names(struct bpf_session *s, const uint64_t *keys, size_t n)
+{
+	int fd = bpf_map__fd(s->skel->maps.rt_names);
+	struct cp_rt_name_key k, next;
+	const void *prev = NULL;
+	uint64_t *gone = NULL;
+	size_t n_gone = 0, cap = 0;
+	int err = 0;
+
+	if (!s->runtimes || !n)
+		return 0;
+	/* the keys to delete first: deleting while iterating restarts the iteration */
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		uint64_t pg = (uint64_t)next.pid << 32 | next.gen;
+
+		k = next;
+		prev = &k;
+		if (!bsearch(&pg, keys, n, sizeof(*keys), cmp_u64))
+			continue;
+		if (array_grow((void **)&gone, &cap, n_gone + 2, sizeof(*gone))) {
+			err = -ENOMEM;
+			break;
+		}
+		gone[n_gone++] = pg;
+		gone[n_gone++] = next.ptr;
+	}
+	for (size_t i = 0; i + 1 < n_gone; i += 2) {
+		k = (struct cp_rt_name_key){(uint32_t)(gone[i] >> 32), (uint32_t)gone[i],
+					    gone[i + 1]};
+		bpf_map_delete_elem(fd, &k);
+	}
+	free(gone);
+	return err;
 }
 
 /* Sum the n per-CPU counters of map m into out. */
@@ -568,30 +635,29 @@ static int read_percpu_stats(struct bpf_map *m, uint64_t *out, uint32_t n)
 	return 0;
 }
 
-int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX])
+int bpf_session__read_rt_stats(const struct bpf_session *s, uint64_t out[CP_RT_STATS])
 {
-	return read_percpu_stats(s->skel->maps.py_stats, out, CP_PY_STAT_MAX);
+	if (!s->runtimes) {
+		memset(out, 0, CP_RT_STATS * sizeof(*out));
+		return 0;
+	}
+	return read_percpu_stats(s->skel->maps.rt_stats, out, CP_RT_STATS);
 }
 
-int bpf_session__read_rb_stats(const struct bpf_session *s, uint64_t out[CP_RB_STAT_MAX])
-{
-	return read_percpu_stats(s->skel->maps.rb_stats, out, CP_RB_STAT_MAX);
-}
-
-int bpf_session__for_each_rb_stack(struct bpf_session *s, rb_stack_want_fn want, rb_stack_fn fn,
+int bpf_session__for_each_rt_stack(struct bpf_session *s, rt_stack_want_fn want, rt_stack_fn fn,
 				   void *ctx)
 {
-	struct cp_rb_stored *v;
+	struct cp_rt_stored *v;
 	int err = 0;
 
-	if (!s->ruby)
+	if (!s->runtimes)
 		return 0;
 	v = malloc(sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	/* both sets: a stack is named while the kernel fills either */
 	for (unsigned int i = 0; !err && i < CP_SLOTS; i++) {
-		int fd = bpf_map__fd(slot_maps(s, i).rbstacks);
+		int fd = bpf_map__fd(slot_maps(s, i).rtstacks);
 		uint64_t key, next;
 		const void *prev = NULL;
 
@@ -601,43 +667,13 @@ int bpf_session__for_each_rb_stack(struct bpf_session *s, rb_stack_want_fn want,
 			if (!want(next, ctx))
 				continue;
 			/* deleted meanwhile (a drain cleared its set), or not the walker's */
-			if (bpf_map_lookup_elem(fd, &next, v) || v->st.len > CP_RB_MAX_FRAMES)
+			if (bpf_map_lookup_elem(fd, &next, v) || v->st.len > CP_RT_MAX_FRAMES)
 				continue;
 			err = fn(next, v, ctx);
 		}
 	}
 	free(v);
 	return err;
-}
-
-int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want, py_stack_fn fn,
-				   void *ctx)
-{
-	struct cp_py_stored v;
-	int err;
-
-	if (!s->python)
-		return 0;
-	/* both sets: a stack is named while the kernel fills either */
-	for (unsigned int i = 0; i < CP_SLOTS; i++) {
-		int fd = bpf_map__fd(slot_maps(s, i).pystacks);
-		uint64_t key, next;
-		const void *prev = NULL;
-
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-			key = next;
-			prev = &key;
-			if (!want(next, ctx))
-				continue;
-			/* deleted meanwhile (a drain cleared its set), or not the walker's */
-			if (bpf_map_lookup_elem(fd, &next, &v) || v.st.len > CP_PY_MAX_FRAMES)
-				continue;
-			err = fn(next, &v, ctx);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
 }
 
 /* ---- the two sets of aggregation maps ---------------------------------------------------- */
@@ -772,10 +808,8 @@ int bpf_session__clear_slot(struct bpf_session *s, unsigned int slot)
 		err = clear_map(s, slot, MB_KSTACKS, m.kstacks);
 	if (!err && s->dwarf)
 		err = clear_map(s, slot, MB_DSTACKS, m.dstacks);
-	if (!err && s->python)
-		err = clear_map(s, slot, MB_PYSTACKS, m.pystacks);
-	if (!err && s->ruby)
-		err = clear_map(s, slot, MB_RBSTACKS, m.rbstacks);
+	if (!err && s->runtimes)
+		err = clear_map(s, slot, MB_RTSTACKS, m.rtstacks);
 	return err;
 }
 
@@ -806,18 +840,15 @@ struct bpf_copy {
 		uint32_t len, end;
 	} * ds;
 	size_t n_ds, cap_ds;
-	struct copied_pystack {
+	struct copied_rtstack {
 		uint64_t key;
-		uint64_t first; /* in pyframes */
-		uint32_t len, end;
-	} * ps;
-	size_t n_ps, cap_ps;
-	struct cp_py_frame *pyframes;
-	size_t n_pyframes, cap_pyframes;
-	struct copied_pystack *rs; /* the Ruby stacks, the same way */
+		uint64_t first; /* in rtframes */
+		uint32_t len;
+		uint16_t end, flags;
+	} * rs;
 	size_t n_rs, cap_rs;
-	struct cp_rb_frame *rbframes;
-	size_t n_rbframes, cap_rbframes;
+	struct cp_rt_frame *rtframes;
+	size_t n_rtframes, cap_rtframes;
 };
 
 void bpf_copy__free(struct bpf_copy *c)
@@ -832,10 +863,8 @@ void bpf_copy__free(struct bpf_copy *c)
 	free(c->kfirst);
 	free(c->klen);
 	free(c->ds);
-	free(c->ps);
-	free(c->pyframes);
 	free(c->rs);
-	free(c->rbframes);
+	free(c->rtframes);
 	free(c);
 }
 
@@ -923,84 +952,48 @@ static int copy_dstacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map
 	return err;
 }
 
-static int cmp_pystack(const void *a, const void *b)
+static int cmp_rtstack(const void *a, const void *b)
 {
-	const struct copied_pystack *x = a, *y = b;
+	const struct copied_rtstack *x = a, *y = b;
 
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int take_pystacks(const void *keys, const void *vals, size_t n, void *ctx)
+static int take_rtstacks(const void *keys, const void *vals, size_t n, void *ctx)
 {
-	const struct cp_py_stored *v = vals;
+	const struct cp_rt_stored *v = vals;
 	const uint64_t *key = keys;
 	struct bpf_copy *c = ctx;
 
 	for (size_t i = 0; i < n; i++) {
-		struct copied_pystack *d;
+		struct copied_rtstack *d;
 
-		if (v[i].st.len > CP_PY_MAX_FRAMES)
-			continue;
-		if (array_grow((void **)&c->ps, &c->cap_ps, c->n_ps + 1, sizeof(*c->ps)) ||
-		    array_grow((void **)&c->pyframes, &c->cap_pyframes, c->n_pyframes + v[i].st.len,
-			       sizeof(*c->pyframes)))
-			return -ENOMEM;
-		d = &c->ps[c->n_ps++];
-		d->key = key[i];
-		d->len = v[i].st.len;
-		d->end = v[i].st.end;
-		d->first = c->n_pyframes;
-		memcpy(c->pyframes + c->n_pyframes, v[i].st.frames,
-		       v[i].st.len * sizeof(*c->pyframes));
-		c->n_pyframes += v[i].st.len;
-	}
-	return 0;
-}
-
-static int copy_pystacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
-{
-	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_py_stored),
-				  take_pystacks, c);
-
-	if (!err && c->n_ps)
-		qsort(c->ps, c->n_ps, sizeof(*c->ps), cmp_pystack);
-	return err;
-}
-
-static int take_rbstacks(const void *keys, const void *vals, size_t n, void *ctx)
-{
-	const struct cp_rb_stored *v = vals;
-	const uint64_t *key = keys;
-	struct bpf_copy *c = ctx;
-
-	for (size_t i = 0; i < n; i++) {
-		struct copied_pystack *d;
-
-		if (v[i].st.len > CP_RB_MAX_FRAMES)
+		if (v[i].st.len > CP_RT_MAX_FRAMES)
 			continue;
 		if (array_grow((void **)&c->rs, &c->cap_rs, c->n_rs + 1, sizeof(*c->rs)) ||
-		    array_grow((void **)&c->rbframes, &c->cap_rbframes, c->n_rbframes + v[i].st.len,
-			       sizeof(*c->rbframes)))
+		    array_grow((void **)&c->rtframes, &c->cap_rtframes, c->n_rtframes + v[i].st.len,
+			       sizeof(*c->rtframes)))
 			return -ENOMEM;
 		d = &c->rs[c->n_rs++];
 		d->key = key[i];
 		d->len = v[i].st.len;
-		d->end = v[i].st.end | (uint32_t)v[i].st.flags << 16;
-		d->first = c->n_rbframes;
-		memcpy(c->rbframes + c->n_rbframes, v[i].st.frames,
-		       v[i].st.len * sizeof(*c->rbframes));
-		c->n_rbframes += v[i].st.len;
+		d->end = v[i].st.end;
+		d->flags = v[i].st.flags;
+		d->first = c->n_rtframes;
+		memcpy(c->rtframes + c->n_rtframes, v[i].st.frames,
+		       v[i].st.len * sizeof(*c->rtframes));
+		c->n_rtframes += v[i].st.len;
 	}
 	return 0;
 }
 
-static int copy_rbstacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
+static int copy_rtstacks(struct bpf_copy *c, struct map_batch *mb, struct bpf_map *m)
 {
-	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_rb_stored),
-				  take_rbstacks, c);
+	int err = map_batch__read(mb, bpf_map__fd(m), sizeof(uint64_t), sizeof(struct cp_rt_stored),
+				  take_rtstacks, c);
 
 	if (!err && c->n_rs)
-		qsort(c->rs, c->n_rs, sizeof(*c->rs), cmp_pystack);
+		qsort(c->rs, c->n_rs, sizeof(*c->rs), cmp_rtstack);
 	return err;
 }
 
@@ -1057,10 +1050,8 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 				      &x);
 	if (!err && s->dwarf)
 		err = copy_dstacks(c, mb_of(s, slot, MB_DSTACKS, m.dstacks), m.dstacks);
-	if (!err && s->python)
-		err = copy_pystacks(c, mb_of(s, slot, MB_PYSTACKS, m.pystacks), m.pystacks);
-	if (!err && s->ruby)
-		err = copy_rbstacks(c, mb_of(s, slot, MB_RBSTACKS, m.rbstacks), m.rbstacks);
+	if (!err && s->runtimes)
+		err = copy_rtstacks(c, mb_of(s, slot, MB_RTSTACKS, m.rtstacks), m.rtstacks);
 	if (err) {
 		bpf_copy__free(c);
 		return err;
@@ -1122,34 +1113,19 @@ static int copy_dstack_of(void *ctx, uint64_t key, const uint64_t **ips, size_t 
 	return 0;
 }
 
-static int copy_pystack_of(void *ctx, uint64_t key, struct cp_py_stack *out)
+static int copy_rtstack_of(void *ctx, uint64_t key, struct cp_rt_stack *out)
 {
 	const struct bpf_copy *c = ctx;
-	struct copied_pystack k = {.key = key}, *d;
+	struct copied_rtstack k = {.key = key}, *d;
 
-	d = c->n_ps ? bsearch(&k, c->ps, c->n_ps, sizeof(*c->ps), cmp_pystack) : NULL;
+	d = c->n_rs ? bsearch(&k, c->rs, c->n_rs, sizeof(*c->rs), cmp_rtstack) : NULL;
 	if (!d)
 		return -ENOENT;
 	out->len = d->len;
 	out->end = d->end;
-	out->tstate = 0;
-	memcpy(out->frames, c->pyframes + d->first, d->len * sizeof(*out->frames));
-	return 0;
-}
-
-static int copy_rbstack_of(void *ctx, uint64_t key, struct cp_rb_stack *out)
-{
-	const struct bpf_copy *c = ctx;
-	struct copied_pystack k = {.key = key}, *d;
-
-	d = c->n_rs ? bsearch(&k, c->rs, c->n_rs, sizeof(*c->rs), cmp_pystack) : NULL;
-	if (!d)
-		return -ENOENT;
-	out->len = d->len;
-	out->end = (uint16_t)d->end;
-	out->flags = (uint16_t)(d->end >> 16);
-	out->ec = 0;
-	memcpy(out->frames, c->rbframes + d->first, d->len * sizeof(*out->frames));
+	out->flags = d->flags;
+	out->ctx = 0;
+	memcpy(out->frames, c->rtframes + d->first, d->len * sizeof(*out->frames));
 	return 0;
 }
 
@@ -1161,8 +1137,7 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 		.count = copy_count,
 		.stack = copy_stack_of,
 		.dwarf_stack = copy_dstack_of,
-		.py_stack = copy_pystack_of,
-		.rb_stack = copy_rbstack_of,
+		.rt_stack = copy_rtstack_of,
 	};
 }
 

@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
-#include "python_shared.h"
-#include "ruby_shared.h"
+#include "runtime_shared.h"
 
 struct bpf_session;
 struct drain;
@@ -61,27 +60,23 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 			    const struct cp_obj_table *t);
 
-/* --python: the CPython of process pid, for the walker (replaces any). Safe at run time. */
-int bpf_session__set_py_proc(struct bpf_session *s, uint32_t pid, const struct cp_py_proc *pp);
+/* A runtime's process pid, for its walker (replaces any). Safe at run time. */
+int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp);
 /*
- * Call fn for every Python stack of both sets that want says yes to (it sees the key alone: a
- * stack seen before costs no copy); nonzero from fn stops and is returned.
+ * Call fn for every interpreter stack of both sets that want says yes to (it sees the key
+ * alone: a stack seen before costs no copy); nonzero from fn stops and is returned.
  */
-typedef bool (*py_stack_want_fn)(uint64_t key, void *ctx);
-typedef int (*py_stack_fn)(uint64_t key, const struct cp_py_stored *v, void *ctx);
-int bpf_session__for_each_py_stack(struct bpf_session *s, py_stack_want_fn want, py_stack_fn fn,
+typedef bool (*rt_stack_want_fn)(uint64_t key, void *ctx);
+typedef int (*rt_stack_fn)(uint64_t key, const struct cp_rt_stored *v, void *ctx);
+int bpf_session__for_each_rt_stack(struct bpf_session *s, rt_stack_want_fn want, rt_stack_fn fn,
 				   void *ctx);
-/* Sum the per-CPU Python walk counters into out[CP_PY_STAT_MAX]. */
-int bpf_session__read_py_stats(const struct bpf_session *s, uint64_t out[CP_PY_STAT_MAX]);
-/* --ruby: the Ruby of process pid, for the walker (replaces any). Safe at run time. */
-int bpf_session__set_rb_proc(struct bpf_session *s, uint32_t pid, const struct cp_rb_proc *rp);
-/* The same as for_each_py_stack, for the Ruby stacks. */
-typedef bool (*rb_stack_want_fn)(uint64_t key, void *ctx);
-typedef int (*rb_stack_fn)(uint64_t key, const struct cp_rb_stored *v, void *ctx);
-int bpf_session__for_each_rb_stack(struct bpf_session *s, rb_stack_want_fn want, rb_stack_fn fn,
-				   void *ctx);
-/* Sum the per-CPU Ruby walk counters into out[CP_RB_STAT_MAX]. */
-int bpf_session__read_rb_stats(const struct bpf_session *s, uint64_t out[CP_RB_STAT_MAX]);
+/* What BPF copied of the code at ptr of process (pid, gen) (rt_names). 0 or -errno. */
+int bpf_session__rt_name(const struct bpf_session *s, uint32_t pid, uint32_t gen, uint64_t ptr,
+			 struct cp_rt_name *out);
+/* Delete the rt_names of the processes keys (pid << 32 | gen, sorted). 0 or -ENOMEM. */
+int bpf_session__forget_rt_names(struct bpf_session *s, const uint64_t *keys, size_t n);
+/* Sum the per-CPU runtime counters into out[CP_RT_STATS] (rows of CP_RT_STAT_ROW). */
+int bpf_session__read_rt_stats(const struct bpf_session *s, uint64_t out[CP_RT_STATS]);
 /* Attach the fork/exec tracepoints (before any target is started). */
 int bpf_session__attach_tracking(struct bpf_session *s);
 

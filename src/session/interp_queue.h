@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Processes an interpreter's attach must try again (record_py.c, record_rb.c): the
+ * Processes an interpreter's attach must try again (record_rt.c): the
  * interpreter is mapped but not ready yet (CPython not initialised, Ruby's TLS slot not filled
  * by the loader). Each (pid, gen) is tried once per tick, for a bounded time per tick and a
  * bounded number of ticks.
@@ -38,7 +38,7 @@ void interp_queue_tick(struct interp_queue *q, uint64_t budget_ns, unsigned int 
 void interp_queue_free(struct interp_queue *q);
 
 /*
- * What record_py.c and record_rb.c keep per process, pruned: of the n items of `size` bytes
+ * What record_rt.c keeps per process, pruned: of the n items of `size` bytes
  * at v, each starting with uint32_t pid, gen, those whose (pid << 32 | gen) is among keys
  * (sorted, nk of them) go, drop(item) called first when not NULL; the rest move down in
  * order. Returns how many are kept.

@@ -35,6 +35,8 @@ struct cp_options {
 	uint64_t drain_ms;	 /* --drain-interval: read the kernel's counts this often */
 	bool no_python;		 /* --no-python: no CPython frames */
 	bool no_ruby;		 /* --no-ruby: no Ruby (MRI) frames */
+	bool no_php;		 /* --no-php: no PHP frames */
+	bool no_perl;		 /* --no-perl: no Perl frames */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;

@@ -31,8 +31,7 @@
 #include "session/proc_track.h"
 #include "session/record.h"
 #include "session/record_int.h"
-#include "session/record_py.h"
-#include "session/record_rb.h"
+#include "session/record_rt.h"
 #include "session/report.h"
 #include "session/set_queue.h"
 #include "session/stop_rule.h"
@@ -62,8 +61,7 @@ static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
-	record_py_new(r, pid, gen);
-	record_rb_new(r, pid, gen);
+	record_rt_new(r, pid, gen);
 }
 
 static void track_refresh_taken(void *ctx, uint32_t pid)
@@ -107,8 +105,7 @@ static int track_release(void *ctx, uint32_t pid, uint32_t gen)
 
 static void track_forget(void *ctx, const uint64_t *keys, size_t n)
 {
-	record_py_forget(ctx, keys, n);
-	record_rb_forget(ctx, keys, n);
+	record_rt_forget(ctx, keys, n);
 }
 
 static void track_init(struct record *r)
@@ -302,9 +299,13 @@ static int loop_open(struct record *r)
 		err = loop_timer(r, &r->fd.drain, tick_ms, tick_ms);
 	if (!err && r->progress)
 		err = loop_timer(r, &r->fd.prog, 1000, 1000);
-	/* --python, --ruby: interpreters not ready at exec, stacks to name while they live */
-	if (!err && (r->py || r->rb_rec))
-		err = loop_timer(r, &r->fd.py, 250, 250);
+	/*
+	 * The interpreters: not ready at exec (tried again at each tick: a 0.1 s script is over
+	 * before a slower one finds it), stacks to name while they live (every RT_NAME_TICKS-th
+	 * tick: record_rt.c)
+	 */
+	if (!err && r->rt)
+		err = loop_timer(r, &r->fd.py, RT_TICK_MS, RT_TICK_MS);
 	for (size_t i = 0; !err && i < r->o->n_pids; i++)
 		if (r->pidfds[i] >= 0)
 			err = watch_add(r->fd.ep, r->pidfds[i]);
@@ -327,10 +328,8 @@ static int loop_ready(struct record *r, int fd)
 		if (watch_ticked(fd))
 			return drain_tick(r);
 	} else if (fd == r->fd.py) {
-		if (watch_ticked(fd)) {
-			record_py_tick(r);
-			record_rb_tick(r);
-		}
+		if (watch_ticked(fd))
+			record_rt_timer(r);
 	} else {
 		/* a -p process has exited (its pidfd is readable) */
 		epoll_ctl(r->fd.ep, EPOLL_CTL_DEL, fd, NULL);
@@ -414,8 +413,7 @@ static int take_set(struct record *r)
 	if (err)
 		return err;
 	/* --python: name the set's code objects now, while their processes may still live */
-	record_py_tick(r);
-	record_rb_tick(r);
+	record_rt_tick(r);
 	err = set_queue_push(&r->sets, c, bpf_copy__total(c));
 	if (err) {
 		bpf_copy__free(c);
@@ -467,11 +465,9 @@ static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
 		.no_kernel = r->o->no_kernel,
 		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
 		.max_depth = r->max_depth,
-		.py_proc = r->py ? record_py_proc : NULL,
-		.py_name = record_py_name,
-		.rb_proc = r->rb_rec ? record_rb_proc : NULL,
-		.rb_name = record_rb_name,
-		.py_ctx = r,
+		.rt_proc = r->rt ? record_rt_proc : NULL,
+		.rt_name = record_rt_name,
+		.rt_ctx = r,
 		.cache = r->names,
 		.jobs = r->jobs,
 	};
@@ -734,43 +730,14 @@ static int drain(struct record *r)
 		 (double)(t2 - t1) / 1e9);
 	if (!err)
 		err = bpf_session__read_stats(r->bpf, r->stats);
-	if (!err && r->py)
-		err = bpf_session__read_py_stats(r->bpf, r->py_stats);
 	if (!err)
-		err = record_rb_read_stats(r);
+		err = record_rt_read_stats(r);
 	if (!err)
 		drain_summary(r);
 	return err;
 }
 
 /* ---- output and summary ------------------------------------------------------------------ */
-
-/* -v: how the Python walks went (enum cp_py_end, enum cp_py_stat). */
-static void py_summary(const struct record *r)
-{
-	static const char *const names[CP_PY_STAT_MAX] = {
-		[CP_PY_END_OK] = "whole",
-		[CP_PY_END_NO_PROC] = "no CPython",
-		[CP_PY_END_NO_TSTATE] = "no Python thread",
-		[CP_PY_END_TRUNCATED] = "truncated",
-		[CP_PY_END_READ] = "unreadable",
-		[CP_PY_END_BAD_CODE] = "bad code object",
-		[CP_PY_STAT_FULL] = "lost (map full)",
-		[CP_PY_STAT_COLLISION] = "lost (collision)",
-		[CP_PY_STAT_TAILCALL] = "tail call failed",
-	};
-	char buf[512];
-	size_t n = 0;
-
-	for (int i = 0; i < CP_PY_STAT_MAX && n < sizeof(buf); i++)
-		if (r->py_stats[i])
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s %" PRIu64,
-					      n ? "," : "", names[i], r->py_stats[i]);
-	/* no CPython was sampled: nothing to say */
-	if (n)
-		pr_info("Python walks:%s; %" PRIu64 " samples with Python frames", buf,
-			r->agg.py_stacks);
-}
 
 static void fill_report(const struct record *r, struct report *rep)
 {
@@ -989,21 +956,15 @@ static int setup_naming(struct record *r)
 	return CP_EXIT_OK;
 }
 
-/* --python, --ruby: their walkers, told the processes read before sampling (generation 0). */
+/* The interpreters: their walkers, told the processes read before sampling (generation 0). */
 static int setup_interpreters(struct record *r)
 {
-	if (record_rb_init(r)) {
-		pr_err("cannot set up the Ruby walker: %s", strerror(ENOMEM));
+	if (record_rt_init(r)) {
+		pr_err("cannot set up the interpreter walkers: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;
 	}
-	if (record_py_init(r)) {
-		pr_err("cannot set up the Python walker: %s", strerror(ENOMEM));
-		return CP_EXIT_FAILURE;
-	}
-	for (size_t i = 0; r->py && i < r->pre.procs; i++)
-		record_py_later(r, (uint32_t)r->pre.pids[i], 0);
-	for (size_t i = 0; r->rb_rec && i < r->pre.procs; i++)
-		record_rb_later(r, (uint32_t)r->pre.pids[i], 0);
+	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
+		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
 	return CP_EXIT_OK;
 }
 
@@ -1136,9 +1097,7 @@ static int write_outputs(struct record *r)
 		ts_diff(&r->t_stop, &t_named), cpu_named - r->cpu_stop,
 		ts_diff(&t_named, &t_written), cpu_seconds() - cpu_named);
 	report_summary(&rep, r->n_outs);
-	if (r->py)
-		py_summary(r);
-	record_rb_summary(r);
+	record_rt_summary(r);
 	return CP_EXIT_OK;
 }
 
@@ -1213,8 +1172,7 @@ static void record_free(struct record *r)
 	symbolizer__free(r->sym);
 	proc_snapshot__free(r->snap);
 	profile__free(r->prof);
-	record_py_free(r);
-	record_rb_free(r);
+	record_rt_free(r);
 	name_cache__free(r->names);
 	proc_track_free(&r->track);
 	set_queue_free(&r->sets, free_set);

@@ -52,7 +52,7 @@ struct record_fds {
 	int dur;   /* -d timer */
 	int prog;  /* the progress line's timer */
 	int drain; /* ticks: time for a drain, or a set filling up? */
-	int py;	   /* --python, --ruby: their timer */
+	int py;	   /* the interpreters' timer (record_rt.c) */
 };
 
 struct record {
@@ -97,10 +97,8 @@ struct record {
 	struct timespec t_stop; /* when sampling stopped */
 	double cpu_stop;	/* the process's CPU seconds then */
 	const char *phase;	/* what the drain does now, or NULL (-vv: what a stop waited for) */
-	struct record_py *py;	/* --python (record_py.c); NULL when off */
-	uint64_t py_stats[CP_PY_STAT_MAX];
-	struct record_rb *rb_rec; /* --ruby (record_rb.c); NULL when off; ticks with fd.py */
-	uint64_t rb_stats[CP_RB_STAT_MAX];
+	struct record_rt *rt;	/* the interpreters (record_rt.c); NULL when none is on; fd.py */
+	uint64_t rt_stats[CP_RT_STATS];
 };
 
 /* Capabilities, BTF, the kernel's limits, -p targets, --comm. */

@@ -226,6 +226,8 @@ int record_load_bpf(struct record *r)
 	r->cfg.unwind_dwarf = r->um != NULL;
 	r->cfg.python = !o->no_python;
 	r->cfg.ruby = !o->no_ruby;
+	r->cfg.php = !o->no_php;
+	r->cfg.perl = !o->no_perl;
 
 	libbpf_set_print(libbpf_print);
 	err = open_bpf(r, &step);

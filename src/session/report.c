@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "interp/runtime.h"
 #include "output/folded.h"
 #include "output/json_out.h"
 #include "util/log.h"
@@ -141,8 +142,17 @@ void report_summary(const struct report *r, size_t n_outs)
 		       r->agg.bad_ra);
 	len = list_one(damaged, sizeof(damaged), len, "process gone before its mappings were read",
 		       r->snapshot_failed);
-	list_one(damaged, sizeof(damaged), len, "mapping refresh too late (process gone)",
-		 r->refresh_failed);
+	len = list_one(damaged, sizeof(damaged), len, "mapping refresh too late (process gone)",
+		       r->refresh_failed);
+	/* interpreter frames no one could name (-v: per reason) */
+	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
+		char what[64];
+
+		if (!runtime_of(id) || !r->agg.rt_unnamed_samples[id])
+			continue;
+		snprintf(what, sizeof(what), "%s::[unknown] frame", runtime_of(id)->prefix);
+		len = list_one(damaged, sizeof(damaged), len, what, r->agg.rt_unnamed_samples[id]);
+	}
 	dests[0] = '\0';
 	for (size_t i = 0, dl = 0; i < n_outs && dl < sizeof(dests); i++)
 		dl += snprintf(dests + dl, sizeof(dests) - dl, "%s%s", i ? ", " : "",

@@ -81,4 +81,27 @@ note "python3.12 -X perf: $all samples, $inleaf in leaf_a/leaf_b, whole chain fr
 # the frames between two Python functions are the trampoline's callers, never garbage
 grep -qE 'py::[^;]*;\[|^python3\.12;\[unknown\]' "$out" &&
 	fail "a pseudo-frame or unnamed root next to Python frames: $(grep -E 'py::[^;]*;\[|^python3\.12;\[unknown\]' "$out" | head -2)"
+
+# With Python frames (the default): the walker saw each Python frame, so the perf map's
+# "py::NAME:FILE" entries and py_trampoline_evaluator are left out: each frame appears once
+# (issue 26: "py_trampoline_evaluator;py::dump:/.../json/__init__.py;py::dump")
+out=$TMP/both.folded
+expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; exec '$py' \
+	-X perf '$TMP/tree.py' 1"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+check_folded_grammar "$out"
+walked=$(count "$out" 'py::leaf_[ab]( |;)')
+glue=$(grep -E 'py::leaf_[ab]( |;)' "$out" | count /dev/stdin '(py_trampoline_evaluator|py::[^;]*:[^;]*)')
+# in order (the C calls between them stay), and no Python function twice in a stack
+any='([^;]*;)*'
+once=$(grep -E 'py::leaf_[ab]( |;)' "$out" |
+	awk '{ n = split($0, f, ";"); d = 0; delete seen
+		for (i = 1; i <= n; i++) { x = f[i]; sub(/ [0-9]+$/, "", x)
+			if (x ~ /^py::/ && seen[x]++) d = 1 }
+		if (!d) print }' |
+	count /dev/stdin "py::main;${any}py::run;${any}py::(heavy;${any}py::leaf_a|light;${any}py::leaf_b)( |;)")
+note "python3.12 -X perf with Python frames: $walked samples in leaf_a/leaf_b, $glue with a trampoline or perf-map frame, $once with main;run;heavy|light;leaf once"
+[ "$walked" -ge 80 ] || fail "only $walked samples in py::leaf_a/leaf_b"
+[ "$glue" -eq 0 ] || fail "$glue samples keep the perf trampolines beside the walker's frames: $(grep -E 'py_trampoline_evaluator|py::leaf_[ab]:' "$out" | cut -c1-300 | head -2)"
+[ $((100 * once)) -ge $((95 * walked)) ] || fail "only $once of $walked leaf samples have each Python frame once, in order"
 exit 0

@@ -147,4 +147,99 @@ static inline double interp_walk_cost(int fd)
 	free(v);
 	return walks ? ns / walks : 0;
 }
+/* What a walk test counts of the samples of its main thread and of the other one. */
+struct interp_tally {
+	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
+	unsigned int other_samples, other_exact, other_wrong;
+	char example_main[512], example_other[512];
+};
+
+/*
+ * Count a sample's chain (root first): the main thread's (main) against ROOT;hot and ROOT;cold
+ * (hot_line: its leaf at one of hot's lines), else the other thread's (other_ok: the chain it
+ * should have; one through outer or hot is wrong).
+ */
+static inline void interp_tally(struct interp_tally *t, bool main, const char *chain,
+				const char *root, bool hot_line, bool other_ok)
+{
+	size_t n = strlen(root);
+
+	if (!main) {
+		t->other_samples++;
+		if (other_ok)
+			t->other_exact++;
+		else if (!t->example_other[0])
+			snprintf(t->example_other, sizeof(t->example_other), "%s", chain);
+		t->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
+		return;
+	}
+	t->main_samples++;
+	if (!strncmp(chain, root, n) && !strcmp(chain + n, ";hot")) {
+		t->main_exact++;
+		t->main_hot++;
+		t->hot_leaves++;
+		t->hot_lines_ok += hot_line;
+	} else if (!strncmp(chain, root, n) && !strcmp(chain + n, ";cold")) {
+		t->main_exact++;
+		t->main_cold++;
+	} else if (!t->example_main[0]) {
+		snprintf(t->example_main, sizeof(t->example_main), "%s", chain);
+	}
+}
+
+/*
+ * The walkers' harness (bpf/rtwalk.bpf.c) run on process pid, whose runtime id's record is
+ * proc (size bytes), for ms milliseconds: each event to fn(ctx, ...). The mean walk in ns.
+ * The caller includes "rtwalk.skel.h" first.
+ */
+#ifdef __CPUPROF_RTWALK_SKEL_H__
+static inline double interp_harness_run(pid_t pid, uint32_t runtime, const void *proc, size_t size,
+					unsigned int ms, ring_buffer_sample_fn fn, void *ctx)
+{
+	struct cp_rt_proc rp = {.runtime = runtime};
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	struct cpuprof_rtwalk *skel = cpuprof_rtwalk__open();
+	struct bpf_link *links[256];
+	struct ring_buffer *rb;
+	struct timespec t0, t;
+	double cost;
+
+	/* not assert_non_null: gcc's -Wnull-dereference does not know it ends the test */
+	if (!skel || !skel->rodata) {
+		fail_msg("cannot open the walkers' harness");
+		return 0;
+	}
+	assert_true(size <= sizeof(rp.data));
+	memcpy(rp.data, proc, size);
+	skel->rodata->target_tgid = (__u32)pid;
+	assert_int_equal(cpuprof_rtwalk__load(skel), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs), &(__u32){(__u32)pid},
+					     &rp, BPF_ANY),
+			 0);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), fn, ctx, NULL);
+	assert_non_null(rb);
+	for (i = 0; i < ncpu && i < 256; i++) {
+		int fd = interp_open_clock(i);
+
+		if (fd < 0)
+			continue;
+		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rt_test, fd);
+		assert_non_null(links[nlinks]);
+		nlinks++;
+	}
+	assert_true(nlinks > 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ring_buffer__poll(rb, 100);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	for (i = 0; i < nlinks; i++)
+		bpf_link__destroy(links[i]);
+	ring_buffer__consume(rb);
+	cost = interp_walk_cost(bpf_map__fd(skel->maps.rt_cost));
+	ring_buffer__free(rb);
+	cpuprof_rtwalk__destroy(skel);
+	return cost;
+}
+#endif
 #endif

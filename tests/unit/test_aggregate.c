@@ -8,6 +8,8 @@
 #include <inttypes.h>
 #include <regex.h>
 #include "cmocka_inc.h"
+#include "python_shared.h"
+#include "ruby_shared.h"
 #include "proc/proc_snapshot.h"
 #include "profile/aggregate.h"
 
@@ -41,21 +43,14 @@ struct fake_dstack {
 	struct cp_dstack ds;
 };
 
-struct fake_pystack {
+struct fake_rtstack {
 	uint64_t key;
-	struct cp_py_stack st;
-};
-
-struct fake_rbstack {
-	uint64_t key;
-	struct cp_rb_stack st;
+	struct cp_rt_stack st;
 };
 
 struct fake {
-	struct fake_pystack pystacks[2];
-	size_t n_pystacks;
-	struct fake_rbstack rbstacks[1];
-	size_t n_rbstacks;
+	struct fake_rtstack rtstacks[2];
+	size_t n_rtstacks;
 	struct fake_count counts[600];
 	size_t n_counts;
 	struct fake_stack stacks[8];
@@ -115,26 +110,13 @@ static int fake_dwarf_stack(void *ctx, uint64_t key, const uint64_t **ips, size_
 	return -ENOENT;
 }
 
-static int fake_py_stack(void *ctx, uint64_t key, struct cp_py_stack *out)
+static int fake_rt_stack(void *ctx, uint64_t key, struct cp_rt_stack *out)
 {
 	const struct fake *f = ctx;
 
-	for (size_t i = 0; i < f->n_pystacks; i++) {
-		if (f->pystacks[i].key == key) {
-			*out = f->pystacks[i].st;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static int fake_rb_stack(void *ctx, uint64_t key, struct cp_rb_stack *out)
-{
-	const struct fake *f = ctx;
-
-	for (size_t i = 0; i < f->n_rbstacks; i++) {
-		if (f->rbstacks[i].key == key) {
-			*out = f->rbstacks[i].st;
+	for (size_t i = 0; i < f->n_rtstacks; i++) {
+		if (f->rtstacks[i].key == key) {
+			*out = f->rtstacks[i].st;
 			return 0;
 		}
 	}
@@ -198,8 +180,7 @@ static const struct drain fake_drain = {
 	.count = fake_count,
 	.stack = fake_stack,
 	.dwarf_stack = fake_dwarf_stack,
-	.py_stack = fake_py_stack,
-	.rb_stack = fake_rb_stack,
+	.rt_stack = fake_rt_stack,
 };
 
 static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
@@ -645,71 +626,88 @@ static void test_dwarf_stack(void **state)
 	assert_int_equal(st.stacks_missing, 0);
 }
 
-/* --python: the eval loop's code, and two code objects named for process PID generation 0 */
+/* The interpreters' processes (PID generation 0), per runtime; NULL: none. */
 static struct cp_py_proc fake_pp;
+static struct cp_rb_proc fake_rp;
+static const void *fake_procs[CP_RT_MAX];
 
-static const struct cp_py_proc *fake_py_proc(void *ctx, uint32_t pid, uint32_t gen)
+static const void *fake_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t gen)
 {
 	(void)ctx;
-	return pid == PID && gen == 0 ? &fake_pp : NULL;
+	return pid == PID && gen == 0 && id < CP_RT_MAX ? fake_procs[id] : NULL;
 }
 
-static int fake_py_name(void *ctx, uint32_t pid, uint32_t gen, uint64_t code, uint32_t instr,
-			const struct py_code_info **out)
+/* Frames named: Python's code objects 0x1000, 0x2000, Ruby's 0x5000 (iseq), 0x6000 (cfunc). */
+static int fake_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+			const struct rt_frame_info **out)
 {
-	static struct py_code_info outer = {"Outer.run", "/srv/app.py", 10, 12},
-				   inner = {"inner", "/srv/lib.py", 3, 7};
+	static struct rt_frame_info outer = {"Outer.run", "/srv/app.py", 10, 12},
+				    inner = {"inner", "/srv/lib.py", 3, 7},
+				    rb_outer = {"outer", "/srv/app.rb", 20, 22},
+				    times = {"times", "", 0, -1};
 
 	(void)ctx;
-	(void)instr;
 	if (pid != PID || gen != 0)
 		return -ENOENT;
-	*out = code == 0x1000 ? &outer : code == 0x2000 ? &inner : NULL;
+	*out = f->ptr == 0x1000	  ? &outer
+	       : f->ptr == 0x2000 ? &inner
+	       : f->ptr == 0x5000 ? &rb_outer
+	       : f->ptr == 0x6000 ? &times
+				  : NULL;
+	if (f->ptr == 0x4000)
+		return -ESRCH; /* its process ended, and BPF copied nothing */
 	return *out ? 0 : -EINVAL;
 }
 
 /*
  * Python frames take the place of the eval loop's frame (here cp_fix_heavy stands for it): the
  * activation's frames from the innermost up to the entry frame, root first, with file, line
- * and start line; a code object that cannot be named is py::[unknown]. Without --python (no
- * py_proc), the native stack as it is.
+ * and start line; a code object that cannot be named is py::[unknown], counted per reason.
+ * Without --python (no rt_proc), the native stack as it is.
  */
 static void test_python_frames(void **state)
 {
 	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.main + 0x20, ad.start + 0x10};
 	struct aggregate_opts o = {
-		.max_depth = CP_MAX_STACK_DEPTH, .py_proc = fake_py_proc, .py_name = fake_py_name};
-	struct fake_pystack *ps = &fk.pystacks[0];
+		.max_depth = CP_MAX_STACK_DEPTH, .rt_proc = fake_rt_proc, .rt_name = fake_rt_name};
+	struct fake_rtstack *ps = &fk.rtstacks[0];
 	const struct prof_frame *f;
 	struct aggregate_stats st;
 
 	(void)state;
+	memset(fake_procs, 0, sizeof(fake_procs));
+	fake_procs[CP_RT_PYTHON] = &fake_pp;
 	fake_pp.eval_start = ad.heavy;
 	fake_pp.eval_end = ad.heavy + 0x20;
 	ps->key = 77;
-	ps->st.len = 3;
-	ps->st.frames[0] = (struct cp_py_frame){.code = 0x2000, .kind = CP_PY_FRAME_CODE};
-	ps->st.frames[1] = (struct cp_py_frame){.code = 0x3000, .kind = CP_PY_FRAME_CODE};
-	ps->st.frames[2] = (struct cp_py_frame){
-		.code = 0x1000, .kind = CP_PY_FRAME_CODE, .flags = CP_PY_FF_ENTRY};
-	fk.n_pystacks = 1;
+	ps->st.len = 4;
+	ps->st.frames[0] = (struct cp_rt_frame){.ptr = 0x2000, .kind = CP_PY_FRAME_CODE};
+	ps->st.frames[1] = (struct cp_rt_frame){.ptr = 0x3000, .kind = CP_PY_FRAME_CODE};
+	ps->st.frames[2] = (struct cp_rt_frame){.ptr = 0x4000, .kind = CP_PY_FRAME_CODE};
+	ps->st.frames[3] = (struct cp_rt_frame){
+		.ptr = 0x1000, .kind = CP_PY_FRAME_CODE, .flags = CP_RT_FF_ENTRY};
+	fk.n_rtstacks = 1;
 	add_dstack(5, CP_DEND_OK, 4, u);
 	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 3)->dstack = 5;
 	fk.counts[0].key.istack = 77;
-	fk.counts[0].key.istack_kind = CP_ISTACK_PYTHON;
+	fk.counts[0].key.istack_kind = CP_RT_PYTHON;
 	st = run(sym, &o);
 
-	assert_string_equal(names(0),
-			    "_start;main;py::Outer.run;py::[unknown];py::inner;cp_fix_leaf");
-	assert_string_equal(kinds(0), "UUYYYU");
+	assert_string_equal(names(0), "_start;main;py::Outer.run;py::[unknown];py::[unknown];"
+				      "py::inner;cp_fix_leaf");
+	assert_string_equal(kinds(0), "UUYYYYU");
 	f = frame_of(0, 2);
 	assert_string_equal(f->file, "/srv/app.py");
 	assert_int_equal(f->line, 12);
 	assert_int_equal(f->start_line, 10);
 	/* no address: the same function in another process is the same frame */
 	assert_int_equal(f->addr, 0);
-	assert_int_equal(frame_of(0, 4)->line, 7);
-	assert_int_equal(st.py_stacks, 3);
+	assert_int_equal(frame_of(0, 5)->line, 7);
+	assert_int_equal(st.rt_stacks[CP_RT_PYTHON], 3);
+	assert_int_equal(st.rt_frames[CP_RT_PYTHON], 12);
+	assert_int_equal(st.rt_unnamed[CP_RT_PYTHON][RT_UNNAMED_UNREADABLE], 3);
+	assert_int_equal(st.rt_unnamed[CP_RT_PYTHON][RT_UNNAMED_GONE], 3);
+	assert_int_equal(st.rt_unnamed_samples[CP_RT_PYTHON], 3);
 	assert_int_equal(st.ustacks_entry, 3);
 
 	/* --no-python */
@@ -718,62 +716,43 @@ static void test_python_frames(void **state)
 	assert_non_null(prof);
 	st = run(sym, &defaults);
 	assert_string_equal(names(0), "_start;main;cp_fix_heavy;cp_fix_leaf");
-	assert_int_equal(st.py_stacks, 0);
-}
-
-static struct cp_rb_proc fake_rp;
-
-static const struct cp_rb_proc *fake_rb_proc(void *ctx, uint32_t pid, uint32_t gen)
-{
-	(void)ctx;
-	return pid == PID && gen == 0 ? &fake_rp : NULL;
-}
-
-static int fake_rb_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rb_frame *f,
-			const struct rb_frame_info **out)
-{
-	static struct rb_frame_info outer = {"outer", "/srv/app.rb", 20, 22},
-				    times = {"times", "", 0, -1};
-
-	(void)ctx;
-	if (pid != PID || gen != 0)
-		return -ENOENT;
-	*out = f->ptr == 0x1000 ? &outer : f->ptr == 0x2000 ? &times : NULL;
-	return *out ? 0 : -EINVAL;
+	assert_int_equal(st.rt_stacks[CP_RT_PYTHON], 0);
 }
 
 /*
  * Ruby frames take the place of rb_vm_exec's frame (cp_fix_heavy stands for it) up to the
  * FINISH-flagged one, root first: a method with file, line and start line, a C method without
- * a file, a frame that cannot be named rb::[unknown]. A Python stack key is not taken for a
- * Ruby one. Without --ruby, the native stack as it is.
+ * a file, a frame that cannot be named rb::[unknown]. A stack under another runtime's kind is
+ * not taken for a Ruby one. Without --ruby, the native stack as it is.
  */
 static void test_ruby_frames(void **state)
 {
 	const uint64_t u[] = {ad.leaf + 4, ad.heavy + 8, ad.main + 0x20, ad.start + 0x10};
 	struct aggregate_opts o = {
-		.max_depth = CP_MAX_STACK_DEPTH, .rb_proc = fake_rb_proc, .rb_name = fake_rb_name};
-	struct fake_rbstack *rs = &fk.rbstacks[0];
+		.max_depth = CP_MAX_STACK_DEPTH, .rt_proc = fake_rt_proc, .rt_name = fake_rt_name};
+	struct fake_rtstack *rs = &fk.rtstacks[0];
 	const struct prof_frame *f;
 	struct aggregate_stats st;
 
 	(void)state;
+	memset(fake_procs, 0, sizeof(fake_procs));
+	fake_procs[CP_RT_RUBY] = &fake_rp;
 	fake_rp.vm_exec_start = ad.heavy;
 	fake_rp.vm_exec_end = ad.heavy + 0x20;
 	rs->key = 78;
 	rs->st.len = 3;
-	rs->st.frames[0] = (struct cp_rb_frame){.ptr = 0x2000, .kind = CP_RB_FRAME_CFUNC};
-	rs->st.frames[1] = (struct cp_rb_frame){.ptr = 0x3000, .kind = CP_RB_FRAME_ISEQ};
-	rs->st.frames[2] = (struct cp_rb_frame){
-		.ptr = 0x1000, .pos = 4, .kind = CP_RB_FRAME_ISEQ, .flags = CP_RB_FF_FINISH};
-	fk.n_rbstacks = 1;
+	rs->st.frames[0] = (struct cp_rt_frame){.ptr = 0x6000, .kind = CP_RB_FRAME_CFUNC};
+	rs->st.frames[1] = (struct cp_rt_frame){.ptr = 0x3000, .kind = CP_RB_FRAME_ISEQ};
+	rs->st.frames[2] = (struct cp_rt_frame){
+		.ptr = 0x5000, .pos = 4, .kind = CP_RB_FRAME_ISEQ, .flags = CP_RT_FF_ENTRY};
+	fk.n_rtstacks = 1;
 	add_dstack(5, CP_DEND_OK, 4, u);
 	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, COMM, 3)->dstack = 5;
 	fk.counts[0].key.istack = 78;
-	fk.counts[0].key.istack_kind = CP_ISTACK_RUBY;
+	fk.counts[0].key.istack_kind = CP_RT_RUBY;
 	add_count(PID, 0, CP_STACK_DWARF, CP_STACK_NONE, "other", 2)->dstack = 5;
 	fk.counts[1].key.istack = 78;
-	fk.counts[1].key.istack_kind = CP_ISTACK_PYTHON;
+	fk.counts[1].key.istack_kind = CP_RT_PYTHON;
 	st = run(sym, &o);
 
 	assert_int_equal(profile__n_samples(prof), 2);
@@ -786,7 +765,8 @@ static void test_ruby_frames(void **state)
 	assert_int_equal(f->addr, 0); /* as a Python frame's */
 	assert_null(frame_of(0, 4)->file);
 	assert_string_equal(names(1), "_start;main;cp_fix_heavy;cp_fix_leaf");
-	assert_int_equal(st.rb_stacks, 3);
+	assert_int_equal(st.rt_stacks[CP_RT_RUBY], 3);
+	assert_int_equal(st.rt_stacks[CP_RT_PYTHON], 0);
 	assert_int_equal(st.ustacks_entry, 5);
 
 	/* --no-ruby */
@@ -795,7 +775,7 @@ static void test_ruby_frames(void **state)
 	assert_non_null(prof);
 	st = run(sym, &defaults);
 	assert_string_equal(names(0), "_start;main;cp_fix_heavy;cp_fix_leaf");
-	assert_int_equal(st.rb_stacks, 0);
+	assert_int_equal(st.rt_stacks[CP_RT_RUBY], 0);
 }
 
 /* How a DWARF walk ended, at the root of its stack; a stack that cannot be read: lost. */
@@ -1279,13 +1259,24 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, 7, 8, 9},
-			       from = {10, 20, 30, 40, 50, 60, {0}, 70, 80, 90};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}, 9},
+			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}, {0}, 90};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
-	_Static_assert(sizeof(struct aggregate_stats) == (9 + CP_STAT_MAX) * sizeof(uint64_t),
+	_Static_assert(sizeof(struct aggregate_stats) ==
+			       (7 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
+				       sizeof(uint64_t),
 		       "fields");
+	for (int i = 0; i < CP_RT_MAX; i++) {
+		to.rt_stacks[i] = 77;
+		from.rt_frames[i] = 88;
+		to.rt_glue[i] = 1;
+		from.rt_glue[i] = 2;
+		from.rt_unnamed_samples[i] = 5;
+		for (int j = 0; j < RT_UNNAMED_MAX; j++)
+			from.rt_unnamed[i][j] = (uint64_t)j;
+	}
 	for (int i = 0; i < CP_STAT_MAX; i++) {
 		to.kept[i] = (uint64_t)i;
 		from.kept[i] = 100;
@@ -1300,8 +1291,14 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.comm_checks, 99);
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
-	assert_int_equal(to.py_stacks, 77);
-	assert_int_equal(to.rb_stacks, 88);
+	for (int i = 0; i < CP_RT_MAX; i++) {
+		assert_int_equal(to.rt_stacks[i], 77);
+		assert_int_equal(to.rt_frames[i], 88);
+		assert_int_equal(to.rt_glue[i], 3);
+		assert_int_equal(to.rt_unnamed_samples[i], 5);
+		for (int j = 0; j < RT_UNNAMED_MAX; j++)
+			assert_int_equal(to.rt_unnamed[i][j], j);
+	}
 }
 
 int main(void)

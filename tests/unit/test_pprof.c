@@ -361,6 +361,54 @@ static void test_structure(void **state)
 	profile__free(p);
 }
 
+/*
+ * An interpreter frame that could not be named ("py::[unknown]", issue 26) keeps a Line and its
+ * Function's name and file: never a nameless location (go tool pprof's "<unknown>").
+ */
+static void test_unnamed_interpreter_frame(void **state)
+{
+	struct profile *p = profile__new();
+	struct prof_frame fr[2] = {
+		{.name = "py::[unknown]", .kind = FRAME_PYTHON, .file = "/srv/app.py"},
+		{.name = "rb::[unknown]", .kind = FRAME_RUBY},
+	};
+	struct pb msg = PB_INIT;
+	struct decoded d;
+	struct field *f;
+	uint32_t id[2];
+	size_t n, lines = 0;
+	bool py = false, rb = false;
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(profile__intern_frame(p, &fr[i], &id[i]), 0);
+	assert_int_equal(profile__add(p, 7, 8, "app", "worker", id, 2, 3), 0);
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	decode(&d, &msg);
+	for (size_t k = 0; k < count_top(&d, 4); k++) {
+		f = sub(&d, 4, k, &n);
+		for (size_t i = 0; i < n; i++)
+			lines += f[i].num == 4;
+		free(f);
+	}
+	assert_int_equal(lines, 2);
+	for (size_t k = 0; k < count_top(&d, 5); k++) {
+		f = sub(&d, 5, k, &n);
+		if (!strcmp(str(&d, get_u(f, n, 2)), "py::[unknown]")) {
+			assert_string_equal(str(&d, get_u(f, n, 4)), "/srv/app.py");
+			py = true;
+		}
+		rb |= !strcmp(str(&d, get_u(f, n, 2)), "rb::[unknown]");
+		free(f);
+	}
+	assert_true(py);
+	assert_true(rb);
+	decoded_free(&d);
+	pb_free(&msg);
+	profile__free(p);
+}
+
 static void test_deterministic(void **state)
 {
 	struct profile *a = make_profile(false), *b = make_profile(true);
@@ -488,6 +536,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_unnamed_interpreter_frame),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_big_gzip),
 		cmocka_unit_test(test_hostile_header),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF CPython walker (bpf/python_walk.bpf.h, through its harness bpf/pywalk.bpf.c) on
+ * The BPF CPython walker (bpf/python_walk.bpf.h, through the walkers' harness bpf/rtwalk.bpf.c) on
  * every interpreter of the machine: a script with a known call tree (main -> outer -> {hot x3,
  * cold x1}) and a second thread compressing with zlib (C code without the GIL) runs; each
  * sample's Python frames are named in user space (interp/py_proc.h) and must be the sampled
@@ -10,12 +10,14 @@
 #include <poll.h>
 #include <time.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/py_detect.h"
 #include "interp/py_offsets.h"
 #include "interp/py_proc.h"
 #include "proc/proc_snapshot.h"
-#include "pywalk.skel.h"
 
 /* Line numbers of SCRIPT, checked below: hot's loop body is HOT_FIRST+1..HOT_FIRST+3. */
 #define HOT_FIRST 6
@@ -58,7 +60,7 @@ static const char SCRIPT[] = "import sys, threading, zlib, os\n" /* 1 */
 
 /*
  * A C -> Python re-entry: sorted() calls leaf for each key. Expected chain
- * <module>;top;via_c;leaf; eval-loop entries (CP_PY_FF_ENTRY): every frame up to 3.10, from
+ * <module>;top;via_c;leaf; eval-loop entries (CP_RT_FF_ENTRY): every frame up to 3.10, from
  * 3.11 only leaf (called from C) and <module> (root first: E--E).
  */
 static const char CALLBACK[] = "import sys\n"
@@ -78,7 +80,7 @@ static const char CALLBACK[] = "import sys\n"
 
 struct named {
 	uint64_t code;
-	struct py_code_info ci;
+	struct rt_frame_info ci;
 	uint32_t instr;
 };
 
@@ -90,15 +92,11 @@ struct run {
 	const struct cp_py_offsets *off;
 	struct named cache[64];
 	size_t n_cache;
-	/* main thread */
-	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
-	/* compressor thread */
-	unsigned int other_samples, other_exact, other_wrong;
+	struct interp_tally t; /* the main thread, the compressor thread */
 	unsigned int empty;
-	char example_main[512], example_other[512];
 };
 
-static const struct py_code_info *name_of(struct run *r, uint64_t code, uint32_t instr)
+static const struct rt_frame_info *name_of(struct run *r, uint64_t code, uint32_t instr)
 {
 	size_t i;
 
@@ -117,10 +115,10 @@ static const struct py_code_info *name_of(struct run *r, uint64_t code, uint32_t
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	const struct cp_py_event *ev = data;
+	const struct cp_rt_event *ev = data;
 	struct run *r = ctx;
 	char chain[512] = "";
-	const struct py_code_info *leaf = NULL;
+	const struct rt_frame_info *leaf = NULL;
 	size_t n = 0;
 	int i;
 
@@ -132,8 +130,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	/* root first */
 	for (i = (int)ev->st.len - 1; i >= 0; i--) {
-		const struct py_code_info *ci =
-			name_of(r, ev->st.frames[i].code, ev->st.frames[i].instr);
+		const struct rt_frame_info *ci =
+			name_of(r, ev->st.frames[i].ptr, ev->st.frames[i].pos);
 
 		n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "", ci->name);
 		if (n >= sizeof(chain))
@@ -141,64 +139,43 @@ static int on_sample(void *ctx, void *data, size_t size)
 		leaf = ci;
 	}
 	if (r->callback) {
-		char flags[CP_PY_MAX_FRAMES + 1];
+		char flags[CP_RT_MAX_FRAMES + 1];
 		const char *want = r->version < PY_HEX(3, 11, 0) ? "EEEE" : "E--E";
 
 		if (ev->tid != (uint32_t)r->pid)
 			return 0;
-		r->main_samples++;
+		r->t.main_samples++;
 		for (i = (int)ev->st.len - 1, n = 0; i >= 0; i--)
-			flags[n++] = ev->st.frames[i].flags & CP_PY_FF_ENTRY ? 'E' : '-';
+			flags[n++] = ev->st.frames[i].flags & CP_RT_FF_ENTRY ? 'E' : '-';
 		flags[n] = 0;
 		if (!strcmp(chain, "<module>;top;via_c;leaf")) {
 			r->cb_chain++;
 			if (!strcmp(flags, want))
 				r->cb_flags++;
-			else if (!r->example_other[0])
-				snprintf(r->example_other, sizeof(r->example_other), "entries %s",
-					 flags);
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
+			else if (!r->t.example_other[0])
+				snprintf(r->t.example_other, sizeof(r->t.example_other),
+					 "entries %s", flags);
+		} else if (!r->t.example_main[0]) {
+			snprintf(r->t.example_main, sizeof(r->t.example_main), "%s", chain);
 		}
 		return 0;
 	}
-	if (ev->tid == (uint32_t)r->pid) {
-		r->main_samples++;
-		if (!strcmp(chain, "<module>;main;outer;hot")) {
-			r->main_exact++;
-			r->main_hot++;
-			r->hot_leaves++;
-			r->hot_lines_ok += leaf->line > HOT_FIRST && leaf->line <= HOT_FIRST + 3;
-		} else if (!strcmp(chain, "<module>;main;outer;cold")) {
-			r->main_exact++;
-			r->main_cold++;
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
-		}
-	} else {
-		r->other_samples++;
-		if (interp_ends_with(chain, "nogil_main;compressor"))
-			r->other_exact++;
-		else if (!r->example_other[0])
-			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
-		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
-	}
+	interp_tally(&r->t, ev->tid == (uint32_t)r->pid, chain, "<module>;main;outer",
+		     leaf->line > HOT_FIRST && leaf->line <= HOT_FIRST + 3,
+		     interp_ends_with(chain, "nogil_main;compressor"));
 	return 0;
 }
 
 static void walk_one(const char *bin, const char *script, bool callback)
 {
-	struct cpuprof_pywalk *skel = NULL;
-	struct bpf_link *links[256];
 	struct proc_snapshot *ps;
 	enum py_offsets_source src;
 	struct cp_py_offsets off;
 	struct cp_py_proc proc;
 	struct py_process pp;
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
-	struct timespec t0, t;
+	int err = -EAGAIN, i;
+	double cost;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -217,78 +194,46 @@ static void walk_one(const char *bin, const char *script, bool callback)
 	}
 	assert_int_equal(err, 0);
 
-	skel = cpuprof_pywalk__open();
-	if (!skel || !skel->rodata) {
-		fail_msg("cannot open the BPF object");
-		return;
-	}
-	skel->rodata->target_tgid = (__u32)pid;
-	assert_int_equal(cpuprof_pywalk__load(skel), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.py_procs), &(__u32){(__u32)pid},
-					     &proc, BPF_ANY),
-			 0);
 	r->pid = pid;
 	r->off = &off;
 	r->callback = callback;
 	r->version = pp.info.hexversion;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.py_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_py_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		ring_buffer__poll(rb, 100);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1200);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	ring_buffer__consume(rb);
+	cost = interp_harness_run(pid, CP_RT_PYTHON, &proc, sizeof(proc), 1200, on_sample, r);
 	interp_stop(pid, f);
 
 	if (callback) {
 		print_message("%-40s %08x callback: %u samples, %u whole chains, %u with the "
 			      "expected entries; walk %.0f ns\n",
-			      bin, pp.info.hexversion, r->main_samples, r->cb_chain, r->cb_flags,
-			      interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
+			      bin, pp.info.hexversion, r->t.main_samples, r->cb_chain, r->cb_flags,
+			      cost);
 	} else {
 		print_message(
 			"%-40s %08x offsets %d tss_key %d: main %u samples, %u exact (hot %u "
 			"cold %u: %.3f, hot lines ok %u/%u); other %u, %u exact, %u wrong; %u "
 			"empty; walk %.0f ns\n",
-			bin, pp.info.hexversion, src, proc.tss_key, r->main_samples, r->main_exact,
-			r->main_hot, r->main_cold,
-			(double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
-			r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact,
-			r->other_wrong, r->empty,
-			interp_walk_cost(bpf_map__fd(skel->maps.py_cost)));
+			bin, pp.info.hexversion, src, proc.tss_key, r->t.main_samples,
+			r->t.main_exact, r->t.main_hot, r->t.main_cold,
+			(double)r->t.main_hot / (r->t.main_hot + r->t.main_cold + !r->t.main_hot),
+			r->t.hot_lines_ok, r->t.hot_leaves, r->t.other_samples, r->t.other_exact,
+			r->t.other_wrong, r->empty, cost);
 	}
-	if (r->example_main[0])
-		print_message("  main, not exact: %s\n", r->example_main);
-	if (r->example_other[0])
-		print_message("  other, not exact: %s\n", r->example_other);
-	assert_true(r->main_samples >= 20);
+	if (r->t.example_main[0])
+		print_message("  main, not exact: %s\n", r->t.example_main);
+	if (r->t.example_other[0])
+		print_message("  other, not exact: %s\n", r->t.example_other);
+	assert_true(r->t.main_samples >= 20);
 	if (callback) {
-		assert_true(r->cb_chain * 100 >= r->main_samples * 90);
+		assert_true(r->cb_chain * 100 >= r->t.main_samples * 90);
 		assert_int_equal(r->cb_flags, r->cb_chain);
 	} else {
 		/* figures of issue 12: >= 95 % whole chains; each thread its own stack */
-		assert_true(r->main_exact * 100 >= r->main_samples * 95);
-		assert_true(r->main_hot > r->main_cold);
-		assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
-		assert_true(r->other_samples >= 5);
-		assert_int_equal(r->other_wrong, 0);
-		assert_true(r->other_exact * 100 >= r->other_samples * 95);
+		assert_true(r->t.main_exact * 100 >= r->t.main_samples * 95);
+		assert_true(r->t.main_hot > r->t.main_cold);
+		assert_true(r->t.hot_lines_ok * 100 >= r->t.hot_leaves * 95);
+		assert_true(r->t.other_samples >= 5);
+		assert_int_equal(r->t.other_wrong, 0);
+		assert_true(r->t.other_exact * 100 >= r->t.other_samples * 95);
 	}
-	ring_buffer__free(rb);
-	cpuprof_pywalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF Ruby walker (bpf/ruby_walk.bpf.h, through its harness bpf/rbwalk.bpf.c) on the
+ * The BPF Ruby walker (bpf/ruby_walk.bpf.h, through the walkers' harness bpf/rtwalk.bpf.c) on the
  * machine's ruby: a script with a known call tree (main_loop -> outer -> {hot x3, cold x1})
  * runs on the main thread while a second Ruby thread compresses with zlib (C code that runs
  * without the GVL, on the other CPU at the same time); each sample's frames are named in user
@@ -12,12 +12,14 @@
 #include <poll.h>
 #include <time.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/rb_detect.h"
 #include "interp/rb_offsets.h"
 #include "interp/rb_proc.h"
 #include "proc/proc_snapshot.h"
-#include "rbwalk.skel.h"
 
 /* Line numbers of SCRIPT, checked below: hot's loop is lines HOT_FIRST..HOT_LAST. */
 #define HOT_FIRST 6
@@ -68,20 +70,17 @@ static const char SCRIPT[] = "require 'zlib'\n"				    /* 1 */
 struct run {
 	pid_t pid;
 	struct rb_names *names;
-	/* main thread */
-	unsigned int main_samples, main_exact, main_hot, main_cold, hot_leaves, hot_lines_ok;
-	/* the compressor thread */
-	unsigned int other_samples, other_exact, other_named, other_wrong;
+	struct interp_tally t; /* the main thread, the compressor thread */
+	unsigned int other_named;
 	unsigned int empty, gvl_flagged, name_errors, finish_wrong;
-	char example_main[512], example_other[512];
 };
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
-	const struct cp_rb_event *ev = data;
+	const struct cp_rt_event *ev = data;
 	struct run *r = ctx;
-	char chain[1024] = "", finish[CP_RB_MAX_FRAMES + 1];
-	struct rb_frame_info leaf = {.line = -1};
+	char chain[1024] = "", finish[CP_RT_MAX_FRAMES + 1];
+	struct rt_frame_info leaf = {.line = -1};
 	size_t n = 0;
 	int i;
 
@@ -94,7 +93,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	/* root first */
 	for (i = (int)ev->st.len - 1; i >= 0; i--) {
-		struct rb_frame_info fi;
+		struct rt_frame_info fi;
 
 		if (rb_names_frame(r->names, &ev->st.frames[i], &fi)) {
 			r->name_errors++;
@@ -109,50 +108,30 @@ static int on_sample(void *ctx, void *data, size_t size)
 	 * thread here (<main>; the thread's block), what interleaving with native frames
 	 * at rb_vm_exec will rely on */
 	for (i = (int)ev->st.len - 1, n = 0; i >= 0 && n + 1 < sizeof(finish); i--)
-		finish[n++] = ev->st.frames[i].flags & CP_RB_FF_FINISH ? 'F' : '-';
+		finish[n++] = ev->st.frames[i].flags & CP_RT_FF_ENTRY ? 'F' : '-';
 	finish[n] = 0;
 	if (finish[0] != 'F' || strchr(finish + 1, 'F'))
 		r->finish_wrong++;
-	if (ev->tid == (uint32_t)r->pid) {
-		r->main_samples++;
-		if (!strcmp(chain, "<main>;main_loop;outer;hot")) {
-			r->main_exact++;
-			r->main_hot++;
-			r->hot_leaves++;
-			r->hot_lines_ok += leaf.line >= HOT_FIRST && leaf.line <= HOT_LAST;
-		} else if (!strcmp(chain, "<main>;main_loop;outer;cold")) {
-			r->main_exact++;
-			r->main_cold++;
-		} else if (!r->example_main[0]) {
-			snprintf(r->example_main, sizeof(r->example_main), "%s", chain);
-		}
-	} else {
-		r->other_samples++;
-		/* the thread's block, then the compressor, maybe inside Zlib's C method */
-		if (strstr(chain, "block in <main>;nogvl_main;compressor"))
-			r->other_exact++;
-		else if (!r->example_other[0])
-			snprintf(r->example_other, sizeof(r->example_other), "%s", chain);
+	/* the other thread: its block, then the compressor, maybe inside Zlib's C method */
+	interp_tally(&r->t, ev->tid == (uint32_t)r->pid, chain, "<main>;main_loop;outer",
+		     leaf.line >= HOT_FIRST && leaf.line <= HOT_LAST,
+		     strstr(chain, "block in <main>;nogvl_main;compressor"));
+	if (ev->tid != (uint32_t)r->pid)
 		r->other_named += interp_ends_with(chain, "compressor;deflate");
-		r->other_wrong += strstr(chain, "outer") || strstr(chain, "hot");
-	}
 	return 0;
 }
 
 /* Walk ruby running script for ms milliseconds; threads: start the compressor thread. */
 static void walk_one(const char *script, bool threads, unsigned int ms)
 {
-	struct cpuprof_rbwalk *skel = NULL;
-	struct bpf_link *links[256];
 	struct proc_snapshot *ps;
 	struct cp_rb_offsets off;
 	struct cp_rb_proc proc;
 	struct rb_process rp;
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int err = -EAGAIN, ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	int err = -EAGAIN, i;
 	unsigned long hits, misses;
-	struct timespec t0, t;
+	double cost;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -175,39 +154,10 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 	/* the sampled thread's own EC, not the GVL holder's */
 	assert_true(proc.ec_mode == CP_RB_EC_TLS_DTV || proc.ec_mode == CP_RB_EC_TLS_TP);
 
-	skel = cpuprof_rbwalk__open();
-	if (!skel || !skel->rodata) {
-		fail_msg("cannot open the BPF object");
-		return;
-	}
-	skel->rodata->target_tgid = (__u32)pid;
-	assert_int_equal(cpuprof_rbwalk__load(skel), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rb_procs), &(__u32){(__u32)pid},
-					     &proc, BPF_ANY),
-			 0);
 	r->pid = pid;
 	r->names = rb_names_new(pid, &rp, &off);
 	assert_non_null(r->names);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rb_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		ring_buffer__poll(rb, 100);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	ring_buffer__consume(rb);
+	cost = interp_harness_run(pid, CP_RT_RUBY, &proc, sizeof(proc), ms, on_sample, r);
 	interp_stop(pid, f);
 
 	rb_names_stats(r->names, &hits, &misses);
@@ -219,38 +169,37 @@ static void walk_one(const char *script, bool threads, unsigned int ms)
 		"name cache %lu hits %lu misses\n",
 		rp.info.version >> 16, (rp.info.version >> 8) & 0xff, rp.info.version & 0xff,
 		proc.ec_mode, proc.tls_modid, (long long)proc.tls_off,
-		threads ? " (2 threads)" : "", r->main_samples, r->main_exact, r->main_hot,
-		r->main_cold, (double)r->main_hot / (r->main_hot + r->main_cold + !r->main_hot),
-		r->hot_lines_ok, r->hot_leaves, r->other_samples, r->other_exact, r->other_named,
-		r->other_wrong, r->empty, r->gvl_flagged, r->name_errors, r->finish_wrong,
-		interp_walk_cost(bpf_map__fd(skel->maps.rb_cost)), hits, misses);
-	if (r->example_main[0])
-		print_message("  main, not exact: %s\n", r->example_main);
-	if (r->example_other[0])
-		print_message("  other, not exact: %s\n", r->example_other);
+		threads ? " (2 threads)" : "", r->t.main_samples, r->t.main_exact, r->t.main_hot,
+		r->t.main_cold,
+		(double)r->t.main_hot / (r->t.main_hot + r->t.main_cold + !r->t.main_hot),
+		r->t.hot_lines_ok, r->t.hot_leaves, r->t.other_samples, r->t.other_exact,
+		r->other_named, r->t.other_wrong, r->empty, r->gvl_flagged, r->name_errors,
+		r->finish_wrong, cost, hits, misses);
+	if (r->t.example_main[0])
+		print_message("  main, not exact: %s\n", r->t.example_main);
+	if (r->t.example_other[0])
+		print_message("  other, not exact: %s\n", r->t.example_other);
 	/* figures of issue 13: >= 95 % whole chains, the split within 0.1 of 3/4 */
-	assert_true(r->main_samples >= 20);
-	assert_true(r->main_exact * 100 >= r->main_samples * 95);
+	assert_true(r->t.main_samples >= 20);
+	assert_true(r->t.main_exact * 100 >= r->t.main_samples * 95);
 	{
-		double share = (double)r->main_hot / (r->main_hot + r->main_cold);
+		double share = (double)r->t.main_hot / (r->t.main_hot + r->t.main_cold);
 
 		assert_true(share > 0.65 && share < 0.85);
 	}
-	assert_true(r->hot_lines_ok * 100 >= r->hot_leaves * 95);
+	assert_true(r->t.hot_lines_ok * 100 >= r->t.hot_leaves * 95);
 	assert_int_equal(r->gvl_flagged, 0);
 	assert_int_equal(r->name_errors, 0);
 	assert_int_equal(r->finish_wrong, 0);
 	if (threads) {
 		/* each thread its own stack: the compressor's, never the main thread's */
-		assert_true(r->other_samples >= 5);
-		assert_int_equal(r->other_wrong, 0);
-		assert_true(r->other_exact * 100 >= r->other_samples * 95);
+		assert_true(r->t.other_samples >= 5);
+		assert_int_equal(r->t.other_wrong, 0);
+		assert_true(r->t.other_exact * 100 >= r->t.other_samples * 95);
 		/* most of its time is in Zlib's C method, named from the VM's symbol table */
-		assert_true(r->other_named * 2 >= r->other_samples);
+		assert_true(r->other_named * 2 >= r->t.other_samples);
 	}
 	rb_names_free(r->names);
-	ring_buffer__free(rb);
-	cpuprof_rbwalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);
 }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test harness of the runtimes' walkers (python_walk.bpf.h, ruby_walk.bpf.h, php_walk.bpf.h,
+ * perl_walk.bpf.h), apart from the profiler's program: on each cpu-clock sample of process
+ * target_tgid (0: any process rt_procs holds), walk the sampled thread's frames with the walker
+ * of the process's runtime (rt_procs, as in the profiler) and send them on a ring buffer; the
+ * names of PHP and Perl frames new to rt_names are copied there by their namers, as the
+ * profiler does. tests/unit/test_py_walk.c, test_rb_walk.c and test_pp_walk.c load it against
+ * live interpreters.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "runtime_shared.h"
+#include "python_shared.h"
+#include "python_walk.bpf.h"
+#include "ruby_shared.h"
+#include "ruby_walk.bpf.h"
+#include "php_shared.h"
+#include "php_walk.bpf.h"
+#include "perl_shared.h"
+#include "perl_walk.bpf.h"
+
+const volatile __u32 target_tgid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_rt_proc);
+	__uint(max_entries, 16);
+} rt_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} rt_events SEC(".maps");
+
+/* per walk end (the runtime's enum), then one for samples lost (ring buffer full) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, CP_RT_END_MAX + 1);
+} rt_stats SEC(".maps");
+
+/* what the namers copied: (pid, gen, ptr) -> names (rt_names of the profiler) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct cp_rt_name_key);
+	__type(value, struct cp_rt_name);
+	__uint(max_entries, CP_RT_DEF_NAMES);
+} rt_names SEC(".maps");
+
+/* per CPU: the event being made (the namers read its frames), a name being copied */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_rt_event);
+	__uint(max_entries, 1);
+} rt_event_buf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_rt_name);
+	__uint(max_entries, 1);
+} rt_name_buf SEC(".maps");
+
+/* the walk's own cost: [0] ns spent in the walker, [1] walks (bpf_ktime_get_ns around it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 2);
+} rt_cost SEC(".maps");
+
+static __always_inline void add(void *map, __u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(map, &idx);
+
+	if (v)
+		*v += n;
+}
+
+struct names_ctx {
+	const struct cp_rt_proc *rp;
+	const struct cp_rt_stack *st;
+	__u32 pid;
+};
+
+/* bpf_loop's step: copy the names of frame i unless rt_names has them (PHP, Perl) */
+static long name_one(__u64 i, void *arg)
+{
+	struct names_ctx *c = arg;
+	const struct cp_rt_frame *f = &c->st->frames[i & (CP_RT_MAX_FRAMES - 1)];
+	struct cp_rt_name_key k = {.pid = c->pid, .gen = c->rp->gen, .ptr = f->ptr};
+	struct cp_rt_name *n;
+	__u32 zero = 0;
+
+	if (i >= c->st->len || !f->ptr || bpf_map_lookup_elem(&rt_names, &k))
+		return 0;
+	n = bpf_map_lookup_elem(&rt_name_buf, &zero);
+	if (!n)
+		return 1;
+	__builtin_memset(n, 0, sizeof(*n));
+	n->runtime = (__u16)c->rp->runtime;
+	if (c->rp->runtime == CP_RT_PHP)
+		cp_php_name((const struct cp_php_proc *)c->rp->data, f, n);
+	else
+		cp_pl_name((const struct cp_pl_proc *)c->rp->data, f, n);
+	if (n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK))
+		bpf_map_update_elem(&rt_names, &k, n, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("perf_event")
+int cp_rt_test(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), t0, fsbase;
+	struct task_struct *task;
+	struct cp_rt_event *ev;
+	struct cp_rt_proc *rp;
+	__u32 tgid = id >> 32, end = CP_RT_END_MAX - 1, zero = 0;
+
+	if (target_tgid && tgid != target_tgid)
+		return 0;
+	rp = bpf_map_lookup_elem(&rt_procs, &tgid);
+	if (!rp)
+		return 0;
+	ev = bpf_map_lookup_elem(&rt_event_buf, &zero);
+	if (!ev)
+		return 0;
+	ev->tid = (__u32)id;
+	ev->runtime = rp->runtime;
+	ev->st.len = 0;
+	task = bpf_get_current_task_btf();
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	t0 = bpf_ktime_get_ns();
+	if (rp->runtime == CP_RT_PYTHON)
+		end = cp_py_walk((const struct cp_py_proc *)rp->data, fsbase, &ev->st);
+	else if (rp->runtime == CP_RT_RUBY)
+		end = cp_rb_walk((const struct cp_rb_proc *)rp->data, fsbase, &ev->st);
+	else if (rp->runtime == CP_RT_PHP)
+		end = cp_php_walk((const struct cp_php_proc *)rp->data, fsbase, &ev->st);
+	else if (rp->runtime == CP_RT_PERL)
+		end = cp_pl_walk((const struct cp_pl_proc *)rp->data, fsbase, &ev->st);
+	t0 = bpf_ktime_get_ns() - t0;
+	if (rp->runtime == CP_RT_PHP || rp->runtime == CP_RT_PERL) {
+		struct names_ctx c = {.rp = rp, .st = &ev->st, .pid = tgid};
+
+		bpf_loop(CP_RT_MAX_FRAMES, name_one, &c, 0);
+	}
+	if (bpf_ringbuf_output(&rt_events, ev, sizeof(*ev), 0))
+		add(&rt_stats, CP_RT_END_MAX, 1);
+	add(&rt_stats, end < CP_RT_END_MAX ? end : CP_RT_END_MAX - 1, 1);
+	add(&rt_cost, 0, t0);
+	add(&rt_cost, 1, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of runtimes (runtime.h), indexed by id, and the naming from what BPF copied. A new
+ * runtime: its descriptor (X_runtime.c), its line below, its walker in
+ * bpf/runtime_profile.bpf.h and its slot in the loader.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "interp/php_runtime.h"
+#include "interp/pl_runtime.h"
+#include "interp/py_runtime.h"
+#include "interp/rb_runtime.h"
+#include "interp/runtime.h"
+
+static const struct runtime *const table[CP_RT_MAX] = {
+	[CP_RT_PYTHON] = &py_runtime,
+	[CP_RT_RUBY] = &rb_runtime,
+	[CP_RT_PHP] = &php_runtime,
+	[CP_RT_PERL] = &pl_runtime,
+};
+
+const struct runtime *runtime_of(uint32_t id)
+{
+	return id < CP_RT_MAX ? table[id] : NULL;
+}
+
+/* Copy string s of at most max bytes (from BPF: hostile) as printable ASCII, cut marked. */
+static void copy_clean(char *out, size_t size, const char *s, size_t max, bool cut_head)
+{
+	size_t n = 0, len = strnlen(s, max);
+
+	if (cut_head && size > 4) {
+		memcpy(out, "...", 3);
+		n = 3;
+	}
+	for (size_t i = 0; i < len && n + 1 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[n] = 0;
+}
+
+int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->line = -1;
+	if (!n || !(n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK)))
+		return -ENOENT;
+	if (n->flags & CP_RT_NAME_OK)
+		copy_clean(out->name, sizeof(out->name), n->name, sizeof(n->name), false);
+	else
+		snprintf(out->name, sizeof(out->name), "[unknown]");
+	if (n->flags & CP_RT_FILE_OK)
+		copy_clean(out->file, sizeof(out->file), n->file, sizeof(n->file),
+			   n->flags & CP_RT_FILE_CUT);
+	out->firstline = n->firstline <= 1u << 30 ? (int)n->firstline : 0;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The runtime layer: an interpreter (CPython, Ruby...) is a descriptor, struct runtime, in one
+ * table (runtime.c: runtime_of). The session attaches processes through it (one queue), names
+ * frames through it (one cache), merges its frames with native ones through it (one merge:
+ * interp_merge.h); BPF dispatches to its walker by its id (bpf/runtime_shared.h). No code
+ * outside src/interp/ reaches a runtime's own modules (py_*, rb_*...): scripts/check-layers.sh.
+ * The descriptor API is summed up in src/interp/README.md.
+ */
+#ifndef CPUPROF_RUNTIME_H
+#define CPUPROF_RUNTIME_H
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "runtime_shared.h"
+
+/* One frame, named. */
+struct rt_frame_info {
+	char name[256]; /* the function ("Outer.run", "block in spin", a C method's name) */
+	char file[512]; /* its file; "" when it has none (a C method) */
+	int firstline;	/* its first line; 0 when unknown */
+	int line;	/* the line of the instruction recorded; -1 when unknown */
+};
+
+/* The interpreter loop's code in one process (runtime addresses; cold 0 when none). */
+struct rt_eval_range {
+	uint64_t start, end;
+	uint64_t cold_start, cold_end;
+};
+
+/* Why a frame has no name (counted per runtime in the summary). */
+enum rt_unnamed_why {
+	RT_UNNAMED_GONE,       /* its process ended before it was named, and BPF copied nothing */
+	RT_UNNAMED_UNREADABLE, /* its code could not be read, or is not what the offsets say */
+	RT_UNNAMED_NO_PROC,    /* no runtime known in its process (any more) */
+	RT_UNNAMED_MAX,
+};
+
+struct proc_snapshot;
+struct interp_plain;
+
+struct runtime {
+	uint32_t id;		 /* CP_RT_*: its BPF walker's slot, cp_count_key.istack_kind */
+	const char *name;	 /* "CPython": messages */
+	const char *prefix;	 /* "py": its frames are "py::NAME" */
+	const char *truncated;	 /* the pseudo-frame where its walk was cut: "[python truncated]" */
+	const char *const *ends; /* -v: its walk ends (cp_rt_stack.end), CP_RT_END_MAX, NULL
+				    past its own */
+	uint16_t end_truncated;	 /* the end of a walk cut at CP_RT_MAX_FRAMES */
+	/*
+	 * Native functions that only forward into its loop (NULL-terminated; may be NULL):
+	 * dropped from stacks its walker saw, as are its perf map's "PREFIX::" entries.
+	 */
+	const char *const *glue;
+	/*
+	 * Look for the runtime in process pid (generation gen) of ps: fill proc (its
+	 * cp_rt_proc.data, CP_RT_PROC_DATA bytes, zeroed) and *state (what naming needs; may be
+	 * NULL). 0 attached; -EAGAIN not ready, try again later; -ENOENT not in this process (look
+	 * again when its mappings change); other < 0 not now, not later. plain: objects known not
+	 * to be this runtime (its own set). why (why_size bytes): a line for -v, may stay empty.
+	 */
+	int (*attach)(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+		      struct interp_plain *plain, void *proc, void **state, char *why,
+		      size_t why_size);
+	/* Free *state of attach (NULL-safe). */
+	void (*state_free)(void *state);
+	/*
+	 * Name frame f of process pid (proc, state of attach). 0, or -errno (-ESRCH: gone).
+	 * NULL: its frames are named from what BPF copied only (rt_names; PHP, Perl).
+	 */
+	int (*name_frame)(void *state, pid_t pid, const void *proc, const struct cp_rt_frame *f,
+			  struct rt_frame_info *out);
+	/* The interpreter loop's code in process proc (the native frames its frames replace). */
+	void (*eval)(const void *proc, struct rt_eval_range *out);
+	/* cp_rt_frame.pos is the line running in the frame (0: unknown), kept with a copied name */
+	bool pos_is_line;
+};
+
+/* The runtime of id (CP_RT_*), NULL when there is none. */
+const struct runtime *runtime_of(uint32_t id);
+
+/*
+ * Name frame f from what BPF copied while its process lived (bpf/runtime_shared.h: rt_names):
+ * the name, file and first line (no current line: -1). 0, or -ENOENT when n names nothing.
+ */
+int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out);
+
+#endif

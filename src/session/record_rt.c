@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interpreters during a recording, every runtime of the table alike (interp/runtime.h):
+ * find a runtime in each process whose mappings were read and give its BPF walker the
+ * process's record (rt_procs), and name the frames of the stacks BPF stored as they appear,
+ * while their processes are alive. A process gone before its frames were named (a 50 ms
+ * script, a test runner's worker) is named from what BPF copied when it stored the stack
+ * (rt_names). The drain takes the names from here (record_rt_name).
+ *
+ * When a process is looked at: every time its mappings are read (its first sample, and each
+ * change of its executable mappings: libpython is mapped after exec, or dlopen()ed later);
+ * while its interpreter is not initialised, at each tick too. Objects found not to be a runtime
+ * are not opened again (interp_plain, one set per runtime). An answer for an older generation
+ * of a process than one already seen is dropped: the first sample of a child before its exec
+ * asks for generation 0, and /proc shows the exec'd program by the time it is read; an attach
+ * for generation 0 must not replace the one of generation 1.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "interp/interp_find.h"
+#include "interp/runtime.h"
+#include "session/interp_queue.h"
+#include "session/record_int.h"
+#include "session/record_rt.h"
+#include "util/grow.h"
+#include "util/idtable.h"
+#include "util/log.h"
+#include "util/u64set.h"
+
+/* Attempts of a process whose interpreter is not initialised yet, one a tick at most (20 s). */
+#define RT_MAX_TRIES 1000
+/* Time a tick spends on pending processes at most (a tenth of the tick). */
+#define RT_TICK_NS (RT_TICK_MS * 100000ull)
+/* The new stacks are named every this many ticks (walking the maps costs a syscall a key). */
+#define RT_NAME_TICKS (250 / RT_TICK_MS)
+
+struct rt_known {
+	uint32_t pid, gen;
+	const struct runtime *rt;
+	void *state; /* the runtime's naming state */
+	bool gone;   /* its memory cannot be read any more: names from BPF's copies only */
+	struct cp_rt_proc proc;
+};
+
+/* A frame named: (pid, gen, ptr, pos, kind) -> its names. */
+struct rt_named {
+	uint32_t pid, gen;
+	uint64_t ptr;
+	uint32_t pos;
+	uint8_t kind;
+	int err; /* 0: info holds the names */
+	struct rt_frame_info info;
+};
+
+/* interp_prune reads (pid, gen) at the start of each */
+_Static_assert(offsetof(struct rt_known, pid) == 0 && offsetof(struct rt_known, gen) == 4,
+	       "rt_known starts with pid, gen");
+_Static_assert(offsetof(struct rt_named, pid) == 0 && offsetof(struct rt_named, gen) == 4,
+	       "rt_named starts with pid, gen");
+
+struct record_rt {
+	bool on[CP_RT_MAX];
+	struct interp_plain *plain[CP_RT_MAX]; /* objects found not to be the runtime */
+	struct rt_known *known;
+	size_t n_known, cap_known;
+	struct interp_queue pending;
+	struct rt_named *named;
+	size_t n_named, cap_named;
+	struct idtable index;	    /* of named */
+	struct u64set seen;	    /* rtstacks keys already named */
+	unsigned int ticks;	    /* of record_rt_timer */
+	uint64_t copied[CP_RT_MAX]; /* frames named from BPF's copies (their process was gone) */
+};
+
+static uint32_t named_hash(uint32_t pid, uint32_t gen, const struct cp_rt_frame *f)
+{
+	return (uint32_t)u64_mix(f->ptr ^ u64_mix(((uint64_t)pid << 32 | gen) ^
+						  u64_mix((uint64_t)f->pos << 8 | f->kind)));
+}
+
+struct named_key {
+	uint32_t pid, gen;
+	const struct cp_rt_frame *f;
+};
+
+static bool named_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct rt_named *x = &((const struct record_rt *)ctx)->named[id];
+	const struct named_key *k = key;
+
+	return x->pid == k->pid && x->gen == k->gen && x->ptr == k->f->ptr && x->pos == k->f->pos &&
+	       x->kind == k->f->kind;
+}
+
+/* Index every name again (after names went). 0 or -ENOMEM. */
+static int named_reindex(struct record_rt *p)
+{
+	idtable_free(&p->index);
+	for (size_t i = 0; i < p->n_named; i++) {
+		const struct rt_named *x = &p->named[i];
+		struct cp_rt_frame f = {.ptr = x->ptr, .pos = x->pos, .kind = x->kind};
+		struct named_key k = {x->pid, x->gen, &f};
+		uint32_t h = named_hash(x->pid, x->gen, &f);
+		struct idslot *slot;
+		bool found;
+
+		if (idtable_reserve(&p->index))
+			return -ENOMEM;
+		slot = idtable_probe(&p->index, h, named_eq, p, &k, &found);
+		idtable_fill(&p->index, slot, h, (uint32_t)i);
+	}
+	return 0;
+}
+
+static struct rt_known *known_find(const struct record_rt *p, uint32_t pid, uint32_t gen)
+{
+	for (size_t i = 0; i < p->n_known; i++)
+		if (p->known[i].pid == pid && p->known[i].gen == gen)
+			return &p->known[i];
+	return NULL;
+}
+
+/* Whether a newer generation of pid than gen was seen (see the top of this file). */
+static bool superseded(const struct record_rt *p, uint32_t pid, uint32_t gen)
+{
+	for (size_t i = 0; i < p->n_known; i++)
+		if (p->known[i].pid == pid && p->known[i].gen > gen)
+			return true;
+	return interp_queue_has_newer(&p->pending, pid, gen);
+}
+
+/* The names of frame f of (pid, gen) from what BPF copied: 0, -ESRCH when nothing was. */
+static int name_copied(struct record *r, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+		       struct rt_frame_info *out)
+{
+	struct cp_rt_name n;
+
+	if (bpf_session__rt_name(r->bpf, pid, gen, f->ptr, &n) || runtime_name_copied(&n, out))
+		return -ESRCH;
+	if (n.runtime < CP_RT_MAX)
+		r->rt->copied[n.runtime]++;
+	return 0;
+}
+
+/* Read the names of frame f of (pid, gen) now, once. */
+static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+		      struct rt_named **out)
+{
+	struct record_rt *p = r->rt;
+	struct named_key key = {pid, gen, f};
+	uint32_t h = named_hash(pid, gen, f);
+	struct idslot *slot;
+	struct rt_known *k;
+	struct rt_named *x;
+	bool found;
+
+	if (idtable_reserve(&p->index))
+		return -ENOMEM;
+	slot = idtable_probe(&p->index, h, named_eq, p, &key, &found);
+	if (found) {
+		*out = &p->named[slot->id1 - 1];
+		return 0;
+	}
+	k = known_find(p, pid, gen);
+	if (!k)
+		return -ENOENT;
+	if (array_grow((void **)&p->named, &p->cap_named, p->n_named + 1, sizeof(*p->named)))
+		return -ENOMEM;
+	x = &p->named[p->n_named];
+	memset(x, 0, sizeof(*x));
+	x->pid = pid;
+	x->gen = gen;
+	x->ptr = f->ptr;
+	x->pos = f->pos;
+	x->kind = f->kind;
+	if (!k->rt->name_frame)
+		x->err = -ENOENT; /* named from what BPF copied only */
+	else if (k->gone)
+		x->err = -ESRCH;
+	else
+		x->err = k->rt->name_frame(k->state, (pid_t)pid, k->proc.data, f, &x->info);
+	if (x->err == -ESRCH && !k->gone) {
+		/* gone: its names cannot be read any more, nor its caches be of use */
+		k->rt->state_free(k->state);
+		k->state = NULL;
+		k->gone = true;
+	}
+	/* gone, or its code freed meanwhile (a code string exec'd): what BPF copied then */
+	if (x->err && !name_copied(r, pid, gen, f, &x->info)) {
+		x->err = 0;
+		if (k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
+			x->info.line = (int)f->pos;
+	}
+	idtable_fill(&p->index, slot, h, (uint32_t)p->n_named++);
+	*out = x;
+	return 0;
+}
+
+static void drop_known(void *item)
+{
+	struct rt_known *k = item;
+
+	if (!k->gone)
+		k->rt->state_free(k->state);
+}
+
+void record_rt_forget(struct record *r, const uint64_t *keys, size_t n)
+{
+	struct record_rt *p = r->rt;
+	size_t m;
+
+	if (!p || !n)
+		return;
+	p->n_known = interp_prune(p->known, p->n_known, sizeof(*p->known), keys, n, drop_known);
+	m = interp_prune(p->named, p->n_named, sizeof(*p->named), keys, n, NULL);
+	if (m != p->n_named) {
+		p->n_named = m;
+		(void)named_reindex(p); /* no memory: names are read again */
+	}
+	(void)bpf_session__forget_rt_names(r->bpf, keys, n);
+}
+
+int record_rt_init(struct record *r)
+{
+	struct record_rt *p;
+	bool any = false;
+
+	if (!r->cfg.unwind_dwarf)
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->rt = p;
+	p->on[CP_RT_PYTHON] = r->cfg.python;
+	p->on[CP_RT_RUBY] = r->cfg.ruby;
+	p->on[CP_RT_PHP] = r->cfg.php;
+	p->on[CP_RT_PERL] = r->cfg.perl;
+	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
+		if (!runtime_of(id))
+			p->on[id] = false;
+		if (!p->on[id])
+			continue;
+		any = true;
+		p->plain[id] = interp_plain__new();
+		if (!p->plain[id]) {
+			record_rt_free(r);
+			return -ENOMEM;
+		}
+	}
+	if (!any)
+		record_rt_free(r);
+	return 0;
+}
+
+void record_rt_free(struct record *r)
+{
+	struct record_rt *p = r->rt;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_known; i++)
+		drop_known(&p->known[i]);
+	free(p->known);
+	interp_queue_free(&p->pending);
+	free(p->named);
+	idtable_free(&p->index);
+	u64set_clear(&p->seen);
+	for (uint32_t id = 0; id < CP_RT_MAX; id++)
+		interp_plain__free(p->plain[id]);
+	free(p);
+	r->rt = NULL;
+}
+
+/* Keep k (exec: it replaces the process's earlier program). 0 or -ENOMEM. */
+static int keep(struct record_rt *p, const struct rt_known *k)
+{
+	for (size_t i = 0; i < p->n_known; i++) {
+		if (p->known[i].pid == k->pid) {
+			drop_known(&p->known[i]);
+			p->known[i] = *k;
+			return 0;
+		}
+	}
+	if (array_grow((void **)&p->known, &p->cap_known, p->n_known + 1, sizeof(*p->known)))
+		return -ENOMEM;
+	p->known[p->n_known++] = *k;
+	return 0;
+}
+
+/*
+ * One attempt, each runtime in turn: 0 attached, 1 try again at a tick (one is not
+ * initialised yet), -ENOENT no runtime mapped (looked at again when the mappings change), < 0
+ * not now, not later.
+ */
+static int attach(struct record *r, uint32_t pid, uint32_t gen)
+{
+	struct record_rt *p = r->rt;
+	int ret = -ENOENT;
+
+	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
+		const struct runtime *rt = runtime_of(id);
+		struct rt_known k = {.pid = pid, .gen = gen, .rt = rt};
+		char why[160] = "";
+		int err;
+
+		if (!p->on[id])
+			continue;
+		k.proc.runtime = id;
+		k.proc.gen = gen;
+		err = rt->attach(r->snap, pid, gen, p->plain[id], k.proc.data, &k.state, why,
+				 sizeof(why));
+		if (err == -EAGAIN) {
+			ret = 1;
+			continue;
+		}
+		if (err) {
+			if (why[0])
+				pr_debug("pid %u: %s: no %s frames", pid, why, rt->name);
+			if (err != -ENOENT && ret == -ENOENT)
+				ret = err;
+			continue;
+		}
+		if (superseded(p, pid, gen) ||
+		    (err = bpf_session__set_rt_proc(r->bpf, pid, &k.proc)) || (err = keep(p, &k))) {
+			rt->state_free(k.state);
+			return err ? err : -ESTALE;
+		}
+		pr_debug("pid %u (generation %u): %s, its frames on", pid, gen, why);
+		return 0;
+	}
+	return ret;
+}
+
+void record_rt_new(struct record *r, uint32_t pid, uint32_t gen)
+{
+	struct record_rt *p = r->rt;
+
+	if (!p || known_find(p, pid, gen) || superseded(p, pid, gen))
+		return;
+	if (attach(r, pid, gen) == 1)
+		interp_queue_add(&p->pending, pid, gen);
+}
+
+void record_rt_later(struct record *r, uint32_t pid, uint32_t gen)
+{
+	if (r->rt)
+		interp_queue_add(&r->rt->pending, pid, gen);
+}
+
+static bool want_stack(uint64_t key, void *ctx)
+{
+	struct record *r = ctx;
+
+	return u64set_add(&r->rt->seen, key);
+}
+
+static int on_stack(uint64_t key, const struct cp_rt_stored *v, void *ctx)
+{
+	struct record *r = ctx;
+	struct rt_named *x;
+
+	(void)key;
+	for (uint32_t i = 0; i < v->st.len && i < CP_RT_MAX_FRAMES; i++)
+		name_frame(r, v->pid, v->gen, &v->st.frames[i], &x);
+	return 0;
+}
+
+/* A queued process: attach it unless that is done or out of date; true to try again. */
+static bool retry(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+
+	/* attached meanwhile (its mappings were read again), or exec'd since */
+	if (known_find(r->rt, pid, gen) || superseded(r->rt, pid, gen))
+		return false;
+	return attach(r, pid, gen) == 1;
+}
+
+/* Name the stacks BPF stored since the last time. */
+static void name_new_stacks(struct record *r)
+{
+	struct record_rt *p = r->rt;
+
+	/*
+	 * The maps hold at most this many stacks, and a drain empties them: past it, most keys
+	 * are of emptied maps. Forgetting all costs one more look at the live ones; keeping all
+	 * grew by 0.8 MiB a minute in bench/soak.sh.
+	 */
+	if (p->seen.n > CP_SLOTS * CP_RT_DEF_STACKS)
+		u64set_clear(&p->seen);
+	bpf_session__for_each_rt_stack(r->bpf, want_stack, on_stack, r);
+}
+
+void record_rt_tick(struct record *r)
+{
+	if (!r->rt)
+		return;
+	interp_queue_tick(&r->rt->pending, RT_TICK_NS, RT_MAX_TRIES, retry, r);
+	name_new_stacks(r);
+}
+
+void record_rt_timer(struct record *r)
+{
+	struct record_rt *p = r->rt;
+
+	if (!p)
+		return;
+	interp_queue_tick(&p->pending, RT_TICK_NS, RT_MAX_TRIES, retry, r);
+	if (p->ticks++ % RT_NAME_TICKS == 0)
+		name_new_stacks(r);
+}
+
+const void *record_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+	const struct rt_known *k;
+
+	if (!r->rt || id >= CP_RT_MAX || !r->rt->on[id])
+		return NULL;
+	k = known_find(r->rt, pid, gen);
+	return k && k->proc.runtime == id ? k->proc.data : NULL;
+}
+
+int record_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+		   const struct rt_frame_info **out)
+{
+	struct record *r = ctx;
+	struct rt_named *x;
+	int err;
+
+	if (!r->rt)
+		return -ENOENT;
+	err = name_frame(r, pid, gen, f, &x);
+	if (err)
+		return err;
+	if (x->err)
+		return x->err;
+	*out = &x->info;
+	return 0;
+}
+
+int record_rt_read_stats(struct record *r)
+{
+	return r->rt ? bpf_session__read_rt_stats(r->bpf, r->rt_stats) : 0;
+}
+
+/* Append ", WHAT N" to buf (size, *n used) when n is not 0. */
+static void say(char *buf, size_t size, size_t *used, const char *what, uint64_t v)
+{
+	if (v && *used < size)
+		*used += (size_t)snprintf(buf + *used, size - *used, "%s %s %" PRIu64,
+					  *used ? "," : "", what, v);
+}
+
+void record_rt_summary(const struct record *r)
+{
+	static const char *const stats[CP_RT_STAT_ROW - CP_RT_END_MAX] = {
+		[CP_RT_STAT_FULL - CP_RT_END_MAX] = "lost (map full)",
+		[CP_RT_STAT_COLLISION - CP_RT_END_MAX] = "lost (collision)",
+		[CP_RT_STAT_TAILCALL - CP_RT_END_MAX] = "tail call failed",
+	};
+	static const char *const why[RT_UNNAMED_MAX] = {
+		[RT_UNNAMED_GONE] = "process gone, nothing copied",
+		[RT_UNNAMED_UNREADABLE] = "unreadable",
+		[RT_UNNAMED_NO_PROC] = "no runtime known",
+	};
+	const struct record_rt *p = r->rt;
+
+	for (uint32_t id = 0; p && id < CP_RT_MAX; id++) {
+		const struct runtime *rt = runtime_of(id);
+		const uint64_t *row = &r->rt_stats[id * CP_RT_STAT_ROW];
+		const struct aggregate_stats *a = &r->agg;
+		char buf[512], names[512];
+		size_t n = 0, m = 0;
+		uint64_t unnamed = 0;
+
+		if (!p->on[id])
+			continue;
+		for (int i = 0; i < CP_RT_END_MAX; i++)
+			say(buf, sizeof(buf), &n, rt->ends[i] ? rt->ends[i] : "other", row[i]);
+		for (int i = CP_RT_END_MAX; i < CP_RT_STAT_ROW; i++)
+			if (stats[i - CP_RT_END_MAX])
+				say(buf, sizeof(buf), &n, stats[i - CP_RT_END_MAX], row[i]);
+		/* none of its processes was sampled: nothing to say */
+		if (!n)
+			continue;
+		pr_info("%s walks:%s; %" PRIu64 " samples with %s frames", rt->name, buf,
+			a->rt_stacks[id], rt->prefix);
+		for (int i = 0; i < RT_UNNAMED_MAX; i++) {
+			say(names, sizeof(names), &m, why[i], a->rt_unnamed[id][i]);
+			unnamed += a->rt_unnamed[id][i];
+		}
+		pr_info("%s naming: %" PRIu64 " of %" PRIu64
+			" frames in samples unnamed (%.2f%%)%s%s; "
+			"%" PRIu64 " names copied by BPF, %" PRIu64 " used after their process "
+			"ended, %" PRIu64 " left for a later sample",
+			rt->name, unnamed, a->rt_frames[id],
+			a->rt_frames[id] ? 100.0 * (double)unnamed / (double)a->rt_frames[id] : 0.0,
+			m ? ":" : "", m ? names : "", row[CP_RT_STAT_NAMES_COPIED], p->copied[id],
+			row[CP_RT_STAT_NAMES_BUDGET]);
+	}
+}
