@@ -324,6 +324,20 @@ $(O)/fixtures/fix_signal: tests/fixtures/fix_signal.c tests/fixtures/fixture.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
+# fix_dlopen_big dlopen()s libcpfix_big.so, whose unwind table has 1.28 M rows (20 MiB in BPF):
+# more than a row array sized at start left for code mapped later (t_unwind_grow.sh)
+NOFP_FIXTURES += $(O)/fixtures/fix_dlopen_big $(O)/fixtures/libcpfix_big.so
+$(O)/fixtures/fix_dlopen_big: tests/fixtures/fix_dlopen.c tests/fixtures/fixture.h
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-DCP_FIX_LIB='"libcpfix_big.so"' -o $@ $< -ldl
+
+$(O)/fixtures/libcpfix_big.so: tests/fixtures/libcpfix_big.S
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -fPIC -shared -o $@ $<
+
 fixtures: $(NOFP_FIXTURES)
 
 # ---- unwind tables: fixtures of test_unwind_table ------------------------------------------
@@ -427,6 +441,13 @@ bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
 
+# cpuprof record -- cargo build --release of a generated crate with a few path dependencies:
+# share of user stacks complete and rustc's frames named (BENCH_OLD=path/to/cpuprof compares)
+bench-cargo: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/cargo.sh $(BIN) build/bench/cargo
+.PHONY: bench-cargo
+
 # 10 minutes of system-wide recording at 999 Hz while the machine compiles (or rebuilds this
 # tree: SOAK_LOAD=make), runs an exec storm and dlopen loops: RSS every 10 s, exit status,
 # drops in the summary (root)
@@ -442,6 +463,16 @@ bench-stop: $(BIN)
 	$(Q)bench/stop.sh $(BIN) deadline $(STOP_SECONDS)
 STOP_SECONDS ?= 30
 .PHONY: bench-stop
+
+# system-wide at 999 Hz while make -j2 builds a copy of this tree, SYSTEM_ROUNDS rounds of
+# none / cpuprof / perf -g (+ perf script | bench/stackcollapse_perf.pl) interleaved: the build's
+# wall time, the profiler's CPU and peak RSS, medians and spreads; SELF_PROFILE=FILE adds a
+# recording of cpuprof by cpuprof during one more build (root)
+bench-system: $(BIN)
+	$(Q)scripts/install-bench-deps.sh
+	$(Q)bench/system.sh $(BIN) $(SYSTEM_ROUNDS)
+SYSTEM_ROUNDS ?= 5
+.PHONY: bench-system
 
 # size and opening time (headless chromium) of HTML flame graphs of 5 000 to 200 000 stacks
 bench-html: $(BIN)

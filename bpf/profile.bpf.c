@@ -123,14 +123,34 @@ struct {
 
 /* ---- --unwind dwarf ---------------------------------------------------------------------- */
 
-/* rows of every object's table, sized and filled (through mmap) by user space */
-struct {
+/*
+ * The rows of every object's table: chunks of CP_ROW_CHUNK_ROWS rows that user space creates
+ * as tables are loaded and fills through mmap (shared.h, CP_ROW_CHUNK_SHIFT).
+ */
+struct cp_row_chunk_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct cp_unwind_row);
+	/* sizes, not types: clang gives the types of an inner map only as declarations */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cp_row_chunk));
 	__uint(max_entries, 1);
-} unwind_rows SEC(".maps");
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, CP_MAX_ROW_CHUNKS);
+	__array(values, struct cp_row_chunk_map);
+} unwind_chunks SEC(".maps");
+
+/* Chunk c of the row store, or NULL. */
+static __always_inline struct cp_row_chunk *row_chunk(__u32 c)
+{
+	__u32 zero = 0;
+	void *m = bpf_map_lookup_elem(&unwind_chunks, &c);
+
+	return m ? bpf_map_lookup_elem(m, &zero) : NULL;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -655,30 +675,46 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * Index of the row of rows[first, first + n) in force at row pc x (the last with pc <= x),
- * or -1 when x is before the first row.
+ * Copy to *out the row of rows[first, first + n) of the store in force at row pc x (the last
+ * with pc <= x): 0, or -1 when x is before the first row or a chunk is missing. The chunk of
+ * the last row read is kept: the search leaves it only while its range spans chunks, so a
+ * step costs one lookup more than in a flat array only in a big table's first steps.
  */
-__noinline int cp_find_row(__u32 first, __u32 n, __u32 x)
+__noinline int cp_find_row(__u32 first, __u32 n, __u32 x, struct cp_unwind_row *out)
 {
-	__u32 lo = first, hi = first + n, mid;
-	struct cp_unwind_row *r;
+	__u32 lo = first, hi = first + n, mid, ci, c;
+	struct cp_unwind_row *r, *found;
+	struct cp_row_chunk *chunk;
 
-	if (!n || n > CP_MAX_UNWIND_ROWS)
+	if (!out || !n || n > CP_MAX_UNWIND_ROWS || first >= CP_MAX_UNWIND_ROWS)
 		return -1;
-	r = bpf_map_lookup_elem(&unwind_rows, &lo);
-	if (!r || r->pc > x)
+	ci = lo >> CP_ROW_CHUNK_SHIFT;
+	chunk = row_chunk(ci);
+	if (!chunk)
 		return -1;
+	r = &chunk->rows[lo & (CP_ROW_CHUNK_ROWS - 1)];
+	if (r->pc > x)
+		return -1;
+	found = r;
 	for (int i = 0; i < CP_UNWIND_ROW_STEPS + 1 && hi - lo > 1; i++) {
 		mid = lo + (hi - lo) / 2;
-		r = bpf_map_lookup_elem(&unwind_rows, &mid);
-		if (!r)
-			return -1;
-		if (r->pc <= x)
+		c = mid >> CP_ROW_CHUNK_SHIFT;
+		if (c != ci) {
+			ci = c;
+			chunk = row_chunk(ci);
+			if (!chunk)
+				return -1;
+		}
+		r = &chunk->rows[mid & (CP_ROW_CHUNK_ROWS - 1)];
+		if (r->pc <= x) {
 			lo = mid;
-		else
+			found = r;
+		} else {
 			hi = mid;
+		}
 	}
-	return (int)lo;
+	*out = *found;
+	return 0;
 }
 
 /* Result of one step of the walk: go on, or the stack ended (s->st.end says how). */
@@ -827,8 +863,8 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	struct cp_rowcache *c;
 	__u64 look, cfa, ra, bp, rel, ip;
 	__u64 sig[3];
-	__u32 len, idx, slot;
-	int mi, ri;
+	__u32 len, slot;
+	int mi;
 
 	if (!s || !up)
 		return STEP_END;
@@ -868,19 +904,14 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		rel = look - m->bias;
 		if (rel > 0xffffffffull)
 			return fp_step(s, up);
-		ri = cp_find_row(m->first_row, m->n_rows, (__u32)rel);
 		/* before the first function: code without CFI (V8's embedded builtins) */
-		if (ri < 0)
+		if (cp_find_row(m->first_row, m->n_rows, (__u32)rel, &c->row) < 0)
 			return fp_step(s, up);
-		idx = (__u32)ri;
-		r = bpf_map_lookup_elem(&unwind_rows, &idx);
-		if (!r)
-			return step_end(s, CP_DEND_NOT_COVERED);
+		r = &c->row;
 		c->look = look;
 		c->pid = s->key.pid;
 		c->gen = s->key.gen;
 		c->epoch = s->epoch;
-		c->row = *r;
 	}
 
 	switch (r->cfa_type) {

@@ -24,6 +24,11 @@
 /* Frames a STACK_TRACE map value may hold: kernel.perf_event_max_stack, 127 by default
  * (PERF_MAX_STACK_DEPTH; stack_map_alloc() refuses more with EINVAL). */
 #define CP_KLIMIT_STACK_FRAMES 127
+/*
+ * Largest value of an array map: KMALLOC_MAX_SIZE, 4 MiB on x86-64 (array_map_alloc_check()
+ * refuses larger values with E2BIG).
+ */
+#define CP_KLIMIT_ARRAY_VALUE (4u << 20)
 /* A ring buffer's size is a power of two and a multiple of the page size (ringbuf_map_alloc). */
 #define CP_KLIMIT_PAGE_SIZE 4096
 
@@ -43,9 +48,25 @@ _Static_assert(CP_UNWIND_FRAMES_PER_PROG *CP_UNWIND_TAIL_CALLS >= CP_MAX_USTACK_
 	       "the tail-call chain walks a whole stack");
 _Static_assert(CP_UNWIND_TAIL_CALLS <= 32, "within the kernel's tail-call limit");
 _Static_assert((CP_MAX_USTACK_DEPTH & (CP_MAX_USTACK_DEPTH - 1)) == 0, "a mask bounds the index");
-/* Rows in the unwind_rows array at most: the BPF row search takes CP_UNWIND_ROW_STEPS steps. */
+/*
+ * Rows in the unwind row store at most (--max-unwind-memory 256): the BPF row search takes
+ * CP_UNWIND_ROW_STEPS steps. The store is a set of chunks of CP_ROW_CHUNK_ROWS rows (1 MiB),
+ * array maps that user space creates as tables are loaded and enters in the array of maps
+ * unwind_chunks (at index row >> CP_ROW_CHUNK_SHIFT): kernel memory grows with the tables, and
+ * a table loaded mid-recording is never left out for a store sized when sampling started.
+ * Row r of the store is row r & (CP_ROW_CHUNK_ROWS - 1) of chunk r >> CP_ROW_CHUNK_SHIFT. A
+ * chunk is an array of one element, all its rows (struct cp_row_chunk): the walker looks a
+ * chunk up once (a helper call: lookups in an inner map are not inlined) and reads rows
+ * within it directly; the element's bytes are those of CP_ROW_CHUNK_ROWS rows in a row, as
+ * user space writes them through mmap.
+ */
 #define CP_UNWIND_ROW_STEPS 24
 #define CP_MAX_UNWIND_ROWS  (1u << CP_UNWIND_ROW_STEPS)
+#define CP_ROW_CHUNK_SHIFT  16
+#define CP_ROW_CHUNK_ROWS   (1u << CP_ROW_CHUNK_SHIFT)
+#define CP_MAX_ROW_CHUNKS   (CP_MAX_UNWIND_ROWS / CP_ROW_CHUNK_ROWS)
+_Static_assert(CP_ROW_CHUNK_SHIFT < CP_UNWIND_ROW_STEPS, "a store holds several chunks");
+_Static_assert(CP_MAX_ROW_CHUNKS <= 4096, "an array of maps the loader sizes at once");
 /* Default sizes of the maps; user space may resize them between open and load. */
 #define CP_DEF_USTACK_ENTRIES 32768
 #define CP_DEF_KSTACK_ENTRIES 8192
@@ -230,7 +251,7 @@ _Static_assert((CP_MAX_UNWIND_MAPS & (CP_MAX_UNWIND_MAPS - 1)) == 0, "a mask bou
 struct cp_unwind_map {
 	__u64 start, end; /* runtime addresses [start, end) */
 	__u64 bias;	  /* runtime pc - bias = row pc (load bias + the table's base) */
-	__u32 first_row;  /* the object's rows: unwind_rows[first_row, first_row + n_rows) */
+	__u32 first_row;  /* the object's rows: rows [first_row, first_row + n_rows) of the store */
 	__u32 n_rows;
 };
 _Static_assert(sizeof(struct cp_unwind_map) == 32, "cp_unwind_map layout");
@@ -262,7 +283,7 @@ struct cp_obj_seg {
 
 struct cp_obj_table {
 	__u64 base;	 /* vaddr the row pcs are relative to */
-	__u32 first_row; /* unwind_rows[first_row, first_row + n_rows) */
+	__u32 first_row; /* rows [first_row, first_row + n_rows) of the row store */
 	__u32 n_rows;
 	__u32 n_segs; /* executable PT_LOADs in segs */
 	__u32 pad;
@@ -477,5 +498,12 @@ _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_off) == 4, "cp_unwin
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, rbp_off) == 8, "cp_unwind_row.rbp_off");
 _Static_assert(__builtin_offsetof(struct cp_unwind_row, cfa_type) == 12, "cp_unwind_row.cfa_type");
 _Static_assert(CP_UNW_MAX <= 255, "cp_unwind_reason fits a __u8");
+struct cp_row_chunk {
+	struct cp_unwind_row rows[CP_ROW_CHUNK_ROWS];
+};
+_Static_assert(sizeof(struct cp_row_chunk) == 1u << 20, "1 MiB chunks");
+_Static_assert(sizeof(struct cp_row_chunk) <= CP_KLIMIT_ARRAY_VALUE, "an array value");
+_Static_assert((CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row)) % CP_KLIMIT_PAGE_SIZE == 0,
+	       "a chunk is whole pages: user space writes it through mmap");
 
 #endif /* CPUPROF_SHARED_H */

@@ -242,14 +242,20 @@ __noinline int cp_vt_find(struct cp_ustate *s, __u64 pc)
 		mi = cp_find_map(vt, pc);
 		if (mi >= 0) {
 			s->vm = vt->maps[mi & (CP_MAX_UNWIND_MAPS - 1)];
-			return 0;
+			/*
+			 * No rows when the table was made: user space may have placed the file's
+			 * table in objtab since (a big library takes it a second), so its VMA is
+			 * read again below, once per sample.
+			 */
+			if (s->vm.n_rows || s->vma_tried)
+				return 0;
 		}
 	}
 	if (s->vma_tried || !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
 		return -1;
 	s->vma_tried = 1;
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_read, &v, 0) || !v.exec)
-		return -1;
+		return s->vm.start <= pc && pc < s->vm.end ? 0 : -1;
 	if (v.file)
 		send_mapping(s->key.pid, s->key.gen, &v);
 	vma_rows(&v, &s->vm);

@@ -77,7 +77,7 @@ static const struct argp_option record_options[] = {
 	 "dwarf, or fp when the DWARF unwinder cannot be set up",
 	 2},
 	{"max-unwind-memory", OPT_MAX_UNWIND_MEMORY, "MIB", 0,
-	 "Most memory the unwind tables may take, in MiB, 1 to 256 (default 64)", 2},
+	 "Most memory the unwind tables may take, in MiB, 1 to 256 (default 128)", 2},
 	{"drain-interval", OPT_DRAIN_INTERVAL, "TIME", 0,
 	 "Move the kernel's counts into the profile every TIME while recording (default 5s; "
 	 "sooner when a map is a quarter full; at least 10ms)",

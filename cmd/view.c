@@ -6,6 +6,7 @@
 #include <argp.h>
 #include <fnmatch.h>
 #include <errno.h>
+#include <malloc.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +71,15 @@ static bool has_suffix(const char *s, const char *suffix)
 static int load(const char *path, struct profile **p, struct input_info *info)
 {
 	struct input_error err;
-	int rc = input_read_file(path, p, info, &err);
+	int rc;
 
+	/*
+	 * A fixed threshold: the arrays of a big profile grow by doubling and are freed, and
+	 * glibc's moving threshold (up to 32 MiB) kept them on the heap, where the memory of
+	 * one stayed with the process and the next one was copied on realloc.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	rc = input_read_file(path, p, info, &err);
 	if (!rc)
 		return 0;
 	pr_err("%s: %s", path, err.msg);
@@ -349,16 +357,20 @@ int cmd_report(int argc, char **argv)
 	rc = load(o.files[0], &p, &info);
 	if (rc)
 		goto out;
-	err = top_compute(p, &o.top, &t);
-	if (err) {
-		pr_err("%s", strerror(-err));
-		rc = CP_EXIT_FAILURE;
-		goto out;
-	}
+	/* the table's rows beyond those written are counted, not made */
+	o.top.keep = o.top_n;
 	{
 		const struct render r = {
 			.format = pick_format(&o, false), .o = &o, .p = p, .info = &info, .t = &t};
 
+		/* the flame graphs draw the profile, not the table */
+		err = r.format == VIEW_SVG || r.format == VIEW_HTML ? 0
+								    : top_compute(p, &o.top, &t);
+		if (err) {
+			pr_err("%s", strerror(-err));
+			rc = CP_EXIT_FAILURE;
+			goto out;
+		}
 		rc = emit(&r, o.output, render_report);
 	}
 out:

@@ -3,6 +3,9 @@
  * Function symbol index of one ELF object, built with libelf. Everything the lookups need is
  * copied out (names, source files and build-id into one arena, segments and address ranges into
  * arrays), so no Elf handle, mapping or fd outlives the constructor; but for
+ * elf_syms__from_fd when the string tables are not small (BORROW_MIN): their names stay in the
+ * file's guarded mapping (util/fmap.h), which the index keeps, its pages given back to the page
+ * cache once built (librustc_driver's .strtab alone is 19 MB of mangled names); and for
  * elf_syms__from_elf, whose names stay in the caller's Elf data: the DWARF index keeps its Elf
  * open anyway, and fresh memory is what building costs most (each page touched is a fault, and
  * a copy of every name was most of the index's size). The two rule sets of
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include "elf/elf_file.h"
 #include "elf/elf_image.h"
 #include "elf/elf_syms.h"
@@ -32,6 +36,8 @@
 #define REF_MAX_OFF ((1u << REF_SHIFT) - 2) /* so that no reference is REF_NONE */
 #define REF_NONE    UINT32_MAX
 #define LEN_BIG	    UINT32_MAX /* fn_range.len: end and addr are in elf_syms.big */
+/* elf_syms__from_fd: string tables of this many bytes in all are read from the mapping */
+#define BORROW_MIN (64u << 10)
 
 /*
  * A piece [start, start + len) of the address space attributed to the function starting at
@@ -64,6 +70,8 @@ struct elf_syms {
 	struct elf_load *segs;
 	size_t nr_segs;
 	char *arena; /* build-id bytes, then the NUL-terminated names and files unless borrowed */
+	struct fmap map; /* the file, when names are borrowed from it (elf_syms__from_fd) */
+	bool borrows;
 	size_t build_id_len;
 	int type;
 	unsigned int tables; /* ELF_SYMS_* */
@@ -105,7 +113,9 @@ struct builder {
 	Elf *elf;
 	Elf *extra; /* another object's .symtab (MiniDebugInfo), or NULL */
 	enum elf_syms_rules rules;
-	bool copy;   /* names into the arena */
+	bool copy;		/* names into the arena */
+	const struct fmap *map; /* from_fd: names may be borrowed from this mapping instead */
+	bool borrowed;		/* they were: the index keeps the mapping */
 	bool interp; /* has a PT_INTERP: a PIE program, or a library that runs (libc.so.6) */
 	bool pie;    /* DT_FLAGS_1 has DF_1_PIE */
 	struct elf_syms *es;
@@ -629,6 +639,21 @@ static int fill_arena(struct builder *b)
 	size_t total = b->build_id_len, pos, i;
 	const char *file = NULL, *copied = NULL;
 
+	/* large tables inside the file's mapping: borrowed from it rather than copied */
+	if (b->copy && b->map && b->map->p && b->nr_tabs <= REF_TABLES) {
+		size_t all = 0;
+		bool inside = true;
+
+		for (i = 0; i < b->nr_tabs; i++) {
+			const char *base = b->tabs[i].base, *m = b->map->p;
+
+			all += b->tabs[i].size;
+			inside &= base >= m && b->tabs[i].size <= b->map->size &&
+				  (size_t)(base - m) <= b->map->size - b->tabs[i].size;
+		}
+		if (inside && all >= BORROW_MIN)
+			b->copy = false;
+	}
 	/* borrowed names need a reference each: few tables, none too large, else copies */
 	if (!b->copy && b->nr_tabs > REF_TABLES)
 		b->copy = true;
@@ -647,6 +672,7 @@ static int fill_arena(struct builder *b)
 			total += strlen(b->cands[i].file) + 1;
 		file = b->cands[i].file;
 	}
+	b->borrowed = b->map && !b->copy;
 	if (!total)
 		return 0;
 	if (b->copy && total > REF_MAX_OFF)
@@ -827,13 +853,33 @@ out:
 	return err;
 }
 
+/*
+ * Give back the page tables of the borrowed string tables: what was read of them while building
+ * faults in again from the page cache when a lookup names something. Whole pages inside a
+ * table only; nothing was written to them (the mapping is private: a written page would be
+ * lost).
+ */
+static void release_tabs(const struct builder *b)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < b->nr_tabs; i++) {
+		uintptr_t lo = ((uintptr_t)b->tabs[i].base + page - 1) & ~(page - 1);
+		uintptr_t hi = ((uintptr_t)b->tabs[i].base + b->tabs[i].size) & ~(page - 1);
+
+		if (lo < hi)
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+}
+
 static int build(Elf *elf, Elf *extra, enum elf_syms_rules rules, bool copy, bool headers_only,
-		 struct elf_syms **out)
+		 const struct fmap *map, struct elf_syms **out)
 {
 	struct builder b = {.elf = elf,
 			    .extra = extra,
 			    .rules = rules,
 			    .copy = copy,
+			    .map = map,
 			    .headers_only = headers_only};
 	GElf_Ehdr ehdr;
 	int err;
@@ -865,14 +911,18 @@ static int build(Elf *elf, Elf *extra, enum elf_syms_rules rules, bool copy, boo
 	if (err)
 		goto out;
 	err = flatten(&b);
+	if (!err && b.borrowed)
+		release_tabs(&b);
 out:
 	free(b.secs);
 	free(b.cands);
 	free(b.tabs);
-	if (err)
+	if (err) {
 		elf_syms__free(b.es);
-	else
+	} else {
 		*out = b.es;
+		b.es->borrows = b.borrowed; /* from_fd then hands the mapping over */
+	}
 	return err;
 }
 
@@ -899,12 +949,17 @@ static struct elf_syms *from_fd(int fd, bool headers_only)
 		err = -EIO;
 		goto out;
 	}
-	err = build(ef.elf, NULL, ELF_SYMS_PROFILE, true, headers_only, &es);
+	err = build(ef.elf, NULL, ELF_SYMS_PROFILE, true, headers_only, &ef.map, &es);
 	/* what a truncation left of the file is zeros: nothing built from it is kept */
 	if (!err && elf_file_changed(&ef)) {
 		elf_syms__free(es);
 		es = NULL;
 		err = -ESTALE;
+	}
+	/* borrowed names: the index keeps the mapping (elf_end leaves it alone) */
+	if (!err && es->borrows) {
+		es->map = ef.map;
+		ef.map = (struct fmap){.slot = -1};
 	}
 out:
 	elf_file_close(&ef);
@@ -934,7 +989,7 @@ struct elf_syms *elf_syms__from_mem(const void *image, size_t size)
 	err = elf_image_open(image, size, &elf, &copy);
 	if (err)
 		goto out;
-	err = build(elf, NULL, ELF_SYMS_PROFILE, true, false, &es);
+	err = build(elf, NULL, ELF_SYMS_PROFILE, true, false, NULL, &es);
 out:
 	elf_end(elf);
 	free(copy);
@@ -950,7 +1005,7 @@ struct elf_syms *elf_syms__from_elf(Elf *elf, Elf *extra, enum elf_syms_rules ru
 
 	if (!elf || (rules != ELF_SYMS_PROFILE && rules != ELF_SYMS_LLVM))
 		goto out;
-	err = build(elf, extra, rules, false, false, &es);
+	err = build(elf, extra, rules, false, false, NULL, &es);
 out:
 	if (err)
 		errno = -err;
@@ -965,6 +1020,8 @@ void elf_syms__free(struct elf_syms *es)
 	free(es->big);
 	free(es->segs);
 	free(es->arena);
+	if (es->map.p)
+		fmap_close(&es->map);
 	free(es);
 }
 

@@ -64,6 +64,8 @@ struct elf_sym {
  * Read the object open on fd (the fd is not kept and not closed). Returns NULL and sets errno:
  * ENOEXEC if it is not an ELF file, ENOMEM, EIO, ESTALE when the file shrank while it was read
  * (its owner truncated it: the reads past its new end found zeros, not SIGBUS; elf_file.h).
+ * String tables of 64 KiB or more are not copied: the index keeps the file's guarded mapping
+ * (not the fd) and reads the names there; a file truncated later then names with zeros.
  */
 struct elf_syms *elf_syms__from_fd(int fd);
 

@@ -137,6 +137,8 @@ static int finish(int ret, struct profile *p, struct profile **out, struct input
 		profile__free(p);
 		return ret;
 	}
+	/* the frames' index and the arrays' slack: the writers only read the profile */
+	profile__trim(p);
 	*out = p;
 	return 0;
 }

@@ -13,28 +13,95 @@ static double fabs_(double v)
 	return v < 0 ? -v : v;
 }
 
-static double pct(uint64_t v, uint64_t of)
+double diff_pct(uint64_t v, uint64_t of)
 {
 	return of ? 100.0 * (double)v / (double)of : 0.0;
 }
 
-static int cmp_key(const void *a, const void *b)
+double diff_total_change(const struct diff *d, const struct diff_row *r)
 {
-	return strcmp(((const struct diff_row *)a)->key, ((const struct diff_row *)b)->key);
+	return diff_pct(r->new_total, d->new_samples) - diff_pct(r->base_total, d->base_samples);
 }
 
-static int cmp_change(const void *a, const void *b)
+double diff_self_change(const struct diff *d, const struct diff_row *r)
 {
-	const struct diff_row *x = a, *y = b;
-	double dx = fabs_(x->total_change), dy = fabs_(y->total_change);
+	return diff_pct(r->new_self, d->new_samples) - diff_pct(r->base_self, d->base_samples);
+}
+
+static int cmp_key(const struct diff *d, const struct diff_row *x, const struct diff_row *y)
+{
+	(void)d;
+	return strcmp(x->key, y->key);
+}
+
+static int cmp_change(const struct diff *d, const struct diff_row *x, const struct diff_row *y)
+{
+	double dx = fabs_(diff_total_change(d, x)), dy = fabs_(diff_total_change(d, y));
 
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	dx = fabs_(x->self_change);
-	dy = fabs_(y->self_change);
+	dx = fabs_(diff_self_change(d, x));
+	dy = fabs_(diff_self_change(d, y));
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return strcmp(x->key, y->key);
+}
+
+static int cmp_key_b(const void *a, const void *b)
+{
+	return cmp_key(NULL, a, b);
+}
+
+struct sort_ctx {
+	const struct diff *d;
+	int (*cmp)(const struct diff *, const struct diff_row *, const struct diff_row *);
+};
+
+static int cmp_idx(const void *a, const void *b, void *ctx)
+{
+	const struct sort_ctx *c = ctx;
+
+	return c->cmp(c->d, &c->d->rows[*(const uint32_t *)a], &c->d->rows[*(const uint32_t *)b]);
+}
+
+/*
+ * Sort rows in place through an array of their indices, the permutation then followed cycle
+ * by cycle: qsort of the rows themselves took a copy of them all (88 bytes a row).
+ */
+static int sort_rows(struct diff *d, size_t n,
+		     int (*cmp)(const struct diff *, const struct diff_row *,
+				const struct diff_row *))
+{
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	struct sort_ctx ctx = {d, cmp};
+	struct diff_row *rows = d->rows;
+
+	if (!idx || n > UINT32_MAX) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, n, sizeof(*idx), cmp_idx, &ctx);
+	for (size_t i = 0; i < n; i++) {
+		struct diff_row tmp;
+		size_t j = i;
+
+		if (idx[i] == i)
+			continue;
+		tmp = rows[i];
+		while (idx[j] != i) {
+			size_t k = idx[j];
+
+			rows[j] = rows[k];
+			idx[j] = (uint32_t)j;
+			j = k;
+		}
+		rows[j] = tmp;
+		idx[j] = (uint32_t)j;
+	}
+	free(idx);
+	return 0;
 }
 
 int diff_compute(const struct top *base, const struct top *new, struct diff *d)
@@ -47,42 +114,30 @@ int diff_compute(const struct top *base, const struct top *new, struct diff *d)
 	d->rows = calloc(base->n + new->n + 1, sizeof(*d->rows));
 	if (!d->rows)
 		return -ENOMEM;
+	/* the keys are the tables' own: they outlive d (diff.h) */
 	for (i = 0; i < base->n; i++) {
-		d->rows[n].key = strdup(base->rows[i].key);
-		if (!d->rows[n].key)
-			goto nomem;
+		d->rows[n].key = base->rows[i].key;
 		d->rows[n].base_self = base->rows[i].self;
 		d->rows[n].base_total = base->rows[i].total;
 		n++;
 	}
 	d->n = n;
-	qsort(d->rows, n, sizeof(*d->rows), cmp_key);
+	if (sort_rows(d, n, cmp_key))
+		goto nomem;
 	for (i = 0; i < new->n; i++) {
 		struct diff_row probe = {.key = new->rows[i].key}, *r;
 
-		r = bsearch(&probe, d->rows, d->n, sizeof(*d->rows), cmp_key);
+		r = bsearch(&probe, d->rows, d->n, sizeof(*d->rows), cmp_key_b);
 		if (!r) {
-			r = &d->rows[n];
-			r->key = strdup(new->rows[i].key);
-			if (!r->key)
-				goto nomem;
-			n++;
+			r = &d->rows[n++];
+			r->key = new->rows[i].key;
 		}
 		r->new_self = new->rows[i].self;
 		r->new_total = new->rows[i].total;
 	}
 	d->n = n;
-	for (i = 0; i < n; i++) {
-		struct diff_row *r = &d->rows[i];
-
-		r->base_self_pct = pct(r->base_self, base->samples);
-		r->base_total_pct = pct(r->base_total, base->samples);
-		r->new_self_pct = pct(r->new_self, new->samples);
-		r->new_total_pct = pct(r->new_total, new->samples);
-		r->self_change = r->new_self_pct - r->base_self_pct;
-		r->total_change = r->new_total_pct - r->base_total_pct;
-	}
-	qsort(d->rows, n, sizeof(*d->rows), cmp_change);
+	if (sort_rows(d, n, cmp_change))
+		goto nomem;
 	return 0;
 nomem:
 	d->n = n;
@@ -102,8 +157,6 @@ void diff_free(struct diff *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->n; i++)
-		free(d->rows[i].key);
 	free(d->rows);
 	memset(d, 0, sizeof(*d));
 }
@@ -121,8 +174,11 @@ int diff_write_text(const struct diff *d, enum top_by by, size_t n, FILE *out)
 		const struct diff_row *r = &d->rows[i];
 
 		if (fprintf(out, "%7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  %s\n",
-			    r->base_total_pct, r->new_total_pct, r->total_change, r->base_self_pct,
-			    r->new_self_pct, r->self_change, r->key) < 0)
+			    diff_pct(r->base_total, d->base_samples),
+			    diff_pct(r->new_total, d->new_samples), diff_total_change(d, r),
+			    diff_pct(r->base_self, d->base_samples),
+			    diff_pct(r->new_self, d->new_samples), diff_self_change(d, r),
+			    r->key) < 0)
 			return -EIO;
 	}
 	return fflush(out) ? -EIO : 0;
@@ -150,12 +206,16 @@ int diff_write_json(const struct diff *d, enum top_by by, size_t n, const char *
 		json_t *o = json_object();
 
 		if (!o || json_object_set_new(o, "name", json_out_string(r->key)) ||
-		    json_object_set_new(o, "base_total_pct", round2(r->base_total_pct)) ||
-		    json_object_set_new(o, "new_total_pct", round2(r->new_total_pct)) ||
-		    json_object_set_new(o, "total_change", round2(r->total_change)) ||
-		    json_object_set_new(o, "base_self_pct", round2(r->base_self_pct)) ||
-		    json_object_set_new(o, "new_self_pct", round2(r->new_self_pct)) ||
-		    json_object_set_new(o, "self_change", round2(r->self_change)) ||
+		    json_object_set_new(o, "base_total_pct",
+					round2(diff_pct(r->base_total, d->base_samples))) ||
+		    json_object_set_new(o, "new_total_pct",
+					round2(diff_pct(r->new_total, d->new_samples))) ||
+		    json_object_set_new(o, "total_change", round2(diff_total_change(d, r))) ||
+		    json_object_set_new(o, "base_self_pct",
+					round2(diff_pct(r->base_self, d->base_samples))) ||
+		    json_object_set_new(o, "new_self_pct",
+					round2(diff_pct(r->new_self, d->new_samples))) ||
+		    json_object_set_new(o, "self_change", round2(diff_self_change(d, r))) ||
 		    json_object_set_new(o, "base_total", json_integer((json_int_t)r->base_total)) ||
 		    json_object_set_new(o, "new_total", json_integer((json_int_t)r->new_total)) ||
 		    json_object_set_new(o, "base_self", json_integer((json_int_t)r->base_self)) ||

@@ -11,10 +11,9 @@
 #include "output/top.h"
 
 struct diff_row {
-	char *key;
+	const char *key;				     /* the top table's */
 	uint64_t base_self, base_total, new_self, new_total; /* samples */
-	double base_self_pct, base_total_pct, new_self_pct, new_total_pct;
-	double self_change, total_change; /* points */
+	/* shares and changes are computed (diff_pct, diff_*_change), not kept by row */
 };
 
 struct diff {
@@ -23,7 +22,14 @@ struct diff {
 	uint64_t base_samples, new_samples;
 };
 
-/* Merge the top tables of both profiles. 0 or -ENOMEM. */
+/* v's share of `of` samples in percent (0 when there are none): a row's shares. */
+double diff_pct(uint64_t v, uint64_t of);
+
+/* A row's change in points: its new share - its base share, of the total or self samples. */
+double diff_total_change(const struct diff *d, const struct diff_row *r);
+double diff_self_change(const struct diff *d, const struct diff_row *r);
+
+/* Merge the top tables of both profiles, whose keys d shares: they outlive d. 0 or -ENOMEM. */
 int diff_compute(const struct top *base, const struct top *new, struct diff *d);
 
 const struct diff_row *diff_find(const struct diff *d, const char *key);

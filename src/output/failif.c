@@ -129,14 +129,14 @@ size_t failif_eval(const struct failif *f, const struct diff *d, const char *bas
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diff_row *r = &d->rows[i];
 		bool total = f->metric == FAILIF_TOTAL;
-		double change = total ? r->total_change : r->self_change;
+		double change = total ? diff_total_change(d, r) : diff_self_change(d, r);
 
 		if (fnmatch(f->glob, r->key, 0) || !holds(f->op, change, f->value))
 			continue;
 		fprintf(out, "fail-if '%s': %s %s %.2f%% -> %.2f%% (%+.2f points)\n", f->text,
 			r->key, total ? "total" : "self",
-			total ? r->base_total_pct : r->base_self_pct,
-			total ? r->new_total_pct : r->new_self_pct, change);
+			diff_pct(total ? r->base_total : r->base_self, d->base_samples),
+			diff_pct(total ? r->new_total : r->new_self, d->new_samples), change);
 		n++;
 	}
 	return n;

@@ -17,7 +17,7 @@ static uint32_t key_hash(const struct node_key *k)
 	uint32_t h = IDTABLE_SEED;
 
 	h = idtable_hash(h, &k->parent, sizeof(k->parent));
-	h = idtable_hash(h, &k->name, sizeof(k->name));
+	h = idtable_hash(h, k->name, strlen(k->name));
 	return idtable_hash(h, &k->kind, sizeof(k->kind));
 }
 
@@ -26,14 +26,19 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	const struct flame_node *n = &((const struct flame *)ctx)->nodes[id];
 	const struct node_key *k = key;
 
-	return n->parent == k->parent && n->name == k->name && n->kind == k->kind;
+	return n->parent == k->parent && n->kind == k->kind &&
+	       (n->name == k->name || !strcmp(n->name, k->name));
 }
 
-/* The child of parent named name (interned), created if new; its id in *id. */
-static int child(struct flame *f, uint32_t parent, const char *name, enum flame_kind kind,
+/*
+ * The child of parent named name, created if new; its id in *id. name and file must outlive
+ * the tree (the profile's strings: a copy each made a tree of distinct frames 30 bytes a node
+ * bigger), or be copied (own: the tree's set).
+ */
+static int child(struct flame *f, uint32_t parent, const char *name, bool own, enum flame_kind kind,
 		 const char *file, uint32_t line, uint32_t *id)
 {
-	struct node_key k = {parent, strset_intern(&f->names, name), kind};
+	struct node_key k = {parent, own ? strset_intern(&f->names, name) : name, kind};
 	struct idslot *slot;
 	uint32_t h;
 	bool found;
@@ -58,7 +63,7 @@ static int child(struct flame *f, uint32_t parent, const char *name, enum flame_
 	*id = (uint32_t)f->n;
 	f->nodes[f->n] = (struct flame_node){
 		.name = k.name,
-		.file = file ? strset_intern(&f->names, file) : NULL,
+		.file = file,
 		.line = line,
 		.parent = parent,
 		.depth = parent == FLAME_NONE ? 0 : f->nodes[parent].depth + 1,
@@ -92,7 +97,7 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 
 		cur = 0;
 		*(base ? &f->nodes[0].base_total : &f->nodes[0].total) += c;
-		err = child(f, cur, s->comm, FLAME_PROCESS, NULL, 0, &id);
+		err = child(f, cur, s->comm, false, FLAME_PROCESS, NULL, 0, &id);
 		if (err)
 			return err;
 		cur = id;
@@ -100,7 +105,7 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 		if (per_thread) {
 			snprintf(name, sizeof(name), "%s (tid %u)",
 				 *s->thread ? s->thread : s->comm, s->tid);
-			err = child(f, cur, name, FLAME_THREAD, NULL, 0, &id);
+			err = child(f, cur, name, true, FLAME_THREAD, NULL, 0, &id);
 			if (err)
 				return err;
 			cur = id;
@@ -109,7 +114,8 @@ static int add_profile(struct flame *f, const struct profile *p, bool per_thread
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			const struct prof_frame *fr = profile__frame(p, s->frames[k]);
 
-			err = child(f, cur, fr->name, frame_kind(fr), fr->file, fr->line, &id);
+			err = child(f, cur, fr->name, false, frame_kind(fr), fr->file, fr->line,
+				    &id);
 			if (err)
 				return err;
 			cur = id;
@@ -144,12 +150,14 @@ int flame_build(const struct profile *p, const struct profile *base, bool per_th
 
 	memset(f, 0, sizeof(*f));
 	f->diff = base != NULL;
-	err = child(f, FLAME_NONE, "all", FLAME_ROOT, NULL, 0, &root);
+	err = child(f, FLAME_NONE, "all", false, FLAME_ROOT, NULL, 0, &root);
 	err = err ?: add_profile(f, p, per_thread, false);
 	if (!err && base)
 		err = add_profile(f, base, per_thread, true);
 	if (err)
 		goto fail;
+	/* the index only finds children while the tree grows */
+	idtable_free(&f->idx);
 	f->order = malloc((f->n ? f->n : 1) * sizeof(*f->order));
 	if (!f->order) {
 		err = -ENOMEM;

@@ -30,7 +30,7 @@ enum flame_kind {
 #define FLAME_NONE UINT32_MAX
 
 struct flame_node {
-	const char *name; /* interned in the tree's set */
+	const char *name; /* the profile's string, or the tree's set's */
 	const char *file; /* source file of the first frame merged here, or NULL */
 	uint32_t line;	  /* and its line, 0 when unknown */
 	uint32_t parent;  /* FLAME_NONE for the root */
@@ -48,13 +48,14 @@ struct flame {
 	uint32_t *order; /* nodes 1..n-1 by parent, then name, then kind */
 	uint32_t max_depth;
 	bool diff;
-	struct strset names;
-	struct idtable idx;
+	struct strset names; /* the names the tree made (threads) */
+	struct idtable idx;  /* the nodes by (parent, name, kind), while the tree is built */
 };
 
 /*
  * Build the tree of p; with base, a differential tree (widths by p). per_thread: a thread
- * level under each process. 0 or -ENOMEM.
+ * level under each process. The nodes' names and files are the profiles' strings: p and base
+ * outlive f. 0 or -ENOMEM.
  */
 int flame_build(const struct profile *p, const struct profile *base, bool per_thread,
 		struct flame *f);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "output/json_out.h"
 #include "output/html.h"
+#include "util/idtable.h"
 
 /*
  * The template, embedded as it is in the repository (not as C literals): the assembler copies
@@ -23,76 +23,91 @@ extern const char cp_html_template[];
 
 #define DATA_MARK "/*CPUPROF_DATA*/"
 
+/*
+ * The page's table of strings: each distinct name and file once, by content (the tree's names
+ * are the profile's strings, one content may have several addresses), in an array by first
+ * use with a hash index (a tree of malloc'd entries cost about 90 bytes a string), then ranked.
+ */
 struct str_ref {
-	const char *s;	/* interned: compared by address */
-	uint32_t index; /* first use, then the final index */
+	const char *s;
+	uint32_t index; /* the final index, once ranked */
 	uint32_t uses;
 };
 
-static int cmp_ref(const void *a, const void *b)
-{
-	const char *x = ((const struct str_ref *)a)->s, *y = ((const struct str_ref *)b)->s;
-
-	return x < y ? -1 : x > y;
-}
-
-static void free_ref(void *p)
-{
-	free(p);
-}
-
 struct strings {
-	void *tree;
-	struct str_ref **refs; /* by first use */
+	struct str_ref *refs; /* by first use */
 	size_t n, cap;
+	struct idtable idx;
 };
+
+static uint32_t str_hash(const char *s)
+{
+	return idtable_hash(IDTABLE_SEED, s, strlen(s));
+}
+
+static bool ref_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const char *s = ((const struct strings *)ctx)->refs[id].s;
+
+	return s == key || !strcmp(s, key);
+}
 
 /* Count one use of s (new strings get the next first-use number). 0 or -ENOMEM. */
 static int str_use(struct strings *t, const char *s)
 {
-	struct str_ref probe = {s, 0, 0}, *r, **slot;
+	uint32_t h = str_hash(s);
+	struct idslot *sl;
+	bool found;
 
-	slot = tfind(&probe, &t->tree, cmp_ref);
-	if (slot) {
-		(*slot)->uses++;
+	if (idtable_reserve(&t->idx))
+		return -ENOMEM;
+	sl = idtable_probe(&t->idx, h, ref_eq, t, s, &found);
+	if (found) {
+		t->refs[sl->id1 - 1].uses++;
 		return 0;
 	}
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
-		struct str_ref **nr = realloc(t->refs, ncap * sizeof(*nr));
+		struct str_ref *nr = realloc(t->refs, ncap * sizeof(*nr));
 
 		if (!nr)
 			return -ENOMEM;
 		t->refs = nr;
 		t->cap = ncap;
 	}
-	r = malloc(sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	*r = (struct str_ref){s, (uint32_t)t->n, 1};
-	if (!tsearch(r, &t->tree, cmp_ref)) {
-		free(r);
-		return -ENOMEM;
-	}
-	t->refs[t->n++] = r;
+	t->refs[t->n] = (struct str_ref){s, 0, 1};
+	idtable_fill(&t->idx, sl, h, (uint32_t)t->n++);
 	return 0;
 }
 
 static uint32_t str_index(const struct strings *t, const char *s)
 {
-	struct str_ref probe = {s, 0, 0};
+	bool found;
 
-	return (*(struct str_ref **)tfind(&probe, &t->tree, cmp_ref))->index;
+	return t->refs[idtable_probe(&t->idx, str_hash(s), ref_eq, t, s, &found)->id1 - 1].index;
 }
 
 /* most used first (small indexes take fewer digits), then by first use: deterministic */
-static int cmp_uses(const void *a, const void *b)
+static int cmp_uses(const void *a, const void *b, void *ctx)
 {
-	const struct str_ref *x = *(struct str_ref *const *)a, *y = *(struct str_ref *const *)b;
+	const struct str_ref *refs = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 
-	if (x->uses != y->uses)
-		return x->uses > y->uses ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	if (refs[i].uses != refs[j].uses)
+		return refs[i].uses > refs[j].uses ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* A JSON string (the rule for foreign text, '/' escaped) as page data. 0, -ENOMEM, -EIO. */
+static int put_string(const char *s, FILE *out)
+{
+	json_t *j = json_out_string(s);
+	char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH) : NULL;
+	int err = text ? html_script_json(text, strlen(text), out) : -ENOMEM;
+
+	free(text);
+	json_decref(j);
+	return err;
 }
 
 /*
@@ -149,8 +164,8 @@ int html_script_json(const char *s, size_t n, FILE *out)
 }
 
 /*
- * The data: {"title", "diff", "strings"} built with jansson (every string of the profile goes
- * through its escaping), then "fields" and "nodes", printed here: the nodes in depth-first
+ * The data: {"title", "diff", "strings"}, each string dumped by jansson (through its
+ * escaping), then "fields" and "nodes", printed here: the nodes in depth-first
  * order (root first, children in name order) as one string of numbers (see digits[]), per
  * node: how many levels up from the previous node its parent is (0: the previous node; not
  * for the root), its string index * 8 + kind, its self samples, then, when "fields" has "f",
@@ -159,16 +174,16 @@ int html_script_json(const char *s, size_t n, FILE *out)
  */
 static int write_data(const struct flame *f, const char *title, FILE *out)
 {
-	json_t *doc = json_object(), *strings = json_array();
 	uint32_t *pre = malloc((f->n ? f->n : 1) * sizeof(*pre));
 	uint32_t *stack = malloc((f->max_depth + 2) * 2 * sizeof(*stack));
+	uint32_t *rank = NULL;
 	struct strings tab = {0};
 	bool files = false;
-	size_t hl, sp = 0, np = 0;
-	char *head = NULL, buf[128];
+	size_t sp = 0, np = 0;
+	char buf[128];
 	int err = 0;
 
-	if (!doc || !strings || !pre || !stack) {
+	if (!pre || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -204,29 +219,32 @@ static int write_data(const struct flame *f, const char *title, FILE *out)
 		if (err)
 			goto out;
 	}
-	if (tab.n)
-		qsort(tab.refs, tab.n, sizeof(*tab.refs), cmp_uses);
-	for (size_t k = 0; k < tab.n; k++) {
-		tab.refs[k]->index = (uint32_t)k;
-		if (json_array_append_new(strings, json_out_string(tab.refs[k]->s))) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	if (json_object_set_new(doc, "title", json_out_string(title)) ||
-	    json_object_set_new(doc, "diff", json_boolean(f->diff)) ||
-	    json_object_set(doc, "strings", strings)) {
+	rank = malloc((tab.n ? tab.n : 1) * sizeof(*rank));
+	if (!rank) {
 		err = -ENOMEM;
 		goto out;
 	}
-	head = json_dumps(doc, JSON_COMPACT | JSON_ESCAPE_SLASH | JSON_PRESERVE_ORDER);
-	if (!head || (hl = strlen(head)) < 2) {
-		err = -ENOMEM;
+	for (size_t k = 0; k < tab.n; k++)
+		rank[k] = (uint32_t)k;
+	qsort_r(rank, tab.n, sizeof(*rank), cmp_uses, tab.refs);
+	/* {"title", "diff", "strings"} as jansson's compact dump of it was, string by string */
+	if (fputs("{\"title\":", out) < 0) {
+		err = -EIO;
 		goto out;
 	}
-	/* the object without its closing brace, then the nodes */
-	if (html_script_json(head, hl - 1, out) ||
-	    fprintf(out, ",\"fields\":\"%s%s\",\"nodes\":\"", files ? "f" : "",
+	err = put_string(title, out);
+	if (!err && fprintf(out, ",\"diff\":%s,\"strings\":[", f->diff ? "true" : "false") < 0)
+		err = -EIO;
+	for (size_t k = 0; k < tab.n && !err; k++) {
+		tab.refs[rank[k]].index = (uint32_t)k;
+		if (k && fputc(',', out) < 0)
+			err = -EIO;
+		err = err ?: put_string(tab.refs[rank[k]].s, out);
+	}
+	if (err)
+		goto out;
+	/* then the nodes */
+	if (fprintf(out, "],\"fields\":\"%s%s\",\"nodes\":\"", files ? "f" : "",
 		    f->diff ? "b" : "") < 0) {
 		err = -EIO;
 		goto out;
@@ -253,11 +271,9 @@ static int write_data(const struct flame *f, const char *title, FILE *out)
 	if (fputs("\"}", out) < 0)
 		err = -EIO;
 out:
-	free(head);
-	json_decref(strings);
-	json_decref(doc);
-	tdestroy(tab.tree, free_ref);
+	idtable_free(&tab.idx);
 	free(tab.refs);
+	free(rank);
 	free(stack);
 	free(pre);
 	return err;

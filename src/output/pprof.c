@@ -400,7 +400,8 @@ static uint64_t pprof_mapping(const struct enc *e, uint32_t mapping)
 
 static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 {
-	const struct prof_frame *outer = loc_frame(e, l, l->n - 1);
+	/* copied: the loop below takes more frames than profile__frame's ring holds */
+	const struct prof_frame outer = *loc_frame(e, l, l->n - 1);
 	uint32_t mi = l->mapping;
 	size_t at = pb_open(&e->msg, PROFILE_LOCATION);
 
@@ -411,8 +412,8 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	 * unnamed code keeps no Line: pprof shows the address and may symbolize it itself; an
 	 * interpreter's frame always has one ("py::[unknown]" and its file when known)
 	 */
-	if (outer->named || outer->kind == FRAME_PSEUDO || outer->kind == FRAME_PYTHON ||
-	    outer->kind == FRAME_RUBY || outer->kind == FRAME_PHP || outer->kind == FRAME_PERL) {
+	if (outer.named || outer.kind == FRAME_PSEUDO || outer.kind == FRAME_PYTHON ||
+	    outer.kind == FRAME_RUBY || outer.kind == FRAME_PHP || outer.kind == FRAME_PERL) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
 			size_t lat = pb_open(&e->msg, LOCATION_LINE);
@@ -429,7 +430,7 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	} else if (mi) {
 		e->map_all_named[mi - 1] = false;
 	}
-	if (mi && !outer->named)
+	if (mi && !outer.named)
 		e->map_all_named[mi - 1] = false;
 	pb_close(&e->msg, at);
 }

@@ -235,52 +235,409 @@ static bool focused(const struct profile *p, const struct prof_sample *s, const 
 	return false;
 }
 
-int top_compute(const struct profile *p, const struct top_opts *o, struct top *t)
+/* Does sample s count (--pid, --comm)? */
+static bool counted(const struct top_opts *o, const struct prof_sample *s)
 {
-	struct acc a = {0};
+	return !(o->has_pid && s->pid != o->pid) &&
+	       !(o->comm && regexec(o->comm, s->comm, 0, NULL, 0));
+}
+
+/* Rows of processes or threads: few, one key per sample. */
+static int by_sample(const struct profile *p, const struct top_opts *o, struct acc *a,
+		     struct top *t)
+{
 	char key[1024];
 	size_t r;
-	int err = 0;
+	int err;
 
-	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < profile__n_samples(p); i++) {
 		const struct prof_sample *s = profile__sample(p, i);
 
-		if ((o->has_pid && s->pid != o->pid) ||
-		    (o->comm && regexec(o->comm, s->comm, 0, NULL, 0)))
+		if (!counted(o, s))
 			continue;
 		t->samples += s->count;
 		if (o->focus && !focused(p, s, o->focus))
 			continue;
 		t->focused += s->count;
-		if (o->by == TOP_PROCESS || o->by == TOP_THREAD) {
-			if (o->by == TOP_PROCESS)
-				snprintf(key, sizeof(key), s->pid ? "%s (pid %u)" : "%s", s->comm,
-					 s->pid);
-			else
-				snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
-					 *s->thread ? s->thread : s->comm, s->tid);
-			err = row_of(&a, key, &r);
-			if (err)
-				goto out;
-			a.rows[r].self += s->count;
-			a.rows[r].total += s->count;
+		if (o->by == TOP_PROCESS)
+			snprintf(key, sizeof(key), s->pid ? "%s (pid %u)" : "%s", s->comm, s->pid);
+		else
+			snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
+				 *s->thread ? s->thread : s->comm, s->tid);
+		err = row_of(a, key, &r);
+		if (err)
+			return err;
+		a->rows[r].self += s->count;
+		a->rows[r].total += s->count;
+	}
+	return 0;
+}
+
+/*
+ * Rows of frames (function, file, line). A profile of distinct frames has as many rows as
+ * frames: no key is copied or kept by row while counting. Pass 1 gives each frame of a kept
+ * sample the first frame of its key (canon, by frame id, through a transient hash of keys made
+ * again from that frame); pass 2 counts self and total by that frame. Then only the rows asked
+ * for (o->keep) get a key: the name itself when the key is the name, else a copy.
+ */
+struct by_frame {
+	const struct profile *p;
+	enum top_by by;
+	uint32_t *canon; /* by frame id: the id + 1 of the first frame of the same key; 0 unseen */
+	uint64_t *total; /* by canon frame id */
+	/* self by canon frame id, of the leaves only (few against the frames): a hash table */
+	uint32_t *self_id; /* id + 1, 0: free */
+	uint64_t *self;
+	size_t self_cap, self_n;
+	char ka[1024], kb[1024];
+};
+
+/* Key of frame id in buf (the two buffers of bf: two keys at a time). */
+static const char *frame_key(struct by_frame *bf, uint32_t id, char *buf)
+{
+	top_frame_key(profile__frame(bf->p, id), bf->by, buf, sizeof(bf->ka));
+	return buf;
+}
+
+static uint32_t ids_hash(const char *key)
+{
+	return idtable_hash(IDTABLE_SEED, key, strlen(key));
+}
+
+/*
+ * The index of keys to their canon frame: a slot holds the frame's id + 1 (0: free) and, in
+ * the bits the ids do not need, the top bits of the key's hash: a tag that spares most
+ * comparisons of keys (each made again from a frame), so the index can be 3/4 full.
+ */
+struct canon_index {
+	uint32_t *slots;
+	size_t cap, n;
+	uint32_t id_mask; /* the bits of an id + 1 */
+};
+
+static bool canon_tag_eq(const struct canon_index *x, uint32_t slot, uint32_t h)
+{
+	return !((slot ^ h) & ~x->id_mask);
+}
+
+/* The slot of the key in bf->ka (hash h): its canon frame's, or the free one it goes to. */
+static size_t canon_find(struct by_frame *bf, const struct canon_index *x, uint32_t h)
+{
+	size_t i = h & (x->cap - 1);
+
+	for (; x->slots[i]; i = (i + 1) & (x->cap - 1))
+		if (canon_tag_eq(x, x->slots[i], h) &&
+		    !strcmp(frame_key(bf, (x->slots[i] & x->id_mask) - 1, bf->kb), bf->ka))
+			break;
+	return i;
+}
+
+/* Pass 1's mark on a frame of a kept sample that has no canon frame yet. */
+#define CANON_UNSEEN UINT32_MAX
+
+/* Does sample s count and is it kept (--focus)? */
+static bool kept(const struct profile *p, const struct top_opts *o, const struct prof_sample *s)
+{
+	return counted(o, s) && !(o->focus && !focused(p, s, o->focus));
+}
+
+static int canon_pass(struct by_frame *bf, const struct top_opts *o)
+{
+	const struct profile *p = bf->p;
+	struct canon_index x = {.id_mask = UINT32_MAX, .cap = 256};
+	size_t used = 0;
+
+	/* ids + 1 up to n_frames: the bits above are the tag's */
+	while (x.id_mask > 1 && x.id_mask >> 1 >= profile__n_frames(p))
+		x.id_mask >>= 1;
+	/* the frames of the kept samples counted first: the index is made once, 3/4 full at most
+	 * (growing it held the old one beside the new) */
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+
+		if (!kept(p, o, s))
 			continue;
-		}
-		for (uint32_t k = 0; k < s->nframes; k++) {
-			top_frame_key(profile__frame(p, s->frames[k]), o->by, key, sizeof(key));
-			err = row_of(&a, key, &r);
-			if (err)
-				goto out;
-			/* recursion: a key counts once per sample in total */
-			if (a.last[r] != i + 1) {
-				a.rows[r].total += s->count;
-				a.last[r] = i + 1;
+		for (uint32_t k = 0; k < s->nframes; k++)
+			if (!bf->canon[s->frames[k]]) {
+				bf->canon[s->frames[k]] = CANON_UNSEEN;
+				used++;
 			}
-			if (k + 1 == s->nframes)
-				a.rows[r].self += s->count;
+	}
+	while (x.cap * 3 < 4 * (used + 1))
+		x.cap *= 2;
+	x.slots = calloc(x.cap, sizeof(*x.slots));
+	if (!x.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+
+		if (!kept(p, o, s))
+			continue;
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			uint32_t id = s->frames[k], h;
+			size_t j;
+
+			if (bf->canon[id] != CANON_UNSEEN)
+				continue;
+			h = ids_hash(frame_key(bf, id, bf->ka));
+			j = canon_find(bf, &x, h);
+			if (!x.slots[j]) {
+				x.slots[j] = (h & ~x.id_mask) | (id + 1);
+				x.n++;
+			}
+			bf->canon[id] = x.slots[j] & x.id_mask;
 		}
 	}
+	free(x.slots);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t self_slot(const struct by_frame *bf, uint32_t id)
+{
+	size_t i = idtable_hash(IDTABLE_SEED, &id, sizeof(id)) & (bf->self_cap - 1);
+
+	while (bf->self_id[i] && bf->self_id[i] != id + 1)
+		i = (i + 1) & (bf->self_cap - 1);
+	return i;
+}
+
+static uint64_t self_of(const struct by_frame *bf, uint32_t id)
+{
+	size_t i = self_slot(bf, id);
+
+	return bf->self_id[i] ? bf->self[i] : 0;
+}
+
+/* Add n to the self of canon frame id. 0 or -ENOMEM. */
+static int self_add(struct by_frame *bf, uint32_t id, uint64_t n)
+{
+	size_t i;
+
+	if (2 * (bf->self_n + 1) > bf->self_cap) {
+		struct by_frame nb = {.self_cap = bf->self_cap ? 2 * bf->self_cap : 256};
+
+		nb.self_id = calloc(nb.self_cap, sizeof(*nb.self_id));
+		nb.self = malloc(nb.self_cap * sizeof(*nb.self));
+		if (!nb.self_id || !nb.self) {
+			free(nb.self_id);
+			free(nb.self);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < bf->self_cap; j++) {
+			if (!bf->self_id[j])
+				continue;
+			i = self_slot(&nb, bf->self_id[j] - 1);
+			nb.self_id[i] = bf->self_id[j];
+			nb.self[i] = bf->self[j];
+		}
+		free(bf->self_id);
+		free(bf->self);
+		bf->self_id = nb.self_id;
+		bf->self = nb.self;
+		bf->self_cap = nb.self_cap;
+	}
+	i = self_slot(bf, id);
+	if (!bf->self_id[i]) {
+		bf->self_id[i] = id + 1;
+		bf->self[i] = 0;
+		bf->self_n++;
+	}
+	bf->self[i] += n;
+	return 0;
+}
+
+static int count_pass(struct by_frame *bf, const struct top_opts *o, struct top *t)
+{
+	const struct profile *p = bf->p;
+	uint32_t *seen = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < profile__n_samples(p); i++) {
+		const struct prof_sample *s = profile__sample(p, i);
+		uint32_t n = 0;
+
+		if (!counted(o, s))
+			continue;
+		t->samples += s->count;
+		if (o->focus && !focused(p, s, o->focus))
+			continue;
+		t->focused += s->count;
+		if (!s->nframes)
+			continue;
+		if (s->nframes > cap) {
+			uint32_t *ns = realloc(seen, s->nframes * sizeof(*ns));
+
+			if (!ns) {
+				free(seen);
+				return -ENOMEM;
+			}
+			seen = ns;
+			cap = s->nframes;
+		}
+		/* recursion: a key counts once per sample in total */
+		for (uint32_t k = 0; k < s->nframes; k++)
+			seen[k] = bf->canon[s->frames[k]] - 1;
+		if (self_add(bf, seen[s->nframes - 1], s->count)) {
+			free(seen);
+			return -ENOMEM;
+		}
+		qsort(seen, s->nframes, sizeof(*seen), cmp_u32);
+		for (uint32_t k = 0; k < s->nframes; k++)
+			if (!k || seen[k] != seen[n - 1])
+				seen[n++] = seen[k];
+		for (uint32_t k = 0; k < n; k++)
+			bf->total[seen[k]] += s->count;
+	}
+	free(seen);
+	return 0;
+}
+
+/* The order of rows (cmp_rows) between canon frames a and b. */
+static int cmp_canon(struct by_frame *bf, uint32_t a, uint32_t b)
+{
+	uint64_t sa = self_of(bf, a), sb = self_of(bf, b);
+
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	if (bf->total[a] != bf->total[b])
+		return bf->total[a] > bf->total[b] ? -1 : 1;
+	return strcmp(frame_key(bf, a, bf->ka), frame_key(bf, b, bf->kb));
+}
+
+/* Heap of the keep best rows so far, the last of them at the top. */
+static void sift_down(struct by_frame *bf, uint32_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+
+		if (l < n && cmp_canon(bf, heap[l], heap[w]) > 0)
+			w = l;
+		if (r < n && cmp_canon(bf, heap[r], heap[w]) > 0)
+			w = r;
+		if (w == i)
+			return;
+		uint32_t tmp = heap[i];
+
+		heap[i] = heap[w];
+		heap[w] = tmp;
+		i = w;
+	}
+}
+
+static void sift_up(struct by_frame *bf, uint32_t *heap, size_t i)
+{
+	while (i && cmp_canon(bf, heap[i], heap[(i - 1) / 2]) > 0) {
+		uint32_t tmp = heap[i];
+
+		heap[i] = heap[(i - 1) / 2];
+		heap[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+/* The rows of the canon frames ids[0..n), their keys made, sorted. */
+static int make_rows(struct by_frame *bf, const uint32_t *ids, size_t n, struct top *t)
+{
+	t->rows = calloc(n ? n : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_frame *f = profile__frame(bf->p, ids[i]);
+		struct top_row *r = &t->rows[i];
+
+		frame_key(bf, ids[i], bf->ka);
+		/* a name lives as long as the profile, which outlives the table */
+		r->key = !strcmp(bf->ka, f->name) ? (char *)f->name : key_dup(&t->keys, bf->ka);
+		if (!r->key)
+			return -ENOMEM;
+		r->self = self_of(bf, ids[i]);
+		r->total = bf->total[ids[i]];
+		t->n++;
+	}
+	return sort_rows(t->rows, t->n);
+}
+
+static int by_frame(const struct profile *p, const struct top_opts *o, struct top *t)
+{
+	size_t nf = profile__n_frames(p), n, rows = 0;
+	struct by_frame *bf = calloc(1, sizeof(*bf));
+	uint32_t *heap = NULL;
+	int err = -ENOMEM;
+
+	if (!bf)
+		return -ENOMEM;
+	bf->p = p;
+	bf->by = o->by;
+	bf->canon = calloc(nf ? nf : 1, sizeof(*bf->canon));
+	if (!bf->canon)
+		goto out;
+	err = canon_pass(bf, o);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	bf->total = calloc(nf ? nf : 1, sizeof(*bf->total));
+	if (!bf->total)
+		goto out;
+	err = count_pass(bf, o, t);
+	if (err)
+		goto out;
+	for (size_t id = 0; id < nf; id++)
+		rows += bf->canon[id] == id + 1;
+	n = o->keep && o->keep < rows ? o->keep : rows;
+	err = -ENOMEM;
+	heap = malloc((n ? n : 1) * sizeof(*heap));
+	if (!heap)
+		goto out;
+	/* the n first rows: all of them, or the best through a heap */
+	for (size_t id = 0, m = 0, all = n == rows; id < nf; id++) {
+		if (bf->canon[id] != id + 1)
+			continue;
+		if (all) {
+			heap[m++] = (uint32_t)id;
+		} else if (m < n) {
+			heap[m] = (uint32_t)id;
+			sift_up(bf, heap, m++);
+		} else if (n && cmp_canon(bf, (uint32_t)id, heap[0]) < 0) {
+			heap[0] = (uint32_t)id;
+			sift_down(bf, heap, n, 0);
+		}
+	}
+	/* no longer needed: the keys' copies may take their room */
+	free(bf->canon);
+	bf->canon = NULL;
+	err = make_rows(bf, heap, n, t);
+out:
+	free(heap);
+	free(bf->canon);
+	free(bf->self_id);
+	free(bf->self);
+	free(bf->total);
+	free(bf);
+	return err;
+}
+
+int top_compute(const struct profile *p, const struct top_opts *o, struct top *t)
+{
+	struct acc a = {0};
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (o->by != TOP_PROCESS && o->by != TOP_THREAD) {
+		err = by_frame(p, o, t);
+		if (err)
+			top_free(t);
+		return err;
+	}
+	err = by_sample(p, o, &a, t);
+	if (err)
+		goto out;
 	free(a.slots);
 	free(a.last);
 	a.slots = NULL;
@@ -294,7 +651,9 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 	t->keys = a.keys;
 	a.rows = NULL;
 	a.keys = NULL;
-	err = sort_rows(t->rows, t->n);
+	if (o->keep && t->n > o->keep)
+		t->n = o->keep; /* after the sort below */
+	err = sort_rows(t->rows, a.n);
 out:
 	free(a.slots);
 	free(a.last);

@@ -27,6 +27,7 @@ struct top_opts {
 	uint32_t pid;	      /* with has_pid: only this process's samples */
 	const regex_t *comm;  /* NULL, or only samples whose process name matches */
 	const regex_t *focus; /* NULL, or only samples with a frame whose name matches */
+	size_t keep;	      /* 0, or only the first keep rows are made (the others counted) */
 };
 
 struct top_row {
@@ -51,7 +52,9 @@ int top_by_parse(const char *s, enum top_by *by);
 /* The key of frame f (function: its name, "_[k]" for the kernel's); buf of size. */
 void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t size);
 
-/* Fill t from p. 0 or -ENOMEM. */
+/*
+ * Fill t from p. The rows' keys may be p's own strings: p must outlive t. 0 or -ENOMEM.
+ */
 int top_compute(const struct profile *p, const struct top_opts *o, struct top *t);
 
 /* The row of key, or NULL. */

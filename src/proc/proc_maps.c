@@ -77,8 +77,11 @@ static int take_perms(const char **p, struct map_entry *e)
 	return 0;
 }
 
-/* Parses one line without its '\n'. On success e->path is malloc'ed (or NULL). */
-static int parse_line(const char *line, struct map_entry *e)
+/*
+ * Parses one line without its '\n'. On success e->path is malloc'ed (or NULL); with exec_only,
+ * a mapping that is not executable is checked all the same but gets no path.
+ */
+static int parse_line(const char *line, struct map_entry *e, bool exec_only)
 {
 	uint64_t major, minor;
 	const char *p = line;
@@ -105,6 +108,8 @@ static int parse_line(const char *line, struct map_entry *e)
 		return -EINVAL;
 	e->dev_major = (uint32_t)major;
 	e->dev_minor = (uint32_t)minor;
+	if (exec_only && !e->executable)
+		return 0;
 
 	/* the kernel pads to the path column; an anonymous mapping may end in blanks */
 	p += strspn(p, " ");
@@ -144,7 +149,7 @@ void proc_maps_free(struct proc_maps *m)
 	m->n = 0;
 }
 
-int proc_maps_parse(FILE *f, struct proc_maps *out)
+static int parse(FILE *f, bool exec_only, struct proc_maps *out, size_t *lines)
 {
 	struct proc_maps m = {NULL, 0};
 	struct map_entry *v;
@@ -166,9 +171,12 @@ int proc_maps_parse(FILE *f, struct proc_maps *out)
 			}
 			m.v = v;
 		}
-		err = parse_line(line, &m.v[m.n]);
+		err = parse_line(line, &m.v[m.n], exec_only);
 		if (err)
 			break;
+		(*lines)++;
+		if (exec_only && !m.v[m.n].executable)
+			continue;
 		if (m.n && m.v[m.n].start < m.v[m.n - 1].start)
 			sorted = false;
 		m.n++;
@@ -186,6 +194,19 @@ int proc_maps_parse(FILE *f, struct proc_maps *out)
 		qsort(m.v, m.n, sizeof(*m.v), cmp_start);
 	*out = m;
 	return 0;
+}
+
+int proc_maps_parse(FILE *f, struct proc_maps *out)
+{
+	size_t lines = 0;
+
+	return parse(f, false, out, &lines);
+}
+
+int proc_maps_parse_exec(FILE *f, struct proc_maps *out, size_t *lines)
+{
+	*lines = 0;
+	return parse(f, true, out, lines);
 }
 
 const struct map_entry *proc_maps_find(const struct proc_maps *m, uint64_t addr)

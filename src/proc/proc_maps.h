@@ -32,6 +32,13 @@ struct proc_maps {
  */
 int proc_maps_parse(FILE *f, struct proc_maps *out);
 
+/*
+ * The same, keeping the executable mappings only (every line is still checked): what frame
+ * addresses can point into, without a path copied for each of the others. *lines: how many
+ * lines were read in all (0: an empty file, as that of a process that exited).
+ */
+int proc_maps_parse_exec(FILE *f, struct proc_maps *out, size_t *lines);
+
 /* Frees the entries and paths; leaves *m empty. NULL-safe. */
 void proc_maps_free(struct proc_maps *m);
 

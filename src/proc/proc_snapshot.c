@@ -8,12 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "elf/elf_syms.h"
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
 #include "util/safe_file.h"
 #include "util/strset.h"
 #include "proc/proc_status.h"
+
+/* stdio buffer for /proc/PID/maps (read_snapshot) */
+#define MAPS_READ_BUF (64 * 1024)
 
 /* An object and what is read of it at the first need. */
 struct object {
@@ -214,6 +218,25 @@ static struct object *get_object(struct proc_snapshot *ps, int fd, const char *p
 }
 
 /*
+ * The object already open for the file maps names by device and inode, without opening it
+ * again: a build starts thousands of processes that all map ld.so and libc. The object's fd
+ * keeps its inode alive, so no other file can have that device and inode meanwhile. (An
+ * overlay file shows the real file's device and inode in maps, and the overlay's to fstat: no
+ * object then, and the file is opened as before.) NULL when none is known.
+ */
+static struct object *known_object(const struct proc_snapshot *ps, const struct map_entry *e)
+{
+	struct object key = {}, **slot;
+
+	if (!e->inode)
+		return NULL;
+	key.pub.dev = makedev(e->dev_major, e->dev_minor);
+	key.pub.ino = e->inode;
+	slot = tfind(&key, &ps->objs, cmp_obj);
+	return slot ? *slot : NULL;
+}
+
+/*
  * The mapping of an earlier read of the same process at e's place, with the same range,
  * offset and path, whose file was open; NULL when there is none. *same_file: its inode is
  * e's too, so it is the very file mapped now.
@@ -276,8 +299,12 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 		m->label = strset_intern(&ps->strs, e->path);
 	} else {
 		m->label = strset_intern(&ps->strs, basename(e->path));
-		fd = open_mapped_file(ps, pid, e);
-		if (fd >= 0) {
+		o = known_object(ps, e);
+		fd = o ? -1 : open_mapped_file(ps, pid, e);
+		if (o) {
+			m->obj = &o->pub;
+			m->kind = PS_MAP_FILE;
+		} else if (fd >= 0) {
 			o = get_object(ps, fd, e->path, pid);
 			if (!o)
 				return -ENOMEM;
@@ -301,6 +328,7 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	struct snapshot *s = NULL;
 	struct proc_status st;
 	char path[4096];
+	size_t lines;
 	FILE *f;
 	int err;
 
@@ -309,17 +337,23 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	err = proc_maps_parse(f, &pm);
+	/*
+	 * procfs says its block size is 1 KiB, and each read of maps walks the process's
+	 * mappings again from where the last stopped (under its mmap lock): one large read
+	 * instead of one per KiB. Without the buffer, stdio's own.
+	 */
+	(void)setvbuf(f, NULL, _IOFBF, MAPS_READ_BUF);
+	err = proc_maps_parse_exec(f, &pm, &lines);
 	fclose(f);
 	if (err)
 		goto out;
 	/* an exited process has an empty maps file */
-	if (!pm.n) {
+	if (!lines) {
 		err = -ESRCH;
 		goto out;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->v = calloc(pm.n, sizeof(*s->v)))) {
+	if (!s || !(s->v = calloc(pm.n ? pm.n : 1, sizeof(*s->v)))) {
 		err = -ENOMEM;
 		goto out;
 	}

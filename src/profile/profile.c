@@ -22,6 +22,27 @@ struct pool_block {
 	uint32_t ids[];
 };
 
+/*
+ * Frames that are a name only (what the folded and speedscope readers make: no address, file,
+ * line or mapping) are kept compact: a record of 4 bytes by id, the name behind a flags byte
+ * in blocks of their own, and an index of 4 bytes a slot; a struct prof_frame (80 bytes),
+ * its idtable slot and an interned string cost about 135 bytes a frame, ten times the frame
+ * in a folded file. profile__frame builds the struct on demand.
+ */
+#define FREC_COMPACT	 0x80000000u /* frec: a compact frame, its name's id below; else frames[] */
+#define NAME_SHIFT	 20u
+#define NAME_BLOCK	 (1u << NAME_SHIFT)	     /* bytes of names a block */
+#define NAME_MAX_BLOCKS	 (FREC_COMPACT / NAME_BLOCK) /* ids below FREC_COMPACT */
+#define NAME_MAX_COMPACT 4096u			     /* longer names: a full frame */
+/*
+ * A slot of the compact frames' index: the top bits of the hash (a tag that spares most
+ * comparisons of names, so the index can be 3/4 full) above the frame id + 1. Frames with
+ * higher ids are full frames.
+ */
+#define CIDX_ID_BITS	 27u
+#define CIDX_ID_MASK	 ((1u << CIDX_ID_BITS) - 1)
+#define CIDX_SLOT(h, id) (((h) & ~CIDX_ID_MASK) | ((id) + 1))
+
 struct profile {
 	struct strset strs;	    /* interned strings */
 	struct pool_block *pool;    /* the newest block first */
@@ -31,8 +52,14 @@ struct profile {
 	size_t n_stacks, cap_stacks;
 	struct prof_mapping *maps;
 	size_t n_maps, cap_maps;
-	struct prof_frame *frames;
-	size_t n_frames, cap_frames;
+	struct prof_frame *frames; /* the frames that are not compact */
+	size_t n_full, cap_frames;
+	uint32_t *frec;		   /* by frame id: FREC_COMPACT | name id, or index in frames */
+	size_t n_frames, cap_frec; /* n_frames: every frame, compact or not (or on disk) */
+	char **nblk;		   /* compact frames' names: a flags byte, the name, its NUL */
+	size_t n_nblk, cap_nblk, nblk_used; /* blocks, and bytes used in the last one */
+	uint32_t *cidx;			    /* compact frames by content: CIDX_SLOT, 0: empty */
+	size_t cap_cidx, n_compact;	    /* cidx NULL with n_compact: dropped by trim */
 	struct prof_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t total;
@@ -115,7 +142,9 @@ static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
 
 static bool frame_id_eq(const void *ctx, uint32_t id, const void *key)
 {
-	return frame_eq(&((const struct profile *)ctx)->frames[id], key);
+	const struct profile *p = ctx;
+
+	return !(p->frec[id] & FREC_COMPACT) && frame_eq(&p->frames[p->frec[id]], key);
 }
 
 static bool sample_id_eq(const void *ctx, uint32_t id, const void *key)
@@ -184,6 +213,11 @@ void profile__free(struct profile *p)
 	free(p->stacks);
 	free(p->samples);
 	free(p->frames);
+	free(p->frec);
+	free(p->cidx);
+	for (size_t i = 0; i < p->n_nblk; i++)
+		free(p->nblk[i]);
+	free(p->nblk);
 	sample_runs__free(p->runs);
 	frame_log__free(p->flog);
 	free(p->fh);
@@ -206,6 +240,190 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	*v = nv;
 	*cap = ncap;
 	return 0;
+}
+
+/* ---- compact frames: a name only ---------------------------------------------------------- */
+
+/* Can f be kept compact: a name and flags, nothing else. */
+static bool name_only(const struct prof_frame *f)
+{
+	return !f->module && !f->mangled && !f->file && !f->addr && !f->rel && !f->mapping &&
+	       !f->line && !f->column && !f->start_line && (unsigned int)f->kind < 8;
+}
+
+static uint8_t compact_flags(const struct prof_frame *f)
+{
+	return (uint8_t)((unsigned int)f->kind | (unsigned int)f->named << 3 |
+			 (unsigned int)f->inlined << 4);
+}
+
+/* The flags byte of name id nid; its name follows it. */
+static const char *name_at(const struct profile *p, uint32_t nid)
+{
+	return p->nblk[nid >> NAME_SHIFT] + (nid & (NAME_BLOCK - 1));
+}
+
+static uint32_t compact_hash(uint8_t flags, const char *name, size_t len)
+{
+	return idtable_hash(idtable_hash(IDTABLE_SEED, &flags, 1), name, len);
+}
+
+/* Frame id's struct: in frames[], or a compact frame built in *tmp. */
+static const struct prof_frame *frame_get(const struct profile *p, uint32_t id,
+					  struct prof_frame *tmp)
+{
+	const char *n;
+
+	if (!(p->frec[id] & FREC_COMPACT))
+		return &p->frames[p->frec[id]];
+	n = name_at(p, p->frec[id] & ~FREC_COMPACT);
+	*tmp = (struct prof_frame){
+		.name = n + 1,
+		.kind = (enum frame_kind)(*n & 7),
+		.named = (*n >> 3) & 1,
+		.inlined = (*n >> 4) & 1,
+	};
+	return tmp;
+}
+
+/* Put compact frame id in cidx (room made by the caller). */
+static void cidx_put(struct profile *p, uint32_t id)
+{
+	const char *n = name_at(p, p->frec[id] & ~FREC_COMPACT);
+	uint32_t h = compact_hash((uint8_t)*n, n + 1, strlen(n + 1));
+	size_t i = h & (p->cap_cidx - 1);
+
+	while (p->cidx[i])
+		i = (i + 1) & (p->cap_cidx - 1);
+	p->cidx[i] = CIDX_SLOT(h, id);
+}
+
+/* Room in cidx for one more compact frame at a load of at most 3/4 (rebuilt after trim). */
+static int cidx_reserve(struct profile *p)
+{
+	size_t ncap = p->cap_cidx && p->cidx ? p->cap_cidx : 256;
+	uint32_t *old = p->cidx;
+
+	if (old && (p->n_compact + 1) * 4 <= p->cap_cidx * 3)
+		return 0;
+	while (ncap * 3 < 4 * (p->n_compact + 1))
+		ncap *= 2;
+	p->cidx = calloc(ncap, sizeof(*p->cidx));
+	if (!p->cidx) {
+		p->cidx = old;
+		return -ENOMEM;
+	}
+	free(old);
+	p->cap_cidx = ncap;
+	for (size_t id = 0; id < p->n_frames; id++)
+		if (p->frec[id] & FREC_COMPACT)
+			cidx_put(p, (uint32_t)id);
+	return 0;
+}
+
+/* Room for len bytes of names; their id in *nid. 0, -ENOMEM, or 1 when the ids are spent. */
+static int name_room(struct profile *p, size_t len, uint32_t *nid)
+{
+	char *b;
+
+	if (p->n_nblk && NAME_BLOCK - p->nblk_used >= len) {
+		*nid = (uint32_t)((p->n_nblk - 1) << NAME_SHIFT | p->nblk_used);
+		p->nblk_used += len;
+		return 0;
+	}
+	if (p->n_nblk == NAME_MAX_BLOCKS)
+		return 1;
+	if (grow((void **)&p->nblk, &p->cap_nblk, p->n_nblk, sizeof(*p->nblk)))
+		return -ENOMEM;
+	b = malloc(NAME_BLOCK);
+	if (!b)
+		return -ENOMEM;
+	p->nblk[p->n_nblk++] = b;
+	p->nblk_used = len;
+	*nid = (uint32_t)((p->n_nblk - 1) << NAME_SHIFT);
+	return 0;
+}
+
+/*
+ * Intern a name-only frame compactly. 0, -ENOMEM, or 1 when it must be a full frame (a name
+ * too long, or the names' or index's ids spent): a frame's content always takes the same way,
+ * but for the frames after the ids are spent, which are then looked for among the full ones.
+ */
+static int intern_compact(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	uint8_t flags = compact_flags(f);
+	char *safe = NULL;
+	const char *name = f->name;
+	size_t len, i;
+	uint32_t nid, h;
+	int err = 0;
+
+	/* the one rule for foreign text, as intern() */
+	if (!utf8safe_ok(name)) {
+		safe = utf8safe_dup(name);
+		if (!safe)
+			return -ENOMEM;
+		name = safe;
+	}
+	len = strlen(name);
+	if (len + 2 > NAME_MAX_COMPACT) {
+		err = 1;
+		goto out;
+	}
+	if (cidx_reserve(p)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	h = compact_hash(flags, name, len);
+	for (i = h & (p->cap_cidx - 1); p->cidx[i]; i = (i + 1) & (p->cap_cidx - 1)) {
+		uint32_t cid = (p->cidx[i] & CIDX_ID_MASK) - 1;
+		const char *n;
+
+		if ((p->cidx[i] ^ h) & ~CIDX_ID_MASK)
+			continue;
+		n = name_at(p, p->frec[cid] & ~FREC_COMPACT);
+		if ((uint8_t)*n == flags && !strcmp(n + 1, name)) {
+			*id = cid;
+			goto out;
+		}
+	}
+	/* ids past the index's: full frames */
+	if (p->n_frames >= CIDX_ID_MASK) {
+		err = 1;
+		goto out;
+	}
+	if (grow((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = name_room(p, len + 2, &nid);
+	if (err)
+		goto out;
+	memcpy(p->nblk[nid >> NAME_SHIFT] + (nid & (NAME_BLOCK - 1)) + 1, name, len + 1);
+	p->nblk[nid >> NAME_SHIFT][nid & (NAME_BLOCK - 1)] = (char)flags;
+	p->frec[p->n_frames] = FREC_COMPACT | nid;
+	p->cidx[i] = CIDX_SLOT(h, (uint32_t)p->n_frames);
+	p->n_compact++;
+	*id = (uint32_t)p->n_frames++;
+out:
+	free(safe);
+	return err;
+}
+
+/* Drop the in-memory frames (they went to the log): their names' blocks stay, bounded. */
+static void frames_drop(struct profile *p)
+{
+	free(p->frames);
+	p->frames = NULL;
+	p->cap_frames = 0;
+	p->n_full = 0;
+	free(p->frec);
+	p->frec = NULL;
+	p->cap_frec = 0;
+	free(p->cidx);
+	p->cidx = NULL;
+	p->cap_cidx = 0;
+	p->n_compact = 0;
 }
 
 /* ---- frames kept on disk ------------------------------------------------------------------ */
@@ -328,8 +546,9 @@ static int frames_in(struct profile *p, int *why)
 	int err;
 
 	*why = 0;
-	/* the in-memory table starts empty: the ids come back in order */
+	/* the in-memory tables start empty: the ids come back in order */
 	idtable_free(&p->fidx);
+	frames_drop(p);
 	p->n_frames = 0;
 	err = frame_log__each(p->flog, load_frame, &lc);
 	/* out of memory: the rest is lost too, if memory is left for that (else the log stays) */
@@ -425,12 +644,14 @@ static int frames_out(struct profile *p)
 	if (!err && (!fh || idtable_sized(&idx, p->n_frames)))
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < p->n_frames; i++) {
-		struct log_frame lf = to_log(&p->frames[i]);
+		struct prof_frame tmp;
+		const struct prof_frame *f = frame_get(p, (uint32_t)i, &tmp);
+		struct log_frame lf = to_log(f);
 		struct idslot *sl;
 		bool found;
 
 		err = frame_log__add(fl, &lf);
-		fh[i] = frame_content_hash(&p->frames[i]);
+		fh[i] = frame_content_hash(f);
 		sl = idtable_probe(&idx, (uint32_t)(fh[i].a >> 32), fhash_id_eq_in, fh, &fh[i],
 				   &found);
 		if (!err && !found)
@@ -443,9 +664,7 @@ static int frames_out(struct profile *p)
 		return err;
 	}
 	/* the strings stay interned (shared with mappings and names): a bounded few MB */
-	free(p->frames);
-	p->frames = NULL;
-	p->cap_frames = 0;
+	frames_drop(p);
 	idtable_free(&p->fidx);
 	p->fidx = idx;
 	p->flog = fl;
@@ -472,7 +691,13 @@ static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint3
 	struct idslot *sl;
 	bool found;
 	uint32_t h;
+	int err;
 
+	if (name_only(f)) {
+		err = intern_compact(p, f, id);
+		if (err <= 0)
+			return err;
+	}
 	nf.name = intern(p, f->name);
 	nf.module = f->module ? intern(p, f->module) : NULL;
 	nf.mangled = f->mangled ? intern(p, f->mangled) : NULL;
@@ -488,9 +713,12 @@ static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint3
 		*id = sl->id1 - 1;
 		return 0;
 	}
-	if (grow((void **)&p->frames, &p->cap_frames, p->n_frames, sizeof(*p->frames)))
+	if (p->n_full >= FREC_COMPACT || p->n_frames >= FREC_COMPACT - 1 ||
+	    grow((void **)&p->frames, &p->cap_frames, p->n_full, sizeof(*p->frames)) ||
+	    grow((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec)))
 		return -ENOMEM;
-	p->frames[p->n_frames] = nf;
+	p->frames[p->n_full] = nf;
+	p->frec[p->n_frames] = (uint32_t)p->n_full++;
 	idtable_fill(&p->fidx, sl, h, (uint32_t)p->n_frames);
 	*id = (uint32_t)p->n_frames++;
 	return 0;
@@ -662,7 +890,42 @@ static const struct prof_frame frame_not_in_memory = {
 
 const struct prof_frame *profile__frame(const struct profile *p, uint32_t id)
 {
-	return !p->flog && id < p->n_frames ? &p->frames[id] : &frame_not_in_memory;
+	/* compact frames are built here, in turn in each slot: see PROFILE_FRAME_RING */
+	static __thread struct prof_frame ring[PROFILE_FRAME_RING];
+	static __thread unsigned int at;
+
+	if (p->flog || id >= p->n_frames)
+		return &frame_not_in_memory;
+	if (!(p->frec[id] & FREC_COMPACT))
+		return &p->frames[p->frec[id]];
+	at = (at + 1) % PROFILE_FRAME_RING;
+	return frame_get(p, id, &ring[at]);
+}
+
+/* Shrink a growable array of n elements to its size; it stays as it was if realloc fails. */
+static void shrink(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (*cap <= n || !n)
+		return;
+	nv = realloc(*v, n * size);
+	if (nv) {
+		*v = nv;
+		*cap = n;
+	}
+}
+
+void profile__trim(struct profile *p)
+{
+	/* the compact frames' index: rebuilt if a frame is interned again */
+	free(p->cidx);
+	p->cidx = NULL;
+	shrink((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec));
+	shrink((void **)&p->frames, &p->cap_frames, p->n_full, sizeof(*p->frames));
+	shrink((void **)&p->samples, &p->cap_samples, p->n_samples, sizeof(*p->samples));
+	shrink((void **)&p->stacks, &p->cap_stacks, p->n_stacks, sizeof(*p->stacks));
+	shrink((void **)&p->maps, &p->cap_maps, p->n_maps, sizeof(*p->maps));
 }
 
 uint64_t profile__total(const struct profile *p)
@@ -900,7 +1163,8 @@ void profile__mem(const struct profile *p, struct profile_mem *m)
 	for (const struct pool_block *b = p->pool; b; b = b->next)
 		blocks++;
 	m->frames = p->cap_frames * sizeof(*p->frames) + p->fidx.cap * sizeof(struct idslot) +
-		    p->cap_fh * sizeof(*p->fh);
+		    p->cap_fh * sizeof(*p->fh) + p->cap_frec * sizeof(*p->frec) +
+		    (p->cidx ? p->cap_cidx * sizeof(*p->cidx) : 0) + p->n_nblk * NAME_BLOCK;
 	m->samples = p->cap_samples * sizeof(*p->samples) + p->sidx.cap * sizeof(struct idslot) +
 		     p->cap_stacks * sizeof(*p->stacks) + p->kidx.cap * sizeof(struct idslot) +
 		     blocks * POOL_BLOCK * sizeof(uint32_t);

@@ -113,9 +113,21 @@ size_t profile__n_frames(const struct profile *p);
 /*
  * Frame id; never NULL: a frame on disk (before profile__unspill) or an id out of range gives
  * a pseudo frame named PROFILE_FRAME_NOT_IN_MEMORY, shared by all such ids.
+ * A frame that is a name only (no module, address, file, line or mapping: what the folded and
+ * speedscope readers make) is kept compact and built on demand in one of PROFILE_FRAME_RING
+ * structs of the calling thread, taken in turn: the pointer holds until that many more calls
+ * of profile__frame in the thread (or until the next frame is interned, as for any frame);
+ * its strings hold as long as the profile. Copy the struct to keep it longer.
  */
 #define PROFILE_FRAME_NOT_IN_MEMORY "[frame not in memory]"
+#define PROFILE_FRAME_RING	    16
 const struct prof_frame *profile__frame(const struct profile *p, uint32_t id);
+
+/*
+ * Once a profile is read: give back the slack of its growing arrays and the index of its
+ * compact frames (rebuilt if frames are interned again). Nothing else changes.
+ */
+void profile__trim(struct profile *p);
 
 /* Sum of all sample counts. */
 uint64_t profile__total(const struct profile *p);

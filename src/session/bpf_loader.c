@@ -25,10 +25,10 @@ struct bpf_session {
 	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
-	uint32_t rows_cap; /* rows in unwind_rows; 0 without --unwind dwarf */
-	bool dwarf;	   /* the dstacks maps are in use */
-	bool runtimes;	   /* the rtstacks maps are in use (a runtime's walker, with dwarf) */
-	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
+	bool unwind;	/* the DWARF walker is started: its tables may be written */
+	bool dwarf;	/* the dstacks maps are in use */
+	bool runtimes;	/* the rtstacks maps are in use (a runtime's walker, with dwarf) */
+	int mmap_hooks; /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	/* how each aggregation map of each set is read and cleared (batched or per key) */
@@ -169,10 +169,9 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	int err = 0;
 
 	if (dwarf) {
-		if (!uw || !uw->rows || uw->rows > CP_MAX_UNWIND_ROWS)
+		if (!uw)
 			return -EINVAL;
-		err = bpf_map__set_max_entries(k->maps.unwind_rows, uw->rows);
-		if (!err && uw->procs)
+		if (uw->procs)
 			err = bpf_map__set_max_entries(k->maps.uprocs, uw->procs);
 		/* frame-pointer stacks are the fallback only (no table yet): 4 MiB, not 32 */
 		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
@@ -207,7 +206,7 @@ static int start_unwind(struct bpf_session *s)
 
 	if (bpf_map_update_elem(bpf_map__fd(k->maps.unwind_progs), &zero, &fd, BPF_ANY))
 		return -errno;
-	s->rows_cap = bpf_map__max_entries(k->maps.unwind_rows);
+	s->unwind = true;
 	return 0;
 }
 
@@ -484,54 +483,92 @@ int bpf_session__mmap_hooks(const struct bpf_session *s)
 	return s->mmap_hooks;
 }
 
-uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s)
+int bpf_session__add_row_chunks(struct bpf_session *s, uint32_t first, uint32_t n)
 {
-	return s->rows_cap;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	uint32_t keys[CP_MAX_ROW_CHUNKS], made = 0, count = n;
+	int fds[CP_MAX_ROW_CHUNKS], outer, err = 0;
+
+	if (!s->unwind)
+		return -EOPNOTSUPP;
+	if (!n || first > CP_MAX_ROW_CHUNKS || n > CP_MAX_ROW_CHUNKS - first)
+		return -EINVAL;
+	for (; made < n; made++) {
+		keys[made] = first + made;
+		/* one element, all the rows: the bytes of CP_ROW_CHUNK_ROWS rows in a row */
+		fds[made] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cp_row_chunk", sizeof(__u32),
+					   sizeof(struct cp_row_chunk), 1, &opts);
+		if (fds[made] < 0) {
+			err = -errno;
+			goto out;
+		}
+	}
+	/* the array of maps holds the chunks from here on */
+	outer = bpf_map__fd(s->skel->maps.unwind_chunks);
+	if (!bpf_map_update_batch(outer, keys, fds, &count, &bopts))
+		goto out;
+	/* a kernel without batched updates of arrays of maps: one at a time */
+	for (uint32_t i = 0; i < n && !err; i++)
+		if (bpf_map_update_elem(outer, &keys[i], &fds[i], BPF_ANY))
+			err = -errno;
+out:
+	for (uint32_t i = 0; i < made; i++)
+		close(fds[i]);
+	return err;
 }
 
 /* Rows written through one mapping at most: what the copy adds to RSS, for a moment. */
 #define ROWS_WINDOW_BYTES (1u << 20)
 
 /*
- * The row array is mapped a window at a time, only while rows are copied in: kept mapped
- * whole, all of its pages would count in cpuprof's RSS (tens of MiB) though nothing reads
- * them back. The kernel maps the pages of an mmapable array at mmap time (no faults), and
- * accepts a page offset.
+ * A chunk is mapped a window at a time, only while rows are copied in, through a descriptor
+ * of its own opened from its id in the array of maps: kept mapped, its pages would count in
+ * cpuprof's RSS though nothing reads them back. The kernel maps the pages of an mmapable
+ * array at mmap time (no faults), and accepts a page offset.
  */
-int bpf_session__put_unwind_rows(struct bpf_session *s, uint32_t first,
+int bpf_session__write_row_chunk(struct bpf_session *s, uint32_t chunk, uint32_t off,
 				 const struct cp_unwind_row *rows, uint32_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t off = (size_t)first * sizeof(*rows), end = off + (size_t)n * sizeof(*rows);
-	int fd;
+	size_t pos = (size_t)off * sizeof(*rows), end = pos + (size_t)n * sizeof(*rows);
+	uint32_t id;
+	int fd, err = 0;
 
-	if (!s->rows_cap)
+	if (!s->unwind)
 		return -EOPNOTSUPP;
-	if (first > s->rows_cap || n > s->rows_cap - first)
+	if (chunk >= CP_MAX_ROW_CHUNKS || off > CP_ROW_CHUNK_ROWS || n > CP_ROW_CHUNK_ROWS - off)
 		return -EINVAL;
-	fd = bpf_map__fd(s->skel->maps.unwind_rows);
-	while (off < end) {
-		size_t start = off & ~(page - 1), len = end - start, skip = off - start, maplen;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.unwind_chunks), &chunk, &id))
+		return errno == ENOENT ? -ENOENT : -errno;
+	fd = bpf_map_get_fd_by_id(id);
+	if (fd < 0)
+		return -errno;
+	while (pos < end) {
+		size_t start = pos & ~(page - 1), len = end - start, skip = pos - start, maplen;
 		char *p;
 
 		if (len > ROWS_WINDOW_BYTES)
 			len = ROWS_WINDOW_BYTES;
 		maplen = (len + page - 1) & ~(page - 1);
 		p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)start);
-		if (p == MAP_FAILED)
-			return -errno;
+		if (p == MAP_FAILED) {
+			err = -errno;
+			break;
+		}
 		memcpy(p + skip, (const char *)rows, len - skip);
 		munmap(p, maplen);
 		rows = (const struct cp_unwind_row *)((const char *)rows + (len - skip));
-		off = start + len;
+		pos = start + len;
 	}
-	return 0;
+	close(fd);
+	return err;
 }
 
 int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 				 const struct cp_unwind_proc *up)
 {
-	if (!s->rows_cap)
+	if (!s->unwind)
 		return -EOPNOTSUPP;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.uprocs), &pid, up, BPF_ANY))
 		return -errno;
@@ -543,7 +580,7 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 			    const struct cp_obj_table *t)
 {
-	if (!s->rows_cap)
+	if (!s->unwind)
 		return -EOPNOTSUPP;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.objtab), key, t, BPF_ANY))
 		return -errno;

@@ -19,7 +19,6 @@ struct drain;
 
 /* Sizes of the DWARF unwinder's maps. */
 struct bpf_unwind_sizes {
-	uint32_t rows;	/* capacity of the unwind row array, 1 to CP_MAX_UNWIND_ROWS */
 	uint32_t procs; /* process mapping tables (0: CP_DEF_UPROC_ENTRIES) */
 };
 
@@ -40,16 +39,22 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
  */
 int bpf_session__mmap_hooks(const struct bpf_session *s);
 
-/* --unwind dwarf: the capacity of the unwind row array (a BPF map); 0 without. */
-uint32_t bpf_session__unwind_rows_cap(const struct bpf_session *s);
+/*
+ * --unwind dwarf, the chunks of the unwind row store (shared.h, CP_ROW_CHUNK_ROWS): create
+ * chunks [first, first + n) (zeroed) in the array of maps the walker searches, in one batched
+ * update where the kernel has it (each update of an array of maps waits for an RCU grace
+ * period). 0, -EINVAL (out of range), -EOPNOTSUPP without --unwind dwarf, or the kernel's
+ * -errno (-ENOMEM); after an error some of them may be in, empty.
+ */
+int bpf_session__add_row_chunks(struct bpf_session *s, uint32_t first, uint32_t n);
 
 /*
- * Copy rows to [first, first + n) of the unwind row array, through a mapping of only those
- * pages, unmapped before returning: the array is kernel memory, not in cpuprof's RSS. The
- * rows are visible to the walker at once; publish them with bpf_session__set_unwind_proc.
- * 0, -EINVAL out of bounds, -EOPNOTSUPP without --unwind dwarf, or mmap's -errno.
+ * Copy rows to [off, off + n) of chunk i, through a mapping of only those pages, unmapped
+ * before returning: the chunk is kernel memory, not in cpuprof's RSS. The rows are visible to
+ * the walker at once; publish them with bpf_session__set_unwind_proc. 0, -EINVAL out of
+ * bounds, -ENOENT no such chunk, -EOPNOTSUPP without --unwind dwarf, or mmap's -errno.
  */
-int bpf_session__put_unwind_rows(struct bpf_session *s, uint32_t first,
+int bpf_session__write_row_chunk(struct bpf_session *s, uint32_t chunk, uint32_t off,
 				 const struct cp_unwind_row *rows, uint32_t n);
 
 /* Publish the mappings (and row ranges) of process pid for the walker. Safe at run time. */

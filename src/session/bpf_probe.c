@@ -51,7 +51,7 @@ static int load_one(size_t idx, char *log, size_t log_size, char *name, size_t n
 					       .user_stacks = 1,
 					       .kernel_stacks = 1,
 					       .unwind_dwarf = 1};
-	err = bpf_map__set_max_entries(skel->maps.unwind_rows, 1);
+	err = 0;
 	bpf_object__for_each_program(prog, skel->obj)
 	{
 		bool mine = i++ == idx;

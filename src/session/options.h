@@ -62,7 +62,7 @@ const char *options_output_name(const struct cp_options *o, size_t i);
 
 #define CP_DEFAULT_FREQUENCY 99
 /* --max-unwind-memory default: the most the unwind tables may take */
-#define CP_DEFAULT_UNWIND_MIB 64
+#define CP_DEFAULT_UNWIND_MIB 128
 /*
  * --drain-interval default: the in-kernel counts are read (and their stacks named) this often
  * while recording, and sooner when a map is a quarter full (CP_DRAIN_FILL_PCT).

@@ -42,9 +42,6 @@
  */
 #define CP_SPILL_AFTER (1u << 15)
 
-/* Unwind rows kept free for what processes map after the start: 16 MiB at least. */
-#define CP_UNWIND_ROOM_ROWS (1u << 20)
-
 /* The fds of the session's loop (-1: none). */
 struct record_fds {
 	int sig;   /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */

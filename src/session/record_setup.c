@@ -132,20 +132,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/*
- * Rows for the unwind row array: what was built before sampling and room for what processes
- * map later (exec, dlopen, new processes), within --max-unwind-memory.
- */
-static uint32_t plan_rows(const struct record *r)
-{
-	uint64_t built = unwind_maps__rows(r->um), room = built / 2, rows;
-
-	if (room < CP_UNWIND_ROOM_ROWS)
-		room = CP_UNWIND_ROOM_ROWS;
-	rows = built + room;
-	return rows < r->max_rows ? (uint32_t)rows : r->max_rows;
-}
-
 static int publish_proc(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
 {
 	return bpf_session__set_unwind_proc(ctx, pid, up);
@@ -156,30 +142,36 @@ static int put_object(void *ctx, const struct cp_obj_key *key, const struct cp_o
 	return bpf_session__put_object(ctx, key, t);
 }
 
-static int put_rows(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n)
+static int add_row_chunks(void *ctx, uint32_t first, uint32_t n)
 {
-	return bpf_session__put_unwind_rows(ctx, first, rows, n);
+	return bpf_session__add_row_chunks(ctx, first, n);
 }
 
-/* Move the tables built so far into the BPF maps; warn once about what did not fit. */
+static int write_row_chunk(void *ctx, uint32_t chunk, uint32_t off,
+			   const struct cp_unwind_row *rows, uint32_t n)
+{
+	return bpf_session__write_row_chunk(ctx, chunk, off, rows, n);
+}
+
+/* Move the tables built so far into the BPF maps; warn once about what could not be. */
 static int attach_tables(struct record *r)
 {
 	struct unwind_maps_stats st;
-	struct unwind_sink sink = {.cap = bpf_session__unwind_rows_cap(r->bpf),
-				   .put_rows = put_rows,
-				   .publish = publish_proc,
-				   .put_object = put_object,
-				   .ctx = r->bpf};
+	struct unwind_sink sink = {
+		.rows = {.add_chunks = add_row_chunks, .write = write_row_chunk, .ctx = r->bpf},
+		.publish = publish_proc,
+		.put_object = put_object,
+		.ctx = r->bpf,
+	};
 	int err;
 
 	err = unwind_maps__attach(r->um, &sink);
 	unwind_maps__stats(r->um, &st);
 	if (st.objects_dropped)
-		pr_warn("out of memory for the unwind tables: %u MiB allocated, so the %zu "
-			"largest tables (%zu rows) are left out and their code is walked with "
-			"frame "
+		pr_warn("out of kernel memory for the unwind tables: %zu MiB allocated, so %zu "
+			"tables (%zu rows) are left out and their code is walked with frame "
 			"pointers",
-			(unsigned int)(((uint64_t)sink.cap * sizeof(struct cp_unwind_row)) >> 20),
+			st.chunks * CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row) >> 20,
 			st.objects_dropped, st.rows_dropped);
 	if (err)
 		pr_debug("cannot publish the unwind tables: %s", strerror(-err));
@@ -189,24 +181,15 @@ static int attach_tables(struct record *r)
 static int open_bpf(struct record *r, const char **step)
 {
 	struct bpf_unwind_sizes uw = {0};
-	int err;
 
 	if (!r->cfg.unwind_dwarf)
 		return bpf_session__open(&r->bpf, &r->cfg, NULL, log_get_level() >= LOG_DEBUG,
 					 step);
-	uw.rows = plan_rows(r);
 	/* a process mapping table per process known now, with room for as many again */
 	uw.procs = CP_DEF_UPROC_ENTRIES;
 	while (uw.procs < 2 * r->pre.procs)
 		uw.procs *= 2;
-	for (;;) {
-		err = bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
-		/* the row array is allocated at once: ask for less, leaving out the largest */
-		if (err != -ENOMEM || uw.rows <= CP_UNWIND_ROOM_ROWS / 16)
-			return err;
-		pr_debug("cannot allocate %u unwind rows; trying %u", uw.rows, uw.rows / 2);
-		uw.rows /= 2;
-	}
+	return bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
 }
 
 int record_load_bpf(struct record *r)

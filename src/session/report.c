@@ -96,15 +96,52 @@ static void unwind_summary(const struct report *r)
 	struct unwind_maps_stats us;
 
 	unwind_maps__stats(r->um, &us);
-	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row array %zu KiB of BPF map "
+	pr_info("unwind tables: %zu objects, %zu rows, %zu KiB (row store %zu KiB of BPF map "
 		"memory: kernel, not in RSS), built in %.1f ms; %zu objects without (no CFI), "
 		"%zu left out (--max-unwind-memory), %zu left out (out of memory); %" PRIu64
 		" user stacks walked to their outermost frame, %" PRIu64 " of %" PRIu64
 		" reached an entry point",
 		us.objects, us.rows, us.rows * sizeof(struct cp_unwind_row) >> 10,
-		us.rows_cap * sizeof(struct cp_unwind_row) >> 10, (double)us.build_ns / 1e6,
-		us.objects_failed, us.objects_full, us.objects_dropped, r->stats[CP_STAT_DWARF_OK],
-		r->agg.ustacks_entry, r->agg.ustacks);
+		us.chunks * CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row) >> 10,
+		(double)us.build_ns / 1e6, us.objects_failed, us.objects_full, us.objects_dropped,
+		r->stats[CP_STAT_DWARF_OK], r->agg.ustacks_entry, r->agg.ustacks);
+}
+
+/* MiB that n rows take, rounded up. */
+static uint64_t rows_mib(uint64_t n)
+{
+	return (n * sizeof(struct cp_unwind_row) + (1u << 20) - 1) >> 20;
+}
+
+/*
+ * Without -v: the unwind tables that did not fit in --max-unwind-memory (their code is
+ * walked with frame pointers, so stacks through it may end early), and the value that would
+ * have held them all.
+ */
+static void unwind_left_out(const struct report *r)
+{
+	struct unwind_maps_stats us;
+	uint64_t want;
+	char act[96];
+
+	unwind_maps__stats(r->um, &us);
+	if (!us.objects_full)
+		return;
+	want = rows_mib((uint64_t)us.rows + us.rows_full);
+	if (want <= r->o->max_unwind_mib)
+		want = r->o->max_unwind_mib + rows_mib(us.largest_full);
+	if (want > CP_MAX_UNWIND_ROWS * sizeof(struct cp_unwind_row) >> 20)
+		want = CP_MAX_UNWIND_ROWS * sizeof(struct cp_unwind_row) >> 20;
+	if (want > r->o->max_unwind_mib)
+		snprintf(act, sizeof(act), "run with --max-unwind-memory %" PRIu64 "%s", want,
+			 want < rows_mib((uint64_t)us.rows + us.rows_full) ? " to keep more" : "");
+	else
+		snprintf(act, sizeof(act), "that is the most --max-unwind-memory takes");
+	pr_warn_more("unwind tables left out: %zu (%" PRIu64 " MiB, the largest %" PRIu64
+		     " MiB) did not fit in --max-unwind-memory %" PRIu64
+		     "; stacks through them may end early; %s",
+		     us.objects_full, rows_mib(us.rows_full), rows_mib(us.largest_full),
+		     r->o->max_unwind_mib, act);
 }
 
 /*
@@ -177,6 +214,8 @@ void report_summary(const struct report *r, size_t n_outs)
 		pr_warn_more("with lost or unnamed frames: %s", damaged);
 	if (*wide)
 		pr_warn_more("in all processes sampled, before --comm: %s", wide);
+	if (r->um)
+		unwind_left_out(r);
 	if (r->o->comm_regex && !nproc)
 		pr_warn("no process named like --comm '%s' ran on a CPU while recording",
 			r->o->comm_regex);

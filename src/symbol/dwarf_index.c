@@ -85,6 +85,9 @@ struct di_ctx {
 /* DIE bytes to index that make one more thread worth its set-up */
 #define DI_BYTES_PER_THREAD (4 << 20)
 
+/* compressed sections remembered to give their file pages back (more are kept mapped) */
+#define DI_MAX_ZSEC 32
+
 struct dwarf_index {
 	Elf *elf, *dbg_elf, *mini_elf;
 	struct fmap map, dbg_map; /* whole files, guarded (see map_elf) */
@@ -102,7 +105,11 @@ struct dwarf_index {
 	struct lt_sections lt_sec; /* .debug_line and its strings, for line_table */
 	struct fmap *dw_map;	   /* the mapping DWARF is read from, for more contexts */
 	bool serial;		   /* sections decompressed in place: one context only */
-	bool populated;		   /* the debug sections' page tables filled (a batch) */
+	struct di_zsec {
+		uint64_t off, size;
+	} zsec[DI_MAX_ZSEC]; /* compressed sections' bytes in the file (release_compressed) */
+	unsigned int n_zsec;
+	bool populated; /* the debug sections' page tables filled (a batch) */
 	struct di_ctx ctx[DI_MAX_JOBS];
 	unsigned int n_ctx;
 	uint64_t thread_bytes; /* DIE bytes to index per thread of a batch */
@@ -825,7 +832,7 @@ static bool never_read(const char *name)
  * tenth off naming 25,000 libc addresses. Only the section headers in memory change (the file
  * is mapped private).
  */
-static bool prepare_compressed(Elf *elf)
+static bool prepare_compressed(struct dwarf_index *di, Elf *elf)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -842,10 +849,12 @@ static bool prepare_compressed(Elf *elf)
 		name = elf_strptr(elf, shstrndx, shdr.sh_name);
 		if (name && !strncmp(name, ".zdebug", 7))
 			any = true;
-		if (!(shdr.sh_flags & SHF_COMPRESSED))
+		if (!(shdr.sh_flags & SHF_COMPRESSED) && !(name && !strncmp(name, ".zdebug", 7)))
 			continue;
 		any = true;
-		if (never_read(name)) {
+		if (di->n_zsec < DI_MAX_ZSEC && shdr.sh_type != SHT_NOBITS)
+			di->zsec[di->n_zsec++] = (struct di_zsec){shdr.sh_offset, shdr.sh_size};
+		if ((shdr.sh_flags & SHF_COMPRESSED) && never_read(name)) {
 			shdr.sh_name = 0;
 			gelf_update_shdr(scn, &shdr);
 		}
@@ -875,7 +884,7 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 		di->flags |= DI_ZSTD;
 	if (debug_has_dwarf(src)) {
 		/* before libdw decompresses anything in place */
-		di->serial = prepare_compressed(src);
+		di->serial = prepare_compressed(di, src);
 		di->ctx[0].dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);
 		if (di->ctx[0].dw) {
 			di->flags |= DI_DWARF;
@@ -953,6 +962,33 @@ static void release_pages(const struct fmap *m, Elf *elf, bool serial)
 	(void)madvise(m->p, m->size, MADV_DONTNEED);
 }
 
+/*
+ * Give back the file pages of the compressed sections: libelf inflates a section into memory
+ * of its own and never reads (nor writes) its compressed bytes again, so the pages of a
+ * private mapping are unwritten and fault in again from the file should they be read. Only
+ * whole pages inside a section (its neighbours may be written). libc6-dbg's debug file is
+ * 4 MB of such sections, read in full when libdw inflates them.
+ */
+static void release_compressed(const struct dwarf_index *di)
+{
+	const struct fmap *m = di->dw_map;
+	Elf *elf = m == &di->dbg_map ? di->dbg_elf : di->elf;
+	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (!m || !m->p || !ident || ident[EI_DATA] != ELFDATA2LSB)
+		return;
+	for (unsigned int i = 0; i < di->n_zsec; i++) {
+		uint64_t lo = (di->zsec[i].off + page - 1) & ~(page - 1);
+		uint64_t hi = (di->zsec[i].off + di->zsec[i].size) & ~(page - 1);
+
+		if (hi > m->size)
+			hi = m->size & ~(page - 1);
+		if (lo < hi)
+			(void)madvise((char *)m->p + lo, hi - lo, MADV_DONTNEED);
+	}
+}
+
 size_t dwarf_index__trim(struct dwarf_index *di)
 {
 	size_t n = 0;
@@ -962,6 +998,8 @@ size_t dwarf_index__trim(struct dwarf_index *di)
 	/* the file pages read for the last batch: mapped again by the next one (populate) */
 	release_pages(&di->map, di->elf, di->serial);
 	release_pages(&di->dbg_map, di->dbg_elf, di->serial);
+	if (di->serial)
+		release_compressed(di);
 	di->populated = false;
 	for (size_t i = 0; i < di->n_cus; i++)
 		n += line_table__trim(di->cus[i].lt, false);

@@ -16,12 +16,17 @@
 #include "symbol/line_table.h"
 #include "util/leb128.h"
 
-/* Decoded rows of one sequence. */
+/*
+ * Decoded rows of one sequence, 12 bytes each: the rows of the code named are the biggest part
+ * of a line table (12 MB of a system-wide recording's heap at 16 bytes a row).
+ */
 struct lt_drow {
-	uint64_t addr;
-	uint32_t line, col, file;
-	bool end;
+	uint32_t off; /* the address - its sequence's lo (close_seq: a sequence spans < 4 GiB) */
+	uint32_t line;
+	uint16_t col; /* emit: a column over 0xffff makes the table invalid (libdw) */
+	uint16_t file : 15, end : 1; /* emit: so does a file number over 0x7fff (libdw then) */
 };
+_Static_assert(sizeof(struct lt_drow) == 12, "line rows are 12 bytes");
 
 /*
  * One sequence: rows first_row .. first_row + n_rows - 1 in program order, from program offset
@@ -97,14 +102,21 @@ static const char *sec_string(const uint8_t *sec, size_t size, uint64_t off)
 	return (const char *)sec + off;
 }
 
-/* n bytes from the table's blocks, 8-aligned; freed with the table. */
+/*
+ * n bytes from the table's blocks, 8-aligned; freed with the table. The first block is small
+ * and each next one twice the last, up to 16 KiB: a table per compile unit, most of which join
+ * a few names or none.
+ */
 static void *lt_alloc(struct line_table *lt, size_t n)
 {
 	struct lt_block *b = lt->blocks;
 
 	n = (n + 7) & ~(size_t)7;
 	if (!b || b->size - b->used < n) {
-		size_t size = n > 16384 ? n : 16384;
+		size_t size = b ? (b->size < 8192 ? b->size * 2 : 16384) : 256;
+
+		if (size < n)
+			size = n;
 
 		b = malloc(sizeof(*b) + size);
 		if (!b)
@@ -457,6 +469,7 @@ struct pass {
 	/* decode */
 	struct lt_drow *rows;
 	size_t n, cap;
+	uint64_t base; /* the sequence's lo */
 };
 
 static void key_max(uint64_t *a, uint32_t *idx, bool *end, uint64_t addr, uint32_t i, bool e)
@@ -472,6 +485,8 @@ static int emit(struct pass *ps, const struct state *st, bool end)
 {
 	if (st->line > INT_MAX || st->line < INT_MIN || st->col > 0xffff || st->isa > 0xff)
 		return -EINVAL; /* libdw's fields cannot hold it: the whole table is invalid */
+	if (st->file > 0x7fff)
+		return -EINVAL; /* more than a row holds: the callers ask libdw instead */
 	if (ps->scan) {
 		struct lt_seq *s = &ps->cur;
 		uint32_t idx = ps->n_rows++;
@@ -495,10 +510,11 @@ static int emit(struct pass *ps, const struct state *st, bool end)
 		s->n_rows++;
 		return 0;
 	}
-	if (ps->n == ps->cap)
-		return -EINVAL; /* more rows than the scan counted: cannot be */
+	if (ps->n == ps->cap || st->addr < ps->base || st->addr - ps->base > UINT32_MAX)
+		return -EINVAL; /* more rows than the scan counted, or out of its range: cannot be
+				 */
 	ps->rows[ps->n++] = (struct lt_drow){
-		.addr = st->addr,
+		.off = (uint32_t)(st->addr - ps->base),
 		.line = st->line > 0 ? (uint32_t)st->line : 0,
 		.col = st->col,
 		.file = st->file,
@@ -514,6 +530,8 @@ static int close_seq(struct pass *ps)
 
 	if (!ps->scan || !ps->cur.n_rows)
 		return 0;
+	if (ps->cur.hi - ps->cur.lo > UINT32_MAX)
+		return -EINVAL; /* rows keep 32-bit offsets: left to libdw */
 	/*
 	 * Rows that go back in address are sorted once decoded (decode_seq); the greatest is
 	 * then the last. Its number only needs to tell this sequence from the others.
@@ -826,8 +844,8 @@ static int cmp_sort_row(const void *a, const void *b)
 {
 	const struct sort_row *x = a, *y = b;
 
-	if (x->r.addr != y->r.addr)
-		return x->r.addr < y->r.addr ? -1 : 1;
+	if (x->r.off != y->r.off)
+		return x->r.off < y->r.off ? -1 : 1;
 	if (x->r.end != y->r.end)
 		return x->r.end ? -1 : 1; /* ends first at one address */
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -854,7 +872,7 @@ static int sort_rows(struct lt_drow *rows, uint32_t n)
 
 static int decode_seq(struct line_table *lt, struct lt_seq *s)
 {
-	struct pass ps = {.lt = lt, .cap = s->n_rows};
+	struct pass ps = {.lt = lt, .cap = s->n_rows, .base = s->lo};
 	int err;
 
 	/* the scan counted the rows */
@@ -892,6 +910,7 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 	uint32_t best_idx = 0;
 	bool best_end = false, found = false;
 	const struct lt_drow *best_row = NULL;
+	uint64_t best_lo = 0; /* best_row's sequence's lo */
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -934,7 +953,7 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 			while (a < b) {
 				size_t mid = a + (b - a) / 2;
 
-				if (s->rows[mid].addr <= addr)
+				if (s->lo + s->rows[mid].off <= addr)
 					a = mid + 1;
 				else
 					b = mid;
@@ -944,11 +963,12 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 				idx = s->first_row + (uint32_t)(a - 1);
 			}
 		}
-		if (r && (!found || after(r->addr, r->end, idx, best, best_end, best_idx))) {
-			best = r->addr;
+		if (r && (!found || after(s->lo + r->off, r->end, idx, best, best_end, best_idx))) {
+			best = s->lo + r->off;
 			best_end = r->end;
 			best_idx = idx;
 			best_row = r;
+			best_lo = s->lo;
 			found = true;
 		}
 	}
@@ -969,11 +989,13 @@ int line_table__find(struct line_table *lt, uint64_t addr, struct lt_row *row)
 			}
 			s->used = lt->epoch;
 			best_row = &s->rows[best_idx - s->first_row];
+			best_lo = s->lo;
 			break;
 		}
 		if (!best_row)
 			return -ENOENT;
 	}
-	*row = (struct lt_row){best_row->addr, best_row->line, best_row->col, best_row->file};
+	*row = (struct lt_row){best_lo + best_row->off, best_row->line, best_row->col,
+			       best_row->file};
 	return 0;
 }

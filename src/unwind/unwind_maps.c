@@ -17,7 +17,7 @@
 struct uw_obj {
 	struct cp_unwind_row *rows; /* the built rows until attach() places them */
 	uint32_t n;
-	uint32_t first; /* in the sink's row array, when placed */
+	uint32_t first; /* in the row store, when placed */
 	bool placed;
 	uint64_t base; /* vaddr the row pcs are relative to */
 	uint32_t n_segs;
@@ -48,10 +48,10 @@ struct unwind_maps {
 	struct unwind_sink sink;
 	bool attached;
 	uint32_t max_rows;
-	uint64_t built;	      /* rows of all tables built (placed or not) */
-	uint32_t used;	      /* rows in use in the sink */
-	void *keys;	      /* tsearch tree of struct uw_key *, by (dev, ino) */
-	struct uw_obj **list; /* every object once (the vDSO's too) */
+	uint64_t built;		 /* rows of the tables kept (in memory or placed) */
+	struct row_store *store; /* once attached */
+	void *keys;		 /* tsearch tree of struct uw_key *, by (dev, ino) */
+	struct uw_obj **list;	 /* every object once (the vDSO's too) */
 	size_t n_list, cap_list;
 	struct uw_proc *pending; /* added before attach */
 	size_t n_pending, cap_pending;
@@ -94,13 +94,70 @@ void unwind_maps__free(struct unwind_maps *um)
 	}
 	free(um->list);
 	free(um->pending);
+	row_store__free(um->store);
 	free(um);
 }
 
+/* A table of n rows left out: over --max-unwind-memory. */
+static void count_full(struct unwind_maps *um, size_t n)
+{
+	um->st.objects_full++;
+	um->st.rows_full += n;
+	if (n > um->st.largest_full)
+		um->st.largest_full = n;
+}
+
 /*
- * Keep the table ut of o, and free ut: its rows go into the sink once attached; before, o
- * takes them over. Left out (counted) when over the budget, the sink is full or the rows
- * cannot be written there.
+ * Before attach: make room for a table of n rows by leaving out the largest tables kept, as
+ * long as they are larger than it (so many small tables are kept rather than one big one).
+ */
+static void make_room(struct unwind_maps *um, size_t n)
+{
+	while (n > um->max_rows - um->built) {
+		struct uw_obj *big = NULL;
+
+		for (size_t i = 0; i < um->n_list; i++) {
+			struct uw_obj *o = um->list[i];
+
+			if (o->rows && o->n > n && (!big || o->n > big->n))
+				big = o;
+		}
+		if (!big)
+			return;
+		count_full(um, big->n);
+		um->built -= big->n;
+		um->st.objects--;
+		free(big->rows);
+		big->rows = NULL;
+		big->n = 0;
+	}
+}
+
+/*
+ * Place rows[0, n) of o in the row store. 0, or -1 when they are left out (counted): over
+ * the budget, or the store could not take them.
+ */
+static int place(struct unwind_maps *um, struct uw_obj *o, const struct cp_unwind_row *rows,
+		 size_t n)
+{
+	int err = row_store__add(um->store, rows, (uint32_t)n, &o->first);
+
+	if (err == -ENOSPC) {
+		count_full(um, n);
+		return -1;
+	}
+	if (err) {
+		um->st.objects_dropped++;
+		um->st.rows_dropped += n;
+		return -1;
+	}
+	o->placed = true;
+	return 0;
+}
+
+/*
+ * Keep the table ut of o, and free ut: its rows go into the row store once attached; before,
+ * o takes them over. Left out (counted) when over the budget or the rows cannot be written.
  */
 static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_table *ut)
 {
@@ -117,27 +174,25 @@ static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_t
 	o->base = unwind_table__base(ut);
 	if (!n)
 		goto out;
-	if (n > um->max_rows - um->built || (um->attached && n > (size_t)um->sink.cap - um->used)) {
-		um->st.objects_full++;
+	if (n > um->max_rows) {
+		count_full(um, n);
 		goto out;
 	}
 	if (um->attached) {
-		if (um->sink.put_rows(um->sink.ctx, um->used, unwind_table__rows(ut, &n),
-				      (uint32_t)n)) {
-			um->st.objects_dropped++;
-			um->st.rows_dropped += n;
+		if (place(um, o, unwind_table__rows(ut, &n), n))
+			goto out;
+	} else {
+		make_room(um, n);
+		if (n > um->max_rows - um->built) {
+			count_full(um, n);
 			goto out;
 		}
-		o->first = um->used;
-		o->placed = true;
-		um->used += (uint32_t)n;
-	} else {
 		o->rows = unwind_table__take_rows(ut, &n);
 	}
 	o->n = (uint32_t)n;
 	um->built += n;
 	um->st.objects++;
-	um->st.rows = um->attached ? um->used : um->built;
+	um->st.rows = um->built;
 out:
 	unwind_table__free(ut);
 }
@@ -391,46 +446,40 @@ static void put_key(const void *node, VISIT which, void *ctx)
 		put_object(ctx, k->dev, k->ino, k->o);
 }
 
-static int cmp_size_desc(const void *a, const void *b)
+static int cmp_size_asc(const void *a, const void *b)
 {
 	const struct uw_obj *x = *(struct uw_obj *const *)a, *y = *(struct uw_obj *const *)b;
 
-	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+	return x->n < y->n ? -1 : x->n > y->n;
 }
 
 int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
 {
-	uint64_t total = um->built;
 	size_t i;
 	int err = 0;
 
+	um->store = row_store__new(um->max_rows, &sink->rows);
+	if (!um->store)
+		return -ENOMEM;
 	um->sink = *sink;
 	um->attached = true;
-	um->st.rows_cap = sink->cap;
-	/* the largest tables are the ones left to frame pointers when they do not all fit */
+	/* smallest first: the largest are left out when the store cannot grow */
 	if (um->n_list)
-		qsort(um->list, um->n_list, sizeof(*um->list), cmp_size_desc);
+		qsort(um->list, um->n_list, sizeof(*um->list), cmp_size_asc);
 	for (i = 0; i < um->n_list; i++) {
 		struct uw_obj *o = um->list[i];
 
 		if (!o->rows)
 			continue;
-		if (total > sink->cap || sink->put_rows(sink->ctx, um->used, o->rows, o->n)) {
-			total -= o->n;
+		if (place(um, o, o->rows, o->n)) {
 			um->built -= o->n;
-			um->st.objects_dropped++;
 			um->st.objects--;
-			um->st.rows_dropped += o->n;
 			o->n = 0;
-		} else {
-			o->first = um->used;
-			o->placed = true;
-			um->used += o->n;
 		}
 		free(o->rows);
 		o->rows = NULL;
 	}
-	um->st.rows = um->used;
+	um->st.rows = um->built;
 	twalk_r(um->keys, put_key, um);
 	for (i = 0; i < um->n_pending; i++) {
 		int e = publish(um, &um->pending[i]);
@@ -446,5 +495,11 @@ int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink)
 
 void unwind_maps__stats(const struct unwind_maps *um, struct unwind_maps_stats *st)
 {
+	struct row_store_stats rs = {0};
+
 	*st = um->st;
+	st->rows_cap = um->max_rows;
+	if (um->store)
+		row_store__stats(um->store, &rs);
+	st->chunks = rs.chunks;
 }

@@ -7,11 +7,14 @@
  * names from.
  *
  * Two phases. Before the BPF maps exist, tables are built into memory (the processes that
- * exist when recording starts, the command's executable, the libraries every program maps), so
- * the row array can be sized from what was built. attach() then lays the tables out in the
- * row array, largest left out first when it is smaller than what was built, and publishes the
- * mapping tables. After attach, new tables are appended (a bump allocator: rows are never
- * freed during a recording); an object that does not fit is walked with frame pointers.
+ * exist when recording starts, the command's executable, the libraries every program maps),
+ * within the budget of --max-unwind-memory (a table that does not fit pushes out a larger one
+ * built before, so one huge table does not starve many small ones). attach() then moves them,
+ * smallest first, into the row store (unwind/row_store.h), which grows a chunk at a time up to
+ * that same budget, and publishes the mapping tables. After attach, new tables are appended as
+ * they are built (rows are never freed during a recording); one over the budget is left out
+ * (counted with its rows: the summary says how much more memory it wanted) and its code is
+ * walked with frame pointers.
  * Nothing here prints.
  */
 #ifndef CPUPROF_UNWIND_MAPS_H
@@ -21,18 +24,16 @@
 #include <linux/types.h>
 #include "shared.h"
 #include "proc/proc_snapshot.h"
+#include "unwind/row_store.h"
 
 struct unwind_maps;
 
 /*
- * Where attach() puts the tables: the BPF row array and uprocs map, or a test's buffers. The
- * row array is written through put_rows and never read back: user space need not keep it
- * mapped.
+ * Where attach() puts the tables: the chunks of the row store and the uprocs map in BPF, or a
+ * test's buffers. Rows are written and never read back: user space need not keep them mapped.
  */
 struct unwind_sink {
-	uint32_t cap; /* rows in the row array */
-	/* copy rows to [first, first + n) of the row array (in bounds); 0 or a negative errno */
-	int (*put_rows)(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n);
+	struct row_store_ops rows; /* the row store's chunks */
 	/* store the mapping table of pid; 0 or a negative errno */
 	int (*publish)(void *ctx, uint32_t pid, const struct cp_unwind_proc *up);
 	/* store the table of a file for the walker's own lookups (objtab); NULL: none */
@@ -41,14 +42,17 @@ struct unwind_sink {
 };
 
 struct unwind_maps_stats {
-	size_t objects;		/* files with a table in the row array (or built, before attach) */
+	size_t objects;		/* files with a table in the row store (or built, before attach) */
 	size_t objects_failed;	/* files without one: no CFI, not x86-64 ELF, unreadable */
-	size_t objects_full;	/* left out: over --max-unwind-memory, or the row array was full */
-	size_t objects_dropped; /* left out at attach: the row array could not be allocated that
-				   large (largest first); or their rows could not be written */
+	size_t objects_full;	/* left out: over --max-unwind-memory */
+	size_t rows_full;	/* their rows */
+	size_t largest_full;	/* rows of the largest of them */
+	size_t objects_dropped; /* left out: their rows could not be written (no memory for a
+				   chunk of the row store) */
 	size_t rows;		/* rows in use (built, before attach) */
-	size_t rows_cap;	/* capacity of the row array (0 before attach) */
-	size_t rows_dropped;	/* rows of the objects dropped (at attach, or not written) */
+	size_t rows_cap;	/* --max-unwind-memory in rows */
+	size_t chunks;		/* chunks of the row store (CP_ROW_CHUNK_ROWS rows each) */
+	size_t rows_dropped;	/* rows of the objects dropped */
 	size_t procs;		/* process mapping tables published */
 	size_t maps_dropped;	/* mappings beyond CP_MAX_UNWIND_MAPS of a process */
 	size_t objtab_failed;	/* files the walker cannot find by their VMA (objtab full) */
@@ -78,9 +82,10 @@ int unwind_maps__add_file(struct unwind_maps *um, int fd);
 uint32_t unwind_maps__rows(const struct unwind_maps *um);
 
 /*
- * Lay the tables built so far out in sink's row array (the largest tables left out when they
- * do not all fit) and publish the mapping tables of the processes added before. From then on
- * everything goes to sink. 0 or the first publisher error.
+ * Move the tables built so far into a row store of at most max_rows rows whose chunks sink
+ * creates (smallest tables first: the largest are the ones left out when the chunks cannot
+ * be allocated), and publish the mapping tables of the processes added before. From then on
+ * everything goes to sink. 0, -ENOMEM (no store), or the first publisher error.
  */
 int unwind_maps__attach(struct unwind_maps *um, const struct unwind_sink *sink);
 

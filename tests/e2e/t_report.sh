@@ -78,6 +78,16 @@ if ! ldd "$CPUPROF" 2>/dev/null | grep -q libasan; then
 	[ $(($(cat "$TMP/rss") * 1024)) -le $((4 * size)) ] ||
 		fail "report of a $((size >> 20)) MiB JSON file peaked at $(($(cat "$TMP/rss") >> 10)) MiB RSS, more than 4 times its size"
 	rm -f "$TMP/big.json"
+	# every frame distinct: the profile's frames are most of the memory (a struct of 80 bytes,
+	# its index and an interned name made 14 times the 13 bytes of a frame in the file)
+	python3 bench/gen_readers.py unique 24 "$TMP/uniq.folded" || fail "gen_readers.py"
+	/usr/bin/time -f %M -o "$TMP/rss" "$CPUPROF" report -n 3 "$TMP/uniq.folded" >"$TMP/uniq.top" ||
+		fail "report of a 24 MB folded file of distinct frames"
+	[ "$(grep -c ' f_[0-9a-f]*$' "$TMP/uniq.top")" -eq 3 ] || fail "distinct frames: $(cat "$TMP/uniq.top")"
+	size=$(stat -c %s "$TMP/uniq.folded")
+	[ $(($(cat "$TMP/rss") * 1024)) -le $((4 * size)) ] ||
+		fail "report of a $((size >> 20)) MiB folded file of distinct frames peaked at $(($(cat "$TMP/rss") >> 10)) MiB RSS, more than 4 times its size"
+	rm -f "$TMP/uniq.folded"
 fi
 
 # a recording of our own, in three formats: one table, shares as in the folded counts

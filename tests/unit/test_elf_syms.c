@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1228,6 +1229,72 @@ static void test_crafted_files(void **state)
 	elf_syms__free(es);
 }
 
+/*
+ * Names of 48 KiB each, over 1 MiB in all (as a Rust library's mangled names), read from a file:
+ * the index reads them in the file's mapping rather than copying them to the heap, and they stay
+ * right after the file is closed and unlinked.
+ */
+#define LONG_NAME 49152
+
+static void test_big_strtab_borrowed(void **state)
+{
+	char tmp[] = "/tmp/cpuprof_bigstr_XXXXXX";
+	const size_t nsym = sizeof(t_symtab) / sizeof(t_symtab[0]);
+	size_t size, strsize = 1 + (nsym + 1) * (LONG_NAME + 64), used = 1, total, heap;
+	unsigned char *img = make_image(&(struct img_opts){.funcs = true}, &size);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + eh->e_shoff);
+	Elf64_Sym *sym = (Elf64_Sym *)(img + sh[S_SYMTAB].sh_offset);
+	const char *old = (const char *)img + sh[S_STRTAB].sh_offset;
+	char *strs = calloc(1, strsize), *want = malloc(LONG_NAME + 64);
+	struct mallinfo2 before, after;
+	struct elf_syms *es;
+	int fd;
+
+	(void)state;
+	assert_non_null(strs);
+	assert_non_null(want);
+	/* every name made LONG_NAME bytes longer, the new table after the image */
+	for (size_t i = 1; i <= nsym; i++) {
+		if (!sym[i].st_name)
+			continue;
+		size_t len = strlen(old + sym[i].st_name);
+
+		memcpy(strs + used, old + sym[i].st_name, len);
+		memset(strs + used + len, 'x', LONG_NAME);
+		sym[i].st_name = (uint32_t)used;
+		used += len + LONG_NAME + 1;
+	}
+	assert_true(used > (1u << 20));
+	sh[S_STRTAB].sh_offset = (size + 7) & ~(size_t)7;
+	sh[S_STRTAB].sh_size = used;
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, img, size, 0), (ssize_t)size);
+	assert_int_equal(pwrite(fd, strs, used, (off_t)sh[S_STRTAB].sh_offset), (ssize_t)used);
+	before = mallinfo2();
+	es = elf_syms__from_fd(fd);
+	after = mallinfo2();
+	close(fd);
+	unlink(tmp);
+	assert_non_null(es);
+	total = used;
+	heap = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+	/* the copy would take the whole of the names */
+	assert_true(heap < total / 4);
+	/* one more than check_crafted: the empty name at 0x401500 is a name of x's here */
+	assert_int_equal(elf_syms__count(es), T_COUNT + 1);
+	snprintf(want, LONG_NAME + 64, "outer%0*d", LONG_NAME, 0);
+	memset(want + 5, 'x', LONG_NAME);
+	check_lookup(es, 0x4011ff, want, 0xff);
+	snprintf(want, LONG_NAME + 64, "dyn_only");
+	check_lookup(es, 0x401200, want, 0); /* .dynstr: small, copied or not */
+	elf_syms__free(es);
+	free(want);
+	free(strs);
+	free(img);
+}
+
 static void test_crafted_no_symbols(void **state)
 {
 	struct img_opts o = {.pt_note = true, .note_sec = true};
@@ -1250,6 +1317,7 @@ int main(void)
 		cmocka_unit_test(test_crafted_compressed),
 		cmocka_unit_test(test_crafted_llvm_rules),
 		cmocka_unit_test(test_crafted_files),
+		cmocka_unit_test(test_big_strtab_borrowed),
 		cmocka_unit_test(test_crafted_note_section),
 		cmocka_unit_test(test_crafted_pt_note),
 		cmocka_unit_test(test_crafted_no_symbols),

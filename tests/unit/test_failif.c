@@ -94,7 +94,7 @@ static void test_eval(void **state)
 	new.samples = 100;
 	assert_int_equal(diff_compute(&base, &new, &d), 0);
 	assert_string_equal(d.rows[0].key, "parse_json");
-	assert_true(d.rows[0].total_change == 30.0);
+	assert_true(diff_total_change(&d, &d.rows[0]) == 30.0);
 	f = parse_ok("total(parse_*) > +10%");
 	assert_int_equal(failif_eval(&f, &d, "a", "b", out), 1);
 	f = parse_ok("total(render) > +10%");

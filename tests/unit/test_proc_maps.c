@@ -410,6 +410,45 @@ static void test_free_is_safe(void **state)
 	proc_maps_free(&m); /* a second call on the emptied struct does nothing */
 }
 
+/* Executable mappings only: the others checked, counted, not kept. */
+static void test_exec_only(void **state)
+{
+	static const char text[] = "1000-2000 r--p 00000000 08:01 42 /bin/x\n"
+				   "2000-3000 r-xp 00001000 08:01 42 /bin/x\n"
+				   "3000-4000 rw-p 00000000 00:00 0\n"
+				   "5000-6000 r-xp 00000000 00:00 0 [vdso]\n";
+	static const char bad[] = "2000-3000 r-xp 00001000 08:01 42 /bin/x\n"
+				  "3000-4000 rw-p 0000zz00 00:00 0\n";
+	static const char none[] = "3000-4000 rw-p 00000000 00:00 0\n";
+	struct proc_maps m;
+	size_t lines = 99;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(proc_maps_parse_exec(f, &m, &lines), 0);
+	fclose(f);
+	assert_int_equal(lines, 4);
+	assert_int_equal(m.n, 2);
+	assert_entry(&m.v[0], 0x2000, 0x3000, "r-xp", 0x1000, 8, 1, 42, "/bin/x", false);
+	assert_string_equal(m.v[1].path, "[vdso]");
+	proc_maps_free(&m);
+	/* a malformed line that is not executable still fails the file */
+	f = fmemopen((void *)bad, sizeof(bad) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(proc_maps_parse_exec(f, &m, &lines), -EINVAL);
+	fclose(f);
+	assert_null(m.v);
+	/* lines, none kept: not an empty file */
+	f = fmemopen((void *)none, sizeof(none) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(proc_maps_parse_exec(f, &m, &lines), 0);
+	fclose(f);
+	assert_int_equal(lines, 1);
+	assert_int_equal(m.n, 0);
+	proc_maps_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_unsorted_input_is_sorted),
 		cmocka_unit_test(test_free_is_safe),
+		cmocka_unit_test(test_exec_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "cmocka_inc.h"
 #include "proc/proc_snapshot.h"
 #include "proc/proc_status.h"
@@ -320,6 +321,29 @@ static void test_fake_procfs(void **state)
 		assert_int_equal(w->v[i].fd, -1);
 	assert_true(w->v[3].vdso);
 	free(w);
+
+	/*
+	 * A process whose maps names the object's own device and inode: the object open
+	 * already, though its file cannot be opened through this process any more.
+	 */
+	{
+		const struct ps_object *o = proc_snapshot__find(ps, 43, 0, 0x401010)->obj;
+		char line[256], p44[64];
+
+		snprintf(p44, sizeof(p44), "%s/44", dir);
+		run("mkdir -p %s", p44);
+		snprintf(line, sizeof(line),
+			 "00401000-00402000 r-xp 00001000 %02x:%02x %llu /opt/app\n", major(o->dev),
+			 minor(o->dev), (unsigned long long)o->ino);
+		write_file(p44, "maps", line);
+		assert_int_equal(proc_snapshot__take(ps, 44, 0), 0);
+		m = proc_snapshot__find(ps, 44, 0, 0x401010);
+		assert_non_null(m);
+		assert_int_equal(m->kind, PS_MAP_FILE);
+		assert_ptr_equal(m->obj, o);
+		assert_int_equal(proc_snapshot__n_objects(ps), 1);
+		assert_int_equal(proc_snapshot__release(ps, 44, 0), 0);
+	}
 
 	/* a process that has ended: its snapshot goes, the other's and the shared object stay */
 	assert_int_equal(snaps_listed(ps), (42ull << 32 | 3) ^ (43ull << 32 | 0) ^ 2);

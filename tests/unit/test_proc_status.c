@@ -53,6 +53,16 @@ static int setup(void **state)
 		     "NSpid:\t11\t5\t7\n");
 	write_status(12, "Name:\tgone\nState:\tZ (zombie)\nTgid:\t12\n");
 	write_status(13, "Name:\tbroken\nPid:\t13\n");
+	/* a Groups: line longer than the reader's buffer, "Uid:" all along it, fields after it */
+	{
+		static char big[12000];
+		size_t n = (size_t)snprintf(big, sizeof(big), "Name:\tbig\nState:\tS\nGroups:\t");
+
+		while (n < 10000)
+			n += (size_t)snprintf(big + n, sizeof(big) - n, "Uid:\t5\t6 ");
+		snprintf(big + n, sizeof(big) - n, "\nTgid:\t14\nNSpid:\t14\t3\nVmRSS:\t 5 kB\n");
+		write_status(14, big);
+	}
 	write_file(10, "comm", "app\n");
 	write_file(11, "comm", "a name of 15 ch\n");
 	return 0;
@@ -93,6 +103,12 @@ static void test_fields(void **state)
 	assert_int_equal(st.nspid, 12);
 	/* a zombie has no memory lines */
 	assert_int_equal(st.rss_kib, 0);
+	/* the rest of an overlong line is skipped, the lines after it are read */
+	assert_int_equal(proc_status_read(root, 14, &st), 0);
+	assert_false(st.has_euid);
+	assert_int_equal(st.tgid, 14);
+	assert_int_equal(st.nspid, 3);
+	assert_int_equal(st.rss_kib, 5);
 }
 
 static void test_errors(void **state)

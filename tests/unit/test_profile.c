@@ -180,6 +180,92 @@ static void test_many(void **state)
 	profile__free(p);
 }
 
+static uint32_t named(struct profile *p, const char *name, enum frame_kind kind, bool inlined)
+{
+	struct prof_frame f = {.name = name, .kind = kind, .named = true, .inlined = inlined};
+	uint32_t id = UINT32_MAX;
+
+	assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+	return id;
+}
+
+/*
+ * Frames that are a name only (the readers') are kept compact and built on demand: the same
+ * content is the same frame, any other field tells them apart, ids are shared with full
+ * frames, a pointer holds for PROFILE_FRAME_RING calls, names stay, trim changes nothing.
+ */
+static void test_compact_frames(void **state)
+{
+	struct profile *p = profile__new();
+	char name[32], *big = malloc(5000);
+	const struct prof_frame *held[PROFILE_FRAME_RING];
+	uint32_t a, b, full, ids[300], k, big_id;
+	const char *nm;
+
+	(void)state;
+	assert_non_null(big);
+	a = named(p, "main", FRAME_USER, false);
+	strcpy(name, "main");
+	assert_int_equal(named(p, name, FRAME_USER, false), a);
+	/* a full frame of the same name between: ids are one sequence */
+	full = frame(p, "main", 0x1000, FRAME_USER);
+	assert_int_equal(full, a + 1);
+	b = named(p, "main", FRAME_USER, true);
+	k = named(p, "main", FRAME_KERNEL, false);
+	assert_int_equal(b, full + 1);
+	assert_int_equal(k, b + 1);
+	assert_int_equal(named(p, "main", FRAME_USER, true), b);
+	assert_int_equal(profile__n_frames(p), 4);
+	assert_true(profile__frame(p, b)->inlined);
+	assert_false(profile__frame(p, a)->inlined);
+	assert_true(profile__frame(p, a)->named);
+	assert_int_equal(profile__frame(p, k)->kind, FRAME_KERNEL);
+	assert_null(profile__frame(p, a)->module);
+	assert_int_equal(profile__frame(p, a)->addr, 0);
+	assert_string_equal(profile__frame(p, full)->module, "mod");
+	/* the pointers of as many calls as the ring has all hold at once */
+	for (uint32_t i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		ids[i] = named(p, name, FRAME_PSEUDO, false);
+	}
+	for (uint32_t i = 0; i < PROFILE_FRAME_RING; i++)
+		held[i] = profile__frame(p, ids[i]);
+	for (uint32_t i = 0; i < PROFILE_FRAME_RING; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		assert_string_equal(held[i]->name, name);
+		assert_int_equal(held[i]->kind, FRAME_PSEUDO);
+	}
+	/* a name outlives the ring and later frames */
+	nm = profile__frame(p, ids[5])->name;
+	for (uint32_t i = 0; i < 300; i++)
+		(void)profile__frame(p, ids[i]);
+	assert_string_equal(nm, "f5");
+	/* a name too long for the compact frames: a full frame, found again as well */
+	memset(big, 'x', 4999);
+	big[4999] = '\0';
+	big_id = named(p, big, FRAME_USER, false);
+	assert_int_equal(named(p, big, FRAME_USER, false), big_id);
+	assert_int_equal(strlen(profile__frame(p, big_id)->name), 4999);
+	/* foreign text by the one rule, and found again by its raw bytes */
+	k = named(p, "g\xff", FRAME_USER, false);
+	assert_int_equal(k, profile__n_frames(p) - 1);
+	assert_string_equal(profile__frame(p, k)->name, "g\xef\xbf\xbd");
+	assert_int_equal(named(p, "g\xff", FRAME_USER, false), k);
+	/* after trim (the index dropped) every frame is found again and new ones still come */
+	profile__trim(p);
+	assert_int_equal(named(p, "main", FRAME_USER, true), b);
+	assert_int_equal(named(p, "f299", FRAME_PSEUDO, false), ids[299]);
+	assert_int_equal(frame(p, "main", 0x1000, FRAME_USER), full);
+	k = named(p, "new", FRAME_USER, false);
+	assert_int_equal(k, profile__n_frames(p) - 1);
+	for (uint32_t i = 0; i < 300; i++)
+		assert_int_equal(named(p, profile__frame(p, ids[i])->name, FRAME_PSEUDO, false),
+				 ids[i]);
+	assert_int_equal(profile__add(p, 1, 0, "x", "", ids, 300, 1), 0);
+	free(big);
+	profile__free(p);
+}
+
 /* Every string enters the profile by the rule for foreign text: every writer gets it valid. */
 static void test_hostile_strings(void **state)
 {
@@ -218,7 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern_frames),	cmocka_unit_test(test_merge_samples),
 		cmocka_unit_test(test_merge_ended),	cmocka_unit_test(test_many),
-		cmocka_unit_test(test_hostile_strings),
+		cmocka_unit_test(test_hostile_strings), cmocka_unit_test(test_compact_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -686,6 +686,62 @@ static void test_last_write_fails(void **state)
 	rmdir_empty(d);
 }
 
+/* Name-only frames (kept compact in memory) go to the log and come back the same, ids too. */
+static void test_compact_spill(void **state)
+{
+	struct profile *p = profile__new();
+	char *d = tmpdir(), name[32];
+	struct profile_spill ps;
+	uint32_t ids[200];
+
+	(void)state;
+	assert_int_equal(profile__spill_to(p, d, 100), 0);
+	for (uint32_t i = 0; i < 200; i++) {
+		struct prof_frame f = {.name = name,
+				       .kind = i % 3 ? FRAME_USER : FRAME_KERNEL,
+				       .inlined = i % 5 == 0,
+				       .named = true};
+
+		snprintf(name, sizeof(name), "n%" PRIu32, i);
+		/* every 10th a full frame: the ids are one sequence */
+		if (i % 10 == 9) {
+			f.module = "mod";
+			f.addr = i;
+		}
+		assert_int_equal(profile__intern_frame(p, &f, &ids[i]), 0);
+		assert_int_equal(ids[i], i);
+	}
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frames, 200);
+	/* on disk, found again by content */
+	{
+		struct prof_frame f = {
+			.name = "n10", .kind = FRAME_USER, .inlined = true, .named = true};
+		uint32_t id;
+
+		assert_int_equal(profile__intern_frame(p, &f, &id), 0);
+		assert_int_equal(id, 10);
+	}
+	assert_int_equal(profile__unspill(p), 0);
+	assert_int_equal(profile__n_frames(p), 200);
+	for (uint32_t i = 0; i < 200; i++) {
+		const struct prof_frame *f = profile__frame(p, i);
+
+		snprintf(name, sizeof(name), "n%" PRIu32, i);
+		assert_string_equal(f->name, name);
+		assert_int_equal(f->kind, i % 3 ? FRAME_USER : FRAME_KERNEL);
+		assert_int_equal(f->inlined, i % 5 == 0);
+		assert_true(f->named);
+		assert_int_equal(f->addr, i % 10 == 9 ? i : 0);
+		if (i % 10 == 9)
+			assert_string_equal(f->module, "mod");
+		else
+			assert_null(f->module);
+	}
+	profile__free(p);
+	rmdir_empty(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -694,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_profile_spill),	 cmocka_unit_test(test_profile_no_dir),
 		cmocka_unit_test(test_frames_lost),	 cmocka_unit_test(test_spill_after),
 		cmocka_unit_test(test_last_write_fails), cmocka_unit_test(test_frame_on_disk),
+		cmocka_unit_test(test_compact_spill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

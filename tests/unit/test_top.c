@@ -154,12 +154,61 @@ static void test_many_rows(void **state)
 	profile__free(p);
 }
 
+/*
+ * keep: the first rows of the whole order (ties broken by key), the others counted only; frames
+ * of one key (a name alone, with a file, inlined) make one row.
+ */
+static void test_keep(void **state)
+{
+	struct profile *p = profile__new();
+	struct top_opts o = {.by = TOP_FUNCTION};
+	struct prof_frame inl = {.name = "f7", .inlined = true};
+	uint32_t st[3], id;
+	char name[32];
+	struct top all, t;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		st[0] = frame(p, "root", FRAME_USER, NULL);
+		st[1] = frame(p, name, FRAME_USER, i % 2 ? "/s/x.c" : NULL);
+		st[2] = frame(p, i % 4 ? name : "f7", FRAME_USER, NULL);
+		/* counts of few values: many ties */
+		assert_int_equal(profile__add(p, 1, 0, "app", "", st, 3, (uint64_t)(i % 3) + 1), 0);
+	}
+	assert_int_equal(profile__intern_frame(p, &inl, &id), 0);
+	st[1] = id;
+	assert_int_equal(profile__add(p, 1, 0, "app", "", st, 2, 1), 0);
+	assert_int_equal(top_compute(p, &o, &all), 0);
+	assert_int_equal(all.n, 301);
+	/* f7: its own sample (2; twice in it), the 75 that end in it (150), the inlined one */
+	check_row(&all, "f7", 153, 153);
+	for (size_t k = 1; k <= 302; k += 50) {
+		o.keep = k;
+		assert_int_equal(top_compute(p, &o, &t), 0);
+		assert_int_equal(t.n, k < all.n ? k : all.n);
+		assert_int_equal(t.samples, all.samples);
+		for (size_t i = 0; i < t.n; i++) {
+			assert_string_equal(t.rows[i].key, all.rows[i].key);
+			assert_int_equal(t.rows[i].self, all.rows[i].self);
+			assert_int_equal(t.rows[i].total, all.rows[i].total);
+		}
+		top_free(&t);
+	}
+	o = (struct top_opts){.by = TOP_PROCESS, .keep = 1};
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.n, 1);
+	check_row(&t, "app (pid 1)", all.samples, all.samples);
+	top_free(&t);
+	top_free(&all);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_functions),
-		cmocka_unit_test(test_keys_and_filters),
-		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_functions),	 cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_keys_and_filters), cmocka_unit_test(test_text),
 		cmocka_unit_test(test_many_rows),
 	};
 

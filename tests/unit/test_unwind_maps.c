@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unwind_maps on this test's own process: tables built before attach, laid out in a sink, the
- * largest left out when the sink is too small, the budget of --max-unwind-memory, and the
- * mapping table a process gets (bias and row range that find this code's own rows).
+ * unwind_maps on this test's own process: tables built before attach, laid out in a row store
+ * whose chunks a fake holds, the budget of --max-unwind-memory (the largest tables left out,
+ * before attach and after), and the mapping table a process gets (bias and row range that find
+ * this code's own rows).
  */
 #include "cmocka_inc.h"
 #include <fcntl.h>
@@ -19,14 +20,15 @@
 #define MAX_OBJ 64
 
 struct sink_state {
-	struct cp_unwind_row *rows;
-	uint32_t cap;
+	struct cp_unwind_row *chunk[CP_MAX_ROW_CHUNKS]; /* the row store's chunks */
+	uint32_t n_chunks;
 	size_t n_pub;
 	uint32_t pids[MAX_PUB];
 	struct cp_unwind_proc procs[MAX_PUB];
-	int fail;      /* publish returns this */
-	int rows_fail; /* put_rows returns this */
-	size_t n_put;  /* put_rows calls that wrote */
+	int fail;	/* publish returns this */
+	int rows_fail;	/* writing rows returns this */
+	int chunk_fail; /* creating a chunk returns this */
+	size_t n_put;	/* writes done */
 	size_t n_obj;
 	struct cp_obj_key obj_keys[MAX_OBJ];
 	struct cp_obj_table objs[MAX_OBJ];
@@ -81,29 +83,64 @@ static int publish(void *ctx, uint32_t pid, const struct cp_unwind_proc *up)
 	return 0;
 }
 
-static int put_rows(void *ctx, uint32_t first, const struct cp_unwind_row *rows, uint32_t n)
+static int add_chunks(void *ctx, uint32_t first, uint32_t n)
+{
+	struct sink_state *s = ctx;
+
+	if (s->chunk_fail)
+		return s->chunk_fail;
+	assert_int_equal(first, s->n_chunks);
+	for (uint32_t i = first; i < first + n; i++) {
+		s->chunk[i] = calloc(CP_ROW_CHUNK_ROWS, sizeof(struct cp_unwind_row));
+		assert_non_null(s->chunk[i]);
+	}
+	s->n_chunks = first + n;
+	return 0;
+}
+
+static int write_rows(void *ctx, uint32_t i, uint32_t off, const struct cp_unwind_row *rows,
+		      uint32_t n)
 {
 	struct sink_state *s = ctx;
 
 	if (s->rows_fail)
 		return s->rows_fail;
-	assert_true(first <= s->cap && n <= s->cap - first);
-	memcpy(&s->rows[first], rows, n * sizeof(*rows));
+	assert_true(i < s->n_chunks && off < CP_ROW_CHUNK_ROWS && n <= CP_ROW_CHUNK_ROWS - off);
+	memcpy(&s->chunk[i][off], rows, n * sizeof(*rows));
 	s->n_put++;
 	return 0;
 }
 
-static struct unwind_sink make_sink(struct sink_state *s, uint32_t cap)
+/* Row i of the store, where the BPF walker reads it. */
+static const struct cp_unwind_row *row(const struct sink_state *s, uint32_t i)
+{
+	assert_true(i >> CP_ROW_CHUNK_SHIFT < s->n_chunks);
+	return &s->chunk[i >> CP_ROW_CHUNK_SHIFT][i & (CP_ROW_CHUNK_ROWS - 1)];
+}
+
+/* Rows [first, first + n) of the store equal want[0, n). */
+static void assert_rows(const struct sink_state *s, uint32_t first,
+			const struct cp_unwind_row *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_memory_equal(row(s, first + (uint32_t)i), &want[i], sizeof(*want));
+}
+
+static struct unwind_sink make_sink(struct sink_state *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->rows = calloc(cap ? cap : 1, sizeof(*s->rows));
-	assert_non_null(s->rows);
-	s->cap = cap;
-	return (struct unwind_sink){.cap = cap,
-				    .put_rows = put_rows,
-				    .publish = publish,
-				    .put_object = put_object,
-				    .ctx = s};
+	return (struct unwind_sink){
+		.rows = {.add_chunks = add_chunks, .write = write_rows, .ctx = s},
+		.publish = publish,
+		.put_object = put_object,
+		.ctx = s,
+	};
+}
+
+static void free_sink(struct sink_state *s)
+{
+	for (uint32_t i = 0; i < s->n_chunks; i++)
+		free(s->chunk[i]);
 }
 
 static struct proc_snapshot *self_snapshot(void)
@@ -161,9 +198,10 @@ static void test_attach_and_lookup(void **state)
 	/* this program, libc, ld.so and the libraries it links at least */
 	assert_true(st.objects >= 3);
 	assert_int_equal(st.rows, unwind_maps__rows(um));
-	assert_int_equal(st.rows_cap, 0);
+	assert_int_equal(st.rows_cap, 1u << 22);
+	assert_int_equal(st.chunks, 0);
 
-	sink = make_sink(&ss, unwind_maps__rows(um) + 100);
+	sink = make_sink(&ss);
 	assert_int_equal(unwind_maps__attach(um, &sink), 0);
 	assert_int_equal(ss.n_pub, 1);
 	assert_int_equal(ss.pids[0], (uint32_t)getpid());
@@ -171,7 +209,9 @@ static void test_attach_and_lookup(void **state)
 	for (uint32_t i = 1; i < ss.procs[0].n_maps; i++)
 		assert_true(ss.procs[0].maps[i].start >= ss.procs[0].maps[i - 1].end);
 	unwind_maps__stats(um, &st);
-	assert_int_equal(st.rows_cap, sink.cap);
+	/* the store grew to what the tables take, not to the cap */
+	assert_int_equal(st.chunks, (st.rows + CP_ROW_CHUNK_ROWS - 1) / CP_ROW_CHUNK_ROWS);
+	assert_int_equal(st.chunks, ss.n_chunks);
 	assert_int_equal(st.objects_dropped, 0);
 	assert_int_equal(st.procs, 1);
 
@@ -186,21 +226,21 @@ static void test_attach_and_lookup(void **state)
 	assert_true(m->first_row + m->n_rows <= unwind_maps__rows(um));
 	rows = unwind_table__rows(ut, &n);
 	assert_int_equal(m->n_rows, n);
-	assert_memory_equal(&ss.rows[m->first_row], rows, n * sizeof(*rows));
+	assert_rows(&ss, m->first_row, rows, n);
 	rel = pc - m->bias;
 	lo = m->first_row;
 	hi = m->first_row + m->n_rows;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (ss.rows[mid].pc <= rel)
+		if (row(&ss, mid)->pc <= rel)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	want = unwind_table__lookup(ut, rel + unwind_table__base(ut));
 	assert_non_null(want);
-	assert_memory_equal(&ss.rows[lo], want, sizeof(*want));
+	assert_memory_equal(row(&ss, lo), want, sizeof(*want));
 
 	/* the walker's own lookup by file (objtab) gives the same bias and rows */
 	{
@@ -216,44 +256,112 @@ static void test_attach_and_lookup(void **state)
 	}
 
 	unwind_table__free(ut);
-	free(ss.rows);
+	free_sink(&ss);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
 
-static void test_too_small_drops_largest(void **state)
+/* The budget in rows of all but the largest table of this process, and what it built. */
+static uint32_t all_but_largest(struct proc_snapshot *ps, struct unwind_maps_stats *all)
+{
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+
+	assert_non_null(um);
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, all);
+	unwind_maps__free(um);
+	assert_true(all->objects >= 3);
+	return (uint32_t)(all->rows - all->largest_rows);
+}
+
+/*
+ * Before attach, a budget too small for all: the largest table is the one left out, whatever
+ * the order the tables were built in (a later small table pushes out a larger one).
+ */
+static void test_budget_leaves_out_largest(void **state)
 {
 	struct proc_snapshot *ps = self_snapshot();
-	struct unwind_maps *um = unwind_maps__new(1u << 22);
-	struct unwind_maps_stats before, st;
+	struct unwind_maps_stats all, st;
+	uint32_t budget = all_but_largest(ps, &all);
+	struct unwind_maps *um = unwind_maps__new(budget);
 	struct sink_state ss;
 	struct unwind_sink sink;
 	size_t with_rows = 0;
-	uint32_t built;
 
 	(void)state;
 	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
-	unwind_maps__stats(um, &before);
-	built = unwind_maps__rows(um);
-	/* room for all but the largest table */
-	sink = make_sink(&ss, built - (uint32_t)before.largest_rows);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_full, 1);
+	assert_int_equal(st.rows_full, all.largest_rows);
+	assert_int_equal(st.largest_full, all.largest_rows);
+	assert_int_equal(st.objects, all.objects - 1);
+	assert_int_equal(st.rows, budget);
+	sink = make_sink(&ss);
 	assert_int_equal(unwind_maps__attach(um, &sink), 0);
 	unwind_maps__stats(um, &st);
-	assert_int_equal(st.objects_dropped, 1);
-	assert_int_equal(st.rows_dropped, before.largest_rows);
-	assert_int_equal(st.objects, before.objects - 1);
-	assert_int_equal(st.rows, built - before.largest_rows);
-	/* the dropped object's mapping has no rows (frame pointers); the others keep theirs */
+	assert_int_equal(st.objects_dropped, 0);
+	assert_int_equal(st.rows, budget);
+	/* the left-out object's mapping has no rows (frame pointers); the others keep theirs */
 	assert_int_equal(ss.n_pub, 1);
 	for (uint32_t i = 0; i < ss.procs[0].n_maps; i++) {
 		const struct cp_unwind_map *m = &ss.procs[0].maps[i];
 
-		assert_true(m->n_rows != before.largest_rows);
+		assert_true(m->n_rows != all.largest_rows);
 		assert_true(m->first_row + m->n_rows <= st.rows);
 		with_rows += m->n_rows > 0;
 	}
 	assert_true(with_rows >= 2);
-	free(ss.rows);
+	free_sink(&ss);
+	unwind_maps__free(um);
+	proc_snapshot__free(ps);
+}
+
+/*
+ * After attach, tables come as processes map them: one that does not fit in the budget left
+ * is left out and counted with its rows (the summary asks for that much more), and one that
+ * does still goes in.
+ */
+static void test_budget_after_attach(void **state)
+{
+	struct proc_snapshot *ps = self_snapshot();
+	struct unwind_table *ut = own_table();
+	struct unwind_maps_stats st;
+	struct unwind_maps *um;
+	struct sink_state ss;
+	struct unwind_sink sink;
+	char path[4096];
+	size_t own;
+	int fd;
+
+	(void)state;
+	unwind_table__rows(ut, &own);
+	fixture(path, sizeof(path), "fix_tree_nofp");
+	/* room for a small fixture's table, not for this test program's */
+	um = unwind_maps__new((uint32_t)own - 1);
+	assert_non_null(um);
+	sink = make_sink(&ss);
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	close(fd);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_full, 1);
+	assert_int_equal(st.rows_full, own);
+	assert_int_equal(st.largest_full, own);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(ss.n_chunks, 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	close(fd);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects, 1);
+	assert_true(st.rows > 0 && st.rows < own);
+	assert_int_equal(st.objects_full, 1);
+	assert_int_equal(st.chunks, 1);
+	unwind_table__free(ut);
+	free_sink(&ss);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
@@ -271,6 +379,7 @@ static void test_budget(void **state)
 	assert_int_equal(st.objects, 0);
 	assert_int_equal(unwind_maps__rows(um), 0);
 	assert_true(st.objects_full >= 3);
+	assert_true(st.rows_full >= 30);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
@@ -288,18 +397,20 @@ static void test_after_attach(void **state)
 
 	(void)state;
 	unwind_table__rows(ut, &n);
-	sink = make_sink(&ss, 1u << 21);
-	/* nothing built yet: attach publishes nothing */
+	sink = make_sink(&ss);
+	/* nothing built yet: attach publishes nothing, and allocates nothing */
 	assert_int_equal(unwind_maps__attach(um, &sink), 0);
 	assert_int_equal(ss.n_pub, 0);
-	/* a file added after attach goes straight into the sink, once */
+	assert_int_equal(ss.n_chunks, 0);
+	/* a file added after attach goes straight into the store, once */
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(unwind_maps__add_file(um, fd), 0);
 	assert_int_equal(unwind_maps__add_file(um, fd), 0);
 	close(fd);
 	assert_int_equal(unwind_maps__rows(um), n);
-	assert_memory_equal(ss.rows, unwind_table__rows(ut, &n), n * sizeof(*ss.rows));
+	assert_rows(&ss, 0, unwind_table__rows(ut, &n), n);
+	assert_int_equal(ss.n_chunks, 1);
 	/* a process added after attach is published at once, reusing that table */
 	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	assert_int_equal(ss.n_pub, 1);
@@ -313,12 +424,15 @@ static void test_after_attach(void **state)
 	/* no snapshot of that process */
 	assert_int_equal(unwind_maps__add_proc(um, ps, 1, 7), -ENOENT);
 	unwind_table__free(ut);
-	free(ss.rows);
+	free_sink(&ss);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
 
-/* Rows that cannot be written to the row array: the object is left out (frame pointers). */
+/*
+ * Rows that cannot be written to the row store, or a chunk that cannot be created: the object
+ * is left out (frame pointers).
+ */
 static void test_rows_not_written(void **state)
 {
 	struct proc_snapshot *ps = self_snapshot();
@@ -333,7 +447,7 @@ static void test_rows_not_written(void **state)
 	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
 	unwind_maps__stats(um, &before);
 	assert_true(before.objects >= 3);
-	sink = make_sink(&ss, unwind_maps__rows(um) + (1u << 20));
+	sink = make_sink(&ss);
 	ss.rows_fail = -ENOMEM;
 	assert_int_equal(unwind_maps__attach(um, &sink), 0);
 	unwind_maps__stats(um, &st);
@@ -357,7 +471,46 @@ static void test_rows_not_written(void **state)
 	assert_int_equal(unwind_maps__rows(um), 0);
 	assert_true(st.rows_dropped > before.rows);
 	assert_int_equal(ss.n_put, 0);
-	free(ss.rows);
+	/* the chunk made for the rows that failed takes the next table, from row 0 */
+	ss.rows_fail = 0;
+	ss.chunk_fail = -ENOMEM;
+	fixture(path, sizeof(path), "fix_tree");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(unwind_maps__add_file(um, fd), 0);
+	close(fd);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_dropped, before.objects + 1);
+	assert_int_equal(st.objects, 1);
+	assert_int_equal(st.chunks, 1);
+	free_sink(&ss);
+	unwind_maps__free(um);
+	proc_snapshot__free(ps);
+}
+
+/* No kernel memory for a chunk of the store: the tables are left out, counted as dropped. */
+static void test_no_chunk(void **state)
+{
+	struct proc_snapshot *ps = self_snapshot();
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	struct unwind_maps_stats before, st;
+	struct sink_state ss;
+	struct unwind_sink sink;
+
+	(void)state;
+	assert_int_equal(unwind_maps__add_proc(um, ps, (uint32_t)getpid(), 0), 0);
+	unwind_maps__stats(um, &before);
+	sink = make_sink(&ss);
+	ss.chunk_fail = -ENOMEM;
+	assert_int_equal(unwind_maps__attach(um, &sink), 0);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects_dropped, before.objects);
+	assert_int_equal(st.objects_full, 0);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(st.chunks, 0);
+	for (uint32_t i = 0; i < ss.procs[0].n_maps; i++)
+		assert_int_equal(ss.procs[0].maps[i].n_rows, 0);
+	free_sink(&ss);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
@@ -406,7 +559,7 @@ static void test_shared_by_build_id(void **state)
 	/* the copy's table is the original's: no new object, no new rows */
 	assert_int_equal(two.objects, one.objects);
 	assert_int_equal(two.rows, one.rows);
-	sink = make_sink(&ss, unwind_maps__rows(um));
+	sink = make_sink(&ss);
 	assert_int_equal(unwind_maps__attach(um, &sink), 0);
 	assert_int_equal(ss.n_pub, 2);
 	/* both executables map the same rows (each at its own address) */
@@ -418,7 +571,7 @@ static void test_shared_by_build_id(void **state)
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
 	unlink(copy);
-	free(ss.rows);
+	free_sink(&ss);
 	unwind_maps__free(um);
 	proc_snapshot__free(ps);
 }
@@ -427,10 +580,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attach_and_lookup),
-		cmocka_unit_test(test_too_small_drops_largest),
+		cmocka_unit_test(test_budget_leaves_out_largest),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_budget_after_attach),
 		cmocka_unit_test(test_after_attach),
 		cmocka_unit_test(test_rows_not_written),
+		cmocka_unit_test(test_no_chunk),
 		cmocka_unit_test(test_shared_by_build_id),
 	};
 
