@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "output/folded.h"
+#include "util/grow.h"
+#include "util/idtable.h"
 
 void folded_frame_name(const char *name, bool is_comm, char *buf, size_t size)
 {
@@ -41,17 +44,35 @@ void folded_frame_name(const char *name, bool is_comm, char *buf, size_t size)
  * ";NAME" for each frame from names[] (each frame's folded name, made once), then, once equal
  * stacks are merged, " COUNT". Lines are compared as the bytes they print, without holding
  * every line in memory (a long system-wide profile has 100,000 of them, kilobytes each).
+ * Nothing is copied that the profile holds already: a name that folds to itself is the
+ * frame's own string, its "_[k]" or "_[i]" a suffix apart; a head is made once per (comm,
+ * thread, tid), not per line.
  */
 struct line {
 	const struct prof_sample *s;
-	char *head;
+	const char *head;
 	uint64_t count;
-	char digits[24]; /* " COUNT" once merged, "" before */
+};
+
+struct fname {
+	const char *s;	    /* the folded name: the frame's own string, or a copy in own */
+	const char *suffix; /* "_[k]", "_[i]" or "" */
+	char *own;
+};
+
+struct head {
+	const char *comm, *thread; /* the profile's interned strings: equal pointers, equal names */
+	uint32_t tid;
+	char *text;
 };
 
 struct fold {
 	const struct profile *p;
-	char **names; /* frame id -> folded name */
+	const struct folded_opts *opts;
+	struct fname *names; /* frame id -> folded name */
+	struct head *heads;
+	size_t n_heads, cap_heads;
+	struct idtable hidx;
 	bool counted; /* compare with " COUNT" */
 };
 
@@ -61,34 +82,49 @@ struct cursor {
 	const struct line *l;
 	const char *p;	/* in the current piece */
 	uint32_t frame; /* next frame */
-	int piece;	/* 0 head, 1 frames, 2 digits, 3 end */
+	int piece;	/* 0 head, 1 frame name, 2 its suffix, 3 digits, 4 end */
+	char digits[24];
 };
 
 static void cursor_init(struct cursor *c, const struct fold *f, const struct line *l)
 {
-	*c = (struct cursor){.f = f, .l = l, .p = l->head};
+	c->f = f;
+	c->l = l;
+	c->p = l->head;
+	c->frame = 0;
+	c->piece = 0;
 }
 
 /* The next byte, or -1 at the end of the line. */
 static int cursor_next(struct cursor *c)
 {
 	for (;;) {
-		if (c->piece == 3)
+		if (c->piece == 4)
 			return -1;
 		if (*c->p)
 			return (unsigned char)*c->p++;
-		if (c->piece == 0 || c->piece == 1) {
+		if (c->piece == 1) {
+			c->p = c->f->names[c->l->s->frames[c->frame - 1]].suffix;
+			c->piece = 2;
+			continue;
+		}
+		if (c->piece == 0 || c->piece == 2) {
 			if (c->frame < c->l->s->nframes) {
 				/* ";" then the name: the separator is the piece's first byte */
-				c->p = c->f->names[c->l->s->frames[c->frame++]];
+				c->p = c->f->names[c->l->s->frames[c->frame++]].s;
 				c->piece = 1;
 				return ';';
 			}
-			c->piece = 2;
-			c->p = c->f->counted ? c->l->digits : "";
+			c->piece = 3;
+			c->p = "";
+			if (c->f->counted) {
+				snprintf(c->digits, sizeof(c->digits), " %llu",
+					 (unsigned long long)c->l->count);
+				c->p = c->digits;
+			}
 			continue;
 		}
-		c->piece = 3;
+		c->piece = 4;
 	}
 }
 
@@ -96,7 +132,11 @@ static int cursor_next(struct cursor *c)
 static void cursor_at_frame(struct cursor *c, const struct fold *f, const struct line *l,
 			    uint32_t k)
 {
-	*c = (struct cursor){.f = f, .l = l, .p = "", .frame = k, .piece = 1};
+	c->f = f;
+	c->l = l;
+	c->p = "";
+	c->frame = k;
+	c->piece = 2;
 }
 
 static int cmp_from(struct cursor *x, struct cursor *y)
@@ -111,6 +151,11 @@ static int cmp_from(struct cursor *x, struct cursor *y)
 	}
 }
 
+static bool same_name(const struct fname *a, const struct fname *b)
+{
+	return a->suffix == b->suffix && (a->s == b->s || !strcmp(a->s, b->s));
+}
+
 /*
  * The printed lines compared byte by byte, without building them: equal heads and the frames
  * both lines share (the same frame, or names alike) are passed over whole, the bytes compared
@@ -122,14 +167,14 @@ static int cmp_lines(const struct fold *f, const struct line *a, const struct li
 	struct cursor x, y;
 	uint32_t k = 0;
 
-	if (strcmp(a->head, b->head)) {
+	if (a->head != b->head && strcmp(a->head, b->head)) {
 		cursor_init(&x, f, a);
 		cursor_init(&y, f, b);
 		return cmp_from(&x, &y);
 	}
 	while (k < sa->nframes && k < sb->nframes &&
 	       (sa->frames[k] == sb->frames[k] ||
-		!strcmp(f->names[sa->frames[k]], f->names[sb->frames[k]])))
+		same_name(&f->names[sa->frames[k]], &f->names[sb->frames[k]])))
 		k++;
 	cursor_at_frame(&x, f, a, k);
 	cursor_at_frame(&y, f, b, k);
@@ -141,10 +186,13 @@ static int cmp_line(const void *a, const void *b, void *ctx)
 	return cmp_lines(ctx, a, b);
 }
 
-static char *frame_name(const struct prof_frame *f, const struct folded_opts *opts)
+/* A frame's folded name: its own string when folding keeps it, else a copy. 0 or -ENOMEM. */
+static int frame_name(const struct prof_frame *f, const struct folded_opts *opts, struct fname *out)
 {
 	char name[1024];
 
+	out->suffix = f->kind == FRAME_KERNEL ? "_[k]" : f->inlined ? "_[i]" : "";
+	out->own = NULL;
 	if (opts->lines && f->file && f->line) {
 		const char *base = strrchr(f->file, '/');
 		char full[1024];
@@ -154,53 +202,99 @@ static char *frame_name(const struct prof_frame *f, const struct folded_opts *op
 		folded_frame_name(full, false, name, sizeof(name) - 4);
 	} else {
 		folded_frame_name(f->name, false, name, sizeof(name) - 4);
+		if (!strcmp(name, f->name)) {
+			out->s = f->name;
+			return 0;
+		}
 	}
-	if (f->kind == FRAME_KERNEL)
-		strcat(name, "_[k]");
-	else if (f->inlined)
-		strcat(name, "_[i]");
-	return strdup(name);
+	out->own = strdup(name);
+	out->s = out->own;
+	return out->own ? 0 : -ENOMEM;
 }
 
-static char *head_of(const struct prof_sample *s, const struct folded_opts *opts)
+static bool head_eq(const void *ctx, uint32_t id, const void *key)
 {
-	char comm[1024], thread[1024];
-	char *h;
+	const struct head *a = &((const struct fold *)ctx)->heads[id], *b = key;
 
+	return a->comm == b->comm && a->thread == b->thread && a->tid == b->tid;
+}
+
+/* The head of a sample's line, made once per (comm, thread, tid). NULL on ENOMEM. */
+static const char *head_of(struct fold *f, const struct prof_sample *s)
+{
+	bool pt = f->opts->per_thread;
+	struct head k = {s->comm, pt ? s->thread : "", pt ? s->tid : 0, NULL};
+	char comm[1024], thread[1024];
+	struct idslot *sl;
+	uint32_t h = idtable_hash(IDTABLE_SEED, &k.comm, sizeof(k.comm));
+	bool found;
+
+	h = idtable_hash(h, &k.thread, sizeof(k.thread));
+	h = idtable_hash(h, &k.tid, sizeof(k.tid));
+
+	if (idtable_reserve(&f->hidx))
+		return NULL;
+	sl = idtable_probe(&f->hidx, h, head_eq, f, &k, &found);
+	if (found)
+		return f->heads[sl->id1 - 1].text;
+	if (array_grow((void **)&f->heads, &f->cap_heads, f->n_heads + 1, sizeof(*f->heads)))
+		return NULL;
 	folded_frame_name(s->comm, true, comm, sizeof(comm));
-	if (!opts->per_thread)
-		return strdup(comm);
-	folded_frame_name(s->thread, true, thread, sizeof(thread));
-	return asprintf(&h, "%s;%s-%u", comm, thread, s->tid) < 0 ? NULL : h;
+	if (!f->opts->per_thread) {
+		k.text = strdup(comm);
+	} else {
+		folded_frame_name(s->thread, true, thread, sizeof(thread));
+		if (asprintf(&k.text, "%s;%s-%u", comm, thread, s->tid) < 0)
+			k.text = NULL;
+	}
+	if (!k.text)
+		return NULL;
+	f->heads[f->n_heads] = k;
+	idtable_fill(&f->hidx, sl, h, (uint32_t)f->n_heads++);
+	return k.text;
+}
+
+static int write_line(const struct fold *f, const struct line *l, FILE *out)
+{
+	const struct prof_sample *s = l->s;
+	int r = fputs(l->head, out);
+
+	for (uint32_t k = 0; r >= 0 && k < s->nframes; k++) {
+		const struct fname *n = &f->names[s->frames[k]];
+
+		r = putc(';', out);
+		if (r >= 0)
+			r = fputs(n->s, out);
+		if (r >= 0 && *n->suffix)
+			r = fputs(n->suffix, out);
+	}
+	if (r < 0 || fprintf(out, " %llu\n", (unsigned long long)l->count) < 0)
+		return -EIO;
+	return 0;
 }
 
 int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *out)
 {
 	size_t n = profile__n_samples(p), nf = profile__n_frames(p), i, j, m = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
-	struct fold f = {.p = p, .names = calloc(nf ? nf : 1, sizeof(char *))};
+	struct fold f = {.p = p, .opts = opts, .names = calloc(nf ? nf : 1, sizeof(*f.names))};
 	int err = 0;
 
 	if (!lines || !f.names) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < nf; i++) {
-		f.names[i] = frame_name(profile__frame(p, (uint32_t)i), opts);
-		if (!f.names[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nf && !err; i++)
+		err = frame_name(profile__frame(p, (uint32_t)i), opts, &f.names[i]);
+	for (i = 0; i < n && !err; i++) {
 		lines[i].s = profile__sample(p, i);
 		lines[i].count = lines[i].s->count;
-		lines[i].head = head_of(lines[i].s, opts);
-		if (!lines[i].head) {
+		lines[i].head = head_of(&f, lines[i].s);
+		if (!lines[i].head)
 			err = -ENOMEM;
-			goto out;
-		}
 	}
+	if (err)
+		goto out;
 	qsort_r(lines, n, sizeof(*lines), cmp_line, &f);
 	/*
 	 * Different pids or stack ids can fold to the same text: merge them. Then sort again on
@@ -214,41 +308,23 @@ int folded_write(const struct profile *p, const struct folded_opts *opts, FILE *
 			count += lines[j].count;
 		if (!count)
 			continue;
-		if (m != i) {
-			char *h = lines[m].head;
-
-			lines[m].head = lines[i].head;
-			lines[i].head = h;
-			lines[m].s = lines[i].s;
-		}
+		lines[m] = lines[i];
 		lines[m].count = count;
-		snprintf(lines[m].digits, sizeof(lines[m].digits), " %llu",
-			 (unsigned long long)count);
 		m++;
 	}
 	f.counted = true;
 	qsort_r(lines, m, sizeof(*lines), cmp_line, &f);
-	for (i = 0; i < m; i++) {
-		const struct prof_sample *s = lines[i].s;
-		int r = fputs(lines[i].head, out);
-
-		for (uint32_t k = 0; r >= 0 && k < s->nframes; k++) {
-			r = putc(';', out);
-			if (r >= 0)
-				r = fputs(f.names[s->frames[k]], out);
-		}
-		if (r < 0 || fprintf(out, "%s\n", lines[i].digits) < 0) {
-			err = -EIO;
-			goto out;
-		}
-	}
-	if (fflush(out))
+	for (i = 0; i < m && !err; i++)
+		err = write_line(&f, &lines[i], out);
+	if (!err && fflush(out))
 		err = -EIO;
 out:
-	for (i = 0; lines && i < n; i++)
-		free(lines[i].head);
+	for (i = 0; i < f.n_heads; i++)
+		free(f.heads[i].text);
 	for (i = 0; f.names && i < nf; i++)
-		free(f.names[i]);
+		free(f.names[i].own);
+	free(f.heads);
+	idtable_free(&f.hidx);
 	free(f.names);
 	free(lines);
 	return err;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 #include "output/json_out.h"
+#include "util/grow.h"
+#include "util/idtable.h"
 #include "util/utf8safe.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -42,22 +44,57 @@ struct loc_ref {
 	uint32_t func; /* index in shared.frames */
 };
 
+/* An entry of shared.frames (and of cpuprof.frames): strings of the profile, or owned. */
+struct jfunc {
+	enum jkind kind;
+	bool inlined;
+	const char *display; /* the name speedscope shows: display + suffix */
+	const char *suffix;  /* "_[k]", "_[i]" or "" */
+	const char *name, *module, *file, *mangled;
+	char *own; /* a thread's display, made here */
+};
+
+/* One speedscope profile: a process, or a thread of one; ss[from..to) its samples. */
+struct jprof {
+	size_t from, to;
+	const char *comm;   /* the process's name (main_name) */
+	const char *thread; /* the thread's, per thread; else NULL */
+	uint64_t sum;
+};
+
+/* One process: its profiles, profs[first..last). */
+struct jproc {
+	size_t first, last;
+};
+
+/*
+ * The document is written as a stream, never built: a first pass numbers the functions,
+ * locations and mappings in the order of their first use and sums the profiles (all that
+ * can fail for memory fails there), the second writes the text in one go.
+ */
 struct jw {
 	const struct profile *p;
 	const struct profile_meta *m;
+	FILE *out;
 	const struct prof_sample **ss; /* samples with a count, in output order */
 	size_t n;
+	uint32_t *head_funcs;	/* by sample: its process's function, its thread's */
 	struct loc_ref *loc_of; /* by profile frame id */
 	uint32_t *map_of; /* profile mapping id -> index in cpuprof.mappings, NONE until used */
-	json_t *fidx;	  /* function key -> index in shared.frames */
-	char *key;	  /* scratch for function keys */
-	size_t key_cap;
-	/* the arrays being filled, owned by the document */
-	json_t *frames, *profiles, *cframes, *cprofiles, *procs, *locs, *maps;
-	size_t n_frames, n_locs, n_maps, n_profiles;
+	struct jfunc *funcs;
+	size_t n_funcs, cap_funcs;
+	struct idtable fidx;
+	uint32_t *locs; /* cpuprof.locations: profile frame ids */
+	size_t n_locs, cap_locs;
+	uint32_t *maps; /* cpuprof.mappings: profile mapping ids */
+	size_t n_maps, cap_maps;
+	struct jprof *profs;
+	size_t n_profs, cap_profs;
+	struct jproc *procs;
+	size_t n_procs, cap_procs;
 	size_t active; /* the profile with the most samples */
-	uint64_t active_count;
 	uint64_t total;
+	char **cnames; /* the counters' names as written */
 };
 
 /* ---- values ------------------------------------------------------------------------------ */
@@ -79,61 +116,105 @@ json_t *json_out_string(const char *s)
 	return j;
 }
 
-__attribute__((format(printf, 1, 2))) static json_t *jstrf(const char *fmt, ...)
+/*
+ * The text is written as jansson's json_dumpb(JSON_COMPACT) wrote the tree it replaces, byte
+ * for byte: no spaces, '"' and '\' escaped, control characters as \b \f \n \r \t or \u00XX
+ * (none are left after the rule for foreign text), other characters as they are; integers in
+ * decimal. A write error is seen once at the end (ferror).
+ */
+static void jraw(struct jw *w, const char *s)
 {
-	va_list ap;
-	char *s;
-	json_t *j;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	j = json_out_string(s);
-	free(s);
-	return j;
+	fputs(s, w->out);
 }
 
-static json_t *jnum(uint64_t v)
+/* The bytes of s, escaped, by the rule for foreign text (util/utf8safe.h), unquoted. */
+static void jchars(struct jw *w, const char *s)
 {
-	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+	bool ok;
+
+	for (size_t n; (n = utf8safe_next(s, &ok)); s += n) {
+		unsigned char c = (unsigned char)*s;
+
+		if (!ok) {
+			fputs("\xef\xbf\xbd", w->out); /* U+FFFD */
+		} else if (c == '"' || c == '\\') {
+			putc('\\', w->out);
+			putc(c, w->out);
+		} else if (c < 0x20) {
+			static const char esc[] = "\b\\b\f\\f\n\\n\r\\r\t\\t";
+			const char *e = memchr(esc, c, sizeof(esc) - 1);
+
+			if (e)
+				fwrite(e + 1, 1, 2, w->out);
+			else
+				fprintf(w->out, "\\u%04X", c);
+		} else {
+			fwrite(s, 1, n, w->out);
+		}
+	}
+}
+
+/* A string (s then suffix, both may be ""), or null for NULL s. */
+static void jstr2(struct jw *w, const char *s, const char *suffix)
+{
+	if (!s) {
+		jraw(w, "null");
+		return;
+	}
+	putc('"', w->out);
+	jchars(w, s);
+	jchars(w, suffix);
+	putc('"', w->out);
+}
+
+static void jstr(struct jw *w, const char *s)
+{
+	jstr2(w, s, "");
+}
+
+/* "KEY": (keys are this file's, plain ASCII), after a ',' unless first. */
+static void jkey(struct jw *w, const char *key, bool first)
+{
+	fprintf(w->out, "%s\"%s\":", first ? "" : ",", key);
+}
+
+static void jint(struct jw *w, int64_t v)
+{
+	fprintf(w->out, "%" PRId64, v);
+}
+
+/* An unsigned count, capped at INT64_MAX as a JSON integer is. */
+static void jnum(struct jw *w, uint64_t v)
+{
+	jint(w, v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static void jbool(struct jw *w, bool v)
+{
+	jraw(w, v ? "true" : "false");
 }
 
 /* 64-bit addresses as strings: JSON readers in JavaScript keep only 53 bits of a number. */
-static json_t *jhex(uint64_t v)
+static void jhex(struct jw *w, uint64_t v)
 {
-	char b[24];
-
-	snprintf(b, sizeof(b), "0x%" PRIx64, v);
-	return json_string(b);
+	fprintf(w->out, "\"0x%" PRIx64 "\"", v);
 }
 
 /* RFC 3339 UTC with nanoseconds; null for 0 (unknown). */
-static json_t *jtime(uint64_t ns)
+static void jtime(struct jw *w, uint64_t ns)
 {
 	time_t sec = (time_t)(ns / 1000000000u);
 	char b[80];
 	struct tm tm;
 	size_t n;
 
-	if (!ns || !gmtime_r(&sec, &tm))
-		return json_null();
+	if (!ns || !gmtime_r(&sec, &tm)) {
+		jraw(w, "null");
+		return;
+	}
 	n = strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(b + n, sizeof(b) - n, ".%09" PRIu64 "Z", ns % 1000000000u);
-	return json_string(b);
-}
-
-/* Add v (a new reference, may be NULL after a failed allocation) to object o / array a. */
-static int put(json_t *o, const char *key, json_t *v)
-{
-	return json_object_set_new(o, key, v) ? -ENOMEM : 0;
-}
-
-static int push(json_t *a, json_t *v)
-{
-	return json_array_append_new(a, v) ? -ENOMEM : 0;
+	jstr(w, b);
 }
 
 /* ---- order ------------------------------------------------------------------------------- */
@@ -261,331 +342,207 @@ static const char *main_name(const struct prof_sample *const *ss, size_t n, bool
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
-/* An unambiguous key for a function: kind, inlined, then length-prefixed name, module, file. */
-static int function_key(struct jw *w, enum jkind kind, bool inlined, const char *name,
-			const char *module, const char *file)
+static int cmp_null_str(const char *a, const char *b)
 {
-	size_t need = strlen(name) + (module ? strlen(module) : 0) + (file ? strlen(file) : 0) + 96;
-
-	if (need > w->key_cap) {
-		char *nk = realloc(w->key, need);
-
-		if (!nk)
-			return -ENOMEM;
-		w->key = nk;
-		w->key_cap = need;
-	}
-	snprintf(w->key, w->key_cap, "%d%d|%zu:%s|%d%zu:%s|%d%zu:%s", kind, inlined, strlen(name),
-		 name, !!module, module ? strlen(module) : 0, module ?: "", !!file,
-		 file ? strlen(file) : 0, file ?: "");
-	return 0;
+	return a == b ? 0 : cmp_str(a, b);
 }
 
-/*
- * Index in shared.frames of a function, added on first use (with its cpuprof.frames entry).
- * display is the name speedscope shows, name the one cpuprof.frames keeps.
- */
-static int function_index(struct jw *w, enum jkind kind, bool inlined, json_t *display,
-			  const char *name, const char *module, const char *file,
-			  const char *mangled, uint32_t *idx)
+/* Functions are one by kind, inlined, name (a thread: its display), module and file. */
+static const char *func_keyname(const struct jfunc *f)
 {
-	json_t *v, *fr = NULL, *cf = NULL;
-	int err;
+	return f->kind == JK_THREAD ? f->display : f->name;
+}
 
-	if (!display)
-		return -ENOMEM;
-	err = function_key(w, kind, inlined, kind == JK_THREAD ? json_string_value(display) : name,
-			   module, file);
-	if (err)
-		goto cleanup;
-	v = json_object_get(w->fidx, w->key);
-	if (v) {
-		*idx = (uint32_t)json_integer_value(v);
-		goto cleanup;
+static uint32_t func_hash(const struct jfunc *f)
+{
+	uint32_t h = idtable_hash(IDTABLE_SEED, &(uint32_t){(uint32_t)f->kind << 1 | f->inlined},
+				  sizeof(uint32_t));
+	const char *v[3] = {func_keyname(f), f->module, f->file};
+
+	for (int i = 0; i < 3; i++)
+		h = v[i] ? idtable_hash(h, v[i], strlen(v[i]) + 1) : idtable_hash(h, "", 0) * 31;
+	return h;
+}
+
+static bool func_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct jfunc *a = &((const struct jw *)ctx)->funcs[id], *b = key;
+
+	return a->kind == b->kind && a->inlined == b->inlined &&
+	       !cmp_null_str(func_keyname(a), func_keyname(b)) &&
+	       !cmp_null_str(a->module, b->module) && !cmp_null_str(a->file, b->file);
+}
+
+/* Index in shared.frames of a function, added on first use (then f->own is the table's). */
+static int function_index(struct jw *w, struct jfunc *f, uint32_t *idx)
+{
+	uint32_t h = func_hash(f);
+	struct idslot *sl;
+	bool found;
+
+	if (idtable_reserve(&w->fidx))
+		goto nomem;
+	sl = idtable_probe(&w->fidx, h, func_eq, w, f, &found);
+	if (found) {
+		*idx = sl->id1 - 1;
+		free(f->own);
+		return 0;
 	}
-	fr = json_object();
-	cf = json_object();
-	err = -ENOMEM;
-	if (!fr || !cf || put(fr, "name", json_incref(display)))
-		goto cleanup;
-	if (file && put(fr, "file", json_out_string(file)))
-		goto cleanup;
-	if (put(cf, "name", json_out_string(name)) ||
-	    put(cf, "kind", json_string(jkind_names[kind])) ||
-	    put(cf, "inlined", json_boolean(inlined)) ||
-	    put(cf, "module", json_out_string(module)) || put(cf, "file", json_out_string(file)) ||
-	    put(cf, "mangled", json_out_string(mangled)))
-		goto cleanup;
-	if (json_object_set_new_nocheck(w->fidx, w->key, json_integer((json_int_t)w->n_frames)))
-		goto cleanup;
-	err = push(w->frames, json_incref(fr));
-	err = err ?: push(w->cframes, json_incref(cf));
-	if (!err)
-		*idx = (uint32_t)w->n_frames++;
-cleanup:
-	json_decref(fr);
-	json_decref(cf);
-	json_decref(display);
-	return err;
+	if (array_grow((void **)&w->funcs, &w->cap_funcs, w->n_funcs + 1, sizeof(*w->funcs)))
+		goto nomem;
+	w->funcs[w->n_funcs] = *f;
+	idtable_fill(&w->fidx, sl, h, (uint32_t)w->n_funcs);
+	*idx = (uint32_t)w->n_funcs++;
+	return 0;
+nomem:
+	free(f->own);
+	return -ENOMEM;
 }
 
 /* Index in cpuprof.mappings of profile mapping id, added on first use. */
 static int mapping_index(struct jw *w, uint32_t id, uint32_t *idx)
 {
-	const struct prof_mapping *m = profile__mapping(w->p, id);
-	const char *kind = (size_t)m->kind < sizeof(map_kind_names) / sizeof(map_kind_names[0])
-				   ? map_kind_names[m->kind]
-				   : "unknown";
-	json_t *o;
-	int err;
-
-	if (w->map_of[id] != NONE) {
-		*idx = w->map_of[id];
-		return 0;
+	if (w->map_of[id] == NONE) {
+		if (array_grow((void **)&w->maps, &w->cap_maps, w->n_maps + 1, sizeof(*w->maps)))
+			return -ENOMEM;
+		w->maps[w->n_maps] = id;
+		w->map_of[id] = (uint32_t)w->n_maps++;
 	}
-	o = json_object();
-	if (!o)
-		return -ENOMEM;
-	err = put(o, "pid", json_integer(m->pid));
-	err = err ?: put(o, "kind", json_string(kind));
-	err = err ?: put(o, "start", jhex(m->start));
-	err = err ?: put(o, "limit", jhex(m->limit));
-	err = err ?: put(o, "offset", jhex(m->offset));
-	err = err ?: put(o, "path", json_out_string(m->path));
-	/* "" (unknown) as null */
-	err = err
-		      ?: put(o, "build_id",
-			     json_out_string(m->build_id && *m->build_id ? m->build_id : NULL));
-	if (err) {
-		json_decref(o);
-		return err;
-	}
-	if (push(w->maps, o))
-		return -ENOMEM;
-	*idx = w->map_of[id] = (uint32_t)w->n_maps++;
+	*idx = w->map_of[id];
 	return 0;
+}
+
+static enum jkind kind_of(const struct prof_frame *f)
+{
+	return f->kind == FRAME_KERNEL	 ? JK_KERNEL
+	       : f->kind == FRAME_PSEUDO ? JK_PSEUDO
+	       : f->kind == FRAME_PYTHON ? JK_PYTHON
+	       : f->kind == FRAME_RUBY	 ? JK_RUBY
+	       : f->kind == FRAME_PHP	 ? JK_PHP
+	       : f->kind == FRAME_PERL	 ? JK_PERL
+					 : JK_USER;
 }
 
 /* Index in cpuprof.locations of profile frame id, added on first use; its function in *func. */
-static int location_index(struct jw *w, uint32_t id, uint32_t *idx, uint32_t *func)
+static int location_index(struct jw *w, uint32_t id, uint32_t *func)
 {
 	const struct prof_frame *f = profile__frame(w->p, id);
-	enum jkind kind = f->kind == FRAME_KERNEL   ? JK_KERNEL
-			  : f->kind == FRAME_PSEUDO ? JK_PSEUDO
-			  : f->kind == FRAME_PYTHON ? JK_PYTHON
-			  : f->kind == FRAME_RUBY   ? JK_RUBY
-			  : f->kind == FRAME_PHP    ? JK_PHP
-			  : f->kind == FRAME_PERL   ? JK_PERL
-						    : JK_USER;
-	uint32_t map = NONE;
-	json_t *o, *display;
+	enum jkind kind = kind_of(f);
+	/* marked as in the folded output: kernel "_[k]", else inlined "_[i]" */
+	struct jfunc fn = {
+		.kind = kind,
+		.inlined = f->inlined,
+		.display = f->name,
+		.suffix = kind == JK_KERNEL ? "_[k]"
+			  : f->inlined	    ? "_[i]"
+					    : "",
+		.name = f->name,
+		.module = f->module,
+		.file = f->file,
+		.mangled = f->mangled,
+	};
+	uint32_t map;
 	int err;
 
 	if (w->loc_of[id].loc != NONE) {
-		*idx = w->loc_of[id].loc;
 		*func = w->loc_of[id].func;
 		return 0;
 	}
-	/* marked as in the folded output: kernel "_[k]", else inlined "_[i]" */
-	display = kind == JK_KERNEL ? jstrf("%s_[k]", f->name)
-		  : f->inlined	    ? jstrf("%s_[i]", f->name)
-				    : json_out_string(f->name);
-	err = function_index(w, kind, f->inlined, display, f->name, f->module, f->file, f->mangled,
-			     func);
+	err = function_index(w, &fn, func);
+	if (!err && f->mapping)
+		err = mapping_index(w, f->mapping - 1, &map);
+	if (!err && array_grow((void **)&w->locs, &w->cap_locs, w->n_locs + 1, sizeof(*w->locs)))
+		err = -ENOMEM;
 	if (err)
 		return err;
-	if (f->mapping) {
-		err = mapping_index(w, f->mapping - 1, &map);
-		if (err)
-			return err;
-	}
-	o = json_object();
-	if (!o)
-		return -ENOMEM;
-	err = put(o, "frame", json_integer(*func));
-	err = err ?: put(o, "address", jhex(f->addr));
-	err = err ?: put(o, "object_address", jhex(f->rel));
-	err = err ?: put(o, "mapping", json_integer(map == NONE ? -1 : (json_int_t)map));
-	err = err ?: put(o, "line", f->line ? json_integer(f->line) : json_null());
-	err = err ?: put(o, "column", f->column ? json_integer(f->column) : json_null());
-	err = err ?: put(o, "inlined", json_boolean(f->inlined));
-	err = err ?: put(o, "named", json_boolean(f->named));
-	if (err) {
-		json_decref(o);
-		return err;
-	}
-	if (push(w->locs, o))
-		return -ENOMEM;
+	w->locs[w->n_locs] = id;
 	w->loc_of[id].func = *func;
-	*idx = w->loc_of[id].loc = (uint32_t)w->n_locs++;
+	w->loc_of[id].loc = (uint32_t)w->n_locs++;
 	return 0;
 }
 
-/* ---- profiles ---------------------------------------------------------------------------- */
+/* ---- the first pass: numbering ------------------------------------------------------------ */
 
-/* One stack: the speedscope frame indices and, in parallel, the locations (-1: synthetic). */
-static int add_stack(struct jw *w, const struct prof_sample *s, uint32_t tid, json_t *stack,
-		     json_t *locs)
+/* "NAME (tid N)", "NAME (pid N)": malloc'ed, NULL on ENOMEM. */
+static char *id_name(const char *name, const char *what, uint32_t id)
 {
-	uint32_t func, loc;
-	int err;
+	char *s;
 
-	err = function_index(w, JK_PROCESS, false, json_out_string(s->comm), s->comm, NULL, NULL,
-			     NULL, &func);
-	err = err ?: push(stack, json_integer(func));
-	err = err ?: push(locs, json_integer(-1));
-	if (!err && w->m->per_thread) {
-		const char *shown = *s->thread ? s->thread : s->comm;
-
-		err = function_index(w, JK_THREAD, false, jstrf("%s (tid %" PRIu32 ")", shown, tid),
-				     s->thread, NULL, NULL, NULL, &func);
-		err = err ?: push(stack, json_integer(func));
-		err = err ?: push(locs, json_integer(-1));
-	}
-	for (uint32_t i = 0; !err && i < s->nframes; i++) {
-		err = location_index(w, s->frames[i], &loc, &func);
-		err = err ?: push(stack, json_integer(func));
-		err = err ?: push(locs, json_integer(loc));
-	}
-	return err;
+	return asprintf(&s, "%s (%s %" PRIu32 ")", name, what, id) < 0 ? NULL : s;
 }
 
 /*
- * The profile of ss[from..to) (one process, or one thread); its index in *index and its sample
- * count in *count.
+ * The functions and locations of stack i, numbered: the process, the thread (their functions
+ * kept in head_funcs), the frames.
  */
-static int add_profile(struct jw *w, size_t from, size_t to, const char *comm, size_t *index,
-		       uint64_t *count)
+static int number_stack(struct jw *w, size_t at, uint32_t tid)
 {
-	const struct prof_sample *first = w->ss[from];
-	uint64_t period = w->m->period_ns, sum = 0, end = 0;
-	json_t *prof = json_object(), *cprof = json_object();
-	json_t *samples = json_array(), *weights = json_array(), *stacks = json_array();
-	const char *thread = NULL;
-	json_t *name = NULL;
-	int err = -ENOMEM;
+	const struct prof_sample *s = w->ss[at];
+	struct jfunc proc = {.kind = JK_PROCESS, .display = s->comm, .suffix = "", .name = s->comm};
+	uint32_t func;
+	int err = function_index(w, &proc, &w->head_funcs[2 * at]);
 
-	if (!prof || !cprof || !samples || !weights || !stacks)
-		goto cleanup;
-	if (w->m->per_thread) {
-		thread = main_name(w->ss + from, to - from, true);
-		if (!thread)
-			goto cleanup;
-		name = jstrf("%s (tid %" PRIu32 ")", *thread ? thread : comm, first->tid);
-	} else {
-		name = jstrf("%s (pid %" PRIu32 ")", comm, first->pid);
-	}
-	err = 0;
-	for (size_t i = from; i < to && !err; i++) {
-		const struct prof_sample *s = w->ss[i];
-		json_t *stack = json_array(), *locs = json_array();
+	if (!err && w->m->per_thread) {
+		const char *shown = *s->thread ? s->thread : s->comm;
+		struct jfunc th = {.kind = JK_THREAD, .suffix = "", .name = s->thread};
 
-		err = stack && locs ? add_stack(w, s, first->tid, stack, locs) : -ENOMEM;
-		err = err ?: push(samples, json_incref(stack));
-		err = err ?: push(stacks, json_incref(locs));
-		err = err ?: push(weights, jnum(period ? s->count * period : s->count));
-		json_decref(stack);
-		json_decref(locs);
-		sum += s->count;
-		end += period ? s->count * period : s->count;
+		th.own = id_name(shown, "tid", tid);
+		th.display = th.own;
+		err = th.own ? function_index(w, &th, &w->head_funcs[2 * at + 1]) : -ENOMEM;
 	}
-	/* speedscope's sampled profile, keys in its schema's order of importance */
-	err = err ?: put(prof, "type", json_string("sampled"));
-	err = err ?: put(prof, "name", json_incref(name));
-	err = err ?: put(prof, "unit", json_string(period ? "nanoseconds" : "none"));
-	err = err ?: put(prof, "startValue", json_integer(0));
-	err = err ?: put(prof, "endValue", jnum(end));
-	err = err ?: put(prof, "samples", json_incref(samples));
-	err = err ?: put(prof, "weights", json_incref(weights));
-	err = err ?: put(cprof, "pid", json_integer(first->pid));
-	err = err ?: put(cprof, "tid", w->m->per_thread ? json_integer(first->tid) : json_null());
-	err = err ?: put(cprof, "comm", json_out_string(comm));
-	err = err ?: put(cprof, "thread", json_out_string(thread));
-	err = err ?: put(cprof, "samples", jnum(sum));
-	err = err ?: put(cprof, "stacks", json_incref(stacks));
-	err = err ?: push(w->profiles, json_incref(prof));
-	err = err ?: push(w->cprofiles, json_incref(cprof));
-	if (err)
-		goto cleanup;
-	*index = w->n_profiles++;
-	*count = sum;
-	if (*index == 0 || sum > w->active_count) {
-		w->active = *index;
-		w->active_count = sum;
-	}
-cleanup:
-	json_decref(name);
-	json_decref(prof);
-	json_decref(cprof);
-	json_decref(samples);
-	json_decref(weights);
-	json_decref(stacks);
+	for (uint32_t i = 0; !err && i < s->nframes; i++)
+		err = location_index(w, s->frames[i], &func);
 	return err;
+}
+
+/* The profile of ss[from..to) (one process, or one thread), numbered and summed. */
+static int number_profile(struct jw *w, size_t from, size_t to, const char *comm)
+{
+	struct jprof *jp;
+	uint64_t sum = 0;
+	const char *thread = NULL;
+	int err = 0;
+
+	if (w->m->per_thread && !(thread = main_name(w->ss + from, to - from, true)))
+		return -ENOMEM;
+	for (size_t i = from; i < to && !err; i++) {
+		err = number_stack(w, i, w->ss[from]->tid);
+		sum += w->ss[i]->count;
+	}
+	if (!err &&
+	    array_grow((void **)&w->profs, &w->cap_profs, w->n_profs + 1, sizeof(*w->profs)))
+		err = -ENOMEM;
+	if (err)
+		return err;
+	jp = &w->profs[w->n_profs];
+	*jp = (struct jprof){from, to, comm, thread, sum};
+	if (w->n_profs == 0 || sum > w->profs[w->active].sum)
+		w->active = w->n_profs;
+	w->n_profs++;
+	w->total += sum;
+	return 0;
 }
 
 /* One process, ss[from..to): its profile, or one per thread. */
-static int add_process(struct jw *w, size_t from, size_t to)
+static int number_process(struct jw *w, size_t from, size_t to)
 {
 	const char *comm = main_name(w->ss + from, to - from, false);
-	json_t *proc = json_object(), *threads = json_array();
-	uint64_t total = 0, count = 0;
-	size_t i, j, index = 0;
-	int err = -ENOMEM;
+	size_t first = w->n_profs;
+	int err = comm ? 0 : -ENOMEM;
 
-	if (!comm || !proc || !threads)
-		goto cleanup;
-	err = 0;
-	for (i = from; i < to && !err; i = j) {
-		bool per_thread = w->m->per_thread;
-		json_t *t, *cprof;
-
-		for (j = i + 1; j < to && (!per_thread || w->ss[j]->tid == w->ss[i]->tid); j++)
+	for (size_t i = from, j; i < to && !err; i = j) {
+		for (j = i + 1; j < to && (!w->m->per_thread || w->ss[j]->tid == w->ss[i]->tid);
+		     j++)
 			;
-		err = add_profile(w, i, j, comm, &index, &count);
-		cprof = json_array_get(w->cprofiles, index);
-		total += count;
-		if (err || !per_thread)
-			continue;
-		t = json_object();
-		err = t ? 0 : -ENOMEM;
-		err = err ?: push(threads, t);
-		err = err ?: put(t, "tid", json_integer(w->ss[i]->tid));
-		err = err ?: put(t, "name", json_incref(json_object_get(cprof, "thread")));
-		err = err ?: put(t, "samples", jnum(count));
-		err = err ?: put(t, "profile", json_integer((json_int_t)index));
+		err = number_profile(w, i, j, comm);
 	}
-	err = err ?: put(proc, "pid", json_integer(w->ss[from]->pid));
-	err = err ?: put(proc, "comm", json_out_string(comm));
-	err = err ?: put(proc, "samples", jnum(total));
-	err = err ?: put(proc, "profile", json_integer(w->m->per_thread ? -1 : (json_int_t)index));
-	err = err ?: put(proc, "threads", json_incref(threads));
-	err = err ?: push(w->procs, json_incref(proc));
-	w->total += total;
-cleanup:
-	json_decref(proc);
-	json_decref(threads);
-	return err;
-}
-
-static int add_counters(json_t *counters, const struct profile_meta *m)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < m->n_counters && !err; i++) {
-		json_t *name = json_out_string(m->counters[i].name ?: "");
-		json_t *old;
-		uint64_t v = m->counters[i].value;
-
-		if (!name)
-			return -ENOMEM;
-		/* a reason given twice is counted once, with the sum */
-		old = json_object_get(counters, json_string_value(name));
-		if (old)
-			v += (uint64_t)json_integer_value(old);
-		err = put(counters, json_string_value(name), jnum(v));
-		json_decref(name);
-	}
-	return err;
+	if (!err &&
+	    array_grow((void **)&w->procs, &w->cap_procs, w->n_procs + 1, sizeof(*w->procs)))
+		err = -ENOMEM;
+	if (err)
+		return err;
+	w->procs[w->n_procs++] = (struct jproc){first, w->n_profs};
+	return 0;
 }
 
 static int collect_samples(struct jw *w)
@@ -594,10 +551,10 @@ static int collect_samples(struct jw *w)
 	size_t nm = profile__n_mappings(w->p);
 
 	w->ss = malloc((n ? n : 1) * sizeof(*w->ss));
+	w->head_funcs = malloc((n ? n : 1) * 2 * sizeof(*w->head_funcs));
 	w->loc_of = malloc((nf ? nf : 1) * sizeof(*w->loc_of));
 	w->map_of = malloc((nm ? nm : 1) * sizeof(*w->map_of));
-	w->fidx = json_object();
-	if (!w->ss || !w->loc_of || !w->map_of || !w->fidx)
+	if (!w->ss || !w->head_funcs || !w->loc_of || !w->map_of)
 		return -ENOMEM;
 	memset(w->loc_of, 0xff, nf * sizeof(*w->loc_of));
 	memset(w->map_of, 0xff, nm * sizeof(*w->map_of));
@@ -612,134 +569,357 @@ static int collect_samples(struct jw *w)
 	return 0;
 }
 
-/* The "cpuprof" object, with its arrays (filled later) in w. */
-static json_t *extension(struct jw *w)
+static int number(struct jw *w)
 {
-	const struct profile_meta *m = w->m;
-	json_t *c = json_object(), *counters = json_object();
-	char start[24];
-	int err;
+	int err = collect_samples(w);
 
-	if (!c || !counters) {
-		json_decref(c);
-		json_decref(counters);
-		return NULL;
-	}
-	snprintf(start, sizeof(start), "%" PRIu64, m->start_unix_ns);
-	err = put(c, "format_version", json_integer(CPUPROF_JSON_FORMAT_VERSION));
-	err = err ?: put(c, "cpuprof_version", json_out_string(m->version ?: "unknown"));
-	err = err ?: put(c, "command_line", json_out_string(m->command_line));
-	err = err ?: put(c, "event", json_out_string(m->event));
-	err = err ?: put(c, "frequency_hz", json_integer(m->frequency));
-	err = err ?: put(c, "period_ns", jnum(m->period_ns));
-	err = err ?: put(c, "start_time", jtime(m->start_unix_ns));
-	err = err
-		      ?: put(c, "start_time_unix_ns",
-			     m->start_unix_ns ? json_string(start) : json_null());
-	err = err ?: put(c, "duration_ns", jnum(m->duration_ns));
-	err = err ?: put(c, "per_thread", json_boolean(m->per_thread));
-	err = err ?: put(c, "samples", json_integer(0)); /* set at the end */
-	err = err ?: add_counters(counters, m);
-	err = err ?: put(c, "counters", json_incref(counters));
-	err = err ?: put(c, "processes", json_incref(w->procs));
-	err = err ?: put(c, "profiles", json_incref(w->cprofiles));
-	err = err ?: put(c, "frames", json_incref(w->cframes));
-	err = err ?: put(c, "locations", json_incref(w->locs));
-	err = err ?: put(c, "mappings", json_incref(w->maps));
-	json_decref(counters);
-	if (err) {
-		json_decref(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* The whole document, keys in a fixed order (jansson keeps insertion order). */
-static int build(struct jw *w, json_t **out)
-{
-	const char *version = w->m->version ?: "unknown";
-	json_t *root = json_object(), *shared = json_object();
-	int err = -ENOMEM;
-
-	w->frames = json_array();
-	w->profiles = json_array();
-	w->cframes = json_array();
-	w->cprofiles = json_array();
-	w->procs = json_array();
-	w->locs = json_array();
-	w->maps = json_array();
-	if (!root || !shared || !w->frames || !w->profiles || !w->cframes || !w->cprofiles ||
-	    !w->procs || !w->locs || !w->maps)
-		goto cleanup;
-	err = put(root, "$schema", json_string(SPEEDSCOPE_SCHEMA));
-	err = err ?: put(root, "exporter", jstrf("cpuprof@%s", version));
-	err = err
-		      ?: put(root, "name",
-			     json_out_string(w->m->command_line && *w->m->command_line
-						     ? w->m->command_line
-						     : "cpuprof"));
-	err = err ?: put(root, "activeProfileIndex", json_integer(0)); /* set at the end */
-	err = err ?: put(shared, "frames", json_incref(w->frames));
-	err = err ?: put(root, "shared", json_incref(shared));
-	err = err ?: put(root, "profiles", json_incref(w->profiles));
-	err = err ?: put(root, "cpuprof", extension(w));
-	err = err ?: collect_samples(w);
 	for (size_t i = 0, j; i < w->n && !err; i = j) {
 		/* pid 0 (the idle task, ended processes merged): one process per name */
 		for (j = i + 1; j < w->n && w->ss[j]->pid == w->ss[i]->pid &&
 				(w->ss[i]->pid || !strcmp(w->ss[j]->comm, w->ss[i]->comm));
 		     j++)
 			;
-		err = add_process(w, i, j);
+		err = number_process(w, i, j);
 	}
-	if (!err) {
-		json_integer_set(json_object_get(root, "activeProfileIndex"),
-				 (json_int_t)w->active);
-		json_integer_set(json_object_get(json_object_get(root, "cpuprof"), "samples"),
-				 w->total > INT64_MAX ? INT64_MAX : (json_int_t)w->total);
-		*out = json_incref(root);
-	}
-cleanup:
-	json_decref(root);
-	json_decref(shared);
 	return err;
+}
+
+/* ---- the second pass: the text ------------------------------------------------------------ */
+
+static void write_shared_frames(struct jw *w)
+{
+	jraw(w, "\"shared\":{\"frames\":[");
+	for (size_t i = 0; i < w->n_funcs; i++) {
+		const struct jfunc *f = &w->funcs[i];
+
+		jraw(w, i ? ",{" : "{");
+		jkey(w, "name", true);
+		jstr2(w, f->display, f->suffix);
+		if (f->file) {
+			jkey(w, "file", false);
+			jstr(w, f->file);
+		}
+		jraw(w, "}");
+	}
+	jraw(w, "]}");
+}
+
+static uint64_t weight(const struct jw *w, const struct prof_sample *s)
+{
+	return w->m->period_ns ? s->count * w->m->period_ns : s->count;
+}
+
+/* "NAME (WHAT N)" as a JSON string */
+static void jid_name(struct jw *w, const char *name, const char *what, uint32_t id)
+{
+	putc('"', w->out);
+	jchars(w, name);
+	fprintf(w->out, " (%s %" PRIu32 ")\"", what, id);
+}
+
+/* speedscope's sampled profile, keys in its schema's order of importance */
+static void write_profile(struct jw *w, const struct jprof *jp)
+{
+	const struct prof_sample *first = w->ss[jp->from];
+	uint64_t end = 0;
+
+	jraw(w, "{\"type\":\"sampled\",\"name\":");
+	if (w->m->per_thread)
+		jid_name(w, *jp->thread ? jp->thread : jp->comm, "tid", first->tid);
+	else
+		jid_name(w, jp->comm, "pid", first->pid);
+	jkey(w, "unit", false);
+	jstr(w, w->m->period_ns ? "nanoseconds" : "none");
+	jraw(w, ",\"startValue\":0,\"endValue\":");
+	for (size_t i = jp->from; i < jp->to; i++)
+		end += weight(w, w->ss[i]);
+	jnum(w, end);
+	jraw(w, ",\"samples\":[");
+	for (size_t i = jp->from; i < jp->to; i++) {
+		const struct prof_sample *s = w->ss[i];
+
+		fprintf(w->out, "%s[%" PRIu32, i > jp->from ? "," : "", w->head_funcs[2 * i]);
+		if (w->m->per_thread)
+			fprintf(w->out, ",%" PRIu32, w->head_funcs[2 * i + 1]);
+		for (uint32_t k = 0; k < s->nframes; k++)
+			fprintf(w->out, ",%" PRIu32, w->loc_of[s->frames[k]].func);
+		jraw(w, "]");
+	}
+	jraw(w, "],\"weights\":[");
+	for (size_t i = jp->from; i < jp->to; i++) {
+		jraw(w, i > jp->from ? "," : "");
+		jnum(w, weight(w, w->ss[i]));
+	}
+	jraw(w, "]}");
+}
+
+/* cpuprof.profiles[i]: the stacks as locations (-1: the process and thread frames) */
+static void write_cprofile(struct jw *w, const struct jprof *jp)
+{
+	const struct prof_sample *first = w->ss[jp->from];
+
+	fprintf(w->out, "{\"pid\":%" PRIu32 ",\"tid\":", first->pid);
+	if (w->m->per_thread)
+		fprintf(w->out, "%" PRIu32, first->tid);
+	else
+		jraw(w, "null");
+	jkey(w, "comm", false);
+	jstr(w, jp->comm);
+	jkey(w, "thread", false);
+	jstr(w, jp->thread);
+	jkey(w, "samples", false);
+	jnum(w, jp->sum);
+	jraw(w, ",\"stacks\":[");
+	for (size_t i = jp->from; i < jp->to; i++) {
+		const struct prof_sample *s = w->ss[i];
+
+		jraw(w, i > jp->from ? ",[-1" : "[-1");
+		if (w->m->per_thread)
+			jraw(w, ",-1");
+		for (uint32_t k = 0; k < s->nframes; k++)
+			fprintf(w->out, ",%" PRIu32, w->loc_of[s->frames[k]].loc);
+		jraw(w, "]");
+	}
+	jraw(w, "]}");
+}
+
+static void write_process(struct jw *w, const struct jproc *pr)
+{
+	const struct jprof *first = &w->profs[pr->first];
+	uint64_t total = 0;
+
+	for (size_t i = pr->first; i < pr->last; i++)
+		total += w->profs[i].sum;
+	fprintf(w->out, "{\"pid\":%" PRIu32 ",\"comm\":", w->ss[first->from]->pid);
+	jstr(w, first->comm);
+	jkey(w, "samples", false);
+	jnum(w, total);
+	jkey(w, "profile", false);
+	/* per thread: -1, the threads say theirs; else the process's one */
+	jint(w, w->m->per_thread ? -1 : (int64_t)(pr->last - 1));
+	jraw(w, ",\"threads\":[");
+	for (size_t i = pr->first; w->m->per_thread && i < pr->last; i++) {
+		fprintf(w->out, "%s{\"tid\":%" PRIu32 ",\"name\":", i > pr->first ? "," : "",
+			w->ss[w->profs[i].from]->tid);
+		jstr(w, w->profs[i].thread);
+		jkey(w, "samples", false);
+		jnum(w, w->profs[i].sum);
+		fprintf(w->out, ",\"profile\":%zu}", i);
+	}
+	jraw(w, "]}");
+}
+
+static void write_cframes(struct jw *w)
+{
+	for (size_t i = 0; i < w->n_funcs; i++) {
+		const struct jfunc *f = &w->funcs[i];
+
+		jraw(w, i ? ",{\"name\":" : "{\"name\":");
+		jstr(w, f->name);
+		jkey(w, "kind", false);
+		jstr(w, jkind_names[f->kind]);
+		jkey(w, "inlined", false);
+		jbool(w, f->inlined);
+		jkey(w, "module", false);
+		jstr(w, f->module);
+		jkey(w, "file", false);
+		jstr(w, f->file);
+		jkey(w, "mangled", false);
+		jstr(w, f->mangled);
+		jraw(w, "}");
+	}
+}
+
+static void write_locations(struct jw *w)
+{
+	for (size_t i = 0; i < w->n_locs; i++) {
+		uint32_t id = w->locs[i];
+		const struct prof_frame *f = profile__frame(w->p, id);
+
+		fprintf(w->out, "%s{\"frame\":%" PRIu32 ",\"address\":", i ? "," : "",
+			w->loc_of[id].func);
+		jhex(w, f->addr);
+		jkey(w, "object_address", false);
+		jhex(w, f->rel);
+		jkey(w, "mapping", false);
+		jint(w, f->mapping ? (int64_t)w->map_of[f->mapping - 1] : -1);
+		jkey(w, "line", false);
+		if (f->line)
+			jint(w, f->line);
+		else
+			jraw(w, "null");
+		jkey(w, "column", false);
+		if (f->column)
+			jint(w, f->column);
+		else
+			jraw(w, "null");
+		jkey(w, "inlined", false);
+		jbool(w, f->inlined);
+		jkey(w, "named", false);
+		jbool(w, f->named);
+		jraw(w, "}");
+	}
+}
+
+static void write_mappings(struct jw *w)
+{
+	for (size_t i = 0; i < w->n_maps; i++) {
+		const struct prof_mapping *m = profile__mapping(w->p, w->maps[i]);
+		const char *kind =
+			(size_t)m->kind < sizeof(map_kind_names) / sizeof(map_kind_names[0])
+				? map_kind_names[m->kind]
+				: "unknown";
+
+		fprintf(w->out, "%s{\"pid\":%" PRIu32 ",\"kind\":", i ? "," : "", m->pid);
+		jstr(w, kind);
+		jkey(w, "start", false);
+		jhex(w, m->start);
+		jkey(w, "limit", false);
+		jhex(w, m->limit);
+		jkey(w, "offset", false);
+		jhex(w, m->offset);
+		jkey(w, "path", false);
+		jstr(w, m->path);
+		/* "" (unknown) as null */
+		jkey(w, "build_id", false);
+		jstr(w, m->build_id && *m->build_id ? m->build_id : NULL);
+		jraw(w, "}");
+	}
+}
+
+/* The counters' names by the rule for foreign text, for write_counters. 0 or -ENOMEM. */
+static int number_counters(struct jw *w)
+{
+	size_t n = w->m->n_counters;
+
+	w->cnames = calloc(n ? n : 1, sizeof(*w->cnames));
+	if (!w->cnames)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(w->cnames[i] = utf8safe_dup(w->m->counters[i].name ?: "")))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The counters by name, a reason given twice once with the sum, at its first place. O(n^2) on
+ * a few dozen counters.
+ */
+static void write_counters(struct jw *w)
+{
+	const struct profile_meta *m = w->m;
+	char **names = w->cnames;
+	bool first = true;
+
+	jraw(w, "{");
+	for (size_t i = 0; i < m->n_counters; i++) {
+		uint64_t v = 0;
+		bool dup = false;
+
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = !strcmp(names[k], names[i]);
+		if (dup)
+			continue;
+		/* as the tree summed them: each value capped, then added */
+		for (size_t k = i; k < m->n_counters; k++)
+			if (!strcmp(names[k], names[i]))
+				v = k == i ? m->counters[k].value
+					   : m->counters[k].value + (v > INT64_MAX ? INT64_MAX : v);
+		jraw(w, first ? "\"" : ",\"");
+		jchars(w, names[i]);
+		jraw(w, "\":");
+		jnum(w, v);
+		first = false;
+	}
+	jraw(w, "}");
+}
+
+/* The whole document, keys in a fixed order. */
+static void write_doc(struct jw *w)
+{
+	const struct profile_meta *m = w->m;
+	const char *version = m->version ?: "unknown";
+
+	jraw(w, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\"exporter\":\"cpuprof@");
+	jchars(w, version);
+	jraw(w, "\",\"name\":");
+	jstr(w, m->command_line && *m->command_line ? m->command_line : "cpuprof");
+	fprintf(w->out, ",\"activeProfileIndex\":%zu,", w->active);
+	write_shared_frames(w);
+	jraw(w, ",\"profiles\":[");
+	for (size_t i = 0; i < w->n_profs; i++) {
+		jraw(w, i ? "," : "");
+		write_profile(w, &w->profs[i]);
+	}
+	fprintf(w->out, "],\"cpuprof\":{\"format_version\":%d,\"cpuprof_version\":",
+		CPUPROF_JSON_FORMAT_VERSION);
+	jstr(w, version);
+	jkey(w, "command_line", false);
+	jstr(w, m->command_line);
+	jkey(w, "event", false);
+	jstr(w, m->event);
+	fprintf(w->out, ",\"frequency_hz\":%u,\"period_ns\":", m->frequency);
+	jnum(w, m->period_ns);
+	jkey(w, "start_time", false);
+	jtime(w, m->start_unix_ns);
+	jkey(w, "start_time_unix_ns", false);
+	if (m->start_unix_ns)
+		fprintf(w->out, "\"%" PRIu64 "\"", m->start_unix_ns);
+	else
+		jraw(w, "null");
+	jkey(w, "duration_ns", false);
+	jnum(w, m->duration_ns);
+	jkey(w, "per_thread", false);
+	jbool(w, m->per_thread);
+	jkey(w, "samples", false);
+	jnum(w, w->total);
+	jkey(w, "counters", false);
+	write_counters(w);
+	jraw(w, ",\"processes\":[");
+	for (size_t i = 0; i < w->n_procs; i++) {
+		jraw(w, i ? "," : "");
+		write_process(w, &w->procs[i]);
+	}
+	jraw(w, "],\"profiles\":[");
+	for (size_t i = 0; i < w->n_profs; i++) {
+		jraw(w, i ? "," : "");
+		write_cprofile(w, &w->profs[i]);
+	}
+	jraw(w, "],\"frames\":[");
+	write_cframes(w);
+	jraw(w, "],\"locations\":[");
+	write_locations(w);
+	jraw(w, "],\"mappings\":[");
+	write_mappings(w);
+	jraw(w, "]}}\n");
 }
 
 int json_write(const struct profile *p, const struct profile_meta *m, FILE *out)
 {
-	struct jw w = {.p = p, .m = m};
-	json_t *root = NULL;
-	char *text = NULL;
-	size_t len;
-	int err;
+	struct jw w = {.p = p, .m = m, .out = out};
+	/* everything that can fail for memory before the first byte: all or nothing */
+	int err = number(&w);
 
-	err = build(&w, &root);
-	if (err)
-		goto cleanup;
-	/* into memory first (dumping allocates too), so that out gets all or nothing */
-	err = -ENOMEM;
-	len = json_dumpb(root, NULL, 0, JSON_COMPACT);
-	text = len ? malloc(len + 1) : NULL;
-	if (!text || json_dumpb(root, text, len, JSON_COMPACT) != len)
-		goto cleanup;
-	text[len] = '\n';
-	err = 0;
-	if (fwrite(text, 1, len + 1, out) != len + 1 || fflush(out) || ferror(out))
-		err = -EIO;
-cleanup:
-	free(text);
-	json_decref(root);
-	json_decref(w.frames);
-	json_decref(w.profiles);
-	json_decref(w.cframes);
-	json_decref(w.cprofiles);
-	json_decref(w.procs);
-	json_decref(w.locs);
-	json_decref(w.maps);
-	json_decref(w.fidx);
+	err = err ?: number_counters(&w);
+	if (!err) {
+		write_doc(&w);
+		if (fflush(out) || ferror(out))
+			err = -EIO;
+	}
+	for (size_t i = 0; w.cnames && i < m->n_counters; i++)
+		free(w.cnames[i]);
+	free(w.cnames);
+	for (size_t i = 0; i < w.n_funcs; i++)
+		free(w.funcs[i].own);
+	free(w.funcs);
+	idtable_free(&w.fidx);
+	free(w.locs);
+	free(w.maps);
+	free(w.profs);
+	free(w.procs);
+	free(w.head_funcs);
 	free(w.ss);
 	free(w.loc_of);
 	free(w.map_of);
-	free(w.key);
 	return err;
 }

@@ -13,7 +13,10 @@
  *   address, its mapping, line and inline flag, and cpuprof.profiles[i].stacks maps each stack
  *   onto them;
  * - addresses are hex strings; names follow util/utf8safe.h (what it refuses becomes U+FFFD);
- * - the same bytes for the same profile, whatever order it was built in.
+ * - the same bytes for the same profile, whatever order it was built in;
+ * - written as a stream, never built as a tree: memory is a few tables of the profile's size
+ *   (a first pass numbers functions, locations and mappings; what can fail for memory fails
+ *   there, before the first byte).
  */
 #ifndef CPUPROF_JSON_OUT_H
 #define CPUPROF_JSON_OUT_H

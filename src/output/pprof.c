@@ -456,16 +456,40 @@ static void encode_mapping(struct enc *e, uint32_t pm)
 	pb_close(b, at);
 }
 
+/* A shared library's name, as pprof tells one (its libRx: ".so" at the end or before ".N"/"_N"). */
+static bool is_library(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	for (so = strstr(base ? base : path, ".so"); so; so = strstr(so + 1, ".so"))
+		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
+			return true;
+	return false;
+}
+
+/*
+ * What pprof takes for the main executable is the first mapping: file mappings of programs
+ * first, then libraries, then what is no file ([vdso], JIT code), the kernel last.
+ */
+static int mapping_rank(const struct prof_mapping *m)
+{
+	if (m->kind == PMAP_KERNEL)
+		return 3;
+	if (m->kind != PMAP_FILE)
+		return 2;
+	return is_library(m->path) ? 1 : 0;
+}
+
 static int cmp_mappings(const void *pa, const void *pb, void *ctx)
 {
 	const struct profile *p = ctx;
 	const struct prof_mapping *a = profile__mapping(p, *(const uint32_t *)pa);
 	const struct prof_mapping *b = profile__mapping(p, *(const uint32_t *)pb);
+	int ra = mapping_rank(a), rb = mapping_rank(b);
 
-	/* the main executable first by pprof's convention: lowest pid, lowest address; kernel last
-	 */
-	if ((a->kind == PMAP_KERNEL) != (b->kind == PMAP_KERNEL))
-		return a->kind == PMAP_KERNEL ? 1 : -1;
+	/* then the lowest pid, the lowest address */
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->start != b->start)
@@ -509,8 +533,20 @@ static int number_mappings(struct enc *e)
 /* Takes the bytes of b (the next part of the message) and leaves b empty. 0 or -errno. */
 typedef int (*emit_fn)(void *ctx, struct pb *b);
 
-/* Pieces of samples handed to emit: a gzip thread starts on the first while the rest is made. */
+/*
+ * The message goes to emit in pieces of about this size: a gzip thread starts on the first
+ * while the rest is made, and no part of the message is ever whole in memory (a long
+ * system-wide profile's locations, functions and strings are tens of MB).
+ */
 #define SAMPLES_PIECE (256u << 10)
+
+/* b to emit once it holds a piece (or when last). 0 or -errno. */
+static int piece(struct pb *b, bool last, emit_fn emit, void *ctx)
+{
+	if (pb_error(b))
+		return pb_error(b);
+	return b->len >= SAMPLES_PIECE || (last && b->len) ? emit(ctx, b) : 0;
+}
 
 /*
  * The profile message in parts whose concatenation is the message (field order on the wire
@@ -556,22 +592,24 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 	}
 	for (size_t i = 0; i < ns; i++) {
 		err = encode_sample(e, order[i], &part);
-		if (!err && (part.len >= SAMPLES_PIECE || i + 1 == ns))
-			err = emit(ctx, &part);
+		err = err ?: piece(&part, i + 1 == ns, emit, ctx);
 		if (err)
 			goto out;
 	}
+	/* the order of the samples is not needed any more */
+	free(order);
+	order = NULL;
 	err = number_mappings(e);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < e->n_loc; i++)
+	for (size_t i = 0; !err && i < e->n_loc; i++) {
 		encode_location(e, i + 1, &e->loc_v[i]);
+		err = piece(&e->msg, false, emit, ctx);
+	}
 	/* mappings after locations: their has_* flags summarize the locations */
-	for (uint32_t id = 1; id <= e->n_maps_used; id++)
+	for (uint32_t id = 1; !err && id <= e->n_maps_used; id++)
 		for (uint32_t pm = 0; pm < nm; pm++)
 			if (e->map_ids[pm] == id)
 				encode_mapping(e, pm);
-	for (size_t i = 0; i < e->n_func; i++) {
+	for (size_t i = 0; !err && i < e->n_func; i++) {
 		size_t at = pb_open(&e->msg, PROFILE_FUNCTION);
 
 		pb_uint(&e->msg, FUNCTION_ID, i + 1);
@@ -581,7 +619,10 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 		if (e->func_v[i].start_line)
 			pb_int(&e->msg, FUNCTION_START_LINE, e->func_v[i].start_line);
 		pb_close(&e->msg, at);
+		err = piece(&e->msg, false, emit, ctx);
 	}
+	if (err)
+		goto out;
 	pb_int(&e->msg, PROFILE_TIME_NANOS, (int64_t)e->m->start_unix_ns);
 	pb_int(&e->msg, PROFILE_DURATION_NANOS, (int64_t)e->m->duration_ns);
 	value_type(e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
@@ -595,9 +636,10 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 	if (err)
 		goto out;
 	/* strings last: every index is known by now */
-	for (size_t i = 0; i < e->n_str; i++)
+	for (size_t i = 0; !err && i < e->n_str; i++) {
 		pb_string(&part, PROFILE_STRING_TABLE, e->str_v[i]);
-	err = pb_error(&part) ? pb_error(&part) : emit(ctx, &part);
+		err = piece(&part, i + 1 == e->n_str, emit, ctx);
+	}
 out:
 	pb_free(&part);
 	free(order);

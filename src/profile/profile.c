@@ -73,6 +73,7 @@ struct profile {
 	size_t cap_fh;
 	int frame_err;	       /* why the frames came back to memory early, 0 if they did not */
 	const char *names[64]; /* process and thread names interned lately, by hash */
+	bool sealed;	       /* profile__seal: nothing is added any more, no index kept */
 };
 
 static uint32_t hash_ptr(uint32_t h, const void *ptr)
@@ -499,6 +500,8 @@ static bool fhash_id_eq(const void *ctx, uint32_t id, const void *key)
 
 /* In-memory interning, the frame's strings interned first. */
 static int intern_frame_mem(struct profile *p, const struct prof_frame *f, uint32_t *id);
+/* On disk, f's strings already by the rule for foreign text. */
+static int intern_frame_disk_safe(struct profile *p, const struct prof_frame *f, uint32_t *id);
 
 struct load_ctx {
 	struct profile *p;
@@ -523,12 +526,26 @@ static int load_frame(void *ctx, const struct log_frame *lf)
 		.column = lf->column,
 		.start_line = lf->start_line,
 	};
+	struct profile *p = lc->p;
 	uint32_t id;
-	int err = intern_frame_mem(lc->p, &f, &id);
+	int err = intern_frame_mem(p, &f, &id);
 
-	/* the log holds distinct frames only, so each one is new, and keeps its id */
-	if (!err && id != lc->next)
-		err = -EIO;
+	/*
+	 * the log holds distinct frames, so each one is new and keeps its id; one that interns as
+	 * an earlier one (names cut at 1 MiB in the log) keeps its id too, as a copy of it
+	 */
+	if (!err && id != lc->next) {
+		if (id > lc->next ||
+		    grow((void **)&p->frec, &p->cap_frec, p->n_frames, sizeof(*p->frec)))
+			err = id > lc->next ? -EIO : -ENOMEM;
+		else {
+			/* the same record (compact or full) under a second id */
+			p->frec[p->n_frames] = p->frec[id];
+			if (p->frec[id] & FREC_COMPACT)
+				p->n_compact++; /* cidx_reserve puts every compact id back */
+			p->n_frames++;
+		}
+	}
 	lc->next++;
 	return err;
 }
@@ -596,8 +613,44 @@ static struct log_frame to_log(const struct prof_frame *f)
 	};
 }
 
-/* With the frames on disk: one more if new (only its hash stays in memory). */
+/*
+ * s as intern() keeps it: by the rule for foreign text. *tmp: what to free (NULL when s is
+ * already so). NULL on ENOMEM.
+ */
+static const char *safe_str(const char *s, char **tmp)
+{
+	*tmp = NULL;
+	if (!s || utf8safe_ok(s))
+		return s;
+	*tmp = utf8safe_dup(s);
+	return *tmp;
+}
+
+/*
+ * With the frames on disk: one more if new (only its hash stays in memory). The hash and the
+ * log see the strings as the read-back interns them (safe_str): two frames that differ only
+ * in bytes the rule replaces are one frame, on disk as in memory (else the read-back found
+ * two frames that intern as one, and every frame after them was lost).
+ */
 static int intern_frame_disk(struct profile *p, const struct prof_frame *f, uint32_t *id)
+{
+	struct prof_frame sf = *f;
+	char *tmp[4];
+	int err = -ENOMEM;
+
+	sf.name = safe_str(f->name, &tmp[0]);
+	sf.module = safe_str(f->module, &tmp[1]);
+	sf.mangled = safe_str(f->mangled, &tmp[2]);
+	sf.file = safe_str(f->file, &tmp[3]);
+	if (sf.name && (sf.module || !f->module) && (sf.mangled || !f->mangled) &&
+	    (sf.file || !f->file))
+		err = intern_frame_disk_safe(p, &sf, id);
+	for (int i = 0; i < 4; i++)
+		free(tmp[i]);
+	return err;
+}
+
+static int intern_frame_disk_safe(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
 	struct fhash h = frame_content_hash(f);
 	const struct log_frame lf = to_log(f);
@@ -675,7 +728,7 @@ static int frames_out(struct profile *p)
 
 int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_t *id)
 {
-	if (f->mapping > p->n_maps)
+	if (f->mapping > p->n_maps || p->sealed)
 		return -EINVAL;
 	if (p->spill_dir && !p->flog && !p->frame_err && p->n_frames >= p->spill_after) {
 		p->frame_err = frames_out(p);
@@ -800,6 +853,8 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 	const uint32_t *copy;
 	uint32_t h;
 
+	if (p->sealed)
+		return -EINVAL;
 	if (!ns.comm || !ns.thread)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nframes; i++)
@@ -832,6 +887,9 @@ int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uin
 	struct prof_mapping nm = *m;
 	struct idslot *sl;
 	bool found;
+
+	if (p->sealed)
+		return -EINVAL;
 	uint32_t h;
 
 	nm.path = intern(p, m->path);
@@ -857,9 +915,16 @@ size_t profile__n_mappings(const struct profile *p)
 	return p->n_maps;
 }
 
+/* What profile__mapping gives for an id it does not know: a mapping of nothing known. */
+static const struct prof_mapping mapping_unknown = {
+	.kind = PMAP_UNKNOWN,
+	.path = PROFILE_MAPPING_UNKNOWN,
+	.build_id = "",
+};
+
 const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id)
 {
-	return id < p->n_maps ? &p->maps[id] : NULL;
+	return id < p->n_maps ? &p->maps[id] : &mapping_unknown;
 }
 
 size_t profile__n_samples(const struct profile *p)
@@ -867,9 +932,12 @@ size_t profile__n_samples(const struct profile *p)
 	return p->n_samples;
 }
 
+/* What profile__sample gives for an index past the last: no stack, no count. */
+static const struct prof_sample sample_none = {.comm = "", .thread = ""};
+
 const struct prof_sample *profile__sample(const struct profile *p, size_t i)
 {
-	return i < p->n_samples ? &p->samples[i] : NULL;
+	return i < p->n_samples ? &p->samples[i] : &sample_none;
 }
 
 size_t profile__n_frames(const struct profile *p)
@@ -1058,6 +1126,8 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	struct idtable idx = {.cap = 64};
 	size_t n = 0, merged = 0;
 
+	if (p->sealed)
+		return -EINVAL;
 	/* room for every sample at a load of at most a half (idtable_reserve's): the loop below
 	 * cannot fail, and the index is no bigger than one grown sample by sample */
 	while (idx.cap < 2 * (p->n_samples + 1))
@@ -1099,6 +1169,8 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 
 int profile__spill_to(struct profile *p, const char *dir, size_t after)
 {
+	if (p->sealed)
+		return -EINVAL;
 	if (p->runs)
 		return 0;
 	p->spill_dir = strdup(dir && *dir ? dir : "/tmp");
@@ -1141,6 +1213,18 @@ int profile__unspill(struct profile *p)
 	sample_runs__free(p->runs);
 	p->runs = NULL;
 	return err;
+}
+
+int profile__seal(struct profile *p)
+{
+	if (p->flog || p->runs)
+		return -EBUSY;
+	idtable_free(&p->fidx);
+	idtable_free(&p->sidx);
+	idtable_free(&p->kidx);
+	idtable_free(&p->midx);
+	p->sealed = true;
+	return 0;
 }
 
 void profile__spill_sizes(const struct profile *p, struct profile_spill *ps)

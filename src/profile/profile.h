@@ -92,6 +92,11 @@ void profile__free(struct profile *p); /* NULL-safe */
 /* Intern a mapping (strings are copied); its id in *id. 0 or -ENOMEM. */
 int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uint32_t *id);
 size_t profile__n_mappings(const struct profile *p);
+/*
+ * Mapping id; never NULL: an id out of range gives a mapping of kind PMAP_UNKNOWN, path
+ * PROFILE_MAPPING_UNKNOWN, shared by all such ids.
+ */
+#define PROFILE_MAPPING_UNKNOWN "[unknown]"
 const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id);
 
 /*
@@ -108,6 +113,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count);
 
 size_t profile__n_samples(const struct profile *p);
+/* Sample i; never NULL: past the last, a sample of no stack and count 0 (comm and thread ""). */
 const struct prof_sample *profile__sample(const struct profile *p, size_t i);
 size_t profile__n_frames(const struct profile *p);
 /*
@@ -168,6 +174,14 @@ int profile__spill_to(struct profile *p, const char *dir, size_t after);
  * may run).
  */
 int profile__unspill(struct profile *p);
+
+/*
+ * The profile is complete: its indexes, which find an equal frame, mapping, stack or sample
+ * when one is added (tens of MB in a long system-wide recording), go before the writers run.
+ * Adding, interning, merging and spilling are -EINVAL from then on; the accessors are as
+ * before. 0, or -EBUSY while something is on disk (call profile__unspill first).
+ */
+int profile__seal(struct profile *p);
 
 struct profile_spill {
 	uint64_t records, bytes; /* samples on disk: records (a key once per run), bytes */

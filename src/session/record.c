@@ -23,6 +23,7 @@
 #include "session/bpf_loader.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/rss.h"
 #include "output/output.h"
 #include "profile/profile.h"
 #include "session/prebuild.h"
@@ -908,7 +909,46 @@ static int read_back(struct record *r)
 		pr_warn("cannot read back some frames kept on disk (%s): they are named "
 			"\"[frame lost: ...]\"",
 			strerror(-after.frame_err));
+	/* complete: the indexes go before the writers (-EBUSY keeps them: nothing to say) */
+	profile__seal(r->prof);
 	return CP_EXIT_OK;
+}
+
+/*
+ * After the last drain nothing more is named: the symbolizer (objects, symbol tables, indexes),
+ * the process snapshots and the name cache go before the profile is read back and written, so
+ * that the output phase reuses their memory (what the summary says of them is said before).
+ */
+static void release_naming(struct record *r)
+{
+	symbolizer__free(r->sym);
+	r->sym = NULL;
+	proc_snapshot__free(r->snap);
+	r->snap = NULL;
+	name_cache__free(r->names);
+	r->names = NULL;
+}
+
+/*
+ * -v: resident memory when sampling had ended and the last sets were named (rec: then, and
+ * its peak since the start), and the peak of the output phase (read back and written) when
+ * the peak could be reset in between (out_peak).
+ */
+static void memory_summary(const struct rss *rec, bool out_peak)
+{
+	struct rss now;
+
+	if (!rec->peak_kib || rss_self(&now))
+		return;
+	if (out_peak)
+		pr_info("memory: %.1f MiB when the last sets were named (peak %.1f MiB while "
+			"recording), peak %.1f MiB while reading back and writing the output",
+			(double)rec->now_kib / 1024, (double)rec->peak_kib / 1024,
+			(double)now.peak_kib / 1024);
+	else
+		pr_info("memory: %.1f MiB when the last sets were named, peak %.1f MiB "
+			"(the output's own peak is not known: /proc/self/clear_refs)",
+			(double)rec->now_kib / 1024, (double)now.peak_kib / 1024);
 }
 
 /*
@@ -1073,24 +1113,33 @@ static void naming_warnings(const struct record *r)
 	demangle_summary();
 }
 
-/* The output phase: what is on disk back, the warnings, every -o written, the summary. */
+/*
+ * The output phase: the warnings, the naming's memory released, what is on disk back, every -o
+ * written, the summary.
+ */
 static int write_outputs(struct record *r)
 {
 	struct timespec t_named, t_written;
+	struct rss rec_mem = {0};
+	bool out_peak;
 	double cpu_named;
 	struct report rep;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t_named);
 	cpu_named = cpu_seconds();
+	naming_warnings(r);
+	rss_self(&rec_mem);
+	release_naming(r);
+	out_peak = !rss_reset_peak();
 	rc = read_back(r);
 	if (rc)
 		return rc;
-	naming_warnings(r);
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
 	clock_gettime(CLOCK_MONOTONIC, &t_written);
+	memory_summary(&rec_mem, out_peak);
 	/* -v: how long the user waited for the file after sampling stopped, and for what */
 	pr_info("after sampling stopped: the last sets named in %.3f s (CPU %.3f s), the output "
 		"written in %.3f s (CPU %.3f s)",

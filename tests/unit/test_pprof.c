@@ -39,6 +39,7 @@ static struct field *fields(const uint8_t *p, size_t len, size_t *n)
 {
 	const uint8_t *end = p + len;
 	struct field *v = NULL;
+	size_t cap = 0;
 
 	*n = 0;
 	while (p < end) {
@@ -55,7 +56,11 @@ static struct field *fields(const uint8_t *p, size_t len, size_t *n)
 		} else {
 			fail_msg("unexpected wire type %d", (int)(key & 7));
 		}
-		v = realloc(v, (*n + 1) * sizeof(*v));
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(v, cap * sizeof(*v));
+			assert_non_null(v);
+		}
 		v[(*n)++] = f;
 	}
 	return v;
@@ -506,6 +511,162 @@ static void test_big_gzip(void **state)
 }
 
 /*
+ * A profile whose every part is many pieces of 256 KiB (30000 frames of distinct long names,
+ * each the leaf of a sample): the pieces join into one valid message, every location, function
+ * and name once, and the gzip file holds the same bytes.
+ */
+static void test_pieces(void **state)
+{
+	enum { N = 30000 };
+	struct profile *p = profile__new();
+	struct prof_mapping exe = {.pid = 9,
+				   .kind = PMAP_FILE,
+				   .start = 0x1000,
+				   .limit = 0x10000000,
+				   .path = "/bin/wide"};
+	struct pb msg = PB_INIT;
+	struct field *top;
+	size_t n_top, n_names = 0;
+	char name[64], *buf = NULL;
+	bool *seen = calloc(N, 1);
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	z_stream zs = {0};
+	unsigned char *out;
+	uint32_t m;
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(seen);
+	assert_int_equal(profile__intern_mapping(p, &exe, &m), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		struct prof_frame fr = {.name = name,
+					.addr = 0x1000 + (uint64_t)i * 16,
+					.kind = FRAME_USER,
+					.named = true,
+					.mapping = m + 1};
+		uint32_t id;
+
+		snprintf(name, sizeof(name), "a_function_with_a_rather_long_name_%06u", i);
+		assert_int_equal(profile__intern_frame(p, &fr, &id), 0);
+		assert_int_equal(profile__add(p, 9, 0, "wide", "", &id, 1, i % 5 + 1), 0);
+	}
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	top = fields(msg.buf, msg.len, &n_top);
+	for (size_t i = 0; i < n_top; i++) {
+		unsigned int k;
+
+		if (top[i].num != 6 || top[i].len != 41 ||
+		    sscanf((const char *)top[i].p, "a_function_with_a_rather_long_name_%6u", &k) !=
+			    1)
+			continue;
+		assert_true(k < N && !seen[k]);
+		seen[k] = true;
+		n_names++;
+	}
+	assert_int_equal(n_names, N);
+	{
+		struct decoded d = {.top = top, .n_top = n_top};
+
+		assert_int_equal(count_top(&d, 2), N); /* samples */
+		assert_int_equal(count_top(&d, 4), N); /* locations */
+		assert_int_equal(count_top(&d, 5), N); /* functions */
+		assert_int_equal(count_top(&d, 3), 1); /* the mapping */
+	}
+	assert_int_equal(pprof_write(p, &meta, f), 0);
+	fclose(f);
+	out = malloc(msg.len + 1);
+	assert_non_null(out);
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)msg.len + 1;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, msg.len);
+	assert_memory_equal(out, msg.buf, msg.len);
+	inflateEnd(&zs);
+	free(out);
+	free(buf);
+	free(top);
+	free(seen);
+	pb_free(&msg);
+	profile__free(p);
+}
+
+/*
+ * The first mapping is what pprof takes for the main program: a program's file before the
+ * libraries (ld.so and libc.so.6 at lower pids and addresses), [vdso] (pid 0, address 0 in
+ * its own addresses) after them, the kernel last.
+ */
+static void test_main_mapping_first(void **state)
+{
+	static const struct prof_mapping maps[] = {
+		{.pid = 0, .kind = PMAP_VDSO, .start = 0, .limit = 0x2000, .path = "[vdso]"},
+		{.pid = 0,
+		 .kind = PMAP_FILE,
+		 .start = 0x1000,
+		 .limit = 0x27000,
+		 .offset = 0x1000,
+		 .path = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+		{.pid = 0,
+		 .kind = PMAP_KERNEL,
+		 .start = 0xffff800000000000,
+		 .limit = UINT64_MAX,
+		 .path = "[kernel.kallsyms]"},
+		{.pid = 1,
+		 .kind = PMAP_FILE,
+		 .start = 0x26000,
+		 .limit = 0x17c000,
+		 .offset = 0x26000,
+		 .path = "/usr/lib/libc.so.6"},
+		{.pid = 2,
+		 .kind = PMAP_FILE,
+		 .start = 0x2f000,
+		 .limit = 0x100000,
+		 .offset = 0x2f000,
+		 .path = "/usr/bin/bash"},
+	};
+	static const char *const want[] = {"/usr/bin/bash",
+					   "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+					   "/usr/lib/libc.so.6", "[vdso]", "[kernel.kallsyms]"};
+	struct profile *p = profile__new();
+	struct pb msg = PB_INIT;
+	struct decoded d;
+	uint32_t st[5];
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 5; i++) {
+		struct prof_frame fr = {.name = "f",
+					.addr = maps[i].start + 0x10,
+					.kind = FRAME_USER,
+					.named = true};
+		uint32_t m;
+
+		assert_int_equal(profile__intern_mapping(p, &maps[i], &m), 0);
+		fr.mapping = m + 1;
+		fr.kind = maps[i].kind == PMAP_KERNEL ? FRAME_KERNEL : FRAME_USER;
+		assert_int_equal(profile__intern_frame(p, &fr, &st[i]), 0);
+	}
+	assert_int_equal(profile__add(p, 2, 0, "bash", "", st, 5, 1), 0);
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	decode(&d, &msg);
+	assert_int_equal(count_top(&d, 3), 5);
+	for (size_t k = 0; k < 5; k++) {
+		size_t n;
+		struct field *m = sub(&d, 3, k, &n);
+
+		assert_int_equal(get_u(m, n, 1), k + 1);
+		assert_string_equal(str(&d, get_u(m, n, 5)), want[k]);
+		free(m);
+	}
+	decoded_free(&d);
+	pb_free(&msg);
+	profile__free(p);
+}
+
+/*
  * Strings the writer adds itself (the command line names the user's program, whatever its
  * name) are valid too: protobuf decoders refuse a whole profile for one invalid string.
  */
@@ -539,7 +700,9 @@ int main(void)
 		cmocka_unit_test(test_unnamed_interpreter_frame),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_big_gzip),
+		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_hostile_header),
+		cmocka_unit_test(test_main_mapping_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,18 @@ static void test_merge_samples(void **state)
 	assert_int_equal(profile__n_processes(p), 2);
 	assert_string_equal(profile__sample(p, 4)->thread, "worker");
 	assert_int_equal(profile__sample(p, 4)->tid, 12);
+	/* past the last sample: a sample of nothing, never NULL */
+	assert_non_null(profile__sample(p, 5));
+	assert_int_equal(profile__sample(p, 5)->count, 0);
+	assert_int_equal(profile__sample(p, 5)->nframes, 0);
+	assert_string_equal(profile__sample(p, 5)->comm, "");
+	assert_string_equal(profile__sample(p, 5)->thread, "");
+	/* a mapping id never interned: a mapping of nothing known, never NULL */
+	assert_int_equal(profile__n_mappings(p), 0);
+	assert_non_null(profile__mapping(p, 0));
+	assert_int_equal(profile__mapping(p, 0)->kind, PMAP_UNKNOWN);
+	assert_string_equal(profile__mapping(p, 0)->path, PROFILE_MAPPING_UNKNOWN);
+	assert_string_equal(profile__mapping(p, 0)->build_id, "");
 	/* samples of one stack share one copy of it (processes of a program: one stack each) */
 	assert_ptr_equal(profile__sample(p, 0)->frames, profile__sample(p, 2)->frames);
 	assert_ptr_equal(profile__sample(p, 0)->frames, profile__sample(p, 4)->frames);
@@ -81,6 +93,25 @@ static void test_merge_samples(void **state)
 	assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 3), 0);
 	assert_int_equal(profile__n_samples(p), 6);
 	assert_int_equal(profile__total(p), 21);
+	{
+		size_t n = profile__n_samples(p);
+		uint64_t total = profile__total(p);
+
+		/* sealed: nothing more is added, what is there reads the same */
+		assert_int_equal(profile__seal(p), 0);
+		assert_int_equal(profile__add(p, 10, 0, "app", "", NULL, 0, 5), -EINVAL);
+		assert_int_equal(
+			profile__intern_frame(p, &(struct prof_frame){.name = "x"}, &st[0]),
+			-EINVAL);
+		assert_int_equal(
+			profile__intern_mapping(p, &(struct prof_mapping){.path = "/x"}, &st[0]),
+			-EINVAL);
+		assert_int_equal(profile__n_samples(p), n);
+		assert_int_equal(profile__total(p), total);
+		assert_int_equal(profile__sample(p, 0)->count, 12);
+		assert_string_equal(profile__frame(p, profile__sample(p, 0)->frames[2])->name,
+				    "leaf");
+	}
 	profile__free(p);
 }
 

@@ -437,12 +437,69 @@ static void test_frame_on_disk(void **state)
 	assert_int_equal(f->kind, FRAME_PSEUDO);
 	assert_null(f->module);
 	assert_null(f->file);
+	/* not sealed while a frame is on disk */
+	assert_int_equal(profile__seal(p), -EBUSY);
 	assert_int_equal(profile__unspill(p), 0);
+	assert_int_equal(profile__seal(p), 0);
 	assert_string_equal(profile__frame(p, id)->name, "f8192");
 	assert_string_equal(profile__frame(p, id)->module, "mod");
 	assert_string_equal(profile__frame(p, id + 1)->name, PROFILE_FRAME_NOT_IN_MEMORY);
 	profile__free(p);
 	rmdir_empty(d);
+}
+
+/*
+ * Frames that differ only in what the rule for foreign text replaces ("f\xff" and "f\xfe" are
+ * both "f\uFFFD" in the profile), or only past the 1 MiB the log keeps of a name, are one
+ * frame in memory: on disk they come back, every frame after them too, with their ids.
+ */
+static void test_frames_alike_on_disk(void **state)
+{
+	static const char *const names[] = {"f\xff", "f\xfe", "g\x01", "g\x02"};
+	size_t big = (1u << 20) + 16;
+	char *long_a = malloc(big + 1), *long_b = malloc(big + 1);
+	struct profile *p = profile__new();
+	struct profile_spill ps;
+	char *d = tmpdir();
+	uint32_t id[7];
+
+	(void)state;
+	assert_non_null(long_a);
+	assert_non_null(long_b);
+	memset(long_a, 'x', big);
+	memset(long_b, 'x', big);
+	long_a[big] = long_b[big] = '\0';
+	long_b[big - 1] = 'y';
+	assert_int_equal(profile__spill_to(p, d, 0), 0);
+	for (int i = 0; i < 4; i++) {
+		struct prof_frame f = {.name = names[i], .module = "mod", .kind = FRAME_USER};
+
+		assert_int_equal(profile__intern_frame(p, &f, &id[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct prof_frame f = {.name = i ? long_b : long_a, .kind = FRAME_USER};
+
+		assert_int_equal(profile__intern_frame(p, &f, &id[4 + i]), 0);
+	}
+	id[6] = frame(p, 0x3000);
+	/* the same after the rule: one id on disk as in memory */
+	assert_int_equal(id[0], id[1]);
+	assert_int_equal(id[2], id[3]);
+	assert_int_equal(profile__unspill(p), 0);
+	profile__spill_sizes(p, &ps);
+	assert_int_equal(ps.frame_err, 0);
+	assert_string_equal(profile__frame(p, id[0])->name, "f\xef\xbf\xbd");
+	assert_string_equal(profile__frame(p, id[2])->name, "g\xef\xbf\xbd");
+	assert_int_equal(strlen(profile__frame(p, id[4])->name), 1u << 20);
+	assert_int_equal(strlen(profile__frame(p, id[5])->name), 1u << 20);
+	assert_string_equal(profile__frame(p, id[6])->name, "f12288");
+	assert_string_equal(profile__frame(p, id[6])->module, "mod");
+	for (uint32_t i = 0; i < profile__n_frames(p); i++)
+		assert_null(strstr(profile__frame(p, i)->name, "[frame lost"));
+	profile__free(p);
+	rmdir_empty(d);
+	free(long_a);
+	free(long_b);
 }
 
 /* A directory that cannot hold the runs: the samples stay in memory, and the reason is kept. */
@@ -745,12 +802,12 @@ static void test_compact_spill(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),	 cmocka_unit_test(test_merges),
-		cmocka_unit_test(test_failures),	 cmocka_unit_test(test_frame_log),
-		cmocka_unit_test(test_profile_spill),	 cmocka_unit_test(test_profile_no_dir),
-		cmocka_unit_test(test_frames_lost),	 cmocka_unit_test(test_spill_after),
-		cmocka_unit_test(test_last_write_fails), cmocka_unit_test(test_frame_on_disk),
-		cmocka_unit_test(test_compact_spill),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_merges),
+		cmocka_unit_test(test_failures),      cmocka_unit_test(test_frame_log),
+		cmocka_unit_test(test_profile_spill), cmocka_unit_test(test_profile_no_dir),
+		cmocka_unit_test(test_frames_lost),   cmocka_unit_test(test_frames_alike_on_disk),
+		cmocka_unit_test(test_spill_after),   cmocka_unit_test(test_last_write_fails),
+		cmocka_unit_test(test_frame_on_disk), cmocka_unit_test(test_compact_spill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
