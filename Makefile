@@ -576,6 +576,7 @@ layer-check:
 	$(call msg,LAYERS,check)
 	$(Q)scripts/check-layers.sh
 	$(Q)scripts/check-readme-layout.sh
+	$(Q)scripts/check-func-length.sh
 
 # The build does not drift: a change to any header of the BPF side rebuilds the BPF object
 # and the skeleton (a dry run that pretends each header is new).

@@ -159,15 +159,16 @@ struct agg {
 	struct profile *prof;
 	struct name_cache *nc; /* o->cache, or this drain's own */
 	struct aggregate_stats st;
-	bool hurry;	    /* name from symbol tables only from now on */
-	unsigned int asked; /* names so far: hurry is asked at every 64th */
+	bool hurry; /* name from symbol tables only from now on (aggregate_hurry) */
 	struct idtable cache;
 	struct named_addr *named;
 	size_t n_named, cap_named;
 	uint32_t *pool;
 	size_t n_pool, cap_pool;
-	uint64_t ips[CP_MAX_USTACK_DEPTH];
-	struct cp_dstack ds;
+	/* the DWARF-walked stack of the count being added, where the drain keeps it */
+	const uint64_t *dips;
+	size_t dlen;
+	uint32_t dend;
 	struct cp_rt_stack rt;
 	struct rt_mframe merged[CP_MAX_USTACK_DEPTH + CP_RT_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
@@ -345,6 +346,21 @@ static int intern_chain(struct agg *a, const struct sym_place *pl, bool kernel, 
 	return 0;
 }
 
+/* An address named before (this drain or an earlier one): its frames from the cache. */
+static int use_cached(struct agg *a, struct named_addr *na, const struct cached_name *cn,
+		      bool kernel)
+{
+	if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + cn->n, sizeof(*a->pool)))
+		return -ENOMEM;
+	na->first = (uint32_t)a->n_pool;
+	na->n = cn->n;
+	na->entry = cn->entry;
+	na->known = !kernel;
+	memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
+	a->n_pool += cn->n;
+	return 0;
+}
+
 /*
  * Name one address: the frame chain, interned, root first, into a->pool. An address of an
  * object (or the kernel) is named once per profile (a->nc): its frames carry the object's
@@ -359,9 +375,6 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 	size_t n = 1;
 	int err;
 
-	/* asking costs little (the caller keeps its system calls for every few ms) */
-	if (a->o->hurry && !a->hurry && a->asked++ % 8 == 0)
-		a->hurry = a->o->hurry(a->o->hurry_ctx);
 	if (kernel) {
 		pl.object = &kernel_object;
 		pl.vaddr = na->addr;
@@ -371,18 +384,8 @@ static int name_address(struct agg *a, struct named_addr *na, bool kernel)
 			return err;
 	}
 	cn = pl.object ? cache_find(a->nc, pl.object, pl.vaddr, na->leaf) : NULL;
-	if (cn) {
-		if (array_grow((void **)&a->pool, &a->cap_pool, a->n_pool + cn->n,
-			       sizeof(*a->pool)))
-			return -ENOMEM;
-		na->first = (uint32_t)a->n_pool;
-		na->n = cn->n;
-		na->entry = cn->entry;
-		na->known = !kernel;
-		memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
-		a->n_pool += cn->n;
-		return 0;
-	}
+	if (cn)
+		return use_cached(a, na, cn, kernel);
 again:
 	faults = fmap_fault_count();
 	if (kernel) {
@@ -607,7 +610,7 @@ static bool rt_glue(const struct agg *a, const struct runtime *rt, uint32_t id)
 
 /*
  * Adds the m frames of a->merged, outermost first: interpreter frames of a->rt, the native
- * ones from a->ds (less runtime rt's glue), a cut interpreter walk as its pseudo-frame.
+ * ones from a->dips (less runtime rt's glue), a cut interpreter walk as its pseudo-frame.
  */
 static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const struct runtime *rt,
 			     const char *end, size_t m, uint64_t count, uint32_t *n)
@@ -625,7 +628,7 @@ static int add_merged_frames(struct agg *a, const struct cp_count_key *k, const 
 			err = add_rt_frame(a, k, rt, &a->rt.frames[mf->index % CP_RT_MAX_FRAMES],
 					   count, n);
 		} else {
-			ip = a->ds.ips[mf->index % CP_MAX_USTACK_DEPTH];
+			ip = a->dips[mf->index % a->dlen];
 			err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
 					  mf->index == 0 || (ip & CP_IP_EXACT), false, n,
 					  j == m - 1 && !end ? &entry : NULL);
@@ -667,7 +670,7 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 		return 1;
 	rt->eval(proc, &ev);
 	for (size_t i = 0; i < depth; i++)
-		a->pcs[i] = a->ds.ips[i] & ~CP_IP_EXACT;
+		a->pcs[i] = a->dips[i] & ~CP_IP_EXACT;
 	m = interp_merge(a->pcs, depth, a->rt.frames, a->rt.len, a->rt.end == rt->end_truncated,
 			 &ev, a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
 	a->st.rt_stacks[rt->id] += count;
@@ -685,21 +688,18 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	size_t depth;
 	int err;
 
-	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds) || !a->ds.len) {
+	if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->dips, &a->dlen, &a->dend) || !a->dlen) {
 		a->st.stacks_missing += count;
 		a->st.ustacks += count;
 		return add_pseudo(a, "[user stack lost: missing]", n);
 	}
-	depth = a->ds.len > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->ds.len;
-	/* (__u64 is not uint64_t's type) */
-	for (size_t i = 0; i < depth; i++)
-		a->ips[i] = a->ds.ips[i];
-	err = cut_unknown(a, k, a->ips, &depth, &cut);
+	depth = a->dlen > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->dlen;
+	err = cut_unknown(a, k, a->dips, &depth, &cut);
 	if (err)
 		return err;
-	if (a->ds.end != CP_DEND_OK && a->ds.end < CP_DEND_MAX)
-		a->st.kept[CP_STAT_DWARF_OK + a->ds.end] += count;
-	end = cut ? cut : dwarf_end_name(a->ds.end);
+	if (a->dend != CP_DEND_OK && a->dend < CP_DEND_MAX)
+		a->st.kept[CP_STAT_DWARF_OK + a->dend] += count;
+	end = cut ? cut : dwarf_end_name(a->dend);
 	if (cut)
 		a->st.bad_ra += count;
 	if (end) {
@@ -712,7 +712,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	if (err <= 0)
 		return err;
 	for (size_t i = depth; i-- > 0;) {
-		uint64_t ip = a->ds.ips[i];
+		uint64_t ip = a->dips[i];
 		bool entry = false;
 
 		/* the leaf and CP_IP_EXACT addresses are named as they are, not as return addresses
@@ -732,6 +732,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 		     uint32_t *n)
 {
 	int32_t id = kernel ? k->kstack_id : k->ustack_id;
+	const uint64_t *ips = NULL;
 	char pseudo[64];
 	const char *cut = NULL;
 	bool truncated;
@@ -742,7 +743,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 		return 0;
 	if (!kernel && id == CP_STACK_DWARF)
 		return add_dwarf_stack(a, k, count, n);
-	if (id >= 0 && (a->d->stack(a->d->ctx, kernel, id, a->ips, &depth) || !depth)) {
+	if (id >= 0 && (a->d->stack(a->d->ctx, kernel, id, &ips, &depth) || !depth)) {
 		a->st.stacks_missing += count;
 		id = -ENOENT;
 	}
@@ -756,7 +757,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	/* the outermost callers are the ones lost: mark the root end */
 	truncated = depth >= a->o->max_depth;
 	if (!kernel) {
-		err = cut_unknown(a, k, a->ips, &depth, &cut);
+		err = cut_unknown(a, k, ips, &depth, &cut);
 		if (err)
 			return err;
 		if (cut) {
@@ -779,7 +780,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	for (size_t i = depth; i-- > 0;) {
 		bool entry = false;
 
-		err = add_address(a, k->pid, k->gen, a->ips[i], i == 0, kernel, n,
+		err = add_address(a, k->pid, k->gen, ips[i], i == 0, kernel, n,
 				  !kernel && i == depth - 1 && !truncated ? &entry : NULL);
 		if (err)
 			return err;
@@ -812,20 +813,19 @@ static void count_key_damage(struct aggregate_stats *st, const struct cp_count_k
 	}
 }
 
-static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
+/* The key of a count, kept or not by --comm (decided once, when its addresses were noted). */
+static int add_count(struct agg *a, const struct cp_count_key *k, uint64_t count, bool keep)
 {
-	struct agg *a = ctx;
 	char comm[CP_COMM_LEN + 1] = {}, tcomm[CP_COMM_LEN + 1] = {};
 	uint32_t n = 0;
 	int err;
 
-	memcpy(comm, k->comm, CP_COMM_LEN);
-	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
-	/* the final word on --comm: the name the process had when it was sampled */
-	if (a->o->comm_re && regexec(a->o->comm_re, comm, 0, NULL, 0) != 0) {
+	if (!keep) {
 		a->st.comm_filtered += count;
 		return 0;
 	}
+	memcpy(comm, k->comm, CP_COMM_LEN);
+	memcpy(tcomm, k->tcomm, CP_COMM_LEN);
 	count_key_damage(&a->st, k, count);
 	/* root first: the user stack, then the kernel stack the sample was taken in */
 	err = add_stack(a, k, count, false, &n);
@@ -843,17 +843,24 @@ static int on_count(const struct cp_count_key *k, uint64_t count, void *ctx)
 	return err;
 }
 
-/* ---- naming ahead, in parallel ------------------------------------------------------------ */
+/* ---- the steps: naming ahead, in parallel, then adding -------------------------------------- */
 
 /*
- * Before the counts are walked, the object addresses they hold that the cache does not know
- * are named, PREFETCH_CHUNK at a time: the objects of a chunk (by build-id) are shared out
- * among o->jobs threads, one object's addresses all to one thread (an index serves one
- * thread at a time), then the answers are interned and cached in the order the addresses were
- * met, so the profile does not depend on the number of threads. The walk then finds them in
- * the cache. Between chunks o->hurry is asked, from this thread alone.
+ * Each step takes the next counts of the drain until they hold PREFETCH_CHUNK object
+ * addresses the cache does not know (or COUNT_CHUNK counts), names those addresses ahead, then
+ * adds the counts to the profile: one pass over the counts, each stack read where the drain
+ * keeps it. Naming ahead shares the objects of a chunk (by build-id) out among o->jobs threads,
+ * one object's addresses all to one thread (an index serves one thread at a time), then the
+ * answers are interned and cached in the order the addresses were met, so the profile does
+ * not depend on the number of threads. The adding then finds them in the cache. Between steps
+ * the caller does what it must (aggregate_hurry among it): nothing here calls back.
  */
 #define PREFETCH_CHUNK 256
+#define COUNT_CHUNK    256
+/* One count notes at most this many addresses past a chunk's PREFETCH_CHUNK. */
+#define CHUNK_ROOM        \
+	(PREFETCH_CHUNK + \
+	 (CP_MAX_USTACK_DEPTH > CP_MAX_STACK_DEPTH ? CP_MAX_USTACK_DEPTH : CP_MAX_STACK_DEPTH))
 
 struct todo {
 	uint32_t pid, gen;
@@ -914,34 +921,16 @@ static int prefetch_note(struct prefetch *pf, uint32_t pid, uint32_t gen, uint64
 	return 0;
 }
 
-/* The user addresses of a count, as the walk will name them. */
-static int prefetch_count(const struct cp_count_key *k, uint64_t count, void *ctx)
-{
-	struct prefetch *pf = ctx;
-	struct agg *a = pf->a;
-	char comm[CP_COMM_LEN + 1] = {};
-	size_t depth = 0;
-	int err = 0;
-
-	(void)count;
-	memcpy(comm, k->comm, CP_COMM_LEN);
-	if (a->o->comm_re && regexec(a->o->comm_re, comm, 0, NULL, 0) != 0)
-		return 0;
-	if (k->ustack_id == CP_STACK_DWARF) {
-		if (a->d->dwarf_stack(a->d->ctx, k->dstack, &a->ds))
-			return 0;
-		depth = a->ds.len > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->ds.len;
-		for (size_t i = 0; !err && i < depth; i++)
-			err = prefetch_note(pf, k->pid, k->gen, a->ds.ips[i] & ~CP_IP_EXACT,
-					    i == 0 || (a->ds.ips[i] & CP_IP_EXACT));
-	} else if (k->ustack_id >= 0) {
-		if (a->d->stack(a->d->ctx, false, k->ustack_id, a->ips, &depth))
-			return 0;
-		for (size_t i = 0; !err && i < depth; i++)
-			err = prefetch_note(pf, k->pid, k->gen, a->ips[i], i == 0);
-	}
-	return err;
-}
+/* A drain being added, step by step (aggregate.h). */
+struct aggregate {
+	struct agg a;
+	struct prefetch pf;
+	bool own_cache; /* a.nc is this drain's own (no o->cache) */
+	size_t n_counts;
+	bool *keep;    /* per count: --comm matched (asked once per count) */
+	size_t noted;  /* counts whose addresses are noted */
+	size_t walked; /* counts added to the profile */
+};
 
 static void *prefetch_worker(void *arg)
 {
@@ -1012,92 +1001,181 @@ static void prefetch_chunk(struct prefetch *pf, size_t from, size_t to, unsigned
 		pthread_join(th[t], NULL);
 }
 
-/* Name ahead what the counts of a->d hold, into a->nc. 0 or a negative errno. */
-static int prefetch(struct agg *a)
+/* Note the user addresses of count i, as the adding will name them; --comm decided here. */
+static int note_count(struct aggregate *g, size_t i)
 {
-	struct prefetch pf = {.a = a};
-	unsigned int jobs = a->o->jobs ? a->o->jobs : 1;
-	uint32_t ids[MAX_CHAIN];
-	unsigned long faults;
+	struct agg *a = &g->a;
+	const struct cp_count_key *k;
+	char comm[CP_COMM_LEN + 1] = {};
+	const uint64_t *ips;
+	uint64_t count;
+	size_t depth = 0;
+	uint32_t end;
 	int err;
 
-	/* a failure of the drain (or ours) is met again, and returned, by the walk */
-	a->d->for_each_count(a->d->ctx, prefetch_count, &pf);
-	err = 0;
-	if (pf.n) {
-		pf.order = malloc(PREFETCH_CHUNK * sizeof(*pf.order));
-		pf.groups = malloc((PREFETCH_CHUNK + 1) * sizeof(*pf.groups));
-		pf.res = malloc(PREFETCH_CHUNK * sizeof(*pf.res));
-		if (!pf.order || !pf.groups || !pf.res)
-			err = -ENOMEM;
+	err = a->d->count(a->d->ctx, i, &k, &count);
+	if (err)
+		return err;
+	memcpy(comm, k->comm, CP_COMM_LEN);
+	/* the final word on --comm: the name the process had when it was sampled */
+	g->keep[i] = !a->o->comm_re || regexec(a->o->comm_re, comm, 0, NULL, 0) == 0;
+	a->st.comm_checks += a->o->comm_re != NULL;
+	if (!g->keep[i] || a->hurry)
+		return 0;
+	/* a failure to note is met again, and returned, by the adding */
+	if (k->ustack_id == CP_STACK_DWARF) {
+		if (a->d->dwarf_stack(a->d->ctx, k->dstack, &ips, &depth, &end))
+			return 0;
+		depth = depth > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : depth;
+		for (size_t j = 0; !err && j < depth; j++)
+			err = prefetch_note(&g->pf, k->pid, k->gen, ips[j] & ~CP_IP_EXACT,
+					    j == 0 || (ips[j] & CP_IP_EXACT));
+	} else if (k->ustack_id >= 0) {
+		if (a->d->stack(a->d->ctx, false, k->ustack_id, &ips, &depth))
+			return 0;
+		for (size_t j = 0; !err && j < depth; j++)
+			err = prefetch_note(&g->pf, k->pid, k->gen, ips[j], j == 0);
 	}
-	for (size_t from = 0; !err && from < pf.n; from += PREFETCH_CHUNK) {
-		size_t to = pf.n - from > PREFETCH_CHUNK ? from + PREFETCH_CHUNK : pf.n;
+	return 0;
+}
 
-		if (a->o->hurry && !a->hurry)
-			a->hurry = a->o->hurry(a->o->hurry_ctx);
-		if (a->hurry)
-			break; /* the walk names what is left, from the symbol tables */
-		faults = fmap_fault_count();
-		prefetch_chunk(&pf, from, to, jobs);
-		for (size_t i = from; !err && i < to; i++) {
-			const struct todo *t = &pf.v[i];
-			const struct sym_frame *chain = pf.res[i - from];
-			bool entry;
+/* Name items [from, to) of the noted addresses and cache their names. */
+static int name_ahead(struct aggregate *g, size_t from, size_t to)
+{
+	struct prefetch *pf = &g->pf;
+	uint32_t ids[MAX_CHAIN];
+	unsigned long faults = fmap_fault_count();
+	int err = 0;
 
-			/* a failure is met again, and returned, by the walk */
-			if (t->skip || t->err || !t->n)
-				continue;
-			entry = chain[t->n - 1].named && is_entry_point(chain[t->n - 1].name);
-			err = intern_chain(a, &t->pl, false, t->pid, t->addr, chain, t->n, ids);
-			/*
-			 * a file shrank under the naming or the copying of names (which point
-			 * into it): the walk names the rest of the chunk again
-			 */
-			if (!err && fmap_fault_count() != faults)
-				continue;
-			if (!err)
-				err = cache_add(a->nc, t->pl.object, t->pl.vaddr, t->leaf, entry,
-						ids, (uint32_t)t->n);
-		}
+	prefetch_chunk(pf, from, to, g->a.o->jobs ? g->a.o->jobs : 1);
+	for (size_t i = from; !err && i < to; i++) {
+		const struct todo *t = &pf->v[i];
+		const struct sym_frame *chain = pf->res[i - from];
+		bool entry;
+
+		/* a failure is met again, and returned, by the adding */
+		if (t->skip || t->err || !t->n)
+			continue;
+		entry = chain[t->n - 1].named && is_entry_point(chain[t->n - 1].name);
+		err = intern_chain(&g->a, &t->pl, false, t->pid, t->addr, chain, t->n, ids);
+		/*
+		 * a file shrank under the naming or the copying of names (which point into it):
+		 * the adding names the rest of the chunk again
+		 */
+		if (!err && fmap_fault_count() != faults)
+			continue;
+		if (!err)
+			err = cache_add(g->a.nc, t->pl.object, t->pl.vaddr, t->leaf, entry, ids,
+					(uint32_t)t->n);
 	}
-	idtable_free(&pf.idx);
-	free(pf.v);
-	free(pf.order);
-	free(pf.groups);
-	free(pf.res);
 	return err;
+}
+
+int aggregate_begin(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
+		    struct profile *p, struct aggregate **out)
+{
+	struct aggregate *g = calloc(1, sizeof(*g));
+
+	*out = NULL;
+	if (!g)
+		return -ENOMEM;
+	g->a = (struct agg){.d = d, .sy = sy, .o = o, .prof = p};
+	g->a.nc = o->cache ? o->cache : name_cache__new(SIZE_MAX);
+	g->own_cache = !o->cache;
+	g->pf.a = &g->a;
+	g->n_counts = d->n_counts(d->ctx);
+	g->keep = calloc(g->n_counts ? g->n_counts : 1, sizeof(*g->keep));
+	g->pf.order = malloc(CHUNK_ROOM * sizeof(*g->pf.order));
+	g->pf.groups = malloc((CHUNK_ROOM + 1) * sizeof(*g->pf.groups));
+	g->pf.res = malloc(CHUNK_ROOM * sizeof(*g->pf.res));
+	if (!g->a.nc || !g->keep || !g->pf.order || !g->pf.groups || !g->pf.res) {
+		aggregate_end(g, NULL);
+		return -ENOMEM;
+	}
+	*out = g;
+	return 0;
+}
+
+int aggregate_step(struct aggregate *g)
+{
+	size_t from = g->pf.n;
+	int err = 0, read_err = 0;
+
+	while (g->noted < g->n_counts && g->pf.n - from < PREFETCH_CHUNK &&
+	       g->noted - g->walked < COUNT_CHUNK) {
+		/* a failed read of the drain ends the walk once the counts before it are added */
+		read_err = note_count(g, g->noted);
+		if (read_err)
+			break;
+		g->noted++;
+	}
+	if (!g->a.hurry && g->pf.n > from)
+		err = name_ahead(g, from, g->pf.n);
+	for (; !err && g->walked < g->noted; g->walked++) {
+		const struct cp_count_key *k;
+		uint64_t count;
+
+		err = g->a.d->count(g->a.d->ctx, g->walked, &k, &count);
+		if (!err)
+			err = add_count(&g->a, k, count, g->keep[g->walked]);
+	}
+	if (!err)
+		err = read_err;
+	if (err)
+		return err;
+	return g->walked < g->n_counts;
+}
+
+void aggregate_hurry(struct aggregate *g)
+{
+	g->a.hurry = true;
+}
+
+bool aggregate_hurried(const struct aggregate *g)
+{
+	return g->a.hurry;
+}
+
+void aggregate_end(struct aggregate *g, struct aggregate_stats *st)
+{
+	if (!g)
+		return;
+	if (st)
+		*st = g->a.st;
+	if (g->own_cache)
+		name_cache__free(g->a.nc);
+	idtable_free(&g->a.cache);
+	free(g->a.named);
+	free(g->a.pool);
+	idtable_free(&g->pf.idx);
+	free(g->pf.v);
+	free(g->pf.order);
+	free(g->pf.groups);
+	free(g->pf.res);
+	free(g->keep);
+	free(g);
 }
 
 int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st)
 {
-	struct agg *a = calloc(1, sizeof(*a));
-	int err;
+	struct aggregate *g;
+	int err = aggregate_begin(d, sy, o, p, &g);
 
-	if (!a)
-		return -ENOMEM;
-	a->d = d;
-	a->sy = sy;
-	a->o = o;
-	a->prof = p;
-	a->nc = o->cache ? o->cache : name_cache__new(SIZE_MAX);
-	err = a->nc ? prefetch(a) : -ENOMEM;
-	if (!err)
-		err = d->for_each_count(d->ctx, on_count, a);
-	if (!o->cache)
-		name_cache__free(a->nc);
-	*st = a->st;
-	idtable_free(&a->cache);
-	free(a->named);
-	free(a->pool);
-	free(a);
+	memset(st, 0, sizeof(*st));
+	if (err)
+		return err;
+	do
+		err = aggregate_step(g);
+	while (err > 0);
+	aggregate_end(g, st);
 	return err;
 }
 
 void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stats *from)
 {
 	to->comm_filtered += from->comm_filtered;
+	to->comm_checks += from->comm_checks;
 	to->stacks_missing += from->stacks_missing;
 	to->ustacks += from->ustacks;
 	to->ustacks_entry += from->ustacks_entry;

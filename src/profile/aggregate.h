@@ -41,13 +41,6 @@ struct aggregate_opts {
 	const regex_t *comm_re; /* --comm: keep only processes whose name matched when sampled */
 	unsigned int max_depth; /* frames the kernel keeps per stack: more were possibly cut */
 	/*
-	 * Asked now and then while naming (NULL: never): once true, the addresses still to
-	 * name are named from the ELF symbol tables only (no DWARF: no inlined frames, files or
-	 * lines), which is much faster. For a second Ctrl-C.
-	 */
-	bool (*hurry)(void *ctx);
-	void *hurry_ctx;
-	/*
 	 * The interpreters (interp/runtime.h; NULL: their frames are left out): runtime id's
 	 * record of process (pid, gen), NULL when none, and the names of one of its frames (0, or
 	 * -ESRCH gone unnamed, -ENOENT no runtime known, other: unreadable). Called with rt_ctx.
@@ -71,7 +64,7 @@ struct aggregate_stats {
 	uint64_t ustacks;	 /* samples with a user stack */
 	uint64_t ustacks_entry;	 /* of which the outermost frame is an entry point (_start,
 				    __libc_start_main, start_thread, clone3...): complete */
-	uint64_t hurried;	 /* addresses named without DWARF because hurry said so */
+	uint64_t hurried;	 /* addresses named without DWARF after aggregate_hurry */
 	uint64_t bad_ra;	 /* user stacks cut at an address outside the process's
 				    executable mappings (a frame-pointer walk of something else,
 				    the leaf of a sample taken in execve) */
@@ -87,9 +80,37 @@ struct aggregate_stats {
 	uint64_t rt_unnamed[CP_RT_MAX][RT_UNNAMED_MAX]; /* of those, unnamed, per reason */
 	uint64_t rt_glue[CP_RT_MAX]; /* native frames dropped: the runtime's own frame seen */
 	uint64_t rt_unnamed_samples[CP_RT_MAX]; /* samples with one of its frames unnamed */
+	uint64_t comm_checks;			/* --comm matches tried: one per count */
 };
 
-/* Add every count of d to p; fill *st (this drain's alone). 0 or a negative errno. */
+/*
+ * A drain added to a profile step by step, so that its caller runs its own loop between the
+ * steps (answers requests, looks at signals, hurries) and nothing here calls back into it.
+ * Each count's --comm is asked once, and its stacks are read where the drain keeps them.
+ */
+struct aggregate;
+
+/* Start adding every count of d to p (d, sy, o and p must outlive it). 0 or -ENOMEM. */
+int aggregate_begin(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
+		    struct profile *p, struct aggregate **out);
+
+/*
+ * One step: the next counts (a few hundred addresses to name), named ahead with o->jobs
+ * threads, then added. 1 while counts remain, 0 once all are added, or a negative errno.
+ */
+int aggregate_step(struct aggregate *g);
+
+/*
+ * From now on the addresses still to name are named from the ELF symbol tables only (no
+ * DWARF: no inlined frames, files or lines), which is much faster. For a second Ctrl-C.
+ */
+void aggregate_hurry(struct aggregate *g);
+bool aggregate_hurried(const struct aggregate *g);
+
+/* End (whether every step ran or not): this drain's stats into *st (NULL: none); frees g. */
+void aggregate_end(struct aggregate *g, struct aggregate_stats *st);
+
+/* Every step at once: add every count of d to p; fill *st (this drain's alone). */
 int aggregate_counts(const struct drain *d, struct symbolizer *sy, const struct aggregate_opts *o,
 		     struct profile *p, struct aggregate_stats *st);
 

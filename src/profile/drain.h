@@ -14,24 +14,27 @@
 #include "shared.h"
 #include "runtime_shared.h"
 
-/* Called once per count; a nonzero result stops the walk. */
-typedef int (*drain_count_fn)(const struct cp_count_key *key, uint64_t count, void *ctx);
-
 struct drain {
 	void *ctx; /* passed to each function below */
-	/* Call fn for every count; stops at and returns fn's first nonzero result. */
-	int (*for_each_count)(void *ctx, drain_count_fn fn, void *fn_ctx);
+	/* The number of counts, read by index with count() below. */
+	size_t (*n_counts)(void *ctx);
 	/*
-	 * Copy stack id's frames (innermost first) into ips (CP_MAX_STACK_DEPTH entries) and
-	 * their number into *n. kernel selects the kernel or the user stacks. -ENOENT if id is
-	 * unknown.
+	 * Count i (i < n_counts()): *key points at the key where the source keeps it, valid as
+	 * long as the source. 0 or a negative errno (a failed read of the source).
 	 */
-	int (*stack)(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n);
+	int (*count)(void *ctx, size_t i, const struct cp_count_key **key, uint64_t *count);
 	/*
-	 * The DWARF-walked user stack stored under key (cp_count_key.dstack), out->len at most
-	 * CP_MAX_USTACK_DEPTH. -ENOENT if key is unknown.
+	 * Stack id's frames (innermost first), where the source keeps them: *ips points at *n
+	 * frames (at most CP_MAX_STACK_DEPTH), valid as long as the source; nothing is copied.
+	 * kernel selects the kernel or the user stacks. -ENOENT if id is unknown.
 	 */
-	int (*dwarf_stack)(void *ctx, uint64_t key, struct cp_dstack *out);
+	int (*stack)(void *ctx, bool kernel, int32_t id, const uint64_t **ips, size_t *n);
+	/*
+	 * The DWARF-walked user stack stored under key (cp_count_key.dstack), in place as
+	 * stack() gives its frames: *n at most CP_MAX_USTACK_DEPTH, *end how the walk ended
+	 * (enum cp_dstack_end). -ENOENT if key is unknown.
+	 */
+	int (*dwarf_stack)(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end);
 	/*
 	 * The interpreter frames stored under key (cp_count_key.istack, its runtime in
 	 * istack_kind); NULL when the source has none. -ENOENT if key is unknown.

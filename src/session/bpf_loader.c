@@ -1107,20 +1107,22 @@ uint64_t bpf_copy__total(const struct bpf_copy *c)
 	return c->total;
 }
 
-static int copy_counts(void *ctx, drain_count_fn fn, void *fn_ctx)
+static size_t copy_n_counts(void *ctx)
+{
+	return ((const struct bpf_copy *)ctx)->n;
+}
+
+static int copy_count(void *ctx, size_t i, const struct cp_count_key **key, uint64_t *count)
 {
 	const struct bpf_copy *c = ctx;
 
-	for (size_t i = 0; i < c->n; i++) {
-		int err = fn(&c->keys[i], c->counts[i], fn_ctx);
-
-		if (err)
-			return err;
-	}
+	*key = &c->keys[i];
+	*count = c->counts[i];
 	return 0;
 }
 
-static int copy_stack_of(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+/* The frames of a stack where the copy keeps them: the naming reads them in place. */
+static int copy_stack_of(void *ctx, bool kernel, int32_t id, const uint64_t **ips, size_t *n)
 {
 	const struct bpf_copy *c = ctx;
 	const uint32_t *first = kernel ? c->kfirst : c->ufirst, *len = kernel ? c->klen : c->ulen;
@@ -1129,12 +1131,12 @@ static int copy_stack_of(void *ctx, bool kernel, int32_t id, uint64_t *ips, size
 	*n = 0;
 	if (id < 0 || key >= (kernel ? c->n_kids : c->n_uids) || !first[key])
 		return -ENOENT;
-	memcpy(ips, c->frames + first[key] - 1, len[key] * sizeof(*ips));
+	*ips = c->frames + first[key] - 1;
 	*n = len[key];
 	return 0;
 }
 
-static int copy_dstack_of(void *ctx, uint64_t key, struct cp_dstack *out)
+static int copy_dstack_of(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end)
 {
 	const struct bpf_copy *c = ctx;
 	struct copied_dstack k = {.key = key}, *d;
@@ -1142,10 +1144,9 @@ static int copy_dstack_of(void *ctx, uint64_t key, struct cp_dstack *out)
 	d = c->n_ds ? bsearch(&k, c->ds, c->n_ds, sizeof(*c->ds), cmp_dstack) : NULL;
 	if (!d)
 		return -ENOENT;
-	out->len = d->len;
-	out->end = d->end;
-	out->check = 0;
-	memcpy(out->ips, c->frames + d->first, d->len * sizeof(*out->ips));
+	*ips = c->frames + d->first;
+	*n = d->len;
+	*end = d->end;
 	return 0;
 }
 
@@ -1169,7 +1170,8 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
 	*out = (struct drain){
 		.ctx = c,
-		.for_each_count = copy_counts,
+		.n_counts = copy_n_counts,
+		.count = copy_count,
 		.stack = copy_stack_of,
 		.dwarf_stack = copy_dstack_of,
 		.rt_stack = copy_rtstack_of,

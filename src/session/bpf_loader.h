@@ -136,7 +136,7 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
  * The aggregation maps exist twice (bpf/shared.h, struct cp_slot_counters): samples go to the
  * active slot's set while the other is drained. A drain: bpf_session__switch_slot, then
  * bpf_session__copy_slot of the old slot, then bpf_session__clear_slot; the copy is named
- * (aggregate_counts on bpf_copy__drain) at leisure, while the kernel fills the other set.
+ * (aggregate_begin/step/end on bpf_copy__drain) at leisure, while the kernel fills the other set.
  */
 struct bpf_copy;
 
@@ -159,7 +159,10 @@ int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct);
  */
 int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out);
 
-/* The drain (profile/drain.h) reading a copy, for aggregate_counts. Valid while c is. */
+/*
+ * The drain (profile/drain.h) reading a copy, for aggregate_begin: keys and stacks handed out
+ * where the copy keeps them (no further copy). Valid while c is.
+ */
 void bpf_copy__drain(struct bpf_copy *c, struct drain *out);
 
 /* Number of counts in c. */

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The recording session: it sequences the units (record_int.h) and owns no decision they
+ * make: setup steps from a table, then the loop (requests from BPF, timers, signals), the
+ * drains (take a set, name it step by step), the last drain, the output.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -8,21 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <poll.h>
-#include <pthread.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/sysmacros.h>
-#include <sys/timerfd.h>
 #include <bpf/libbpf.h>
 #include <elfutils/libdwfl.h>
 #include "profile/aggregate.h"
 #include "session/bpf_loader.h"
 #include "util/clock.h"
-#include "util/grow.h"
 #include "util/log.h"
 #include "util/rss.h"
 #include "output/output.h"
@@ -30,130 +29,149 @@
 #include "session/prebuild.h"
 #include "proc/proc_snapshot.h"
 #include "proc/proc_status.h"
+#include "session/proc_track.h"
 #include "session/record.h"
 #include "session/record_int.h"
 #include "session/record_rt.h"
 #include "session/report.h"
+#include "session/set_queue.h"
+#include "session/stop_rule.h"
+#include "session/watch.h"
 #include "symbol/demangle.h"
 #include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
 #include "unwind/unwind_maps.h"
 #include "session/workload.h"
 
-/* Tables for the mappings of (pid, gen) just read; until then, frame pointers. */
-static void load_unwind(struct record *r, uint32_t pid, uint32_t gen)
-{
-	int err;
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-	if (!r->um)
-		return;
-	err = unwind_maps__add_proc(r->um, r->snap, pid, gen);
+/* ---- process tracking: what proc_track's requests do in a recording ---------------------- */
+
+static int track_refresh(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+
+	return proc_snapshot__refresh(r->snap, pid, gen);
+}
+
+/* Tables for the mappings of (pid, gen) just read (until then, frame pointers); interpreters. */
+static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+	int err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
+
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
+	record_rt_new(r, pid, gen);
 }
 
-static bool comm_matches(struct record *r, const char *comm)
+static void track_refresh_taken(void *ctx, uint32_t pid)
 {
-	return regexec(&r->comm_re, comm, 0, NULL, 0) == 0;
+	bpf_session__refresh_taken(((struct record *)ctx)->bpf, pid);
 }
 
-static bool consume_interrupted(struct record *r);
-static int drain_tick(struct record *r);
+static int track_add_vma(void *ctx, uint32_t pid, uint32_t gen, const struct ps_vma *v)
+{
+	return proc_snapshot__add_vma(((struct record *)ctx)->snap, pid, gen, v);
+}
 
-/* A request from BPF: the first sample of (pid, gen). */
+static int track_comm(void *ctx, uint32_t pid, char *buf, size_t size)
+{
+	(void)ctx;
+	return proc_comm_read("/proc", pid, buf, size);
+}
+
+static void track_exclude(void *ctx, uint32_t pid)
+{
+	bpf_session__exclude_proc(((struct record *)ctx)->bpf, pid);
+}
+
+/*
+ * A snapshot whose process has exited, or whose generation exec or pid reuse has ended: no
+ * sample of it can go to a set taken after the next one.
+ */
+static bool track_gone(void *ctx, uint32_t pid, uint32_t gen)
+{
+	struct record *r = ctx;
+	uint32_t now;
+
+	return (bpf_session__proc_gen(r->bpf, pid, &now) == 0 && now != gen) ||
+	       (kill((pid_t)pid, 0) && errno == ESRCH);
+}
+
+static int track_release(void *ctx, uint32_t pid, uint32_t gen)
+{
+	return proc_snapshot__release(((struct record *)ctx)->snap, pid, gen);
+}
+
+static void track_forget(void *ctx, const uint64_t *keys, size_t n)
+{
+	record_rt_forget(ctx, keys, n);
+}
+
+static void track_init(struct record *r)
+{
+	r->track = (struct proc_track){
+		.ops = {.ctx = r,
+			.refresh = track_refresh,
+			.loaded = track_loaded,
+			.refresh_taken = track_refresh_taken,
+			.add_vma = track_add_vma,
+			.comm = track_comm,
+			.exclude = track_exclude,
+			.gone = track_gone,
+			.release = track_release,
+			.forget = track_forget},
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.system_wide = !r->o->command && !r->o->n_pids,
+	};
+}
+
+/* ---- signals and stops -------------------------------------------------------------------- */
+
+static void handle_signal(struct record *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->fd.sig, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD)
+			stop_rule_signal(&r->stop, (int)si.ssi_signo);
+		else if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1)
+			r->wl_exited = true;
+	}
+	if (r->wl_exited)
+		stop_rule_command_exited(&r->stop);
+}
+
+bool record_stop_pending(struct record *r)
+{
+	handle_signal(r);
+	return stop_rule_by_signal(&r->stop);
+}
+
+/*
+ * Between requests from BPF and naming steps: whether to give way now. A flood of new
+ * processes (an exec storm) must not keep the loop from a Ctrl-C or from the end of -d.
+ */
+static bool consume_interrupted(struct record *r)
+{
+	uint64_t now = monotonic_ns();
+
+	if (!stop_rule_check_due(&r->stop, now))
+		return false;
+	handle_signal(r);
+	stop_rule_time(&r->stop, now);
+	return stop_rule_interrupts(&r->stop);
+}
+
+/* A request from BPF (ring buffer): the first sample of (pid, gen) and the like. */
 static int on_event(void *ctx, void *data, size_t size)
 {
-	const struct cp_event *ev = data;
 	struct record *r = ctx;
-	char comm[CP_COMM_LEN + 1];
-	int err;
 
-	if (size < sizeof(*ev))
-		return 0;
 	if (consume_interrupted(r))
 		return -EINTR; /* ends ring_buffer__consume; what is left stays queued */
-	if (ev->type == CP_EV_MAPS_CHANGED) {
-		/* clear first: code mapped while we read asks again */
-		bpf_session__refresh_taken(r->bpf, ev->pid);
-		err = proc_snapshot__refresh(r->snap, ev->pid, ev->gen);
-		if (err == -ESRCH)
-			r->refresh_failed++;
-		else if (err)
-			pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
-		else
-			load_unwind(r, ev->pid, ev->gen);
-		if (!err) {
-			record_rt_new(r, ev->pid, ev->gen);
-		}
-		return 0;
-	}
-	if (ev->type == CP_EV_MAPPING && size >= sizeof(struct cp_map_event)) {
-		const struct cp_map_event *me = data;
-		struct ps_vma v = {
-			.start = me->start,
-			.end = me->end,
-			.offset = me->pgoff * 4096,
-			/* the kernel's MKDEV encoding, as st_dev has it */
-			.dev = makedev(me->dev >> CP_KDEV_MINOR_BITS,
-				       me->dev & ((1u << CP_KDEV_MINOR_BITS) - 1)),
-			.ino = me->ino,
-		};
-
-		/* a file the walker met before the mappings were read: name its frames */
-		err = proc_snapshot__add_vma(r->snap, ev->pid, ev->gen, &v);
-		r->vma_added += err == 0;
-		r->vma_unknown += err == -ENOENT;
-		return 0;
-	}
-	if (ev->type != CP_EV_NEW_PROC)
-		return 0;
-	if (r->comm_re_set && proc_comm_read("/proc", ev->pid, comm, sizeof(comm)) == 0 &&
-	    !comm_matches(r, comm)) {
-		/* not ours: stop sampling it; the next exec asks again */
-		bpf_session__exclude_proc(r->bpf, ev->pid);
-		return 0;
-	}
-	/* merge: a -p target was read at start, and may have mapped code since */
-	err = proc_snapshot__refresh(r->snap, ev->pid, ev->gen);
-	if (err == -ESRCH)
-		r->snapshot_failed++;
-	else if (err)
-		pr_debug("cannot read the mappings of pid %u: %s", ev->pid, strerror(-err));
-	else
-		load_unwind(r, ev->pid, ev->gen);
-	if (!err) {
-		record_rt_new(r, ev->pid, ev->gen);
-	}
-	return 0;
-}
-
-/* ---- the event loop ---------------------------------------------------------------------- */
-
-static int add_fd(int epfd, int fd)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
-}
-
-static int arm_timer(uint64_t first_ms, uint64_t interval_ms)
-{
-	struct itimerspec its = {
-		.it_value = {.tv_sec = first_ms / 1000, .tv_nsec = (first_ms % 1000) * 1000000},
-		.it_interval = {.tv_sec = interval_ms / 1000,
-				.tv_nsec = (interval_ms % 1000) * 1000000},
-	};
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (timerfd_settime(fd, 0, &its, NULL)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
+	return proc_track_event(&r->track, data, size);
 }
 
 /* Seconds from a to b. */
@@ -162,223 +180,32 @@ static double ts_diff(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static double elapsed_s(const struct record *r)
+static uint64_t ts_ns(const struct timespec *t)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return ts_diff(&r->t0, &now);
-}
-
-/* Length of the recording: from the start of sampling to its stop. */
-static double recorded_s(const struct record *r)
-{
-	return ts_diff(&r->t0, &r->t_stop);
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
 }
 
 static void show_progress(struct record *r)
 {
 	uint64_t st[CP_STAT_MAX];
+	struct timespec now;
 
 	if (bpf_session__read_stats(r->bpf, st))
 		return;
-	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " sample%s\033[K", elapsed_s(r),
-		st[CP_STAT_RECORDED], st[CP_STAT_RECORDED] == 1 ? "" : "s");
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(stderr, "\rcpuprof: recording %.0f s, %" PRIu64 " sample%s\033[K",
+		ts_diff(&r->t0, &now), st[CP_STAT_RECORDED], st[CP_STAT_RECORDED] == 1 ? "" : "s");
 }
 
-static void handle_signal(struct record *r)
+/* ---- the watch and the stop of sampling ----------------------------------------------------- */
+
+static void pause_sampling(void *ctx)
 {
-	struct signalfd_siginfo si;
-
-	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
-				r->wl_exited = true;
-				r->stop = STOP_COMMAND;
-			}
-		} else {
-			r->stop = STOP_SIGNAL;
-			r->stop_signal = (int)si.ssi_signo;
-			r->n_stop_signals++;
-		}
-	}
-}
-
-bool record_stop_pending(struct record *r)
-{
-	handle_signal(r);
-	return r->stop == STOP_SIGNAL;
-}
-
-/*
- * Between requests from BPF: whether to stop consuming them now. A flood of new processes
- * (an exec storm) must not keep the loop from a Ctrl-C or from the end of -d. While
- * recording, any stop does; while draining, only a second stop signal.
- */
-static bool consume_interrupted(struct record *r)
-{
-	uint64_t now = monotonic_ns();
-
-	if (now < r->next_check_ns)
-		return false;
-	r->next_check_ns = now + 50 * 1000000ull;
-	handle_signal(r);
-	if (r->draining)
-		return r->n_stop_signals >= 2;
-	/* -d counts from the start of sampling (t0) */
-	if (r->o->duration_ms && r->stop == STOP_NONE &&
-	    now >= (uint64_t)r->t0.tv_sec * 1000000000ull + (uint64_t)r->t0.tv_nsec +
-			    r->o->duration_ms * 1000000ull)
-		r->stop = STOP_DURATION;
-	return r->stop != STOP_NONE;
-}
-
-/* aggregate_opts.hurry: a stop signal came after the one that ended sampling. */
-static bool naming_hurried(void *ctx)
-{
-	struct record *r = ctx;
-
-	handle_signal(r);
-	return r->n_stop_signals >= 2;
-}
-
-/* A -p process has exited (its pidfd is readable). */
-static void target_exited(struct record *r, int fd)
-{
-	epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
-	if (r->n_alive && --r->n_alive == 0)
-		r->stop = STOP_TARGETS;
-}
-
-static int event_loop(struct record *r)
-{
-	int rbfd = ring_buffer__epoll_fd(r->rb);
-	struct epoll_event evs[8];
-	uint64_t ticks;
-
-	r->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->epfd < 0 || add_fd(r->epfd, r->sigfd) || add_fd(r->epfd, rbfd))
-		return -errno;
-	if (r->o->duration_ms) {
-		r->durfd = arm_timer(r->o->duration_ms, 0);
-		if (r->durfd < 0 || add_fd(r->epfd, r->durfd))
-			return r->durfd < 0 ? r->durfd : -errno;
-	}
-	/* fill levels are looked at every 200 ms at most */
-	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
-	r->drainfd = arm_timer(r->o->drain_ms < 200 ? r->o->drain_ms : 200,
-			       r->o->drain_ms < 200 ? r->o->drain_ms : 200);
-	if (r->drainfd < 0 || add_fd(r->epfd, r->drainfd))
-		return r->drainfd < 0 ? r->drainfd : -errno;
-	if (r->progress) {
-		r->progfd = arm_timer(1000, 1000);
-		if (r->progfd < 0 || add_fd(r->epfd, r->progfd))
-			return r->progfd < 0 ? r->progfd : -errno;
-	}
-	if (r->rt) {
-		/*
-		 * --python, --ruby: interpreters not ready at exec (tried again at each tick: a
-		 * 0.1 s script is over before a slower one finds it), stacks to name while they
-		 * live (every RT_NAME_TICKS-th tick: record_rt.c)
-		 */
-		r->pyfd = arm_timer(RT_TICK_MS, RT_TICK_MS);
-		if (r->pyfd < 0 || add_fd(r->epfd, r->pyfd))
-			return r->pyfd < 0 ? r->pyfd : -errno;
-	}
-	for (size_t i = 0; i < r->o->n_pids; i++)
-		if (r->pidfds[i] >= 0 && add_fd(r->epfd, r->pidfds[i]))
-			return -errno;
-	/* the command may have ended before its SIGCHLD could be seen */
-	if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
-		r->wl_exited = true;
-		r->stop = STOP_COMMAND;
-	}
-	while (r->stop == STOP_NONE) {
-		int n = epoll_wait(r->epfd, evs, 8, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-
-			if (fd == r->sigfd) {
-				handle_signal(r);
-			} else if (fd == rbfd) {
-				ring_buffer__consume(r->rb);
-			} else if (fd == r->durfd) {
-				r->stop = STOP_DURATION;
-			} else if (fd == r->progfd) {
-				if (read(fd, &ticks, sizeof(ticks)) > 0)
-					show_progress(r);
-			} else if (fd == r->drainfd) {
-				int err = 0;
-
-				if (read(fd, &ticks, sizeof(ticks)) > 0)
-					err = drain_tick(r);
-				if (err)
-					return err;
-			} else if (fd == r->pyfd) {
-				if (read(fd, &ticks, sizeof(ticks)) > 0)
-					record_rt_timer(r);
-			} else {
-				target_exited(r, fd);
-			}
-		}
-	}
-	if (r->progress)
-		fputs("\r\033[K", stderr);
-	return 0;
-}
-
-/* ---- drain ------------------------------------------------------------------------------ */
-
-/*
- * The kernel aggregates in two sets of maps (bpf/shared.h): while samples go to one, the other
- * is copied out and cleared (take_set), and the copies are named into r->prof (name_queue).
- * While recording this runs every --drain-interval and whenever a set is filling up; at the
- * end both sets are taken and every copy named.
- */
-
-static int take_set(struct record *r);
-static int note_gone(uint32_t pid, uint32_t gen, void *ctx);
-static void release_gone(struct record *r);
-
-/* ---- the watch ---------------------------------------------------------------------------- */
-
-static void *watch_main(void *arg)
-{
-	struct record *r = arg;
-	struct pollfd p[2] = {{.fd = r->watch.quitfd, .events = POLLIN},
-			      {.fd = r->watch.sigfd, .events = POLLIN}};
-
-	for (;;) {
-		int timeout = -1, n;
-
-		if (r->watch.deadline_ns) {
-			uint64_t now = monotonic_ns();
-
-			if (now >= r->watch.deadline_ns)
-				break;
-			timeout = (int)((r->watch.deadline_ns - now + 999999) / 1000000);
-		}
-		n = poll(p, 2, timeout);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || p[0].revents)
-			return NULL;
-		if (p[1].revents)
-			break; /* a stop signal is pending: this thread reads it when it can */
-	}
-	bpf_session__pause_sampling(r->bpf);
-	clock_gettime(CLOCK_MONOTONIC, &r->watch.t_pause);
-	atomic_store(&r->watch.paused, true);
-	return NULL;
+	bpf_session__pause_sampling(ctx);
 }
 
 /* Start the watch once sampling runs; without it (no thread) the event loop alone stops. */
-static void watch_start(struct record *r)
+static void start_watch(struct record *r)
 {
 	sigset_t set;
 
@@ -386,33 +213,10 @@ static void watch_start(struct record *r)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
-	r->watch.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	r->watch.quitfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (r->o->duration_ms)
-		r->watch.deadline_ns = (uint64_t)r->t0.tv_sec * 1000000000ull +
-				       (uint64_t)r->t0.tv_nsec + r->o->duration_ms * 1000000ull;
-	if (r->watch.sigfd < 0 || r->watch.quitfd < 0 ||
-	    pthread_create(&r->watch.thread, NULL, watch_main, r)) {
+	if (watch_start(&r->watch, &set, r->stop.deadline_ns, pause_sampling, r->bpf))
 		pr_debug("no watch thread: -d and stop signals wait for the naming steps");
-		return;
-	}
-	r->watch.running = true;
 }
 
-/* End the watch (before the sampling events are closed). */
-static void watch_end(struct record *r)
-{
-	uint64_t one = 1;
-
-	if (r->watch.running) {
-		if (write(r->watch.quitfd, &one, sizeof(one)) != sizeof(one))
-			pr_debug("cannot end the watch: %s", strerror(errno));
-		pthread_join(r->watch.thread, NULL);
-		r->watch.running = false;
-	}
-}
-
-/* Stop the sampling events now (once): the recording ends here, naming may go on. */
 /*
  * Once sampling has stopped the user waits for the file, and on a busy machine a process at
  * the default priority gets a fraction of a CPU: the rest of the run (naming the last sets,
@@ -441,73 +245,148 @@ static double cpu_seconds(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* Stop the sampling events now (once): the recording ends here, naming may go on. */
 static void stop_sampling(struct record *r)
 {
+	struct timespec now;
+
 	if (r->sampling_stopped)
 		return;
 	r->cpu_stop = cpu_seconds();
 	stop_priority();
-	watch_end(r);
+	watch_end(&r->watch);
 	bpf_session__stop_sampling(r->bpf);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* the watch may have stopped the events earlier: the recording ended then */
-	if (atomic_load(&r->watch.paused)) {
-		struct timespec now;
-
-		r->t_stop = r->watch.t_pause;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+	if (watch_paused(&r->watch, &r->t_stop))
 		pr_debug("the stop was seen %.3f s after sampling paused, while %s",
 			 ts_diff(&r->t_stop, &now), r->phase ? r->phase : "waiting");
-	} else {
-		clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
-	}
+	else
+		r->t_stop = now;
 	r->sampling_stopped = true;
 }
 
-/*
- * aggregate_opts.hurry while recording, asked every 64 names: answer the requests from BPF,
- * take the active set when it is filling up (naming may be slow on a busy machine), and stop
- * sampling as soon as a stop comes (-d holds, Ctrl-C is prompt).
- */
-static bool drain_requests(void *ctx)
-{
-	struct record *r = ctx;
-	unsigned int pct;
+/* ---- the event loop ---------------------------------------------------------------------- */
 
-	/* processes that start while we name must be read before they are gone */
-	ring_buffer__consume(r->rb);
-	if (r->sampling_stopped)
-		return false;
-	if (consume_interrupted(r)) {
-		stop_sampling(r);
-		return false;
-	}
-	/* asked every few names: the fill levels (system calls) every 50 ms */
-	if (monotonic_ns() < r->next_fill_ns)
-		return false;
-	r->next_fill_ns = monotonic_ns() + 50 * 1000000ull;
-	if (!bpf_session__fill_level(r->bpf, &pct) && pct >= CP_DRAIN_FILL_PCT) {
-		if (take_set(r))
-			r->take_failed = true; /* the event loop says so */
-		r->n_fill_drains++;
-	}
-	return false;
+static int take_set(struct record *r);
+static int drain_tick(struct record *r);
+
+/* A timer of the loop into *fd, added to its epoll set. 0 or a negative errno. */
+static int loop_timer(struct record *r, int *fd, uint64_t first_ms, uint64_t interval_ms)
+{
+	*fd = watch_timer(first_ms, interval_ms);
+	if (*fd < 0)
+		return *fd;
+	return watch_add(r->fd.ep, *fd);
 }
 
-static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
+/* The loop's fds: signals, requests, timers, the -p targets' exits. */
+static int loop_open(struct record *r)
 {
-	*ao = (struct aggregate_opts){
-		.kernel_only = r->o->kernel_only,
-		.no_kernel = r->o->no_kernel,
-		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
-		.max_depth = r->max_depth,
-		.hurry = r->draining ? naming_hurried : drain_requests,
-		.hurry_ctx = r,
-		.rt_proc = r->rt ? record_rt_proc : NULL,
-		.rt_name = record_rt_name,
-		.rt_ctx = r,
-		.cache = r->names,
-		.jobs = r->jobs,
-	};
+	/* fill levels are looked at every 200 ms at most */
+	uint64_t tick_ms = r->o->drain_ms < 200 ? r->o->drain_ms : 200;
+	int err;
+
+	r->fd.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (r->fd.ep < 0)
+		return -errno;
+	err = watch_add(r->fd.ep, r->fd.sig);
+	if (!err)
+		err = watch_add(r->fd.ep, ring_buffer__epoll_fd(r->rb));
+	if (!err && r->o->duration_ms)
+		err = loop_timer(r, &r->fd.dur, r->o->duration_ms, 0);
+	set_queue_init(&r->sets, r->o->drain_ms, monotonic_ns());
+	if (!err)
+		err = loop_timer(r, &r->fd.drain, tick_ms, tick_ms);
+	if (!err && r->progress)
+		err = loop_timer(r, &r->fd.prog, 1000, 1000);
+	/*
+	 * The interpreters: not ready at exec (tried again at each tick: a 0.1 s script is over
+	 * before a slower one finds it), stacks to name while they live (every RT_NAME_TICKS-th
+	 * tick: record_rt.c)
+	 */
+	if (!err && r->rt)
+		err = loop_timer(r, &r->fd.py, RT_TICK_MS, RT_TICK_MS);
+	for (size_t i = 0; !err && i < r->o->n_pids; i++)
+		if (r->pidfds[i] >= 0)
+			err = watch_add(r->fd.ep, r->pidfds[i]);
+	return err;
+}
+
+/* One ready fd of the loop. 0 or a negative errno (the loop ends). */
+static int loop_ready(struct record *r, int fd)
+{
+	if (fd == r->fd.sig) {
+		handle_signal(r);
+	} else if (fd == ring_buffer__epoll_fd(r->rb)) {
+		ring_buffer__consume(r->rb);
+	} else if (fd == r->fd.dur) {
+		stop_rule_deadline(&r->stop);
+	} else if (fd == r->fd.prog) {
+		if (watch_ticked(fd))
+			show_progress(r);
+	} else if (fd == r->fd.drain) {
+		if (watch_ticked(fd))
+			return drain_tick(r);
+	} else if (fd == r->fd.py) {
+		if (watch_ticked(fd))
+			record_rt_timer(r);
+	} else {
+		/* a -p process has exited (its pidfd is readable) */
+		epoll_ctl(r->fd.ep, EPOLL_CTL_DEL, fd, NULL);
+		stop_rule_target_exited(&r->stop);
+	}
+	return 0;
+}
+
+static int event_loop(struct record *r)
+{
+	struct epoll_event evs[8];
+	int err = loop_open(r);
+
+	if (err)
+		return err;
+	/* the command may have ended before its SIGCHLD could be seen */
+	if (r->wl && workload__reap(r->wl, false, &r->wl_status) == 1) {
+		r->wl_exited = true;
+		stop_rule_command_exited(&r->stop);
+	}
+	while (r->stop.stop == STOP_NONE) {
+		int n = epoll_wait(r->fd.ep, evs, ARRAY_LEN(evs), -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; !err && i < n; i++)
+			err = loop_ready(r, evs[i].data.fd);
+		if (err)
+			return err;
+	}
+	if (r->progress)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+/* ---- drain ------------------------------------------------------------------------------ */
+
+/*
+ * The kernel aggregates in two sets of maps (bpf/shared.h): while samples go to one, the other
+ * is copied out and cleared (take_set), and the copies are named into r->prof (name_queue).
+ * While recording this runs every --drain-interval and whenever a set is filling up; at the
+ * end both sets are taken and every copy named.
+ */
+
+static int check_gone(uint32_t pid, uint32_t gen, void *ctx)
+{
+	struct record *r = ctx;
+
+	return proc_track_check(&r->track, pid, gen, set_queue_release_at(&r->sets));
+}
+
+static void free_set(void *set)
+{
+	bpf_copy__free(set);
 }
 
 /*
@@ -520,12 +399,9 @@ static int take_set(struct record *r)
 	unsigned int old = 0;
 	int err;
 
-	/*
-	 * Ended processes: their snapshots go once the set after this one is named. Looked for
-	 * again only when those found before are released, so none is listed twice.
-	 */
-	if (!r->draining && !r->n_gone) {
-		err = proc_snapshot__for_each_snapshot(r->snap, note_gone, r);
+	/* ended processes: their snapshots go once the set after this one is named */
+	if (!r->stop.draining && proc_track_looking(&r->track)) {
+		err = proc_snapshot__for_each_snapshot(r->snap, check_gone, r);
 		if (err)
 			return err;
 	}
@@ -539,18 +415,88 @@ static int take_set(struct record *r)
 		return err;
 	/* --python: name the set's code objects now, while their processes may still live */
 	record_rt_tick(r);
-	if (array_grow((void **)&r->queue, &r->cap_queue, r->n_queue + 1, sizeof(*r->queue))) {
+	err = set_queue_push(&r->sets, c, bpf_copy__total(c));
+	if (err) {
 		bpf_copy__free(c);
-		return -ENOMEM;
+		return err;
 	}
-	r->queue[r->n_queue++] = c;
-	r->n_drains++;
-	r->n_copied += bpf_copy__total(c);
 	/*
 	 * Once sampling has stopped, the last two takes copy each set once and nothing reads
-	 * them again: emptying them (a system call per key) would only keep the user waiting.
+	 * them again: emptying them would only keep the user waiting.
 	 */
-	return r->draining ? 0 : bpf_session__clear_slot(r->bpf, old);
+	return r->stop.draining ? 0 : bpf_session__clear_slot(r->bpf, old);
+}
+
+/*
+ * Between two naming steps while recording: answer the requests from BPF, take the active
+ * set when it is filling up (naming may be slow on a busy machine), and stop sampling as
+ * soon as a stop comes (-d holds, Ctrl-C is prompt). Once sampling has stopped: a second
+ * stop signal hurries the naming.
+ */
+static void between_steps(struct record *r, struct aggregate *g)
+{
+	unsigned int pct;
+
+	if (r->stop.draining) {
+		handle_signal(r);
+		if (stop_rule_hurry(&r->stop))
+			aggregate_hurry(g);
+		return;
+	}
+	/* processes that start while we name must be read before they are gone */
+	ring_buffer__consume(r->rb);
+	if (r->sampling_stopped)
+		return;
+	if (consume_interrupted(r)) {
+		stop_sampling(r);
+		return;
+	}
+	if (!set_queue_fill_due(&r->sets, monotonic_ns()) ||
+	    bpf_session__fill_level(r->bpf, &pct) || !set_queue_filling(pct))
+		return;
+	if (take_set(r))
+		r->sets.take_failed = true; /* the drain says so */
+	r->sets.n_fill++;
+}
+
+static void aggregate_opts_of(struct record *r, struct aggregate_opts *ao)
+{
+	*ao = (struct aggregate_opts){
+		.kernel_only = r->o->kernel_only,
+		.no_kernel = r->o->no_kernel,
+		.comm_re = r->comm_re_set ? &r->comm_re : NULL,
+		.max_depth = r->max_depth,
+		.rt_proc = r->rt ? record_rt_proc : NULL,
+		.rt_name = record_rt_name,
+		.rt_ctx = r,
+		.cache = r->names,
+		.jobs = r->jobs,
+	};
+}
+
+/* Name copy c into r->prof, step by step; it leaves the queue whatever happens. */
+static int name_set(struct record *r, struct bpf_copy *c)
+{
+	uint64_t before = profile__total(r->prof);
+	struct aggregate_stats st = {0};
+	struct aggregate_opts ao;
+	struct aggregate *g;
+	struct drain d;
+	int err;
+
+	aggregate_opts_of(r, &ao);
+	bpf_copy__drain(c, &d);
+	err = aggregate_begin(&d, r->sym, &ao, r->prof, &g);
+	if (!err && r->stop.draining && stop_rule_hurry(&r->stop))
+		aggregate_hurry(g);
+	while (!err && (err = aggregate_step(g)) > 0) {
+		between_steps(r, g);
+		err = 0;
+	}
+	aggregate_end(g, &st);
+	set_queue_named(&r->sets, profile__total(r->prof) - before + st.comm_filtered);
+	aggregate_stats_add(&r->agg, &st);
+	return err;
 }
 
 /* -vv: "A MiB (anon B, file C)" from /proc/self/status; "?" when it cannot be read. */
@@ -566,144 +512,72 @@ static const char *rss_split(char *buf, size_t size)
 	return buf;
 }
 
-/* Name the queued copies into r->prof, oldest first (more may join meanwhile). */
-static int name_queue(struct record *r)
+/* -vv: where the memory is after a drain. */
+static void debug_memory(const struct record *r)
 {
-	struct aggregate_stats st;
-	struct aggregate_opts ao;
-	struct drain d;
-	int err = 0;
+	struct mallinfo2 mi = mallinfo2();
+	size_t objs, idx, sym_strs, sym_bytes;
+	struct profile_spill ps;
+	struct profile_mem pm;
+	char rss[96];
 
-	while (!err && r->n_queue) {
-		struct bpf_copy *c = r->queue[0];
-		uint64_t before;
+	symbolizer__sizes(r->sym, &objs, &idx, &sym_strs, &sym_bytes);
+	profile__spill_sizes(r->prof, &ps);
+	profile__mem(r->prof, &pm);
+	pr_debug("after %u drains: heap in use %.1f MiB (%.1f MiB of it mmapped, %.1f MiB "
+		 "free in arenas); RSS %s; the profile: %zu distinct stacks (%.1f MiB), "
+		 "%zu frames (%.1f MiB; %" PRIu64 " on disk, %.1f MiB), %zu strings "
+		 "(%.1f MiB), %" PRIu64 " stacks on disk (%.1f MiB, %zu runs); %zu addresses "
+		 "named in the cache (%.1f MiB); %zu objects, %zu shared indexes, %zu strings "
+		 "(%.1f MiB)",
+		 r->sets.n_taken, (double)(mi.uordblks + mi.hblkhd) / 1048576,
+		 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576,
+		 rss_split(rss, sizeof(rss)), profile__n_samples(r->prof),
+		 (double)pm.samples / 1048576, profile__n_frames(r->prof),
+		 (double)pm.frames / 1048576, ps.frames, (double)ps.frame_bytes / 1048576,
+		 pm.n_strings, (double)pm.strings / 1048576, ps.records, (double)ps.bytes / 1048576,
+		 ps.runs, name_cache__n(r->names), (double)name_cache__bytes(r->names) / 1048576,
+		 objs, idx, sym_strs, (double)sym_bytes / 1048576);
+}
 
-		r->phase = "naming";
-		aggregate_opts_of(r, &ao);
-		bpf_copy__drain(c, &d);
-		before = profile__total(r->prof);
-		err = aggregate_counts(&d, r->sym, &ao, r->prof, &st);
-		r->n_agg += profile__total(r->prof) - before + st.comm_filtered;
-		aggregate_stats_add(&r->agg, &st);
-		bpf_copy__free(c);
-		memmove(r->queue, r->queue + 1, --r->n_queue * sizeof(*r->queue));
-		r->n_named++;
-		if (!r->draining)
-			release_gone(r);
-		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
-		symbolizer__forget_perf_maps(r->sym);
-	}
-	/*
-	 * Every address so far is named, its names kept in r->names: the indexes of objects
-	 * this drain did not use go (memory follows what drains name, not every object seen;
-	 * new addresses of an object index it again). Not once sampling has stopped: the
-	 * process is about to end, and freeing took 20-50 ms of the user's wait after Ctrl-C
-	 * (peak RSS of bench/stop.sh unchanged, the output is made of little memory).
-	 */
-	if (!r->draining) {
-		r->phase = "dropping indexes";
-		symbolizer__drop_indexes(r->sym, false);
-	}
-	if (log_get_level() >= LOG_DEBUG) {
-		struct mallinfo2 mi = mallinfo2();
-		size_t objs, idx;
-		char rss[96];
-		struct profile_spill ps;
-		size_t sym_strs, sym_bytes;
-		struct profile_mem pm;
-
-		symbolizer__sizes(r->sym, &objs, &idx, &sym_strs, &sym_bytes);
-		profile__spill_sizes(r->prof, &ps);
-		profile__mem(r->prof, &pm);
-		pr_debug("after %u drains: heap in use %.1f MiB (%.1f MiB of it mmapped, %.1f MiB "
-			 "free in arenas); RSS %s; the profile: %zu distinct stacks (%.1f MiB), "
-			 "%zu frames (%.1f MiB; %" PRIu64 " on disk, %.1f MiB), %zu strings "
-			 "(%.1f MiB), %" PRIu64
-			 " stacks on disk (%.1f MiB, %zu runs); %zu addresses named in the cache "
-			 "(%.1f MiB); %zu objects, %zu shared indexes, %zu strings (%.1f MiB)",
-			 r->n_drains, (double)(mi.uordblks + mi.hblkhd) / 1048576,
-			 (double)mi.hblkhd / 1048576, (double)mi.fordblks / 1048576,
-			 rss_split(rss, sizeof(rss)), profile__n_samples(r->prof),
-			 (double)pm.samples / 1048576, profile__n_frames(r->prof),
-			 (double)pm.frames / 1048576, ps.frames, (double)ps.frame_bytes / 1048576,
-			 pm.n_strings, (double)pm.strings / 1048576, ps.records,
-			 (double)ps.bytes / 1048576, ps.runs, name_cache__n(r->names),
-			 (double)name_cache__bytes(r->names) / 1048576, objs, idx, sym_strs,
-			 (double)sym_bytes / 1048576);
-	}
-	/*
-	 * and the memory goes back (the naming threads' arenas too), every 30 s at most; not
-	 * once sampling has stopped: the output reuses it, and the user waits (a sixth of the
-	 * time from Ctrl-C to the file in a self-profile went to its madvise calls)
-	 */
-	if (!r->draining && monotonic_ns() >= r->next_trim_ns) {
+/*
+ * While recording, after the queue is named: every address so far is named, its names kept
+ * in r->names, so the indexes of objects this drain did not use go (memory follows what
+ * drains name, not every object seen), and the memory goes back (the naming threads' arenas
+ * too), every 30 s at most. Not once sampling has stopped: the process is about to end, the
+ * output reuses the memory, and freeing took 20-50 ms of the user's wait after Ctrl-C.
+ */
+static void give_back_memory(struct record *r)
+{
+	r->phase = "dropping indexes";
+	symbolizer__drop_indexes(r->sym, false);
+	if (monotonic_ns() >= r->next_trim_ns) {
 		r->phase = "trimming the heap";
 		malloc_trim(0);
 		r->next_trim_ns = monotonic_ns() + 30 * 1000000000ull;
 	}
+}
+
+/* Name the queued copies into r->prof, oldest first (more may join meanwhile). */
+static int name_queue(struct record *r)
+{
+	struct bpf_copy *c;
+	int err = 0;
+
+	while (!err && (c = set_queue_oldest(&r->sets))) {
+		r->phase = "naming";
+		err = name_set(r, c);
+		bpf_copy__free(c);
+		if (!r->stop.draining)
+			proc_track_release(&r->track, r->sets.n_named);
+		/* the next copy reads the perf maps (JIT symbols) again: they may have grown */
+		symbolizer__forget_perf_maps(r->sym);
+	}
+	if (!r->stop.draining)
+		give_back_memory(r);
+	if (log_get_level() >= LOG_DEBUG)
+		debug_memory(r);
 	return err;
-}
-
-/*
- * A snapshot whose process has exited, or whose generation exec or pid reuse has ended: no
- * sample of it can go to a set taken after the next one (the next may still get one from an
- * exit in progress, for microseconds). So it is released once that set is named.
- */
-static int note_gone(uint32_t pid, uint32_t gen, void *ctx)
-{
-	struct record *r = ctx;
-	uint32_t now;
-
-	if (!(bpf_session__proc_gen(r->bpf, pid, &now) == 0 && now != gen) &&
-	    !(kill((pid_t)pid, 0) && errno == ESRCH))
-		return 0;
-	if (array_grow((void **)&r->gone, &r->cap_gone, r->n_gone + 1, sizeof(*r->gone)))
-		return -ENOMEM;
-	r->gone[r->n_gone++] = (struct gone_snap){(uint64_t)pid << 32 | gen, r->n_drains + 2};
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-#define FORGET_AT 256
-
-/* Release the snapshots of ended processes whose every set is named (oldest first). */
-static void release_gone(struct record *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_gone && r->gone[i].named <= r->n_named; i++) {
-		uint32_t pid = (uint32_t)(r->gone[i].key >> 32);
-
-		if (!proc_snapshot__release(r->snap, pid, (uint32_t)r->gone[i].key))
-			r->n_released++;
-		if (!array_grow((void **)&r->forget, &r->cap_forget, r->n_forget + 1,
-				sizeof(*r->forget)))
-			r->forget[r->n_forget++] = r->gone[i].key;
-		/* system-wide: its samples may go to no process (merge_ended) */
-		if (!r->o->command && !r->o->n_pids &&
-		    !array_grow((void **)&r->ended, &r->cap_ended, r->n_ended + 1,
-				sizeof(*r->ended)))
-			r->ended[r->n_ended++] = pid;
-	}
-	/* r->gone is NULL until a process has ended: memmove must not see it */
-	if (i)
-		memmove(r->gone, r->gone + i, (r->n_gone - i) * sizeof(*r->gone));
-	r->n_gone -= i;
-	/*
-	 * and the names of their Python and Ruby frames, 256 processes at a time (a pass over
-	 * every name kept): a 100 s recording of a busy machine held 11 MB of them
-	 */
-	if (r->n_forget >= FORGET_AT) {
-		qsort(r->forget, r->n_forget, sizeof(*r->forget), cmp_u64);
-		record_rt_forget(r, r->forget, r->n_forget);
-		r->n_forget = 0;
-	}
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -715,9 +589,9 @@ static int cmp_u32(const void *a, const void *b)
 
 static bool pid_ended(void *ctx, uint32_t pid)
 {
-	const struct record *r = ctx;
+	const struct proc_track *t = ctx;
 
-	return bsearch(&pid, r->ended, r->n_ended, sizeof(*r->ended), cmp_u32) != NULL;
+	return bsearch(&pid, t->ended, t->n_ended, sizeof(*t->ended), cmp_u32) != NULL;
 }
 
 /*
@@ -729,23 +603,24 @@ static bool pid_ended(void *ctx, uint32_t pid)
 #define ENDED_MERGE_AT 256
 static void merge_ended(struct record *r)
 {
+	struct proc_track *t = &r->track;
 	size_t n = 0, merged = 0;
 
-	if (r->n_ended <= ENDED_MERGE_AT)
+	if (t->n_ended <= ENDED_MERGE_AT)
 		return;
-	for (size_t i = 0; i < r->n_ended; i++)
-		if (kill((pid_t)r->ended[i], 0) && errno == ESRCH)
-			r->ended[n++] = r->ended[i];
-	r->n_ended = n;
-	qsort(r->ended, n, sizeof(*r->ended), cmp_u32);
-	if (profile__merge_ended(r->prof, pid_ended, r, &merged)) {
+	for (size_t i = 0; i < t->n_ended; i++)
+		if (kill((pid_t)t->ended[i], 0) && errno == ESRCH)
+			t->ended[n++] = t->ended[i];
+	t->n_ended = n;
+	qsort(t->ended, n, sizeof(*t->ended), cmp_u32);
+	if (profile__merge_ended(r->prof, pid_ended, t, &merged)) {
 		pr_debug("cannot merge the samples of ended processes: out of memory");
 		return;
 	}
 	r->n_merged += merged;
 	r->n_merged_procs += n;
 	r->n_merges++;
-	r->n_ended = 0;
+	t->n_ended = 0;
 }
 
 /*
@@ -767,24 +642,23 @@ static int drain_now(struct record *r)
 	if (!err)
 		merge_ended(r);
 	r->phase = NULL;
-	if (!err && r->take_failed)
+	if (!err && r->sets.take_failed)
 		err = -ENOMEM;
-	r->next_drain_ns = monotonic_ns() + r->o->drain_ms * 1000000ull;
+	set_queue_drained(&r->sets, monotonic_ns());
 	return err;
 }
 
 /* A tick of the drain timer: drain when it is time or a set is filling up. */
 static int drain_tick(struct record *r)
 {
-	unsigned int pct = 0;
-	bool due = monotonic_ns() >= r->next_drain_ns;
+	uint64_t now = monotonic_ns();
+	unsigned int pct;
+	int fill = -1;
 
-	if (!due && bpf_session__fill_level(r->bpf, &pct))
-		pct = 0;
-	if (!due && pct < CP_DRAIN_FILL_PCT)
-		return 0;
-	r->n_fill_drains += !due;
-	return drain_now(r);
+	/* the fill levels (system calls) only when the interval is not up */
+	if (!set_queue_interval_up(&r->sets, now) && !bpf_session__fill_level(r->bpf, &pct))
+		fill = (int)pct;
+	return set_queue_tick(&r->sets, now, fill) ? drain_now(r) : 0;
 }
 
 /* -v: the samples of ended processes kept on disk, or why they could not be. */
@@ -809,17 +683,45 @@ static void spill_summary(const struct record *r)
 			ps.frames, (double)ps.frame_bytes / 1048576);
 }
 
+/* -v: what the drains did, and the accounts, checked. */
+static void drain_summary(const struct record *r)
+{
+	const struct set_queue *q = &r->sets;
+	const struct proc_track *t = &r->track;
+
+	pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map was "
+		"filling up); %" PRIu64 " snapshot%s of ended processes released; the profile "
+		"holds %zu distinct stacks in memory, %zu frames, %zu mappings",
+		r->stats[CP_STAT_RECORDED], q->n_taken, q->n_fill, t->n_released,
+		t->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
+		profile__n_frames(r->prof), profile__n_mappings(r->prof));
+	spill_summary(r);
+	/* exact accounting, checked: every sample the kernel counted was copied out and named */
+	if (!set_queue_adds_up(q, r->stats[CP_STAT_RECORDED]))
+		pr_warn("the profile's samples do not add up: %" PRIu64 " counted in the kernel, "
+			"%" PRIu64 " copied out of it, %" PRIu64 " named; please report it",
+			r->stats[CP_STAT_RECORDED], q->n_copied, q->n_agg);
+	if (r->n_merges)
+		pr_info("%" PRIu64 " profile entries of %" PRIu64
+			" ended processes merged per (comm, stack) in %u step%s",
+			r->n_merged, r->n_merged_procs, r->n_merges, r->n_merges == 1 ? "" : "s");
+	pr_info("%" PRIu64 " mappings found by the walker before they were read (%" PRIu64
+		" of unknown files)",
+		t->vma_added + t->vma_unknown, t->vma_unknown);
+	if (t->read_failed)
+		pr_debug("%" PRIu64 " reads of a process's mappings failed", t->read_failed);
+}
+
 /* After sampling has stopped: the copies not named yet, and both sets. */
 static int drain(struct record *r)
 {
 	uint64_t t0 = monotonic_ns(), t1, t2;
-	int err;
+	int err = 0;
 
-	r->draining = true;
+	stop_rule_drain(&r->stop);
 	/* requests still queued: name what is still alive */
 	ring_buffer__consume(r->rb);
-	err = take_set(r);
-	if (!err)
+	for (int i = 0; !err && i < SET_QUEUE_LAST_TAKES; i++)
 		err = take_set(r);
 	t1 = monotonic_ns();
 	if (!err)
@@ -832,29 +734,7 @@ static int drain(struct record *r)
 	if (!err)
 		err = record_rt_read_stats(r);
 	if (!err)
-		pr_info("%" PRIu64 " samples counted in the kernel, %u sets drained (%u when a map "
-			"was filling "
-			"up); %" PRIu64
-			" snapshot%s of ended processes released; the profile holds "
-			"%zu distinct stacks in memory, %zu frames, %zu mappings",
-			r->stats[CP_STAT_RECORDED], r->n_drains, r->n_fill_drains, r->n_released,
-			r->n_released == 1 ? "" : "s", profile__n_samples(r->prof),
-			profile__n_frames(r->prof), profile__n_mappings(r->prof));
-	if (!err)
-		spill_summary(r);
-	/* exact accounting, checked: every sample the kernel counted was copied out and named */
-	if (!err && (r->stats[CP_STAT_RECORDED] != r->n_copied || r->n_copied != r->n_agg))
-		pr_warn("the profile's samples do not add up: %" PRIu64 " counted in the kernel, "
-			"%" PRIu64 " copied out of it, %" PRIu64 " named; please report it",
-			r->stats[CP_STAT_RECORDED], r->n_copied, r->n_agg);
-	if (!err && r->n_merges)
-		pr_info("%" PRIu64 " profile entries of %" PRIu64
-			" ended processes merged per (comm, stack) in %u step%s",
-			r->n_merged, r->n_merged_procs, r->n_merges, r->n_merges == 1 ? "" : "s");
-	if (!err)
-		pr_info("%" PRIu64 " mappings found by the walker before they were read (%" PRIu64
-			" of unknown files)",
-			r->vma_added + r->vma_unknown, r->vma_unknown);
+		drain_summary(r);
 	return err;
 }
 
@@ -867,10 +747,10 @@ static void fill_report(const struct record *r, struct report *rep)
 		.prof = r->prof,
 		.stats = r->stats,
 		.agg = r->agg,
-		.snapshot_failed = r->snapshot_failed,
-		.refresh_failed = r->refresh_failed,
+		.snapshot_failed = r->track.snapshot_failed,
+		.refresh_failed = r->track.refresh_failed,
 		.start_unix_ns = r->start_unix_ns,
-		.recorded_s = recorded_s(r),
+		.recorded_s = ts_diff(&r->t0, &r->t_stop),
 		.frequency = r->frequency,
 		.um = r->um,
 	};
@@ -886,17 +766,6 @@ int record_block_signals(sigset_t *set, sigset_t *old)
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGCHLD);
 	return sigprocmask(SIG_BLOCK, set, old) ? -errno : 0;
-}
-
-static int block_signals(struct record *r, sigset_t *old)
-{
-	sigset_t set;
-	int err = record_block_signals(&set, old);
-
-	if (err)
-		return err;
-	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return r->sigfd < 0 ? -errno : 0;
 }
 
 static void raise_fd_limit(void)
@@ -959,14 +828,6 @@ static int finish_command(struct record *r)
 	return workload_exit_code(r->wl_status);
 }
 
-static const char *stop_signal_name(int sig)
-{
-	return sig == SIGINT	? "SIGINT"
-	       : sig == SIGTERM ? "SIGTERM"
-	       : sig == SIGHUP	? "SIGHUP"
-				: "a signal";
-}
-
 /* The perf maps not read: their processes' JIT frames have no names. */
 static void perf_map_summary(const struct record *r)
 {
@@ -1011,7 +872,7 @@ static int stopped_before_sampling(struct record *r)
 	struct report rep;
 
 	pr_warn("stopped by %s before sampling started: the profile is empty",
-		stop_signal_name(r->stop_signal));
+		stop_rule_signal_name(r->stop.signal));
 	profile__free(r->prof);
 	r->prof = profile__new();
 	if (!r->prof)
@@ -1020,15 +881,8 @@ static int stopped_before_sampling(struct record *r)
 	fill_report(r, &rep);
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
-	return 128 + r->stop_signal;
+	return stop_rule_exit_status(&r->stop);
 }
-
-/* Between the steps before sampling: a stop signal ends the recording there. */
-#define STOP_POINT(r)                                      \
-	do {                                               \
-		if (record_stop_pending(r))                \
-			return stopped_before_sampling(r); \
-	} while (0)
 
 /* What the profile kept on disk, back in memory for the writers; what failed, said. */
 static int read_back(struct record *r)
@@ -1115,24 +969,11 @@ static size_t spill_after(void)
 	return errno || *end ? CP_SPILL_AFTER : (size_t)v;
 }
 
-static int record_session(struct record *r)
+/* Objects and symbols: the snapshots, the symbolizer, the kernel's names. */
+static int setup_naming(struct record *r)
 {
-	struct timespec now, t_named, t_written;
-	struct rss rec_mem = {0};
-	bool out_peak;
-	double cpu_named;
-	struct report rep;
-	const char *changed;
-	size_t n_changed;
-	int rc, err;
+	int err;
 
-	rc = record_check_environment(r);
-	if (rc)
-		return rc;
-	rc = record_open_outputs(r);
-	if (rc)
-		return rc;
-	STOP_POINT(r);
 	raise_fd_limit();
 	r->snap = proc_snapshot__new("/proc");
 	r->sym = r->snap ? symbolizer__new(r->snap) : NULL;
@@ -1152,30 +993,27 @@ static int record_session(struct record *r)
 	if (err)
 		pr_warn("cannot read /proc/kallsyms: %s; kernel frames will be unnamed",
 			strerror(-err));
-	STOP_POINT(r);
-	rc = record_prepare_command(r);
-	if (rc)
-		return rc;
-	STOP_POINT(r);
-	rc = record_prepare_tables(r);
-	if (rc)
-		return rc;
-	STOP_POINT(r);
-	rc = record_load_bpf(r);
-	if (rc)
-		return rc;
-	STOP_POINT(r);
-	rc = record_prepare_targets(r);
-	if (rc)
-		return rc;
+	return CP_EXIT_OK;
+}
+
+/* The interpreters: their walkers, told the processes read before sampling (generation 0). */
+static int setup_interpreters(struct record *r)
+{
 	if (record_rt_init(r)) {
 		pr_err("cannot set up the interpreter walkers: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;
 	}
-	/* the processes read before sampling, generation 0 */
 	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
 		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
-	STOP_POINT(r);
+	return CP_EXIT_OK;
+}
+
+/* The requests from BPF, the profile and its names, the naming threads. */
+static int setup_profile(struct record *r)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	track_init(r);
 	r->rb = ring_buffer__new(bpf_session__events_fd(r->bpf), on_event, r, NULL);
 	if (!r->rb) {
 		pr_err("cannot set up the ring buffer: %s", strerror(errno));
@@ -1183,50 +1021,76 @@ static int record_session(struct record *r)
 	}
 	r->prof = profile__new();
 	r->names = name_cache__new(CP_NAME_CACHE_MAX);
-	if (r->o->jobs) {
-		r->jobs = r->o->jobs;
-	} else {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-		r->jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
-	}
+	r->jobs = r->o->jobs ? r->o->jobs : cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned int)cpus;
 	/*
 	 * system-wide: past the first CP_SPILL_AFTER frames and merged stacks (a minute or so of
 	 * a busy machine), the frames and the samples of ended processes go to disk, so memory
 	 * stays flat while a build runs thousands of programs (README "Memory")
 	 */
 	if (!r->prof || !r->names ||
-	    (!r->o->command && !r->o->n_pids &&
-	     profile__spill_to(r->prof, getenv("TMPDIR"), spill_after()))) {
+	    (r->track.system_wide && profile__spill_to(r->prof, getenv("TMPDIR"), spill_after()))) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
+	return CP_EXIT_OK;
+}
+
+/*
+ * The steps before sampling, in order. Each returns an exit status (CP_EXIT_OK: go on); after
+ * those marked, a stop signal already received ends the recording there, with an empty
+ * profile written.
+ */
+static const struct setup_step {
+	int (*run)(struct record *r);
+	bool stop_after;
+} setup_steps[] = {
+	{record_check_environment, false}, {record_open_outputs, true},	  {setup_naming, true},
+	{record_prepare_command, true},	   {record_prepare_tables, true}, {record_load_bpf, true},
+	{record_prepare_targets, false},   {setup_interpreters, true},	  {setup_profile, false},
+};
+
+static int run_setup(struct record *r)
+{
+	for (size_t i = 0; i < ARRAY_LEN(setup_steps); i++) {
+		int rc = setup_steps[i].run(r);
+
+		if (rc)
+			return rc;
+		if (setup_steps[i].stop_after && record_stop_pending(r))
+			return stopped_before_sampling(r);
+	}
+	return CP_EXIT_OK;
+}
+
+/* Start sampling, the watch and the command. */
+static int start_recording(struct record *r)
+{
+	struct timespec now;
+	int rc;
+
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	clock_gettime(CLOCK_REALTIME, &now);
-	r->start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	r->start_unix_ns = ts_ns(&now);
 	rc = record_start_sampling(r);
 	if (rc)
 		return rc;
-	watch_start(r);
+	/* -d counts from the start of sampling (t0) */
+	stop_rule_start(&r->stop, ts_ns(&r->t0), r->o->duration_ms);
+	start_watch(r);
 	pr_info("sampling %d CPUs at %u Hz", bpf_session__ncpus(r->bpf), r->frequency);
-	rc = start_command(r);
-	if (rc)
-		return rc;
-	err = event_loop(r);
-	stop_sampling(r);
-	if (err)
-		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
-	err = drain(r);
-	if (err) {
-		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
-		return CP_EXIT_FAILURE;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t_named);
-	cpu_named = cpu_seconds();
+	return start_command(r);
+}
+
+/* What the naming could not do, said once each. */
+static void naming_warnings(const struct record *r)
+{
+	const char *changed;
+	size_t n_changed = symbolizer__changed_objects(r->sym, &changed);
+
 	if (r->agg.hurried)
 		pr_warn("stopped naming early (a second %s): %" PRIu64 " addresses named from "
 			"symbol tables only, without inlined frames or lines",
-			stop_signal_name(r->stop_signal), r->agg.hurried);
+			stop_rule_signal_name(r->stop.signal), r->agg.hurried);
 	if (symbolizer__debuginfod_error(r->sym))
 		pr_warn("--debuginfod: the servers of DEBUGINFOD_URLS could not be asked (%s): "
 			"objects without local debug files have no lines or inlined frames",
@@ -1240,15 +1104,31 @@ static int record_session(struct record *r)
 		pr_warn("%s has damaged debug sections (headers that do not match their data): "
 			"some of its frames have no source lines or inlined functions",
 			symbolizer__damaged_object(r->sym));
-	n_changed = symbolizer__changed_objects(r->sym, &changed);
 	if (n_changed)
 		pr_warn("%zu object%s shrank while being read (truncated by %s owner), the first "
-			"%s: "
-			"%s frames are not named (object+offset)",
+			"%s: %s frames are not named (object+offset)",
 			n_changed, n_changed == 1 ? "" : "s", n_changed == 1 ? "its" : "their",
 			changed, n_changed == 1 ? "its" : "their");
 	perf_map_summary(r);
 	demangle_summary();
+}
+
+/*
+ * The output phase: the warnings, the naming's memory released, what is on disk back, every -o
+ * written, the summary.
+ */
+static int write_outputs(struct record *r)
+{
+	struct timespec t_named, t_written;
+	struct rss rec_mem = {0};
+	bool out_peak;
+	double cpu_named;
+	struct report rep;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t_named);
+	cpu_named = cpu_seconds();
+	naming_warnings(r);
 	rss_self(&rec_mem);
 	release_naming(r);
 	out_peak = !rss_reset_peak();
@@ -1270,27 +1150,98 @@ static int record_session(struct record *r)
 	return CP_EXIT_OK;
 }
 
+static int record_session(struct record *r)
+{
+	int rc = run_setup(r), err;
+
+	if (!rc)
+		rc = start_recording(r);
+	if (rc)
+		return rc;
+	err = event_loop(r);
+	stop_sampling(r);
+	if (err)
+		pr_err("recording stopped early: %s; writing what was collected", strerror(-err));
+	err = drain(r);
+	if (err) {
+		pr_err("cannot read the samples from the kernel: %s", strerror(-err));
+		return CP_EXIT_FAILURE;
+	}
+	return write_outputs(r);
+}
+
 static void close_fd(int fd)
 {
 	if (fd >= 0)
 		close(fd);
 }
 
+/* Signals blocked, read from a signalfd: none is lost before the loop reads them. */
+static int block_signals(struct record *r, sigset_t *old)
+{
+	sigset_t set;
+	int err = record_block_signals(&set, old);
+
+	if (err)
+		return err;
+	r->fd.sig = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return r->fd.sig < 0 ? -errno : 0;
+}
+
+static void close_fds(struct record *r)
+{
+	/* a second Ctrl-C during naming and writing must not kill us once unblocked */
+	if (r->fd.sig >= 0) {
+		struct signalfd_siginfo si;
+
+		while (read(r->fd.sig, &si, sizeof(si)) == sizeof(si))
+			;
+	}
+	close_fd(r->fd.sig);
+	close_fd(r->fd.ep);
+	close_fd(r->fd.dur);
+	close_fd(r->fd.prog);
+	close_fd(r->fd.drain);
+	close_fd(r->fd.py);
+	for (size_t i = 0; r->pidfds && i < r->o->n_pids; i++)
+		close_fd(r->pidfds[i]);
+}
+
+static void record_free(struct record *r)
+{
+	for (size_t i = 0; i < r->n_outs; i++)
+		out_file__abort(r->outs[i]);
+	free(r->outs);
+	watch_free(&r->watch);
+	ring_buffer__free(r->rb);
+	unwind_maps__free(r->um);
+	prebuild_result_free(&r->pre);
+	bpf_session__free(r->bpf);
+	workload__free(r->wl);
+	symbolizer__free(r->sym);
+	proc_snapshot__free(r->snap);
+	profile__free(r->prof);
+	record_rt_free(r);
+	name_cache__free(r->names);
+	proc_track_free(&r->track);
+	set_queue_free(&r->sets, free_set);
+	close_fds(r);
+	free(r->pidfds);
+	free(r->pids);
+	if (r->comm_re_set)
+		regfree(&r->comm_re);
+}
+
 int record_run(const struct cp_options *opts)
 {
 	struct record r = {
 		.o = opts,
-		.sigfd = -1,
-		.epfd = -1,
-		.durfd = -1,
-		.progfd = -1,
-		.drainfd = -1,
-		.pyfd = -1,
-		.watch = {.quitfd = -1, .sigfd = -1},
+		.fd = {.sig = -1, .ep = -1, .dur = -1, .prog = -1, .drain = -1, .py = -1},
 	};
 	sigset_t old;
 	int rc;
 
+	watch_init(&r.watch);
 	r.progress = isatty(STDERR_FILENO) && log_get_level() >= LOG_WARN;
 	/*
 	 * The naming threads are short-lived: without a cap each new one may get an arena of its
@@ -1314,47 +1265,7 @@ int record_run(const struct cp_options *opts)
 		/* a held child dies of SIGTERM as soon as it unblocks signals */
 		end_command(r.wl, &r.wl_status);
 	}
-	for (size_t i = 0; i < r.n_outs; i++)
-		out_file__abort(r.outs[i]);
-	free(r.outs);
-	watch_end(&r);
-	close_fd(r.watch.quitfd);
-	close_fd(r.watch.sigfd);
-	ring_buffer__free(r.rb);
-	unwind_maps__free(r.um);
-	prebuild_result_free(&r.pre);
-	bpf_session__free(r.bpf);
-	workload__free(r.wl);
-	symbolizer__free(r.sym);
-	proc_snapshot__free(r.snap);
-	profile__free(r.prof);
-	record_rt_free(&r);
-	name_cache__free(r.names);
-	for (size_t i = 0; r.pidfds && i < opts->n_pids; i++)
-		close_fd(r.pidfds[i]);
-	free(r.pidfds);
-	free(r.ended);
-	free(r.pids);
-	if (r.comm_re_set)
-		regfree(&r.comm_re);
-	/* a second Ctrl-C during naming and writing must not kill us once unblocked */
-	if (r.sigfd >= 0) {
-		struct signalfd_siginfo si;
-
-		while (read(r.sigfd, &si, sizeof(si)) == sizeof(si))
-			;
-	}
-	close_fd(r.sigfd);
-	close_fd(r.epfd);
-	close_fd(r.durfd);
-	close_fd(r.progfd);
-	close_fd(r.drainfd);
-	free(r.gone);
-	free(r.forget);
-	for (size_t i = 0; i < r.n_queue; i++)
-		bpf_copy__free(r.queue[i]);
-	free(r.queue);
-	close_fd(r.pyfd);
+	record_free(&r);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

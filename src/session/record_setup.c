@@ -271,20 +271,20 @@ int record_prepare_targets(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	/* like perf record -p: recording ends when every target has exited */
-	r->n_alive = o->n_pids;
+	r->stop.n_targets = o->n_pids;
 	for (size_t i = 0; i < o->n_pids; i++) {
 		r->pidfds[i] = (int)syscall(SYS_pidfd_open, r->pids[i], 0);
 		if (r->pidfds[i] >= 0)
 			continue;
 		if (errno == ESRCH)
-			r->n_alive--;
+			r->stop.n_targets--;
 		else
 			pr_warn("cannot watch process %d for its exit (%s): recording goes on "
 				"until "
 				"-d or Ctrl-C",
 				(int)r->pids[i], strerror(errno));
 	}
-	if (o->n_pids && !r->n_alive) {
+	if (o->n_pids && !r->stop.n_targets) {
 		pr_err("the processes given with -p have exited");
 		return CP_EXIT_NOPROC;
 	}

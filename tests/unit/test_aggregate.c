@@ -51,32 +51,34 @@ struct fake_rtstack {
 struct fake {
 	struct fake_rtstack rtstacks[2];
 	size_t n_rtstacks;
-	struct fake_count counts[24];
+	struct fake_count counts[600];
 	size_t n_counts;
 	struct fake_stack stacks[8];
 	size_t n_stacks;
 	struct fake_dstack dstacks[16];
 	size_t n_dstacks;
-	size_t fail_after; /* for_each_count fails with -EIO after this many counts; 0: never */
+	size_t fail_after;	 /* count() fails with -EIO at this count; 0: never */
+	unsigned int reads[600]; /* count() calls per count */
 };
 
-static int fake_for_each_count(void *ctx, drain_count_fn fn, void *fn_ctx)
+static size_t fake_n_counts(void *ctx)
 {
-	const struct fake *f = ctx;
+	return ((const struct fake *)ctx)->n_counts;
+}
 
-	for (size_t i = 0; i < f->n_counts; i++) {
-		int err;
+static int fake_count(void *ctx, size_t i, const struct cp_count_key **key, uint64_t *count)
+{
+	struct fake *f = ctx;
 
-		if (f->fail_after && i == f->fail_after)
-			return -EIO;
-		err = fn(&f->counts[i].key, f->counts[i].count, fn_ctx);
-		if (err)
-			return err;
-	}
+	f->reads[i]++;
+	if (f->fail_after && i == f->fail_after)
+		return -EIO;
+	*key = &f->counts[i].key;
+	*count = f->counts[i].count;
 	return 0;
 }
 
-static int fake_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t *n)
+static int fake_stack(void *ctx, bool kernel, int32_t id, const uint64_t **ips, size_t *n)
 {
 	const struct fake *f = ctx;
 
@@ -85,7 +87,7 @@ static int fake_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t 
 		const struct fake_stack *s = &f->stacks[i];
 
 		if (s->kernel == kernel && s->id == id) {
-			memcpy(ips, s->ips, s->n * sizeof(*ips));
+			*ips = s->ips;
 			*n = s->n;
 			return 0;
 		}
@@ -93,13 +95,15 @@ static int fake_stack(void *ctx, bool kernel, int32_t id, uint64_t *ips, size_t 
 	return -ENOENT;
 }
 
-static int fake_dwarf_stack(void *ctx, uint64_t key, struct cp_dstack *out)
+static int fake_dwarf_stack(void *ctx, uint64_t key, const uint64_t **ips, size_t *n, uint32_t *end)
 {
 	const struct fake *f = ctx;
 
 	for (size_t i = 0; i < f->n_dstacks; i++) {
 		if (f->dstacks[i].key == key) {
-			*out = f->dstacks[i].ds;
+			*ips = (const uint64_t *)f->dstacks[i].ds.ips;
+			*n = f->dstacks[i].ds.len;
+			*end = f->dstacks[i].ds.end;
 			return 0;
 		}
 	}
@@ -172,7 +176,8 @@ static void add_dstack(uint64_t key, uint32_t end, size_t n, const uint64_t *ips
 /* The fake drain: the counts and stacks of fk. */
 static const struct drain fake_drain = {
 	.ctx = &fk,
-	.for_each_count = fake_for_each_count,
+	.n_counts = fake_n_counts,
+	.count = fake_count,
 	.stack = fake_stack,
 	.dwarf_stack = fake_dwarf_stack,
 	.rt_stack = fake_rt_stack,
@@ -838,32 +843,78 @@ static void test_inlined_leaf(void **state)
 	assert_int_equal(st.ustacks_entry, 2);
 }
 
-static bool always(void *ctx)
-{
-	(*(int *)ctx)++;
-	return true;
-}
-
-/* Hurried (a second Ctrl-C): names from the symbol table only, one frame, and counted. */
+/*
+ * Hurried (a second Ctrl-C) before the first step: names from the symbol table only, one
+ * frame, and counted. The caller hurries between steps: nothing calls it back.
+ */
 static void test_hurry(void **state)
 {
 	const uint64_t u[] = {ad.inl_at, ad.inl_main + 0x10, ad.inl_start + 0x10};
-	struct aggregate_opts o = defaults;
 	struct aggregate_stats st;
-	int asked = 0;
+	struct aggregate *g;
 
 	(void)state;
-	o.hurry = always;
-	o.hurry_ctx = &asked;
 	add_stack(false, 1, 3, u);
 	add_count(PID, 1, 1, CP_STACK_NONE, "inl_fix", 2);
-	st = run(sym, &o);
+	assert_int_equal(aggregate_begin(&fake_drain, sym, &defaults, prof, &g), 0);
+	assert_false(aggregate_hurried(g));
+	aggregate_hurry(g);
+	assert_true(aggregate_hurried(g));
+	assert_int_equal(aggregate_step(g), 0);
+	aggregate_end(g, &st);
 
 	/* the inlined chain of test_inlined_leaf collapses to the function that holds it */
 	assert_string_equal(names(0), "_start;main;cp_inl_outer");
 	assert_string_equal(kinds(0), "UUU");
-	assert_int_equal(asked, 1); /* asked once; once true, never again */
 	assert_int_equal(st.hurried, 3);
+}
+
+/*
+ * Steps: a few hundred counts at a time, so the caller runs its loop between them; every
+ * count is added once whatever the steps, --comm asked once per count (not once to name
+ * ahead and again to add), and an end before the last step frees what was begun.
+ */
+static void test_steps(void **state)
+{
+	static struct fake big;
+	struct aggregate_opts o = defaults;
+	struct drain d = fake_drain;
+	struct aggregate_stats st;
+	struct aggregate *g;
+	regex_t re;
+	int steps = 0, rc;
+
+	(void)state;
+	d.ctx = &big;
+	assert_int_equal(regcomp(&re, "^kept", REG_EXTENDED | REG_NOSUB), 0);
+	o.comm_re = &re;
+	big.n_counts = 600; /* COUNT_CHUNK (256) counts a step */
+	for (size_t i = 0; i < big.n_counts; i++) {
+		big.counts[i].key.pid = PID;
+		big.counts[i].key.tid = PID;
+		big.counts[i].key.ustack_id = -EEXIST;
+		big.counts[i].key.kstack_id = CP_STACK_NONE;
+		memcpy(big.counts[i].key.comm, i % 2 ? "kept" : "left", 4);
+		big.counts[i].count = 1;
+	}
+	assert_int_equal(aggregate_begin(&d, sym, &o, prof, &g), 0);
+	do {
+		rc = aggregate_step(g);
+		steps++;
+	} while (rc > 0);
+	assert_int_equal(rc, 0);
+	aggregate_end(g, &st);
+	assert_int_equal(steps, 3);
+	assert_int_equal(profile__total(prof), 300);
+	assert_int_equal(st.comm_filtered, 300);
+	assert_int_equal(st.comm_checks, 600);
+	for (size_t i = 0; i < big.n_counts; i++)
+		assert_int_equal(big.reads[i], 2); /* noted, then added: no other pass */
+	/* ended before its steps: nothing added, nothing leaked (the sanitizer build checks) */
+	assert_int_equal(aggregate_begin(&d, sym, &o, prof, &g), 0);
+	aggregate_end(g, NULL);
+	assert_int_equal(profile__total(prof), 300);
+	regfree(&re);
 }
 
 /* The key's generation selects the snapshot, for both unwinders: one address, three names. */
@@ -1208,13 +1259,13 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}},
-			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}, {0}};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}, 9},
+			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}, {0}, 90};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
 	_Static_assert(sizeof(struct aggregate_stats) ==
-			       (6 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
+			       (7 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
 				       sizeof(uint64_t),
 		       "fields");
 	for (int i = 0; i < CP_RT_MAX; i++) {
@@ -1237,6 +1288,7 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.ustacks_entry, 44);
 	assert_int_equal(to.hurried, 55);
 	assert_int_equal(to.bad_ra, 66);
+	assert_int_equal(to.comm_checks, 99);
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
 	for (int i = 0; i < CP_RT_MAX; i++) {
@@ -1263,6 +1315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dwarf_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inlined_leaf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hurry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_generations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle, setup, teardown),
