@@ -7,6 +7,7 @@
 #include "output/json_out.h"
 #include "output/diff.h"
 #include "output/folded.h"
+#include "util/index_sort.h"
 
 static double fabs_(double v)
 {
@@ -57,51 +58,21 @@ struct sort_ctx {
 	int (*cmp)(const struct diff *, const struct diff_row *, const struct diff_row *);
 };
 
-static int cmp_idx(const void *a, const void *b, void *ctx)
+static int cmp_row(const void *a, const void *b, void *ctx)
 {
 	const struct sort_ctx *c = ctx;
 
-	return c->cmp(c->d, &c->d->rows[*(const uint32_t *)a], &c->d->rows[*(const uint32_t *)b]);
+	return c->cmp(c->d, a, b);
 }
 
-/*
- * Sort rows in place through an array of their indices, the permutation then followed cycle
- * by cycle: qsort of the rows themselves took a copy of them all (88 bytes a row).
- */
+/* Sort rows in place through index_sort: qsort of the rows themselves took a copy of them all. */
 static int sort_rows(struct diff *d, size_t n,
 		     int (*cmp)(const struct diff *, const struct diff_row *,
 				const struct diff_row *))
 {
-	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	struct sort_ctx ctx = {d, cmp};
-	struct diff_row *rows = d->rows;
 
-	if (!idx || n > UINT32_MAX) {
-		free(idx);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	qsort_r(idx, n, sizeof(*idx), cmp_idx, &ctx);
-	for (size_t i = 0; i < n; i++) {
-		struct diff_row tmp;
-		size_t j = i;
-
-		if (idx[i] == i)
-			continue;
-		tmp = rows[i];
-		while (idx[j] != i) {
-			size_t k = idx[j];
-
-			rows[j] = rows[k];
-			idx[j] = (uint32_t)j;
-			j = k;
-		}
-		rows[j] = tmp;
-		idx[j] = (uint32_t)j;
-	}
-	free(idx);
-	return 0;
+	return index_sort(d->rows, n, sizeof(*d->rows), cmp_row, &ctx);
 }
 
 int diff_compute(const struct top *base, const struct top *new, struct diff *d)

@@ -6,6 +6,7 @@
 #include "output/json_out.h"
 #include "output/top.h"
 #include "util/idtable.h"
+#include "util/index_sort.h"
 
 static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
 
@@ -185,46 +186,16 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static int cmp_idx(const void *a, const void *b, void *rows)
+static int cmp_rows_r(const void *a, const void *b, void *ctx)
 {
-	const struct top_row *r = rows;
-
-	return cmp_rows(&r[*(const uint32_t *)a], &r[*(const uint32_t *)b]);
+	(void)ctx;
+	return cmp_rows(a, b);
 }
 
-/*
- * Sort the rows in place: through an array of their indices, then the permutation followed
- * cycle by cycle (qsort of the rows themselves took a copy of them all).
- */
+/* Sort the rows in place (index_sort: qsort of the rows themselves took a copy of them all). */
 static int sort_rows(struct top_row *rows, size_t n)
 {
-	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	qsort_r(idx, n, sizeof(*idx), cmp_idx, rows);
-	/* row j of the result is rows[idx[j]]; idx[j] = j marks j done */
-	for (size_t i = 0; i < n; i++) {
-		struct top_row tmp;
-		size_t j = i;
-
-		if (idx[i] == i)
-			continue;
-		tmp = rows[i];
-		while (idx[j] != i) {
-			size_t k = idx[j];
-
-			rows[j] = rows[k];
-			idx[j] = (uint32_t)j;
-			j = k;
-		}
-		rows[j] = tmp;
-		idx[j] = (uint32_t)j;
-	}
-	free(idx);
-	return 0;
+	return index_sort(rows, n, sizeof(*rows), cmp_rows_r, NULL);
 }
 
 static bool focused(const struct profile *p, const struct prof_sample *s, const regex_t *re)
