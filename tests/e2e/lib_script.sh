@@ -54,3 +54,25 @@ check_short() {
 	[ "$leaf" -ge 20 ] || fail "short runs: $leaf samples in $p::Work::leaf, want >= 20"
 	[ "$unnamed" -eq 0 ] || fail "short runs: $unnamed samples with $p::[unknown]: $(grep -F "$p::[unknown]" "$out" | head -2)"
 }
+
+# check_script_outputs PREFIX KIND FILE START: the tree's tree.json (schema-valid) and
+# tree.pb.gz in $TMP: the JSON's PREFIX::Work::leaf frames are of kind KIND with a file ending
+# in /FILE; go tool pprof reads the pprof file and finds the leaf at FILE:5-6, START the regex
+# of what follows (the start line field, or nothing).
+check_script_outputs() {
+	local p=$1 kind=$2 file=$3 start=$4 root
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	"$root/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
+	node "$root/scripts/validate-json.js" "$TMP/tree.json" >"$TMP/valid" 2>&1 || fail "invalid JSON output: $(cat "$TMP/valid")"
+	node - "$TMP/tree.json" "$p::Work::leaf" "$kind" "/$file" >"$TMP/json.txt" 2>&1 <<'JS' || fail "JSON $kind frames: $(cat "$TMP/json.txt")"
+const [, , path, name, kind, file] = process.argv;
+const c = JSON.parse(require('fs').readFileSync(path, 'utf8')).cpuprof;
+const leaf = c.frames.filter((f) => f.name === name);
+if (!leaf.length || leaf.some((f) => f.kind !== kind || !(f.file || '').endsWith(file)))
+	throw new Error(`${name} frames: ${JSON.stringify(leaf)}`);
+JS
+	command -v go >/dev/null 2>&1 || fail "go is missing (scripts/install-deps.sh installs golang-go)"
+	go tool pprof -symbolize=none -raw "$TMP/tree.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err" || fail "go tool pprof: $(cat "$TMP/raw.err")"
+	grep -qE ": 0x0 $p::Work::leaf [^ ]*/${file//./\\.}:[56]$start\$" "$TMP/raw" ||
+		fail "pprof: no $p::Work::leaf at $file:5-6: $(grep -m3 "$p::Work::leaf" "$TMP/raw")"
+}

@@ -20,24 +20,9 @@ cp "$(dirname "$0")/../../tests/data/perl/tree.pl" "$TMP/tree.pl"
 out=$TMP/tree.folded
 expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PERL" "$TMP/tree.pl" 3
 check_script_tree "$out" pl perl_run '<main>' main::main main::run tree.pl
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-"$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
-node "$ROOT/scripts/validate-json.js" "$TMP/tree.json" >"$TMP/valid" 2>&1 || fail "invalid JSON output: $(cat "$TMP/valid")"
-node - "$TMP/tree.json" >"$TMP/json.txt" 2>&1 <<'JS' || fail "JSON Perl frames: $(cat "$TMP/json.txt")"
-const c = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')).cpuprof;
-const leaf = c.frames.filter((f) => f.name === 'pl::Work::leaf');
-if (!leaf.length || leaf.some((f) => f.kind !== 'perl' || !/\/tree\.pl$/.test(f.file || '')))
-	throw new Error(`pl::Work::leaf frames: ${JSON.stringify(leaf)}`);
-JS
-
-# pprof: read back by go tool pprof, the leaf with its file and line
-if command -v go >/dev/null 2>&1; then
-	go tool pprof -symbolize=none -raw "$TMP/tree.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err" || fail "go tool pprof: $(cat "$TMP/raw.err")"
-	grep -qE ': 0x0 pl::Work::leaf [^ ]*/tree.pl:[56]( s=[0-9]+)?$' "$TMP/raw" ||
-		fail "pprof: no pl::Work::leaf at tree.pl:5-6: $(grep -m3 'pl::Work::leaf' "$TMP/raw")"
-else
-	fail "go is missing (scripts/install-deps.sh installs golang-go)"
-fi
+# JSON frames of kind perl with the file; pprof read back by go tool pprof, the leaf with its
+# file and line
+check_script_outputs pl perl tree.pl '( s=[0-9]+)?'
 
 # Perl called back from C: List::Util::first's block under the XS code that runs it
 cat >"$TMP/cb.pl" <<'PL'

@@ -18,24 +18,9 @@ cp "$(dirname "$0")/../../tests/data/php/tree.php" "$TMP/tree.php"
 out=$TMP/tree.folded
 expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PHP" "$TMP/tree.php" 3
 check_script_tree "$out" php php_execute_script '\{main\}' main run tree.php
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-"$ROOT/scripts/install-node-deps.sh" || fail "cannot install the node packages (scripts/install-node-deps.sh)"
-node "$ROOT/scripts/validate-json.js" "$TMP/tree.json" >"$TMP/valid" 2>&1 || fail "invalid JSON output: $(cat "$TMP/valid")"
-node - "$TMP/tree.json" >"$TMP/json.txt" 2>&1 <<'JS' || fail "JSON PHP frames: $(cat "$TMP/json.txt")"
-const c = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')).cpuprof;
-const leaf = c.frames.filter((f) => f.name === 'php::Work::leaf');
-if (!leaf.length || leaf.some((f) => f.kind !== 'php' || !/\/tree\.php$/.test(f.file || '')))
-	throw new Error(`php::Work::leaf frames: ${JSON.stringify(leaf)}`);
-JS
-
-# pprof: read back by go tool pprof, the leaf with its file and line and start line
-if command -v go >/dev/null 2>&1; then
-	go tool pprof -symbolize=none -raw "$TMP/tree.pb.gz" >"$TMP/raw" 2>"$TMP/raw.err" || fail "go tool pprof: $(cat "$TMP/raw.err")"
-	grep -qE ': 0x0 php::Work::leaf [^ ]*/tree.php:[56] s=3$' "$TMP/raw" ||
-		fail "pprof: no php::Work::leaf at tree.php:5-6: $(grep -m3 'php::Work::leaf' "$TMP/raw")"
-else
-	fail "go is missing (scripts/install-deps.sh installs golang-go)"
-fi
+# JSON frames of kind php with the file; pprof read back by go tool pprof, the leaf with its
+# file and line and start line
+check_script_outputs php php tree.php ' s=3'
 
 # PHP called back from C: array_map's callback under php::array_map and its native frames
 cat >"$TMP/cb.php" <<'PHP'
