@@ -238,12 +238,12 @@ $(O)/fixtures/go_tree_s: tests/fixtures/fix_tree.go
 $(O)/fixtures/go_tree_pie_g: tests/fixtures/fix_tree.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -buildmode=pie -o $(abspath $@) $<
-$(O)/fixtures/go_cgo_g: tests/fixtures/fix_cgo.go
+$(O)/fixtures/go_cgo_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
 	$(call msg,FIXTURE,$@)
-	$(GO_BUILD) -o $(abspath $@) $<
-$(O)/fixtures/go_cgo_pie_g: tests/fixtures/fix_cgo.go
+	$(GO_BUILD) -o $(abspath $@) $^
+$(O)/fixtures/go_cgo_pie_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
 	$(call msg,FIXTURE,$@)
-	$(GO_BUILD) -buildmode=pie -o $(abspath $@) $<
+	$(GO_BUILD) -buildmode=pie -o $(abspath $@) $^
 $(O)/fixtures/go_cgo_pie: $(O)/fixtures/go_cgo_pie_g
 	$(call msg,FIXTURE,$@)
 	$(Q)strip -o $@ $<
