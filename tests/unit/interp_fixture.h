@@ -127,6 +127,32 @@ static inline int interp_open_clock(int cpu)
 	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+#define INTERP_MAX_LINKS 256
+
+/* prog (the harness's cp_rt_test) on a cpu-clock event of each online CPU, at most 256. */
+static inline int interp_attach_clocks(struct bpf_program *prog, struct bpf_link **links)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), n = 0;
+
+	for (int i = 0; i < ncpu && i < INTERP_MAX_LINKS; i++) {
+		int fd = interp_open_clock(i);
+
+		if (fd < 0)
+			continue;
+		links[n] = bpf_program__attach_perf_event(prog, fd);
+		assert_non_null(links[n]);
+		n++;
+	}
+	assert_true(n > 0);
+	return n;
+}
+
+static inline void interp_detach_clocks(struct bpf_link **links, int n)
+{
+	for (int i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+}
+
 /*
  * The walk's mean cost in ns over the walks of every CPU, from the harness's per-CPU cost map
  * (FD): key 0 the ns, key 1 the walks.
@@ -197,9 +223,9 @@ static inline double interp_harness_run(pid_t pid, uint32_t runtime, const void 
 					unsigned int ms, ring_buffer_sample_fn fn, void *ctx)
 {
 	struct cp_rt_proc rp = {.runtime = runtime};
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0;
+	int nlinks;
 	struct cpuprof_rtwalk *skel = cpuprof_rtwalk__open();
-	struct bpf_link *links[256];
+	struct bpf_link *links[INTERP_MAX_LINKS];
 	struct ring_buffer *rb;
 	struct timespec t0, t;
 	double cost;
@@ -218,23 +244,13 @@ static inline double interp_harness_run(pid_t pid, uint32_t runtime, const void 
 			 0);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), fn, ctx, NULL);
 	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rt_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
+	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		ring_buffer__poll(rb, 100);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
+	interp_detach_clocks(links, nlinks);
 	ring_buffer__consume(rb);
 	cost = interp_walk_cost(bpf_map__fd(skel->maps.rt_cost));
 	ring_buffer__free(rb);

@@ -151,12 +151,12 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 static void walk_one(const char *bin, const char *script, const char *secs, bool php, bool brief)
 {
 	struct cpuprof_rtwalk *skel;
-	struct bpf_link *links[256];
+	struct bpf_link *links[INTERP_MAX_LINKS];
 	struct proc_snapshot *ps;
 	struct cp_rt_proc rp = {0};
 	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i, nlinks = 0, status;
+	int nlinks, status;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -186,21 +186,11 @@ static void walk_one(const char *bin, const char *script, const char *secs, bool
 	r->pid = pid;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), on_sample, r, NULL);
 	assert_non_null(rb);
-	for (i = 0; i < ncpu && i < 256; i++) {
-		int fd = interp_open_clock(i);
-
-		if (fd < 0)
-			continue;
-		links[nlinks] = bpf_program__attach_perf_event(skel->progs.cp_rt_test, fd);
-		assert_non_null(links[nlinks]);
-		nlinks++;
-	}
-	assert_true(nlinks > 0);
+	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
 	/* until the script ends by itself */
 	while (waitpid(pid, &status, WNOHANG) == 0)
 		ring_buffer__poll(rb, 50);
-	for (i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
+	interp_detach_clocks(links, nlinks);
 	ring_buffer__consume(rb);
 	fclose(f);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
