@@ -20,7 +20,7 @@ folded_complete() {
 		    first == "[kernel]" || first == "[user space]")
 			next
 		u += n
-		if (first ~ /^(_start|__libc_start_main|__libc_start_call_main|_dl_start_user|start_thread|clone3?|__clone3?|_start_c|runtime\.(goexit|rt0_go|mstart|clone)(\.abi0)?)$/)
+		if (first ~ /^(_start|__libc_start_main|__libc_start_call_main|_dl_start_user|start_thread|clone3?|__clone3?|_start_c|runtime\.(goexit|rt0_go|mstart|mcall|morestack|clone)(\.abi0)?)$/)
 			e += n
 	} END { printf "%d %d\n", u, e }' "$1"
 }
