@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF <-> user-space contract for V8 (node): the frame-slot offsets, instance types and
+ * field offsets user space reads from the binary's postmortem metadata (the v8dbg_* symbols)
+ * at attach (struct cp_v8_proc, the runtime layer's cp_rt_proc.data), the frame kinds and
+ * walk ends of bpf/v8_walk.bpf.h. Frames, stacks and names are the runtime layer's
+ * (runtime_shared.h). Same rules as bpf/shared.h. Include it after vmlinux.h (BPF) or
+ * <linux/types.h> (user space).
+ *
+ * Facts: ../shared/design/runtimes.md 0, 4, 7; where each number comes from is in
+ * src/interp/v8_detect.c (tests/unit/test_v8_detect.c checks them on the machine's node).
+ */
+#ifndef CPUPROF_V8_SHARED_H
+#define CPUPROF_V8_SHARED_H
+#include "runtime_shared.h"
+
+#define CP_V8_VER(maj, min, build) (((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(build))
+
+/* What the walker and the namer read of V8's objects (bytes, from the v8dbg_* metadata). */
+struct cp_v8_offsets {
+	__u32 version; /* CP_V8_VER */
+	/* frame slots, relative to the frame pointer (v8dbg_off_fp_*) */
+	__s16 fp_marker;	  /* the context, or a SMI frame-type marker: off_fp_context */
+	__s16 fp_function;	  /* the JSFunction: off_fp_function */
+	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI) */
+	__u16 map;		  /* HeapObject.map */
+	__u16 map_instance_type;  /* Map.instance_type: u16 */
+	__u16 jsfunc_shared;	  /* JSFunction.shared */
+	__u16 sfi_name;		  /* SharedFunctionInfo.name_or_scope_info */
+	__u16 sfi_script;	  /* SharedFunctionInfo.script_or_debug_info */
+	__u16 script_name;	  /* Script.name */
+	__u16 string_length;	  /* String.length: i32 */
+	__u16 seq_chars;	  /* SeqOneByteString.chars (two-byte: the same) */
+	__u16 cons_first;	  /* ConsString.first */
+	__u16 cons_second;	  /* ConsString.second */
+	__u16 thin_actual;	  /* ThinString.actual */
+	__u16 type_jsfunc_first;  /* JSFunction instance types [first, last] */
+	__u16 type_jsfunc_last;
+	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
+	__u16 type_script;	    /* SCRIPT_TYPE */
+	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
+	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
+	__u8 string_enc_mask;	    /* StringEncodingMask */
+	__u8 string_repr_mask;	    /* StringRepresentationMask */
+	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
+	__u8 seq_tag;		    /* SeqStringTag */
+	__u8 cons_tag;		    /* ConsStringTag */
+	__u8 thin_tag;		    /* ThinStringTag */
+	__u8 scope_first_vars;	    /* scopeinfo_idx_first_vars: slots before the context locals */
+	__u8 scope_ncontext;	    /* scopeinfo_idx_ncontextlocals: the slot of their count */
+	__u8 heap_tag;		    /* HeapObjectTag */
+	__u8 heap_tag_mask;	    /* HeapObjectTagMask */
+	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
+	__u8 frame_entry;	    /* frametype_EntryFrame */
+	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
+	__u8 pad[3];
+};
+_Static_assert(sizeof(struct cp_v8_offsets) == 60, "cp_v8_offsets layout");
+
+/* What the V8 frame reader knows of one process (a map value keyed by tgid). */
+struct cp_v8_proc {
+	struct cp_v8_offsets off;
+	__u32 gen;
+	/* node's embedded builtins (Builtins_* in its .text): V8 code outside the JIT memory */
+	__u64 builtins_start, builtins_end;
+};
+_Static_assert(sizeof(struct cp_v8_proc) == 80, "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
+
+/* Frame kinds (cp_rt_frame.kind). */
+#define CP_V8_FRAME_JS                                                                     \
+	1		    /* a JS function: ptr its SharedFunctionInfo (tagged); pos the \
+			       bytecode offset of an interpreted frame, ~0 otherwise */
+#define CP_V8_FRAME_ENTRY 2 /* V8 entered from C++ (an entry frame): ptr the frame type */
+
+/* Characters of a name BPF follows through cons strings at most (first, then second). */
+#define CP_V8_CONS_DEPTH 4
+/* ScopeInfo slots the namer looks at for the function's name (as OTel's analyzeScopeInfo). */
+#define CP_V8_SCOPE_SLOTS 16
+
+/* How a V8 walk ended (cp_rt_stack.end), counted per reason. */
+enum cp_v8_end {
+	CP_V8_END_OK = 0,    /* the native walk ended and every V8 frame was read */
+	CP_V8_END_NO_PROC,   /* not a known V8 process (yet) */
+	CP_V8_END_TRUNCATED, /* more frames than a stack holds */
+	CP_V8_END_READ,	     /* a frame's function could not be read */
+	CP_V8_END_MAX,
+};
+_Static_assert(CP_V8_END_MAX <= CP_RT_END_MAX, "the V8 ends fit an rt_stats row");
+
+#endif
