@@ -132,7 +132,7 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 # bpf_loader.c and bpf_probe.c include the skeleton
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
 # the walkers' harness, loaded by their unit tests
-$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o: $(GEN)/rtwalk.skel.h
+$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o $(O)/tests/unit/test_v8_walk.o: $(GEN)/rtwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them

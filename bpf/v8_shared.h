@@ -23,12 +23,16 @@ struct cp_v8_offsets {
 	__s16 fp_marker;	  /* the context, or a SMI frame-type marker: off_fp_context */
 	__s16 fp_function;	  /* the JSFunction: off_fp_function */
 	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI) */
+	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray */
 	__u16 map;		  /* HeapObject.map */
 	__u16 map_instance_type;  /* Map.instance_type: u16 */
 	__u16 jsfunc_shared;	  /* JSFunction.shared */
 	__u16 sfi_name;		  /* SharedFunctionInfo.name_or_scope_info */
 	__u16 sfi_script;	  /* SharedFunctionInfo.script_or_debug_info */
 	__u16 script_name;	  /* Script.name */
+	__u16 script_line_ends;	  /* Script.line_ends: a FixedArray of SMIs, once computed */
+	__u16 fixed_length;	  /* FixedArrayBase.length: a SMI */
+	__u16 fixed_data;	  /* FixedArray.data */
 	__u16 string_length;	  /* String.length: i32 */
 	__u16 seq_chars;	  /* SeqOneByteString.chars (two-byte: the same) */
 	__u16 cons_first;	  /* ConsString.first */
@@ -38,6 +42,8 @@ struct cp_v8_offsets {
 	__u16 type_jsfunc_last;
 	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
 	__u16 type_script;	    /* SCRIPT_TYPE */
+	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
+	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
 	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
 	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
 	__u8 string_enc_mask;	    /* StringEncodingMask */
@@ -53,18 +59,18 @@ struct cp_v8_offsets {
 	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
 	__u8 frame_entry;	    /* frametype_EntryFrame */
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
-	__u8 pad[3];
+	__u8 pad[1];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 60, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 72, "cp_v8_offsets layout");
 
 /* What the V8 frame reader knows of one process (a map value keyed by tgid). */
 struct cp_v8_proc {
 	struct cp_v8_offsets off;
-	__u32 gen;
+	__u32 gen, pad;
 	/* node's embedded builtins (Builtins_* in its .text): V8 code outside the JIT memory */
 	__u64 builtins_start, builtins_end;
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 80, "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 96, "cp_v8_proc layout");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
 /* Frame kinds (cp_rt_frame.kind). */

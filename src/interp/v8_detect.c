@@ -50,12 +50,16 @@ static const struct field FIELDS[] = {
 	S16("off_fp_context", fp_marker),
 	S16("off_fp_function", fp_function),
 	S16("off_fp_bytecode_offset", fp_bytecode_offset),
+	S16("off_fp_bytecode_array", fp_bytecode_array),
 	U16("class_HeapObject__map__Map", map),
 	U16("class_Map__instance_type__uint16_t", map_instance_type),
 	U16("class_JSFunction__shared__SharedFunctionInfo", jsfunc_shared),
 	U16("class_SharedFunctionInfo__name_or_scope_info__Object", sfi_name),
 	U16("class_SharedFunctionInfo__script_or_debug_info__HeapObject", sfi_script),
 	U16("class_Script__name__Object", script_name),
+	U16("class_Script__line_ends__Object", script_line_ends),
+	U16("class_FixedArrayBase__length__SMI", fixed_length),
+	U16("class_FixedArray__data__uintptr_t", fixed_data),
 	U16("class_String__length__int32_t", string_length),
 	U16("class_SeqOneByteString__chars__char", seq_chars),
 	U16("class_ConsString__first__String", cons_first),
@@ -64,6 +68,8 @@ static const struct field FIELDS[] = {
 	U16("type_JSFunction__JS_FUNCTION_TYPE", type_jsfunc_first),
 	U16("type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", type_sfi),
 	U16("type_Script__SCRIPT_TYPE", type_script),
+	U16("type_FixedArray__FIXED_ARRAY_TYPE", type_fixed_array),
+	U16("type_BytecodeArray__BYTECODE_ARRAY_TYPE", type_bytecode),
 	U16("type_ScopeInfo__SCOPE_INFO_TYPE", type_scope_info),
 	U16("FirstNonstringType", first_nonstring),
 	U8("StringEncodingMask", string_enc_mask),
@@ -147,7 +153,8 @@ static int check(struct v8_object_info *info, const struct elf_named *en)
 	/* the slots the reader reads lie in the 64 bytes below the frame pointer */
 	if (o->fp_marker >= 0 || o->fp_marker < -64 || o->fp_function >= 0 ||
 	    o->fp_function < -64 || o->fp_bytecode_offset >= 0 || o->fp_bytecode_offset < -64 ||
-	    (o->fp_marker & 7) || (o->fp_function & 7) || (o->fp_bytecode_offset & 7))
+	    o->fp_bytecode_array >= 0 || o->fp_bytecode_array < -64 || (o->fp_marker & 7) ||
+	    (o->fp_function & 7) || (o->fp_bytecode_offset & 7))
 		return -ENOTSUP;
 	if (!o->type_jsfunc_first || !o->type_sfi || !o->type_script || !o->first_nonstring ||
 	    !o->jsfunc_shared || !o->sfi_name || !o->string_length || !o->seq_chars)
