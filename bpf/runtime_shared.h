@@ -24,7 +24,8 @@
 #define CP_RT_RUBY   2
 #define CP_RT_PHP    3
 #define CP_RT_PERL   4
-#define CP_RT_MAX    5
+#define CP_RT_JAVA   5 /* HotSpot: frames recorded by the JIT hook (jit_hook.bpf.h) */
+#define CP_RT_MAX    6
 
 /* unwind_progs: slot 0 the native walk, slot CP_RT_WALKER(id) runtime id's walker. */
 #define CP_RT_WALKER(id) (id)
