@@ -318,6 +318,11 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 			ret = 1;
 			continue;
 		}
+		if (!err && rt->jit) {
+			size_t nj = rt->jit(k.proc.data, k.proc.jit, CP_RT_JIT_RANGES);
+
+			k.proc.jit_n = (uint32_t)(nj < CP_RT_JIT_RANGES ? nj : CP_RT_JIT_RANGES);
+		}
 		if (err) {
 			if (why[0])
 				pr_debug("pid %u: %s: no %s frames", pid, why, rt->name);
