@@ -69,8 +69,11 @@ struct cp_v8_proc {
 	__u32 gen, pad;
 	/* node's embedded builtins (Builtins_* in its .text): V8 code outside the JIT memory */
 	__u64 builtins_start, builtins_end;
+	/* V8's code range: the anonymous executable memory it compiles into, and the
+	   reservation it grows in */
+	__u64 code_start, code_end;
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 96, "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 112, "cp_v8_proc layout");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
 /* Frame kinds (cp_rt_frame.kind). */
@@ -86,10 +89,10 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 
 /* How a V8 walk ended (cp_rt_stack.end), counted per reason. */
 enum cp_v8_end {
-	CP_V8_END_OK = 0,    /* the native walk ended and every V8 frame was read */
-	CP_V8_END_NO_PROC,   /* not a known V8 process (yet) */
+	CP_V8_END_OK = 0,    /* every V8 frame of the native walk was read */
+	CP_V8_END_NO_FRAMES, /* the native walk met no JS frame */
 	CP_V8_END_TRUNCATED, /* more frames than a stack holds */
-	CP_V8_END_READ,	     /* a frame's function could not be read */
+	CP_V8_END_READ,	     /* a frame's slots could not be read */
 	CP_V8_END_MAX,
 };
 _Static_assert(CP_V8_END_MAX <= CP_RT_END_MAX, "the V8 ends fit an rt_stats row");

@@ -240,7 +240,8 @@ __noinline int cp_v8_str(const struct cp_v8_offsets *o, __u64 w, struct cp_rt_na
  * starts at (*start, 0 when not found). V8 publishes no layout of the ScopeInfo's variable
  * part: after scope_first_vars fixed slots and two per context local, the first string is the
  * function's name, followed by its start and end positions, two SMIs (OTel analyzeScopeInfo,
- * the same heuristic).
+ * the same heuristic). An anonymous function's name is empty, the string after it is the name
+ * V8 inferred ("Module._load" for a function assigned there): taken then.
  */
 __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct cp_rt_name *n,
 				__u32 *start)
@@ -261,7 +262,7 @@ __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct 
 		if (i < ndx)
 			continue;
 		cur = slots[i & (CP_V8_SCOPE_SLOTS - 1)];
-		if (found < 0 && !v8_is_smi(cur) && cp_v8_type(o, cur) < o->first_nonstring)
+		if (found <= 0 && !v8_is_smi(cur) && cp_v8_type(o, cur) < o->first_nonstring)
 			found = cp_v8_str(o, cur, n, V8_TO_NAME, 0);
 		if (v8_is_smi(cur) && v8_is_smi(prev) &&
 		    (prev >> o->smi_shift) < (cur >> o->smi_shift)) {
@@ -319,7 +320,8 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 		len = cp_v8_scope_name(o, nos, n, &start);
 	else
 		len = cp_v8_str(o, nos, n, V8_TO_NAME, 0);
-	/* "" is an anonymous function: named so by user space */
+	if (len == 0)
+		RT_LITERAL(n->name, "(anonymous)");
 	if (len >= 0)
 		n->flags |= CP_RT_NAME_OK;
 	script = rt_ptr(sfi + o->sfi_script);

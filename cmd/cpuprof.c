@@ -51,6 +51,8 @@ enum {
 	OPT_NO_PHP,
 	OPT_PERL,
 	OPT_NO_PERL,
+	OPT_NODE,
+	OPT_NO_NODE,
 };
 
 static const struct argp_option record_options[] = {
@@ -102,6 +104,11 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"node", OPT_NODE, NULL, 0,
+	 "Show the JavaScript functions node (V8) runs in its stacks, with no node flag "
+	 "(default; needs the DWARF unwinder)",
+	 2},
+	{"no-node", OPT_NO_NODE, NULL, 0, "Show node's native frames only", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -287,6 +294,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PERL:
 		o->no_perl = true;
+		break;
+	case OPT_NODE:
+		o->no_node = false;
+		break;
+	case OPT_NO_NODE:
+		o->no_node = true;
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)

@@ -13,12 +13,11 @@
 #include "interp/py_runtime.h"
 #include "interp/rb_runtime.h"
 #include "interp/runtime.h"
+#include "interp/v8_runtime.h"
 
 static const struct runtime *const table[CP_RT_MAX] = {
-	[CP_RT_PYTHON] = &py_runtime,
-	[CP_RT_RUBY] = &rb_runtime,
-	[CP_RT_PHP] = &php_runtime,
-	[CP_RT_PERL] = &pl_runtime,
+	[CP_RT_PYTHON] = &py_runtime, [CP_RT_RUBY] = &rb_runtime, [CP_RT_PHP] = &php_runtime,
+	[CP_RT_PERL] = &pl_runtime,   [CP_RT_V8] = &v8_runtime,
 };
 
 const struct runtime *runtime_of(uint32_t id)

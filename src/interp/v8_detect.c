@@ -2,8 +2,11 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include "elf/elf_named.h"
 #include "interp/interp_find.h"
+#include "proc/proc_maps.h"
 #include "interp/v8_detect.h"
 
 /*
@@ -230,11 +233,49 @@ static int detect_v8(int fd, const char *name, void *info)
 	return v8_detect_object(fd, name, info);
 }
 
+int v8_code_range(const char *proc_root, uint32_t pid, uint64_t *start, uint64_t *end)
+{
+	struct proc_maps m = {0};
+	char path[128];
+	size_t i;
+	FILE *f;
+	int err;
+
+	*start = *end = 0;
+	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", proc_root, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = proc_maps_parse(f, &m);
+	fclose(f);
+	if (err)
+		return err;
+	err = -EAGAIN;
+	for (i = 0; i < m.n; i++) {
+		const struct map_entry *e = &m.v[i];
+
+		if (!e->executable || e->path || e->inode)
+			continue;
+		*start = e->start;
+		*end = e->end;
+		/* the reservation after it: anonymous, no gap */
+		for (i++; i < m.n && !m.v[i].path && !m.v[i].inode && m.v[i].start == *end &&
+			  m.v[i].end - *start <= CP_V8_CODE_RANGE_MAX;
+		     i++)
+			*end = m.v[i].end;
+		err = 0;
+		break;
+	}
+	proc_maps_free(&m);
+	return err;
+}
+
 int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		      struct interp_plain *plain, struct cp_v8_proc *out)
 {
 	struct v8_object_info info;
 	struct interp_found at;
+	uint64_t cs, ce;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -247,5 +288,8 @@ int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		out->builtins_end = info.builtins_end + at.bias;
 	}
 	out->gen = gen;
-	return 0;
+	err = v8_code_range("/proc", pid, &cs, &ce);
+	out->code_start = cs;
+	out->code_end = ce;
+	return err;
 }

@@ -27,7 +27,19 @@ int v8_detect_object(int fd, const char *name, struct v8_object_info *info);
 struct proc_snapshot;
 struct interp_plain;
 
-/* The V8 of (pid, gen): out filled for BPF. 0, -ENOENT, -ENOTSUP, other negative errno. */
+/*
+ * V8's code range in the mappings of process pid (read from proc_root/PID/maps): the first
+ * anonymous executable mapping and the anonymous mappings that follow it without a gap (the
+ * reservation V8 commits code pages from), at most CP_V8_CODE_RANGE_MAX bytes. 0, -EAGAIN
+ * (none yet: V8 maps it as it starts), or -errno.
+ */
+int v8_code_range(const char *proc_root, uint32_t pid, uint64_t *start, uint64_t *end);
+#define CP_V8_CODE_RANGE_MAX (4ull << 30)
+
+/*
+ * The V8 of (pid, gen): out filled for BPF (its code range too). 0, -ENOENT, -ENOTSUP,
+ * -EAGAIN (V8, but no code range mapped yet), other negative errno.
+ */
 int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		      struct interp_plain *plain, struct cp_v8_proc *out);
 

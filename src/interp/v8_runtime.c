@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * V8's descriptor (runtime.h): v8_detect_process, and its code (the embedded builtins, the
+ * code range) as the JIT code range hook's ranges (bpf/v8_step.bpf.h records the JS frames met
+ * there during the native walk). Its frames are named from what BPF copied
+ * (bpf/v8_walk.bpf.h cp_v8_name); pos is a bytecode offset, not a line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "interp/v8_detect.h"
+#include "interp/v8_runtime.h"
+
+static int attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct interp_plain *plain,
+		  void *proc, void **state, char *why, size_t why_size)
+{
+	struct cp_v8_proc *out = proc;
+	int err = v8_detect_process(ps, pid, gen, plain, out);
+	uint32_t v = out->off.version;
+
+	*state = NULL;
+	if (err == -ENOTSUP)
+		snprintf(why, why_size, "V8, but a version or a layout the walker does not know");
+	else if (!err || err == -EAGAIN)
+		snprintf(why, why_size, "V8 %u.%u.%u%s", v >> 24, (v >> 16) & 0xff, v & 0xffff,
+			 err ? ", no code range yet" : "");
+	return err;
+}
+
+static void state_free(void *state)
+{
+	(void)state;
+}
+
+/* the builtins first, the code range as the "cold" part */
+static void eval(const void *proc, struct rt_eval_range *out)
+{
+	const struct cp_v8_proc *vp = proc;
+
+	*out = (struct rt_eval_range){vp->builtins_start, vp->builtins_end, vp->code_start,
+				      vp->code_end};
+}
+
+static size_t jit(const void *proc, struct cp_rt_jit_range *out, size_t max)
+{
+	const struct cp_v8_proc *vp = proc;
+	size_t n = 0;
+
+	if (n < max && vp->code_end > vp->code_start)
+		out[n++] = (struct cp_rt_jit_range){vp->code_start, vp->code_end};
+	if (n < max && vp->builtins_end > vp->builtins_start)
+		out[n++] = (struct cp_rt_jit_range){vp->builtins_start, vp->builtins_end};
+	return n;
+}
+
+static const char *const ends[CP_RT_END_MAX] = {
+	[CP_V8_END_OK] = "whole",
+	[CP_V8_END_NO_FRAMES] = "no JS frame",
+	[CP_V8_END_TRUNCATED] = "truncated",
+	[CP_V8_END_READ] = "unreadable",
+};
+
+const struct runtime v8_runtime = {
+	.id = CP_RT_V8,
+	.name = "V8",
+	.prefix = "js",
+	.truncated = "[js truncated]",
+	.ends = ends,
+	.end_truncated = CP_V8_END_TRUNCATED,
+	.attach = attach,
+	.state_free = state_free,
+	.name_frame = NULL,
+	.eval = eval,
+	.pos_is_line = false,
+	.jit = jit,
+};
