@@ -1,0 +1,47 @@
+#!/bin/bash
+# node (V8) with no node flag: the JS functions of a known call tree
+# (tests/fixtures/fix_tree.js: main -> run -> {heavy -> leafA 3/4, light -> leafB 1/4}) are
+# walked from V8's own metadata and named js::NAME, in order, down to node::Start; with
+# --perf-basic-prof too (V8 then names its code in a perf map) each JS frame appears once.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+node=/usr/bin/node
+[ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
+script=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js
+cp "$script" "$TMP/fix_tree.js"
+
+native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*'
+chain_a="${native}js::main;js::run;js::heavy;js::leafA [0-9]+$"
+chain_b="${native}js::main;js::run;js::light;js::leafB [0-9]+$"
+
+# check OUT LABEL: the leaves' chains whole, the hot share
+check() {
+	local out=$1 label=$2 leaves a b all
+	leaves=$(count "$out" '^node;.*;js::leaf[AB] [0-9]+$')
+	a=$(count "$out" "$chain_a")
+	b=$(count "$out" "$chain_b")
+	all=$(count "$out" '^node;')
+	note "$label: $all samples, $leaves in leafA/leafB, whole chain: leafA $a, leafB $b ($(share "$a" "$b")% heavy)"
+	[ "$leaves" -ge 300 ] || fail "$label: only $leaves samples in the leaves: $(grep -E 'leaf[AB]' "$out" | head -2)"
+	[ $((100 * (a + b))) -ge $((97 * leaves)) ] ||
+		fail "$label: only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -vE "$chain_a|$chain_b" | cut -c1-400 | head -3)"
+	# 3/4 of the work is heavy's: within 0.05
+	[ $((100 * a)) -ge $((70 * (a + b))) ] && [ $((100 * a)) -le $((80 * (a + b))) ] ||
+		fail "$label: heavy's share is $(share "$a" "$b")%, not 75 +- 5"
+}
+
+out=$TMP/node.folded
+expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 3"
+check_folded_grammar "$out"
+check "$out" "node (no flag)"
+grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
+
+# V8's perf map names its code too: the walker's frames stand for it, no frame twice
+out=$TMP/perf.folded
+expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' --perf-basic-prof fix_tree.js 3"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+check "$out" "node --perf-basic-prof"
+twice=$(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -E '(JS|LazyCompile|Function):[~*^+]?(main|run|heavy|light|leaf[AB]) ' | head -1)
+[ -z "$twice" ] || fail "a JS frame named by the perf map beside the walker's: $(echo "$twice" | cut -c1-400)"
+exit 0
