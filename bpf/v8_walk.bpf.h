@@ -329,9 +329,15 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 		return;
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
-	if (start)
-		n->firstline =
-			cp_v8_line(o, rt_ptr(v8_obj(o, script) + o->script_line_ends), start);
+	/* the line from V8's line ends when it computed them, else the position (+ 1): user
+	   space reads the line in the file */
+	if (!start)
+		return;
+	n->firstline = cp_v8_line(o, rt_ptr(v8_obj(o, script) + o->script_line_ends), start);
+	if (!n->firstline) {
+		n->firstline = start + 1;
+		n->flags |= CP_RT_NAME_POS;
+	}
 }
 
 /*

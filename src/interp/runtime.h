@@ -22,6 +22,7 @@ struct rt_frame_info {
 	char file[512]; /* its file; "" when it has none (a C method) */
 	int firstline;	/* its first line; 0 when unknown */
 	int line;	/* the line of the instruction recorded; -1 when unknown */
+	int column;	/* the column of line (from 1); 0 when unknown */
 };
 
 /* The interpreter loop's code in one process (runtime addresses; cold 0 when none). */

@@ -546,6 +546,8 @@ static enum frame_kind rt_frame_kind(uint32_t id)
 		return FRAME_PHP;
 	case CP_RT_PERL:
 		return FRAME_PERL;
+	case CP_RT_V8:
+		return FRAME_JS;
 	}
 	return FRAME_PYTHON;
 }
@@ -582,6 +584,7 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 		}
 		f.line = fi->line > 0 ? (uint32_t)fi->line : 0;
 		f.start_line = fi->firstline > 0 ? (uint32_t)fi->firstline : 0;
+		f.column = fi->column > 0 ? (uint32_t)fi->column : 0;
 	}
 	if (*n >= MAX_FRAMES)
 		return -E2BIG;

@@ -11,31 +11,40 @@ node=/usr/bin/node
 script=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js
 cp "$script" "$TMP/fix_tree.js"
 
-native='^node;_start;__libc_start_main;__libc_start_call_main;node::Start\(int, char\*\*\);([^;]*;)*'
-chain_a="${native}js::main;js::run;js::heavy;js::leafA [0-9]+$"
-chain_b="${native}js::main;js::run;js::light;js::leafB [0-9]+$"
+# a frame, with --lines its file and line
+l='( \([^;]*\))?'
+native="^node;_start$l;__libc_start_main$l;__libc_start_call_main$l;node::Start\\(int, char\\*\\*\\)$l;([^;]*;)*"
+# a JS frame, with --lines where its function is defined
+js() { echo "js::$1$l"; }
+chain_a="${native}$(js main);$(js run);$(js heavy);$(js leafA) [0-9]+$"
+chain_b="${native}$(js main);$(js run);$(js light);$(js leafB) [0-9]+$"
 
 # check OUT LABEL: the leaves' chains whole, the hot share
 check() {
 	local out=$1 label=$2 leaves a b all
-	leaves=$(count "$out" '^node;.*;js::leaf[AB] [0-9]+$')
+	leaves=$(count "$out" "^node;.*;$(js 'leaf[AB]') [0-9]+$")
 	a=$(count "$out" "$chain_a")
 	b=$(count "$out" "$chain_b")
 	all=$(count "$out" '^node;')
 	note "$label: $all samples, $leaves in leafA/leafB, whole chain: leafA $a, leafB $b ($(share "$a" "$b")% heavy)"
 	[ "$leaves" -ge 300 ] || fail "$label: only $leaves samples in the leaves: $(grep -E 'leaf[AB]' "$out" | head -2)"
 	[ $((100 * (a + b))) -ge $((97 * leaves)) ] ||
-		fail "$label: only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -vE "$chain_a|$chain_b" | cut -c1-400 | head -3)"
+		fail "$label: only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E "$(js 'leaf[AB]') [0-9]+$" "$out" | grep -vE "$chain_a|$chain_b" | cut -c1-400 | head -3)"
 	# 3/4 of the work is heavy's: within 0.05
 	[ $((100 * a)) -ge $((70 * (a + b))) ] && [ $((100 * a)) -le $((80 * (a + b))) ] ||
 		fail "$label: heavy's share is $(share "$a" "$b")%, not 75 +- 5"
 }
 
 out=$TMP/node.folded
-expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 3"
+expect_status 0 "$CPUPROF" record -v --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 3"
 check_folded_grammar "$out"
 check "$out" "node (no flag)"
 grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
+# the line and column V8 gives a function (its "("), read in the script
+for f in 'main (fix_tree.js:28:14)' 'run (fix_tree.js:22:13)' 'heavy (fix_tree.js:16:15)' \
+	'light (fix_tree.js:17:15)' 'leafA (fix_tree.js:6:15)' 'leafB (fix_tree.js:11:15)'; do
+	grep -qF ";js::$f" "$out" || fail "no frame js::$f: $(grep -oE 'js::leafA[^;]*' "$out" | head -1)"
+done
 
 # V8's perf map names its code too: the walker's frames stand for it, no frame twice
 out=$TMP/perf.folded

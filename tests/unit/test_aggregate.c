@@ -641,10 +641,10 @@ static const void *fake_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t g
 static int fake_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
 			const struct rt_frame_info **out)
 {
-	static struct rt_frame_info outer = {"Outer.run", "/srv/app.py", 10, 12},
-				    inner = {"inner", "/srv/lib.py", 3, 7},
-				    rb_outer = {"outer", "/srv/app.rb", 20, 22},
-				    times = {"times", "", 0, -1};
+	static struct rt_frame_info outer = {"Outer.run", "/srv/app.py", 10, 12, 0},
+				    inner = {"inner", "/srv/lib.py", 3, 7, 0},
+				    rb_outer = {"outer", "/srv/app.rb", 20, 22, 0},
+				    times = {"times", "", 0, -1, 0};
 
 	(void)ctx;
 	if (pid != PID || gen != 0)
