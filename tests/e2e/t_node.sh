@@ -40,6 +40,7 @@ expect_status 0 "$CPUPROF" record -v --lines -F 499 -o "$out" -- sh -c "cd '$TMP
 check_folded_grammar "$out"
 check "$out" "node (no flag)"
 grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
+! grep -F 'JIT code no perf map names' "$TMP/err" || fail "walked, yet said to be unnamed"
 # the line and column V8 gives a function (its "("), read in the script
 for f in 'main (fix_tree.js:28:14)' 'run (fix_tree.js:22:13)' 'heavy (fix_tree.js:16:15)' \
 	'light (fix_tree.js:17:15)' 'leafA (fix_tree.js:6:15)' 'leafB (fix_tree.js:11:15)'; do
@@ -53,4 +54,10 @@ rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check "$out" "node --perf-basic-prof"
 twice=$(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -E '(JS|LazyCompile|Function):[~*^+]?(main|run|heavy|light|leaf[AB]) ' | head -1)
 [ -z "$twice" ] || fail "a JS frame named by the perf map beside the walker's: $(echo "$twice" | cut -c1-400)"
+
+# the walker off: the summary names the process whose JIT code nothing names, and what helps
+expect_status 0 "$CPUPROF" record --no-node -F 499 -o "$TMP/off.folded" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 1"
+line=$(grep -F 'JIT code no perf map names' "$TMP/err") || fail "no summary line of JIT code unnamed: $(cat "$TMP/err")"
+echo "$line" | grep -qE 'of them in node \(pid [0-9]+\): cpuprof names node.s JS frames without --no-node' ||
+	fail "the line does not name node and the way out: $line"
 exit 0
