@@ -63,17 +63,25 @@ struct cp_v8_offsets {
 };
 _Static_assert(sizeof(struct cp_v8_offsets) == 72, "cp_v8_offsets layout");
 
-/* What the V8 frame reader knows of one process (a map value keyed by tgid). */
+/* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
+#define CP_V8_CODE_RANGES 3
+
+/*
+ * What the V8 frame reader knows of one process (a map value keyed by tgid). Its code, the
+ * JIT code range hook's ranges: node's embedded builtins (Builtins_* in its .text), then
+ * each code range (the anonymous executable memory an isolate compiles into and the
+ * reservation it grows in).
+ */
 struct cp_v8_proc {
 	struct cp_v8_offsets off;
-	__u32 gen, pad;
-	/* node's embedded builtins (Builtins_* in its .text): V8 code outside the JIT memory */
-	__u64 builtins_start, builtins_end;
-	/* V8's code range: the anonymous executable memory it compiles into, and the
-	   reservation it grows in */
-	__u64 code_start, code_end;
+	__u32 gen;
+	__u32 n_code;  /* code[] used */
+	__u64 obj_ino; /* the inode of the object V8 is in (user space: its copies' mappings) */
+	struct cp_rt_jit_range builtins;
+	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 112, "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 88 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
 /* Frame kinds (cp_rt_frame.kind). */

@@ -233,15 +233,15 @@ static int detect_v8(int fd, const char *name, void *info)
 	return v8_detect_object(fd, name, info);
 }
 
-int v8_code_range(const char *proc_root, uint32_t pid, uint64_t *start, uint64_t *end)
+int v8_code_ranges(const char *proc_root, uint32_t pid, uint64_t ino, struct cp_v8_proc *out)
 {
+	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 	struct proc_maps m = {0};
+	uint32_t n = 0;
 	char path[128];
-	size_t i;
 	FILE *f;
 	int err;
 
-	*start = *end = 0;
 	snprintf(path, sizeof(path), "%s/%" PRIu32 "/maps", proc_root, pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -250,23 +250,26 @@ int v8_code_range(const char *proc_root, uint32_t pid, uint64_t *start, uint64_t
 	fclose(f);
 	if (err)
 		return err;
-	err = -EAGAIN;
-	for (i = 0; i < m.n; i++) {
+	for (size_t i = 0; i < m.n && n < CP_V8_CODE_RANGES; i++) {
 		const struct map_entry *e = &m.v[i];
+		uint64_t start = e->start, end = e->end;
 
 		if (!e->executable || e->path || e->inode)
 			continue;
-		*start = e->start;
-		*end = e->end;
-		/* the reservation after it: anonymous, no gap */
-		for (i++; i < m.n && !m.v[i].path && !m.v[i].inode && m.v[i].start == *end &&
-			  m.v[i].end - *start <= CP_V8_CODE_RANGE_MAX;
-		     i++)
-			*end = m.v[i].end;
-		err = 0;
-		break;
+		/* the reservation after it, and the builtins V8 copied there */
+		while (i + 1 < m.n && m.v[i + 1].start == end &&
+		       m.v[i + 1].end - start <= CP_V8_CODE_RANGE_MAX &&
+		       ((!m.v[i + 1].path && !m.v[i + 1].inode) ||
+			(ino && m.v[i + 1].inode == ino)))
+			end = m.v[++i].end;
+		code[n++] = (struct cp_rt_jit_range){start, end};
 	}
 	proc_maps_free(&m);
+	if (!n)
+		return -EAGAIN;
+	err = n != out->n_code || memcmp(code, out->code, n * sizeof(code[0]));
+	out->n_code = n;
+	memcpy(out->code, code, n * sizeof(code[0]));
 	return err;
 }
 
@@ -275,7 +278,6 @@ int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 {
 	struct v8_object_info info;
 	struct interp_found at;
-	uint64_t cs, ce;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -284,12 +286,11 @@ int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		return err;
 	out->off = info.off;
 	if (info.builtins_end) {
-		out->builtins_start = info.builtins_start + at.bias;
-		out->builtins_end = info.builtins_end + at.bias;
+		out->builtins.start = info.builtins_start + at.bias;
+		out->builtins.end = info.builtins_end + at.bias;
 	}
 	out->gen = gen;
-	err = v8_code_range("/proc", pid, &cs, &ce);
-	out->code_start = cs;
-	out->code_end = ce;
-	return err;
+	out->obj_ino = at.ino;
+	err = v8_code_ranges("/proc", pid, at.ino, out);
+	return err < 0 ? err : 0;
 }

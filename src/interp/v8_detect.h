@@ -28,12 +28,14 @@ struct proc_snapshot;
 struct interp_plain;
 
 /*
- * V8's code range in the mappings of process pid (read from proc_root/PID/maps): the first
- * anonymous executable mapping and the anonymous mappings that follow it without a gap (the
- * reservation V8 commits code pages from), at most CP_V8_CODE_RANGE_MAX bytes. 0, -EAGAIN
- * (none yet: V8 maps it as it starts), or -errno.
+ * V8's code ranges in the mappings of process pid (read from proc_root/PID/maps) into out
+ * (out->code, out->n_code): each anonymous executable mapping and the mappings that follow it
+ * without a gap, anonymous (the reservation V8 commits code pages from) or of the file V8 is
+ * in (the builtins it copies next to its code: ino), at most CP_V8_CODE_RANGE_MAX bytes each.
+ * 1 when they differ from what out held, 0 when not, -EAGAIN (none yet: V8 maps them as it
+ * starts), or -errno.
  */
-int v8_code_range(const char *proc_root, uint32_t pid, uint64_t *start, uint64_t *end);
+int v8_code_ranges(const char *proc_root, uint32_t pid, uint64_t ino, struct cp_v8_proc *out);
 #define CP_V8_CODE_RANGE_MAX (4ull << 30)
 
 /*

@@ -31,25 +31,36 @@ static void state_free(void *state)
 	(void)state;
 }
 
-/* the builtins first, the code range as the "cold" part */
-static void eval(const void *proc, struct rt_eval_range *out)
-{
-	const struct cp_v8_proc *vp = proc;
-
-	*out = (struct rt_eval_range){vp->builtins_start, vp->builtins_end, vp->code_start,
-				      vp->code_end};
-}
-
+/* its JIT ranges: the builtins, then the code ranges */
 static size_t jit(const void *proc, struct cp_rt_jit_range *out, size_t max)
 {
 	const struct cp_v8_proc *vp = proc;
 	size_t n = 0;
 
-	if (n < max && vp->code_end > vp->code_start)
-		out[n++] = (struct cp_rt_jit_range){vp->code_start, vp->code_end};
-	if (n < max && vp->builtins_end > vp->builtins_start)
-		out[n++] = (struct cp_rt_jit_range){vp->builtins_start, vp->builtins_end};
+	if (n < max && vp->builtins.end > vp->builtins.start)
+		out[n++] = vp->builtins;
+	for (uint32_t i = 0; i < vp->n_code && i < CP_V8_CODE_RANGES && n < max; i++)
+		out[n++] = vp->code[i];
 	return n;
+}
+
+/* the frames its frames replace: the hook's pseudo pcs of its ranges */
+static void eval(const void *proc, struct rt_eval_range *out)
+{
+	const struct cp_v8_proc *vp = proc;
+
+	*out = (struct rt_eval_range){0, 0, 0, 0, NULL, 0};
+	/* builtins and code ranges in a row in the record */
+	out->jit = &vp->builtins;
+	out->n_jit = 1 + (vp->n_code < CP_V8_CODE_RANGES ? vp->n_code : CP_V8_CODE_RANGES);
+}
+
+/* A new isolate (a worker) maps a code range of its own: the ranges read again. */
+static int jit_refresh(void *proc, uint32_t pid)
+{
+	struct cp_v8_proc *vp = proc;
+
+	return v8_code_ranges("/proc", pid, vp->obj_ino, vp);
 }
 
 static const char *const ends[CP_RT_END_MAX] = {
@@ -72,4 +83,5 @@ const struct runtime v8_runtime = {
 	.eval = eval,
 	.pos_is_line = false,
 	.jit = jit,
+	.jit_refresh = jit_refresh,
 };
