@@ -265,11 +265,26 @@ int v8_code_ranges(const char *proc_root, uint32_t pid, uint64_t ino, struct cp_
 		code[n++] = (struct cp_rt_jit_range){start, end};
 	}
 	proc_maps_free(&m);
-	if (!n)
+	if (!n && !out->n_code)
 		return -EAGAIN;
-	err = n != out->n_code || memcmp(code, out->code, n * sizeof(code[0]));
-	out->n_code = n;
-	memcpy(out->code, code, n * sizeof(code[0]));
+	/*
+	 * Added to those known: a range gone (its worker ended) stays, as samples taken in it
+	 * are named after; a range known grows in place
+	 */
+	err = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j;
+
+		for (j = 0; j < out->n_code && out->code[j].start != code[i].start; j++)
+			;
+		if (j < out->n_code) {
+			err |= out->code[j].end != code[i].end;
+			out->code[j].end = code[i].end;
+		} else if (out->n_code < CP_V8_CODE_RANGES) {
+			out->code[out->n_code++] = code[i];
+			err = 1;
+		}
+	}
 	return err;
 }
 

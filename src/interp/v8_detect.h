@@ -31,9 +31,10 @@ struct interp_plain;
  * V8's code ranges in the mappings of process pid (read from proc_root/PID/maps) into out
  * (out->code, out->n_code): each anonymous executable mapping and the mappings that follow it
  * without a gap, anonymous (the reservation V8 commits code pages from) or of the file V8 is
- * in (the builtins it copies next to its code: ino), at most CP_V8_CODE_RANGE_MAX bytes each.
- * 1 when they differ from what out held, 0 when not, -EAGAIN (none yet: V8 maps them as it
- * starts), or -errno.
+ * in (the builtins it copies next to its code: ino), at most CP_V8_CODE_RANGE_MAX bytes each,
+ * added to those out holds (a range no longer mapped stays: samples taken in it are merged
+ * later; at most CP_V8_CODE_RANGES). 1 when out changed, 0 when not, -EAGAIN (none yet: V8
+ * maps them as it starts), or -errno.
  */
 int v8_code_ranges(const char *proc_root, uint32_t pid, uint64_t ino, struct cp_v8_proc *out);
 #define CP_V8_CODE_RANGE_MAX (4ull << 30)

@@ -9,7 +9,7 @@ require_bpf
 node=/usr/bin/node
 [ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
 script=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js
-cp "$script" "$TMP/fix_tree.js"
+cp "$script" "$(dirname "$script")/fix_worker.js" "$TMP/"
 
 # a frame, with --lines its file and line
 l='( \([^;]*\))?'
@@ -54,6 +54,20 @@ rm -f "/tmp/perf-$(cat "$TMP/pid").map"
 check "$out" "node --perf-basic-prof"
 twice=$(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -E '(JS|LazyCompile|Function):[~*^+]?(main|run|heavy|light|leaf[AB]) ' | head -1)
 [ -z "$twice" ] || fail "a JS frame named by the perf map beside the walker's: $(echo "$twice" | cut -c1-400)"
+
+# worker threads: each its own JS stack, under its own thread (--per-thread)
+out=$TMP/worker.folded
+expect_status 0 "$CPUPROF" record --per-thread -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_worker.js 2 >/dev/null"
+w=$(count "$out" ';js::workerMain;js::spin;js::leafW [0-9]+$')
+m=$(count "$out" ';js::mainLoop;js::spin;js::leafM [0-9]+$')
+tw=$(grep -E ';js::workerMain;' "$out" | cut -d';' -f2 | sort -u)
+tm=$(grep -E ';js::mainLoop;' "$out" | cut -d';' -f2 | sort -u)
+note "workers: worker chain $w samples (thread $tw), main chain $m (thread $tm)"
+[ "$w" -ge 100 ] && [ "$m" -ge 100 ] || fail "worker $w, main $m samples with their whole chain"
+[ "$(echo "$tw" | wc -l)" -eq 1 ] && [ "$(echo "$tm" | wc -l)" -eq 1 ] && [ "$tw" != "$tm" ] ||
+	fail "the two JS stacks are not each on their own thread: worker '$tw', main '$tm'"
+! grep -E 'js::workerMain;.*js::mainLoop|js::mainLoop;.*js::workerMain|js::mainLoop;.*leafW|js::workerMain;.*leafM' "$out" ||
+	fail "a stack mixes the two threads' JS frames"
 
 # the walker off: the summary names the process whose JIT code nothing names, and what helps
 expect_status 0 "$CPUPROF" record --no-node -F 499 -o "$TMP/off.folded" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 1"
