@@ -30,9 +30,6 @@ struct cp_v8_offsets {
 	__u16 sfi_name;		  /* SharedFunctionInfo.name_or_scope_info */
 	__u16 sfi_script;	  /* SharedFunctionInfo.script_or_debug_info */
 	__u16 script_name;	  /* Script.name */
-	__u16 script_line_ends;	  /* Script.line_ends: a FixedArray of SMIs, once computed */
-	__u16 fixed_length;	  /* FixedArrayBase.length: a SMI */
-	__u16 fixed_data;	  /* FixedArray.data */
 	__u16 string_length;	  /* String.length: i32 */
 	__u16 seq_chars;	  /* SeqOneByteString.chars (two-byte: the same) */
 	__u16 cons_first;	  /* ConsString.first */
@@ -42,7 +39,6 @@ struct cp_v8_offsets {
 	__u16 type_jsfunc_last;
 	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
 	__u16 type_script;	    /* SCRIPT_TYPE */
-	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
 	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
 	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
 	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
@@ -61,7 +57,7 @@ struct cp_v8_offsets {
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
 	__u8 pad[1];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 72, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 64, "cp_v8_offsets layout");
 
 /* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
 #define CP_V8_CODE_RANGES 3
@@ -80,7 +76,7 @@ struct cp_v8_proc {
 	struct cp_rt_jit_range builtins;
 	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 88 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 80 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
@@ -94,6 +90,8 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 #define CP_V8_CONS_DEPTH 4
 /* ScopeInfo slots the namer looks at for the function's name (as OTel's analyzeScopeInfo). */
 #define CP_V8_SCOPE_SLOTS 16
+/* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
+#define CP_V8_SCOPE_LOCALS 4096
 
 /* How a V8 walk ended (cp_rt_stack.end), counted per reason. */
 enum cp_v8_end {

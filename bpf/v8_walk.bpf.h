@@ -240,13 +240,14 @@ __noinline int cp_v8_str(const struct cp_v8_offsets *o, __u64 w, struct cp_rt_na
  * starts at (*start, 0 when not found). V8 publishes no layout of the ScopeInfo's variable
  * part: after scope_first_vars fixed slots and two per context local, the first string is the
  * function's name, followed by its start and end positions, two SMIs (OTel analyzeScopeInfo,
- * the same heuristic). An anonymous function's name is empty, the string after it is the name
+ * the same heuristic, looking at CP_V8_SCOPE_SLOTS slots past the context locals, however many).
+ * An anonymous function's name is empty, the string after it is the name
  * V8 inferred ("Module._load" for a function assigned there): taken then.
  */
 __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct cp_rt_name *n,
 				__u32 *start)
 {
-	__u64 slots[CP_V8_SCOPE_SLOTS], prev = 1, cur, obj;
+	__u64 slots[CP_V8_SCOPE_SLOTS], prev = 1, cur, obj, data, locals;
 	int found = -1;
 	__u32 ndx;
 
@@ -254,13 +255,17 @@ __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct 
 		return -1;
 	*start = 0;
 	obj = v8_obj(o, si);
-	if (!obj || bpf_probe_read_user(slots, sizeof(slots), (void *)(obj + o->map + 8)))
+	if (!obj)
 		return -1;
-	ndx = o->scope_first_vars +
-	      2 * (__u32)(slots[o->scope_ncontext & (CP_V8_SCOPE_SLOTS - 1)] >> o->smi_shift);
+	data = obj + o->map + 8;
+	/* the slots after the context locals' names and infos: where the name is */
+	locals = rt_ptr(data + 8 * (__u64)o->scope_ncontext);
+	if (!v8_is_smi(locals) || (locals >> o->smi_shift) > CP_V8_SCOPE_LOCALS)
+		return -1;
+	ndx = o->scope_first_vars + 2 * (__u32)(locals >> o->smi_shift);
+	if (bpf_probe_read_user(slots, sizeof(slots), (void *)(data + 8 * (__u64)ndx)))
+		return -1;
 	for (__u32 i = 0; i < CP_V8_SCOPE_SLOTS; i++) {
-		if (i < ndx)
-			continue;
 		cur = slots[i & (CP_V8_SCOPE_SLOTS - 1)];
 		if (found <= 0 && !v8_is_smi(cur) && cp_v8_type(o, cur) < o->first_nonstring)
 			found = cp_v8_str(o, cur, n, V8_TO_NAME, 0);
@@ -272,36 +277,6 @@ __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct 
 		prev = cur;
 	}
 	return found;
-}
-
-/* Binary-search steps over a script's line ends: 2^20 lines. */
-#define V8_LINE_STEPS 20
-
-/* The line (from 1) of position pos of a script with line ends at tagged le; 0 when unknown. */
-__noinline __u32 cp_v8_line(const struct cp_v8_offsets *o, __u64 le, __u32 pos)
-{
-	__u64 obj, n, w;
-	__u32 lo = 0, hi, mid;
-
-	if (!o)
-		return 0;
-	obj = v8_obj(o, le);
-	if (cp_v8_type(o, le) != o->type_fixed_array)
-		return 0;
-	n = rt_ptr(obj + o->fixed_length) >> o->smi_shift;
-	if (!n || n > (1u << V8_LINE_STEPS))
-		return 0;
-	/* the first line end >= pos */
-	hi = (__u32)n;
-	for (int i = 0; i < V8_LINE_STEPS + 1 && lo < hi; i++) {
-		mid = lo + (hi - lo) / 2;
-		w = rt_ptr(obj + o->fixed_data + 8 * (__u64)mid);
-		if ((w >> o->smi_shift) < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? lo + 1 : 0;
 }
 
 /* Copy what names frame f (a JS frame's SFI) into n. */
@@ -329,12 +304,9 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 		return;
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
-	/* the line from V8's line ends when it computed them, else the position (+ 1): user
-	   space reads the line in the file */
-	if (!start)
-		return;
-	n->firstline = cp_v8_line(o, rt_ptr(v8_obj(o, script) + o->script_line_ends), start);
-	if (!n->firstline) {
+	/* its start position (+ 1): user space reads the line and column in the script file
+	   (V8 computes its scripts' line ends only when it needs them) */
+	if (start) {
 		n->firstline = start + 1;
 		n->flags |= CP_RT_NAME_POS;
 	}

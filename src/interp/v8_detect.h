@@ -40,8 +40,8 @@ int v8_code_ranges(const char *proc_root, uint32_t pid, uint64_t ino, struct cp_
 #define CP_V8_CODE_RANGE_MAX (4ull << 30)
 
 /*
- * The V8 of (pid, gen): out filled for BPF (its code range too). 0, -ENOENT, -ENOTSUP,
- * -EAGAIN (V8, but no code range mapped yet), other negative errno.
+ * The V8 of (pid, gen): out filled for BPF (its code ranges too, none when V8 has mapped none
+ * yet: v8_code_ranges later). 0, -ENOENT, -ENOTSUP, other negative errno.
  */
 int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 		      struct interp_plain *plain, struct cp_v8_proc *out);

@@ -20,9 +20,9 @@ static int attach(struct proc_snapshot *ps, uint32_t pid, uint32_t gen, struct i
 	*state = NULL;
 	if (err == -ENOTSUP)
 		snprintf(why, why_size, "V8, but a version or a layout the walker does not know");
-	else if (!err || err == -EAGAIN)
-		snprintf(why, why_size, "V8 %u.%u.%u%s", v >> 24, (v >> 16) & 0xff, v & 0xffff,
-			 err ? ", no code range yet" : "");
+	else if (!err)
+		snprintf(why, why_size, "V8 %u.%u.%u, %u code range%s", v >> 24, (v >> 16) & 0xff,
+			 v & 0xffff, out->n_code, out->n_code == 1 ? "" : "s");
 	return err;
 }
 

@@ -66,10 +66,6 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->fp_function, -16);
 	assert_int_equal(o->fp_bytecode_offset, -40);
 	assert_int_equal(o->fp_bytecode_array, -32);
-	assert_int_equal(o->script_line_ends, 56);
-	assert_int_equal(o->fixed_length, 8);
-	assert_int_equal(o->fixed_data, 16);
-	assert_int_equal(o->type_fixed_array, 175);
 	assert_int_equal(o->type_bytecode, 191);
 	assert_int_equal(o->map, 0);
 	assert_int_equal(o->map_instance_type, 12);
