@@ -51,6 +51,7 @@ enum {
 	OPT_NO_PHP,
 	OPT_PERL,
 	OPT_NO_PERL,
+	OPT_NO_GO_LABELS,
 };
 
 static const struct argp_option record_options[] = {
@@ -102,6 +103,8 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
+	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -287,6 +290,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PERL:
 		o->no_perl = true;
+		break;
+	case OPT_NO_GO_LABELS:
+		o->no_go_labels = true;
 		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)

@@ -54,6 +54,19 @@ static int track_refresh(void *ctx, uint32_t pid, uint32_t gen)
 	return proc_snapshot__refresh(r->snap, pid, gen);
 }
 
+/* A Go program's offsets for BPF to read its goroutines' labels (--no-go-labels: none). */
+static void go_new(struct record *r, uint32_t pid, uint32_t gen)
+{
+	struct cp_go_proc gp;
+	int err;
+
+	if (!r->golab || go_labels__proc(r->golab, r->snap, pid, gen, &gp))
+		return;
+	err = bpf_session__set_go_proc(r->bpf, pid, &gp);
+	if (err)
+		pr_debug("cannot read the goroutine labels of pid %u: %s", pid, strerror(-err));
+}
+
 /* Tables for the mappings of (pid, gen) just read (until then, frame pointers); interpreters. */
 static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 {
@@ -63,6 +76,7 @@ static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 	record_rt_new(r, pid, gen);
+	go_new(r, pid, gen);
 }
 
 static void track_refresh_taken(void *ctx, uint32_t pid)
@@ -1005,6 +1019,15 @@ static int setup_interpreters(struct record *r)
 	}
 	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
 		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
+	if (r->cfg.go_labels && r->cfg.user_stacks) {
+		r->golab = go_labels__new();
+		if (!r->golab) {
+			pr_err("cannot set up the goroutine labels: %s", strerror(ENOMEM));
+			return CP_EXIT_FAILURE;
+		}
+	}
+	for (size_t i = 0; r->golab && i < r->pre.procs; i++)
+		go_new(r, (uint32_t)r->pre.pids[i], 0);
 	return CP_EXIT_OK;
 }
 
@@ -1222,6 +1245,7 @@ static void record_free(struct record *r)
 	proc_snapshot__free(r->snap);
 	profile__free(r->prof);
 	record_rt_free(r);
+	go_labels__free(r->golab);
 	name_cache__free(r->names);
 	proc_track_free(&r->track);
 	set_queue_free(&r->sets, free_set);
