@@ -39,6 +39,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_FORMAT,
 	OPT_LINES,
+	OPT_LABELS,
 	OPT_DEBUGINFOD,
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
@@ -116,6 +117,10 @@ static const struct argp_option record_options[] = {
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
+	{"labels", OPT_LABELS, NULL, 0,
+	 "Folded output: a frame \"[labels KEY=VALUE,...]\" under the process name for samples "
+	 "with labels (a Go goroutine's pprof labels)",
+	 3},
 	{"jobs", 'j', "N", 0,
 	 "Name up to N objects at once, one thread each (1 to 64; default: the number of online "
 	 "CPUs). The profile does not depend on N",
@@ -354,6 +359,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINES:
 		o->lines = true;
+		break;
+	case OPT_LABELS:
+		o->labels = true;
 		break;
 	case OPT_DEBUGINFOD:
 		o->debuginfod = true;

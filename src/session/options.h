@@ -44,6 +44,7 @@ struct cp_options {
 	size_t n_outputs;
 	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
 	bool lines;		   /* --lines: folded frames carry their file:line */
+	bool labels;		   /* --labels: folded lines carry the sample's labels */
 	bool debuginfod;	   /* --debuginfod: fetch missing debug files ($DEBUGINFOD_URLS) */
 	unsigned int jobs;	   /* -j: threads naming objects at once (0: online CPUs) */
 

@@ -267,7 +267,8 @@ static char *command_line(const struct cp_options *o)
 
 static int write_one(const struct report *r, FILE *f, size_t i, const struct profile_meta *meta)
 {
-	struct folded_opts fo = {.per_thread = r->o->per_thread, .lines = r->o->lines};
+	struct folded_opts fo = {
+		.per_thread = r->o->per_thread, .lines = r->o->lines, .labels = r->o->labels};
 	int err;
 
 	errno = 0;

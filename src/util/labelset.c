@@ -150,3 +150,34 @@ int labelset_id(const char *val, uint8_t *out, size_t n)
 	}
 	return any ? 0 : -EINVAL;
 }
+
+int labelset_canon(const char *in, char *out, size_t size)
+{
+	/*
+	 * Decoding only shortens: every key with its NUL fits the input's length (each key has a
+	 * '=' or ',' after it, or the input's end), so do the values: two regions of that size.
+	 */
+	size_t room = strlen(in) + 1, ku = 0, vu = 0, n = 0;
+	char *buf = malloc(2 * room);
+	struct label v[LABELSET_MAX];
+	int err = -EINVAL;
+
+	if (size)
+		*out = 0;
+	if (!buf)
+		return -ENOMEM;
+	while (n < LABELSET_MAX &&
+	       labelset_next(&in, buf + ku, room - ku, buf + room + vu, room - vu)) {
+		v[n].key = buf + ku;
+		v[n].val = buf + room + vu;
+		ku += strlen(v[n].key) + 1;
+		vu += strlen(v[n].val) + 1;
+		n++;
+		if (ku >= room || vu >= room)
+			break;
+	}
+	if (!*in)
+		err = labelset_encode(v, n, out, size);
+	free(buf);
+	return err;
+}

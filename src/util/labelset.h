@@ -33,6 +33,12 @@ int labelset_encode(struct label *v, size_t n, char *out, size_t size);
  */
 bool labelset_next(const char **pos, char *key, size_t ksize, char *val, size_t vsize);
 
+/*
+ * A set as written by hand or by another tool (any order, escapes as above) in the form
+ * above into out[size]: 0, -EINVAL (more than LABELSET_MAX labels, an empty key) or -ENOSPC.
+ */
+int labelset_canon(const char *in, char *out, size_t size);
+
 /* The value of key in set into val[vsize]: true, or false when the set has no such key. */
 bool labelset_get(const char *set, const char *key, char *val, size_t vsize);
 
