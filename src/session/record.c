@@ -71,12 +71,14 @@ static void go_new(struct record *r, uint32_t pid, uint32_t gen)
 static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 {
 	struct record *r = ctx;
-	int err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
+	int err;
 
+	/* first: a Go program's goroutines run from its first millisecond */
+	go_new(r, pid, gen);
+	err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 	record_rt_new(r, pid, gen);
-	go_new(r, pid, gen);
 }
 
 static void track_refresh_taken(void *ctx, uint32_t pid)
