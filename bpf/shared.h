@@ -192,16 +192,16 @@ _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key t
  * ones flagged. The set goes to golabels under a 64-bit hash of its labels, order-independent
  * (the map's order is not the labels' identity), which the count key carries.
  */
-#define CP_GO_LABELS	  8
-#define CP_GO_LABEL_KEY	  32
-#define CP_GO_LABEL_VAL	  64
-#define CP_GO_MIN_TOPHASH 5
-#define CP_GO_HMAP_B	  9
-#define CP_GO_HMAP_BUCKETS 16
-#define CP_GO_BUCKET_SIZE 272
-#define CP_GO_BUCKET_KEYS 8
-#define CP_GO_BUCKET_VALS 136
-#define CP_GO_MAX_B	  3
+#define CP_GO_LABELS	       8
+#define CP_GO_LABEL_KEY	       32
+#define CP_GO_LABEL_VAL	       64
+#define CP_GO_MIN_TOPHASH      5
+#define CP_GO_HMAP_B	       9
+#define CP_GO_HMAP_BUCKETS     16
+#define CP_GO_BUCKET_SIZE      272
+#define CP_GO_BUCKET_KEYS      8
+#define CP_GO_BUCKET_VALS      136
+#define CP_GO_MAX_B	       3
 #define CP_DEF_GOLABEL_ENTRIES 16384
 enum cp_go_layout {
 	CP_GO_LAYOUT_MAP = 1,

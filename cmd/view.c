@@ -113,10 +113,11 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 		return 0;
 	case OPT_BY:
 		if (top_by_parse(arg, &o->top.by, &o->top.label))
-			argp_error(state,
-				   "unknown --by '%s': use function, file, line, process, thread or "
-				   "label:KEY",
-				   arg);
+			argp_error(
+				state,
+				"unknown --by '%s': use function, file, line, process, thread or "
+				"label:KEY",
+				arg);
 		return 0;
 	case OPT_TAG: {
 		char *eq = strchr(arg, '=');

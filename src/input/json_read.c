@@ -33,7 +33,7 @@ struct jr {
 	struct input_error *err;
 	uint32_t *stack;
 	size_t cap;
-	bool recheck; /* the first pass: small objects through jansson too */
+	bool recheck;		       /* the first pass: small objects through jansson too */
 	char labels[LABELSET_MAX_LEN]; /* the labels of the sample being read */
 };
 
@@ -537,7 +537,8 @@ static int sample_labels(struct jr *r, size_t *pos, size_t i, size_t k)
 	if (!ret && !json_is_null(o) && !json_is_object(o))
 		ret = input_fail(r->err, "json: profile %zu: labels %zu are no object", i, k);
 	if (!ret && json_is_object(o)) {
-		json_object_foreach(o, key, val) {
+		json_object_foreach(o, key, val)
+		{
 			if (!json_is_string(val) || !*key || n == LABELSET_MAX) {
 				ret = input_fail(r->err,
 						 "json: profile %zu: labels %zu: a label is no "

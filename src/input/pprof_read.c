@@ -359,8 +359,7 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		n += r->loc_nframes[li];
 	}
 	return input_add_labeled(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, set, *stack,
-				 (uint32_t)n,
-			 (uint64_t)v, "pprof", r->err);
+				 (uint32_t)n, (uint64_t)v, "pprof", r->err);
 }
 
 /* A varint at *p (before end): 0, or -EINVAL when cut or longer than 10 bytes. */

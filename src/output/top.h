@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Top functions (cpuprof report, and the tables of cpuprof diff): per key (function, file,
- * line, process, thread or the value of a label), the samples where it is the leaf (self) and those whose stack
- * holds it at least once (total). Deterministic: rows sorted by self, then total (both
+ * line, process, thread or the value of a label), the samples where it is the leaf (self) and those
+ * whose stack holds it at least once (total). Deterministic: rows sorted by self, then total (both
  * descending), then key (bytewise).
  */
 #ifndef CPUPROF_TOP_H
@@ -26,13 +26,13 @@ enum top_by {
 struct top_opts {
 	enum top_by by;
 	bool has_pid;
-	uint32_t pid;	      /* with has_pid: only this process's samples */
-	const regex_t *comm;  /* NULL, or only samples whose process name matches */
-	const regex_t *focus; /* NULL, or only samples with a frame whose name matches */
-	const char *label;    /* TOP_LABEL: the label's key */
+	uint32_t pid;		  /* with has_pid: only this process's samples */
+	const regex_t *comm;	  /* NULL, or only samples whose process name matches */
+	const regex_t *focus;	  /* NULL, or only samples with a frame whose name matches */
+	const char *label;	  /* TOP_LABEL: the label's key */
 	const struct label *tags; /* only samples with each of these labels (key and value) */
 	size_t n_tags;
-	size_t keep;	      /* 0, or only the first keep rows are made (the others counted) */
+	size_t keep; /* 0, or only the first keep rows are made (the others counted) */
 };
 
 struct top_row {

@@ -175,7 +175,7 @@ struct agg {
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
 	char rtname[300];
 	char labels[LABELSET_MAX_LEN]; /* the labels of the count being added */
-	bool rt_unnamed; /* an interpreter frame of this sample could not be named */
+	bool rt_unnamed;	       /* an interpreter frame of this sample could not be named */
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };

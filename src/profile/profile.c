@@ -1061,8 +1061,8 @@ static int spill(struct profile *p)
 		const struct prof_sample *s = &p->samples[i];
 
 		if (!s->pid)
-			recs[n++] = (struct run_rec){s->comm, s->thread, s->labels, s->frames,
-						     s->nframes, s->count};
+			recs[n++] = (struct run_rec){s->comm,	s->thread,  s->labels,
+						     s->frames, s->nframes, s->count};
 	}
 	qsort(recs, m, sizeof(*recs), cmp_rec);
 	err = sample_runs__add(p->runs, recs, m);

@@ -4,8 +4,8 @@
  * recording (profile__spill_to), so that its memory holds the live processes, not every
  * distinct stack and frame of the recording:
  *
- * - samples: sorted runs of (comm, thread, labels, stack, count) records, merged as they pile up: the
- *   samples of ended processes (profile__merge_ended);
+ * - samples: sorted runs of (comm, thread, labels, stack, count) records, merged as they pile up:
+ * the samples of ended processes (profile__merge_ended);
  * - frames: a log of every frame in id order, read back whole for the output.
  *
  * A record's key is (comm, thread, labels, frames); the records of one run are in key order (see

@@ -18,8 +18,8 @@ struct label {
 };
 
 /* Labels at most in one set, and bytes of a set's string at most (with its NUL). */
-#define LABELSET_MAX	  64
-#define LABELSET_MAX_LEN  4096
+#define LABELSET_MAX	 64
+#define LABELSET_MAX_LEN 4096
 
 /*
  * The set of the n labels v (reordered: sorted) into out[size]: 0, -EINVAL (n too big, an

@@ -58,9 +58,8 @@ static int collect(void *ctx, const struct run_rec *r)
 	snprintf(s->labels[s->n], 32, "%s", r->labels);
 	if (r->n)
 		memcpy(s->frames[s->n], r->frames, r->n * sizeof(uint32_t));
-	s->recs[s->n] =
-		(struct run_rec){s->comm[s->n], s->thread[s->n], s->labels[s->n], s->frames[s->n], r->n,
-				 r->count};
+	s->recs[s->n] = (struct run_rec){
+		s->comm[s->n], s->thread[s->n], s->labels[s->n], s->frames[s->n], r->n, r->count};
 	s->n++;
 	return 0;
 }
@@ -70,8 +69,7 @@ static void test_round_trip(void **state)
 	static const uint32_t a[] = {1, 2, 3}, b[] = {1, 2, 4}, c[] = {1, 2, 300000, 7}, d[] = {5};
 	const struct run_rec recs[] = {
 		{"cc1", "", "", NULL, 0, 1}, /* no frames */
-		{"cc1", "", "", a, 3, 2},
-		{"cc1", "", "", b, 3, 4},
+		{"cc1", "", "", a, 3, 2},	    {"cc1", "", "", b, 3, 4},
 		{"cc1", "", "", c, 4, 3},	    /* a prefix shared, a big id */
 		{"cc1", "", "k=v", c, 4, 9},	    /* labels change alone */
 		{"cc1", "w", "", a, 3, 5},	    /* thread changes, frames too */
