@@ -647,7 +647,12 @@ static int go_minor(const char *v)
 
 int gopclntab__labels_layout(const struct gopclntab *gt)
 {
-	int minor = go_minor(gt->version);
+	return gopclntab_labels_layout_for(gt->version);
+}
+
+int gopclntab_labels_layout_for(const char *go_version)
+{
+	int minor = go_minor(go_version);
 
 	/*
 	 * runtime/pprof/label.go: `type labelMap map[string]string` up to go1.23; go1.24 made it

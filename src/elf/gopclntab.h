@@ -148,6 +148,8 @@ enum go_labels_layout {
 	GO_LABELS_SLICE = 2,
 };
 int gopclntab__labels_layout(const struct gopclntab *gt);
+/* The same for a version string ("go1.19.8", "go1.24rc1"). */
+int gopclntab_labels_layout_for(const char *go_version);
 
 /*
  * Where a Go executable keeps the current g: at fsbase - 8 * the result (1: Go's own slot);
