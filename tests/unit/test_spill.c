@@ -176,8 +176,10 @@ static int stop_at_3(void *ctx, const struct run_rec *r)
 static void test_failures(void **state)
 {
 	static const uint32_t a[] = {1};
-	const struct run_rec recs[] = {
-		{"a", "", a, 1, 1}, {"b", "", a, 1, 1}, {"c", "", a, 1, 1}, {"d", "", a, 1, 1}};
+	const struct run_rec recs[] = {{"a", "", "", a, 1, 1},
+				       {"b", "", "", a, 1, 1},
+				       {"c", "", "", a, 1, 1},
+				       {"d", "", "", a, 1, 1}};
 	struct sample_runs *sr = sample_runs__new("/nonexistent-cpuprof-dir");
 	char *d = tmpdir();
 	int calls = 0;
