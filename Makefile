@@ -132,7 +132,8 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 # bpf_loader.c and bpf_probe.c include the skeleton
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
 # the walkers' harness, loaded by their unit tests
-$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o: $(GEN)/rtwalk.skel.h
+$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o \
+	$(O)/tests/unit/test_go_labels.o: $(GEN)/rtwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them
@@ -165,7 +166,7 @@ $(BIN): $(OBJS) $(MAIN_OBJ) $(CMD_OBJS)
 FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 	-fno-optimize-sibling-calls
 FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo \
-	fix_paths)
+	fix_paths fix_golabels)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
 	$(O)/fixtures/fix_inline
 

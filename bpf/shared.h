@@ -187,7 +187,8 @@ _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key t
  *   WithLabels, and up to 8 labels stay in bucket 0.
  * - CP_GO_LAYOUT_SLICE (Go 1.24 and later: runtime/pprof label.go, labelMap{LabelSet{list
  *   []label}}, label{key, value string}): the slice header at 0, 32 bytes a label. From the
- *   Go sources and the OTel profiler's go_labels.ebpf.c; not checked on a live program here.
+ *   Go sources and the OTel profiler's go_labels.ebpf.c; checked on hand-made memory of that
+ *   layout (tests/unit/test_go_labels.c), not on a Go 1.24 program (none installable here).
  * At most CP_GO_LABELS labels, keys and values cut to their fields (NUL-terminated), the cut
  * ones flagged. The set goes to golabels under a 64-bit hash of its labels, order-independent
  * (the map's order is not the labels' identity), which the count key carries.
