@@ -167,12 +167,12 @@ struct {
 	__uint(max_entries, 1 << 20);
 } go_events SEC(".maps");
 
-/* [0] samples of target_tgid, [1] of them with labels */
+/* [0] samples of target_tgid, [1] of them with labels, [2] ns spent reading them */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 } go_stats SEC(".maps");
 
 SEC("perf_event")
@@ -180,12 +180,14 @@ int cp_go_test(struct bpf_perf_event_data *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct cp_go_labels *v;
-	__u64 h;
+	__u64 h, t0;
 
 	if (tgid != target_tgid)
 		return 0;
 	add(&go_stats, 0, 1);
+	t0 = bpf_ktime_get_ns();
 	h = cp_go_labels(tgid, 0);
+	add(&go_stats, 2, bpf_ktime_get_ns() - t0);
 	v = h ? bpf_map_lookup_elem(&golabels, &h) : NULL;
 	if (!v)
 		return 0;

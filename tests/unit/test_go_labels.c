@@ -17,6 +17,7 @@
 
 struct seen {
 	size_t events, bad;
+	uint64_t ns; /* spent reading the labels, all samples */
 	char first_bad[512];
 	const char *want; /* the labels, "k=v;..." in the order the reader finds them */
 };
@@ -92,6 +93,9 @@ static uint64_t run(const char *what, uint8_t layout, struct seen *s)
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.go_stats), &(__u32){0}, v), 0);
 	for (int c = 0; c < ncpu; c++)
 		samples += v[c];
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.go_stats), &(__u32){2}, v), 0);
+	for (int c = 0; c < ncpu; c++)
+		s->ns += v[c];
 	free(v);
 	ring_buffer__free(rb);
 	cpuprof_rtwalk__destroy(skel);
@@ -120,8 +124,10 @@ static void test_map(void **state)
 		CP_GO_LABEL_VAL - 1,
 		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 	n = run("map", CP_GO_LAYOUT_MAP, &s);
-	print_message("map: %zu of %llu samples with labels, %zu not as in memory (%s)\n", s.events,
-		      (unsigned long long)n, s.bad, s.first_bad);
+	print_message("map: %zu of %llu samples with labels, %zu not as in memory (%s); %.0f ns "
+		      "a read\n",
+		      s.events, (unsigned long long)n, s.bad, s.first_bad,
+		      n ? (double)s.ns / n : 0);
 	assert_true(n >= 20);
 	assert_int_equal(s.bad, 0);
 	/* every sample of the spinning thread: its labels are there all the time */
@@ -137,8 +143,10 @@ static void test_slice(void **state)
 	(void)state;
 	need_bpf();
 	n = run("slice", CP_GO_LAYOUT_SLICE, &s);
-	print_message("slice: %zu of %llu samples with labels, %zu not as in memory (%s)\n",
-		      s.events, (unsigned long long)n, s.bad, s.first_bad);
+	print_message("slice: %zu of %llu samples with labels, %zu not as in memory (%s); %.0f ns "
+		      "a read\n",
+		      s.events, (unsigned long long)n, s.bad, s.first_bad,
+		      n ? (double)s.ns / n : 0);
 	assert_true(n >= 20);
 	assert_int_equal(s.bad, 0);
 	assert_int_equal(s.events, n);
