@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include "elf/elf_file.h"
 #include "elf/gopclntab.h"
 #include "session/go_labels.h"
 
@@ -37,22 +36,22 @@ void go_labels__free(struct go_labels *gl)
 
 int go_labels__from_fd(int fd, struct cp_go_proc *out)
 {
+	struct elf_file ef = {.map.slot = -1};
 	struct go_runtime_offsets off;
 	struct gopclntab *gt = NULL;
 	int err = -ENOENT, layout;
-	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
+	/* a guarded mapping: the file's owner may truncate it under the read */
+	if (elf_file_open(fd, &ef))
 		return -ENOENT;
-	gt = gopclntab__from_elf(elf);
+	gt = gopclntab__from_elf(ef.elf);
 	if (!gt)
 		goto out;
 	layout = gopclntab__labels_layout(gt);
-	*out = (struct cp_go_proc){.layout = (__u8)layout, .tls_slot = gopclntab__tls_slot(elf)};
+	*out = (struct cp_go_proc){.layout = (__u8)layout, .tls_slot = gopclntab__tls_slot(ef.elf)};
 	if (!layout || !out->tls_slot || gopclntab__runtime_offsets(gt, &off) || !off.g_labels ||
-	    off.g_m > 0xffff || off.m_curg > 0xffff || off.g_labels > 0xffff)
+	    off.g_m > 0xffff || off.m_curg > 0xffff || off.g_labels > 0xffff ||
+	    elf_file_changed(&ef))
 		goto out;
 	out->g_m = (__u16)off.g_m;
 	out->m_curg = (__u16)off.m_curg;
@@ -60,7 +59,7 @@ int go_labels__from_fd(int fd, struct cp_go_proc *out)
 	err = 0;
 out:
 	gopclntab__free(gt);
-	elf_end(elf);
+	elf_file_close(&ef);
 	return err;
 }
 
