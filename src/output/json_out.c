@@ -676,24 +676,26 @@ static void write_labels(struct jw *w, const char *set)
 	jraw(w, "}");
 }
 
-/* An ID as its bytes, when label key of the set is one of n bytes; true if written. */
-static bool write_id(struct jw *w, const char *set, const char *key, size_t n, bool comma)
+/* The ID of label key of the set, n bytes, into id: true, or false when it has none. */
+static bool label_id(const char *set, const char *key, uint8_t *id, size_t n)
 {
 	char v[LABELSET_MAX_LEN];
-	uint8_t id[16];
 
-	if (!labelset_get(set, key, v, sizeof(v)) || labelset_id(v, id, n))
-		return false;
+	return labelset_get(set, key, v, sizeof(v)) && !labelset_id(v, id, n);
+}
+
+static void write_id(struct jw *w, const char *key, const uint8_t *id, size_t n, bool comma)
+{
 	fprintf(w->out, "%s\"%s\":[", comma ? "," : "", key);
 	for (size_t i = 0; i < n; i++)
 		fprintf(w->out, "%s%u", i ? "," : "", id[i]);
 	jraw(w, "]");
-	return true;
 }
 
 /*
  * cpuprof.profiles[i].labels and .trace, parallel to its stacks, when a sample of it has
- * labels: each an object of its labels, and of the bytes of its trace_id and span_id labels.
+ * labels: each an object of its labels, and of the bytes of its trace_id and span_id labels
+ * (null when it has neither as an ID).
  */
 static void write_cprofile_labels(struct jw *w, const struct jprof *jp)
 {
@@ -711,18 +713,20 @@ static void write_cprofile_labels(struct jw *w, const struct jprof *jp)
 	jraw(w, "],\"trace\":[");
 	for (size_t i = jp->from; i < jp->to; i++) {
 		const char *set = w->ss[i]->labels;
-		char v[8];
-		bool t;
+		uint8_t trace[16], span[8];
+		bool t = label_id(set, "trace_id", trace, 16),
+		     sp = label_id(set, "span_id", span, 8);
 
 		jraw(w, i > jp->from ? "," : "");
-		if (!labelset_get(set, "trace_id", v, sizeof(v)) &&
-		    !labelset_get(set, "span_id", v, sizeof(v))) {
+		if (!t && !sp) {
 			jraw(w, "null");
 			continue;
 		}
 		jraw(w, "{");
-		t = write_id(w, set, "trace_id", 16, false);
-		write_id(w, set, "span_id", 8, t);
+		if (t)
+			write_id(w, "trace_id", trace, 16, false);
+		if (sp)
+			write_id(w, "span_id", span, 8, t);
 		jraw(w, "}");
 	}
 	jraw(w, "]");
