@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "elf/elf_file.h"
 #include "elf/gopclntab.h"
 #include "session/go_labels.h"
+#include "util/safe_file.h"
 
 _Static_assert((int)GO_LABELS_MAP == (int)CP_GO_LAYOUT_MAP &&
 		       (int)GO_LABELS_SLICE == (int)CP_GO_LAYOUT_SLICE,
@@ -104,4 +106,15 @@ int go_labels__proc(struct go_labels *gl, struct proc_snapshot *ps, uint32_t pid
 		return -ENOENT;
 	out->gen = gen;
 	return 0;
+}
+
+int go_labels__from_path(const char *path, struct cp_go_proc *out)
+{
+	int fd = safe_open(path, 0, NULL), err;
+
+	if (fd < 0)
+		return -ENOENT;
+	err = go_labels__from_fd(fd, out);
+	close(fd);
+	return err;
 }

@@ -29,4 +29,7 @@ int go_labels__proc(struct go_labels *gl, struct proc_snapshot *ps, uint32_t pid
 /* The record of the Go executable open on fd (not closed): 0, -ENOENT as above. */
 int go_labels__from_fd(int fd, struct cp_go_proc *out);
 
+/* The same for the file at path (a regular file; -ENOENT when it cannot be opened). */
+int go_labels__from_path(const char *path, struct cp_go_proc *out);
+
 #endif

@@ -1012,6 +1012,22 @@ static int setup_naming(struct record *r)
 	return CP_EXIT_OK;
 }
 
+/*
+ * A -- COMMAND that is a Go program: its offsets before it runs, for the generation its exec
+ * starts (the held child is generation 0), so that its goroutines' labels are read from its
+ * first sample, not from when its mappings have been read.
+ */
+static void go_command(struct record *r)
+{
+	struct cp_go_proc gp;
+
+	if (go_labels__from_path(workload__path(r->wl), &gp))
+		return;
+	gp.gen = 1;
+	if (bpf_session__set_go_proc(r->bpf, (uint32_t)workload__pid(r->wl), &gp))
+		pr_debug("cannot read the goroutine labels of the command");
+}
+
 /* The interpreters: their walkers, told the processes read before sampling (generation 0). */
 static int setup_interpreters(struct record *r)
 {
@@ -1030,6 +1046,8 @@ static int setup_interpreters(struct record *r)
 	}
 	for (size_t i = 0; r->golab && i < r->pre.procs; i++)
 		go_new(r, (uint32_t)r->pre.pids[i], 0);
+	if (r->golab && r->wl)
+		go_command(r);
 	return CP_EXIT_OK;
 }
 
