@@ -95,6 +95,8 @@ struct aggregate_stats {
 		uint64_t samples;
 		uint64_t walked; /* its samples with a runtime's frames after the first of those */
 	} anon[AGG_ANON_PROCS];
+	uint64_t labeled;     /* samples with goroutine labels */
+	uint64_t labels_lost; /* samples whose label set was gone from golabels */
 };
 
 /*
