@@ -83,6 +83,8 @@ struct aggregate_stats {
 	uint64_t rt_glue[CP_RT_MAX]; /* native frames dropped: the runtime's own frame seen */
 	uint64_t rt_unnamed_samples[CP_RT_MAX]; /* samples with one of its frames unnamed */
 	uint64_t comm_checks;			/* --comm matches tried: one per count */
+	uint64_t labeled;			/* samples with goroutine labels */
+	uint64_t labels_lost;			/* samples whose label set was gone from golabels */
 	/*
 	 * Samples whose user stack holds a frame in anonymous executable memory that no perf map
 	 * names (JIT code of a runtime cpuprof does not walk), and the processes with the most
@@ -95,8 +97,6 @@ struct aggregate_stats {
 		uint64_t samples;
 		uint64_t walked; /* its samples with a runtime's frames after the first of those */
 	} anon[AGG_ANON_PROCS];
-	uint64_t labeled;     /* samples with goroutine labels */
-	uint64_t labels_lost; /* samples whose label set was gone from golabels */
 };
 
 /*
