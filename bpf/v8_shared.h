@@ -22,8 +22,9 @@ struct cp_v8_offsets {
 	/* frame slots, relative to the frame pointer (v8dbg_off_fp_*) */
 	__s16 fp_marker;	  /* the context, or a SMI frame-type marker: off_fp_context */
 	__s16 fp_function;	  /* the JSFunction: off_fp_function */
-	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI) */
-	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray */
+	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI): for the line
+				     running, not decoded yet */
+	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray (idem) */
 	__u16 map;		  /* HeapObject.map */
 	__u16 map_instance_type;  /* Map.instance_type: u16 */
 	__u16 jsfunc_shared;	  /* JSFunction.shared */
@@ -80,11 +81,11 @@ _Static_assert(sizeof(struct cp_v8_proc) == 80 + 16 * (1 + CP_V8_CODE_RANGES), "
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
-/* Frame kinds (cp_rt_frame.kind). */
-#define CP_V8_FRAME_JS                                                                     \
-	1		    /* a JS function: ptr its SharedFunctionInfo (tagged); pos the \
-			       bytecode offset of an interpreted frame, ~0 otherwise */
-#define CP_V8_FRAME_ENTRY 2 /* V8 entered from C++ (an entry frame): ptr the frame type */
+/*
+ * Frame kinds (cp_rt_frame.kind). CP_V8_FRAME_JS: a JS function, ptr its SharedFunctionInfo
+ * (tagged), pos ~0 (where in it is not read yet).
+ */
+#define CP_V8_FRAME_JS 1
 
 /* Characters of a name BPF follows through cons strings at most (first, then second). */
 #define CP_V8_CONS_DEPTH 4

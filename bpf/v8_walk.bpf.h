@@ -69,8 +69,8 @@ __noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_st
 			   __u32 flags)
 {
 	const struct cp_v8_offsets *o;
-	__u64 below[8], fn, sfi, bco;
-	__u32 t, pos = ~0u;
+	__u64 below[8], fn, sfi;
+	__u32 t;
 
 	if (!p || !st)
 		return -1;
@@ -86,12 +86,12 @@ __noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_st
 	sfi = rt_ptr(v8_obj(o, fn) + o->jsfunc_shared);
 	if (cp_v8_type(o, sfi) != o->type_sfi)
 		return 0;
-	/* an interpreted (or baseline) frame: where in the bytecode */
-	bco = v8_slot(below, o->fp_bytecode_offset);
-	if (v8_is_smi(bco) &&
-	    cp_v8_type(o, v8_slot(below, o->fp_bytecode_array)) == o->type_bytecode)
-		pos = (__u32)(bco >> o->smi_shift);
-	rt_push(st, sfi, pos, CP_V8_FRAME_JS, (__u8)flags);
+	/*
+	 * the function, not where in it: the line running needs the bytecode offset
+	 * (fp_bytecode_offset) or the pc mapped through V8's source position tables, not decoded
+	 * yet; a position kept would make a stack per position for the same functions
+	 */
+	rt_push(st, sfi, ~0u, CP_V8_FRAME_JS, (__u8)flags);
 	return 1;
 }
 
