@@ -60,6 +60,7 @@ static __always_inline int jit_caller(struct cp_ustate *s, __u64 pc, __u64 sp, _
 }
 
 /* the runtimes' steps: int cp_X_step(struct cp_ustate *, const struct cp_X_proc *, __u64 look) */
+#include "hotspot_step.bpf.h"
 
 /*
  * The frame at s->pc (look: the pc looked up, pc - 1 for a return address) lies in a JIT range
@@ -71,6 +72,8 @@ __noinline int cp_jit_step(struct cp_ustate *s, const struct cp_rt_proc *rp, __u
 	if (!s || !rp || !look)
 		return STEP_END;
 	switch (rp->runtime) {
+	case CP_RT_JAVA:
+		return cp_hs_step(s, (const struct cp_hs_proc *)rp->data, look);
 	default:
 		break;
 	}

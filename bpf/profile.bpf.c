@@ -26,6 +26,8 @@
 #include "php_walk.bpf.h"
 #include "perl_shared.h"
 #include "perl_walk.bpf.h"
+/* HotSpot: a step of the JIT hook (jit_hook.bpf.h), no walker */
+#include "hotspot_shared.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14

@@ -255,9 +255,8 @@ static int read_tables(pid_t pid, uint64_t bias, const struct hs_object_info *in
 	if (!s->stride || !t->stride || !s->base || !t->base)
 		return -EAGAIN;
 	if (s->stride > HS_MAX_STRIDE || t->stride > HS_MAX_STRIDE || s->type + 8 > s->stride ||
-	    s->field + 8 > s->stride || s->is_static + 4 > s->stride ||
-	    s->offset + 8 > s->stride || s->address + 8 > s->stride || t->type + 8 > t->stride ||
-	    t->size + 8 > t->stride)
+	    s->field + 8 > s->stride || s->is_static + 4 > s->stride || s->offset + 8 > s->stride ||
+	    s->address + 8 > s->stride || t->type + 8 > t->stride || t->size + 8 > t->stride)
 		return -EPROTO;
 	return 0;
 }
@@ -266,9 +265,9 @@ static int read_tables(pid_t pid, uint64_t bias, const struct hs_object_info *in
 static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char **missing)
 {
 	static const int need[] = {
-		W_CB_NAME,   W_CB_COMPLETE, W_CB_SIZE,	 W_CB_BEGIN,	  W_METHOD_CONST,
-		W_CM_CONSTANTS, W_CM_NAME,  W_CP_HOLDER, W_KLASS_NAME, W_SYM_BODY,
-		W_T_CONSTMETHOD, W_T_CPOOL, W_T_HEAPBLOCK,
+		W_CB_NAME,	 W_CB_COMPLETE, W_CB_SIZE,     W_CB_BEGIN,   W_METHOD_CONST,
+		W_CM_CONSTANTS,	 W_CM_NAME,	W_CP_HOLDER,   W_KLASS_NAME, W_SYM_BODY,
+		W_T_CONSTMETHOD, W_T_CPOOL,	W_T_HEAPBLOCK,
 	};
 
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
@@ -300,8 +299,8 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 	o->cpool_source = w[W_CP_SOURCE].found ? (__u16)w[W_CP_SOURCE].val : 0;
 	o->klass_name = (__u16)w[W_KLASS_NAME].val;
 	/* JDK 12-16: the u16 length is the upper half of the u32 _length_and_refcount */
-	o->sym_length = (__u16)(w[W_SYM_LENGTH].found ? w[W_SYM_LENGTH].val
-						      : w[W_SYM_LENREF].val + 2);
+	o->sym_length =
+		(__u16)(w[W_SYM_LENGTH].found ? w[W_SYM_LENGTH].val : w[W_SYM_LENREF].val + 2);
 	o->sym_body = (__u16)w[W_SYM_BODY].val;
 	o->heapblock_size = (__u16)w[W_T_HEAPBLOCK].val;
 	return 0;
@@ -310,9 +309,8 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 /* The CodeCache's heaps (CodeCache::_heaps, a GrowableArray<CodeHeap*>*) into out. */
 static int read_heaps(pid_t pid, const struct hs_want *w, struct cp_hs_proc *out)
 {
-	static const int need[] = {W_HEAP_MEMORY, W_HEAP_SEGMAP, W_HEAP_LOG2, W_VS_LOW,
-				   W_VS_HIGH,	  W_GA_LEN,	 W_GA_DATA,   W_CC_HEAPS,
-				   W_CC_LOW,	  W_CC_HIGH};
+	static const int need[] = {W_HEAP_MEMORY, W_HEAP_SEGMAP, W_HEAP_LOG2, W_VS_LOW, W_VS_HIGH,
+				   W_GA_LEN,	  W_GA_DATA,	 W_CC_HEAPS,  W_CC_LOW, W_CC_HIGH};
 	uint64_t ga, data, heap;
 	int32_t len = 0, log2 = 0;
 	int err;
@@ -339,8 +337,12 @@ static int read_heaps(pid_t pid, const struct hs_want *w, struct cp_hs_proc *out
 
 		err = read_u64(pid, data + 8 * (uint64_t)i, &heap);
 		err = err ?: read_u64(pid, heap + w[W_HEAP_MEMORY].val + w[W_VS_LOW].val, &h->low);
-		err = err ?: read_u64(pid, heap + w[W_HEAP_MEMORY].val + w[W_VS_HIGH].val, &h->high);
-		err = err ?: read_u64(pid, heap + w[W_HEAP_SEGMAP].val + w[W_VS_LOW].val, &h->segmap);
+		err = err
+			      ?: read_u64(pid, heap + w[W_HEAP_MEMORY].val + w[W_VS_HIGH].val,
+					  &h->high);
+		err = err
+			      ?: read_u64(pid, heap + w[W_HEAP_SEGMAP].val + w[W_VS_LOW].val,
+					  &h->segmap);
 		err = err ?: pmem_read(pid, heap + w[W_HEAP_LOG2].val, &log2, sizeof(log2));
 		if (err)
 			return err;
@@ -368,8 +370,8 @@ static uint32_t read_version(pid_t pid, const struct hs_want *w)
 	return CP_HS_VER(v[0], v[1], v[2]);
 }
 
-int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info,
-	       struct cp_hs_proc *out, char *why, size_t why_size)
+int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, struct cp_hs_proc *out,
+	       char *why, size_t why_size)
 {
 	struct hs_want w[W_MAX];
 	struct hs_table s, t;

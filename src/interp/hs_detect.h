@@ -34,8 +34,8 @@ int hs_detect_object(int fd, const char *name, struct hs_object_info *info);
  * not initialised yet (try later); -ENOTSUP a field or type the step needs is missing, or a
  * version not handled (why says which); -ESRCH, -EFAULT...
  */
-int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info,
-	       struct cp_hs_proc *out, char *why, size_t why_size);
+int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, struct cp_hs_proc *out,
+	       char *why, size_t why_size);
 
 struct proc_snapshot;
 struct interp_plain;

@@ -546,6 +546,8 @@ static enum frame_kind rt_frame_kind(uint32_t id)
 		return FRAME_PHP;
 	case CP_RT_PERL:
 		return FRAME_PERL;
+	case CP_RT_JAVA:
+		return FRAME_JAVA;
 	}
 	return FRAME_PYTHON;
 }

@@ -240,6 +240,7 @@ int record_rt_init(struct record *r)
 	p->on[CP_RT_RUBY] = r->cfg.ruby;
 	p->on[CP_RT_PHP] = r->cfg.php;
 	p->on[CP_RT_PERL] = r->cfg.perl;
+	p->on[CP_RT_JAVA] = r->cfg.java;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
 		if (!runtime_of(id))
 			p->on[id] = false;

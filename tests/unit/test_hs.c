@@ -46,8 +46,8 @@ static void test_jvm(void **state)
 	if (system("command -v java >/dev/null 2>&1"))
 		cp_skip("java is missing (make deps: openjdk-17-jdk-headless)");
 	snprintf(cp, sizeof(cp), "%s/java", fix ? fix : "build/rel/fixtures");
-	pid = interp_start((const char *const[]){"java", "-cp", cp, "cpfix.Tree", "20000", NULL}, &f,
-			   line, sizeof(line));
+	pid = interp_start((const char *const[]){"java", "-cp", cp, "cpfix.Tree", "20000", NULL},
+			   &f, line, sizeof(line));
 	err = attach(pid, &p, why, sizeof(why));
 	interp_stop(pid, f);
 	print_message("HotSpot %u.%u.%u: %u heaps, segments of %u bytes, CodeCache %#llx-%#llx "

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HotSpot's step of the JIT hook (jit_hook.bpf.h) and its namer. A pc in the CodeCache: its
+ * CodeBlob through the heap's segment map, the frame's kind from the blob's name, then
+ * - the interpreter ("Interpreter"): frame-pointer based, the Method* and the saved bcp in the
+ *   frame's fixed slots (hotspot_shared.h CP_HS_IFRAME_*), the caller's sp the saved sender sp;
+ * - compiled code ("nmethod", "native nmethod"): the Method* from the blob, the frame's size
+ *   from the blob (compiled Java code keeps no frame pointer): the caller's sp is sp + size,
+ *   its return address and saved rbp the two words below (the prologue: only the return
+ *   address, or it and rbp, are pushed yet);
+ * - any other blob (the call stub, adapters, runtime stubs): a stub frame named by its blob,
+ *   unwound by its frame size, by its frame pointer when it has no size (StubRoutines), or as
+ *   a bare return address ("vtable chunks").
+ * Facts: ../shared/design/runtimes.md 3 (OTel's hotspot_tracer.ebpf.c; HotSpot frame_x86.hpp).
+ */
+#ifndef CPUPROF_HOTSPOT_STEP_BPF_H
+#define CPUPROF_HOTSPOT_STEP_BPF_H
+
+/* The CodeBlob holding pc, or 0 (in no heap, a free segment, a map that does not end). */
+static __always_inline __u64 hs_blob(const struct cp_hs_proc *p, __u64 pc)
+{
+	const struct cp_hs_heap *h;
+	__u32 shift = p->seg_shift & 31, n = p->n_heaps;
+	__u64 seg;
+	__u8 tag = CP_HS_SEG_FREE;
+	int hi = -1;
+
+#pragma unroll
+	for (int i = 0; i < CP_HS_HEAPS; i++)
+		if (hi < 0 && i < (int)n && pc >= p->heaps[i].low && pc < p->heaps[i].high)
+			hi = i;
+	if (hi < 0)
+		return 0;
+	h = &p->heaps[hi & (CP_HS_HEAPS - 1)];
+	seg = (pc - h->low) >> shift;
+	for (int i = 0; i < CP_HS_SEGMAP_HOPS; i++) {
+		if (bpf_probe_read_user(&tag, 1, (void *)(h->segmap + seg)))
+			return 0;
+		/* 0: the block's first segment; else the distance back towards it */
+		if (tag == 0 || tag == CP_HS_SEG_FREE || tag > seg)
+			break;
+		seg -= tag;
+	}
+	if (tag != 0)
+		return 0;
+	return h->low + (seg << shift) + p->off.heapblock_size;
+}
+
+/* What the step reads of a blob. */
+struct hs_blob_info {
+	__u64 name, begin;
+	__s32 size, complete; /* frame size in words; prologue's end from begin */
+	char tag[4];	      /* the name's first bytes */
+};
+
+static __always_inline int hs_blob_read(const struct cp_hs_proc *p, __u64 blob,
+					struct hs_blob_info *b)
+{
+	if (bpf_probe_read_user(&b->name, 8, (void *)(blob + p->off.cb_name)) ||
+	    bpf_probe_read_user(&b->begin, 8, (void *)(blob + p->off.cb_code_begin)) ||
+	    bpf_probe_read_user(&b->size, 4, (void *)(blob + p->off.cb_frame_size)) ||
+	    bpf_probe_read_user(&b->complete, 4, (void *)(blob + p->off.cb_frame_complete)) ||
+	    bpf_probe_read_user(b->tag, 4, (void *)b->name))
+		return -1;
+	return 0;
+}
+
+static __always_inline int hs_tag(const struct hs_blob_info *b, char c0, char c1, char c2, char c3)
+{
+	return b->tag[0] == c0 && b->tag[1] == c1 && b->tag[2] == c2 && b->tag[3] == c3;
+}
+
+/* End the walk for reason why (enum cp_hs_end); the native end says the stack was cut. */
+static __always_inline int hs_end(struct cp_ustate *s, __u32 why)
+{
+	s->rt.st.end = (__u16)why;
+	return step_end(s, why == CP_HS_END_READ ? CP_DEND_READ : CP_DEND_NOT_COVERED);
+}
+
+/* An interpreted frame: Method*, bcp, sender sp, caller fp and return address from fp. */
+static __always_inline int hs_interp(struct cp_ustate *s, const struct cp_hs_proc *p)
+{
+	__u64 fp = s->bp, w[10], cm, bci = ~0u;
+
+	if (fp < s->sp || fp - s->sp > CP_HS_IFRAME_MAX || (fp & 7))
+		return hs_end(s, CP_HS_END_BAD_FP);
+	/* the slots -8 .. +1 from fp */
+	if (bpf_probe_read_user(w, sizeof(w), (void *)(fp + 8 * CP_HS_IFRAME_BCP)))
+		return hs_end(s, CP_HS_END_READ);
+	cm = rt_ptr(w[CP_HS_IFRAME_METHOD - CP_HS_IFRAME_BCP] + p->off.method_const);
+	/* the bytecodes follow the ConstMethod: the bcp's offset in them is the bci */
+	if (cm && w[0] >= cm + p->off.cmethod_size && w[0] - cm - p->off.cmethod_size < 0xffff)
+		bci = w[0] - cm - p->off.cmethod_size;
+	jit_push(s, w[CP_HS_IFRAME_METHOD - CP_HS_IFRAME_BCP], (__u32)bci, CP_HS_FRAME_INTERP);
+	jit_done(s);
+	return jit_caller(s, w[9], w[CP_HS_IFRAME_SENDER_SP - CP_HS_IFRAME_BCP], w[8]);
+}
+
+/*
+ * A frame of size words at sp (the return address its last word, the caller's rbp the one
+ * below): the caller. In the leaf before the prologue's end, only the return address (or it
+ * and rbp, in its last 4 bytes: OTel's rule) is on the stack yet.
+ */
+static __always_inline int hs_sized(struct cp_ustate *s, const struct hs_blob_info *b, __u64 look)
+{
+	__u64 sp = s->sp, w[2];
+	__s64 size = (__s64)b->size * 8;
+
+	if (s->exact && look < b->begin + (__u64)(__s64)b->complete)
+		size = look + 4 >= b->begin + (__u64)(__s64)b->complete ? 16 : 8;
+	if (size < 8 || size > CP_FP_MAX_FRAME)
+		return hs_end(s, CP_HS_END_READ);
+	if (size == 8) {
+		if (bpf_probe_read_user(&w[1], 8, (void *)sp))
+			return hs_end(s, CP_HS_END_READ);
+		return jit_caller(s, w[1], sp + 8, s->bp);
+	}
+	if (bpf_probe_read_user(w, sizeof(w), (void *)(sp + size - 16)))
+		return hs_end(s, CP_HS_END_READ);
+	return jit_caller(s, w[1], sp + size, w[0]);
+}
+
+/* A frame with a frame pointer and no size (the call stub): the caller from rbp. */
+static __always_inline int hs_fp(struct cp_ustate *s)
+{
+	__u64 fp = s->bp, w[2];
+
+	if (fp < s->sp || fp - s->sp > CP_FP_MAX_FRAME || (fp & 7))
+		return hs_end(s, CP_HS_END_BAD_FP);
+	if (bpf_probe_read_user(w, sizeof(w), (void *)fp))
+		return hs_end(s, CP_HS_END_READ);
+	return jit_caller(s, w[1], fp + 16, w[0]);
+}
+
+__noinline int cp_hs_step(struct cp_ustate *s, const struct cp_hs_proc *p, __u64 look)
+{
+	struct hs_blob_info b = {};
+	__u64 blob;
+
+	if (!s || !p)
+		return STEP_END;
+	blob = hs_blob(p, look);
+	if (!blob)
+		return hs_end(s, CP_HS_END_NO_BLOB);
+	if (hs_blob_read(p, blob, &b))
+		return hs_end(s, CP_HS_END_READ);
+	if (hs_tag(&b, 'I', 'n', 't', 'e'))
+		return hs_interp(s, p);
+	if (hs_tag(&b, 'n', 'm', 'e', 't') || hs_tag(&b, 'n', 'a', 't', 'i')) {
+		jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u,
+			 b.tag[1] == 'a' ? CP_HS_FRAME_NATIVE : CP_HS_FRAME_COMPILED);
+		jit_done(s);
+		return hs_sized(s, &b, look);
+	}
+	jit_push(s, blob, ~0u, CP_HS_FRAME_STUB);
+	jit_done(s);
+	if (hs_tag(&b, 'v', 't', 'a', 'b'))
+		b.size = 1; /* vtable chunks: a bare return address (OTel) */
+	return b.size > 0 ? hs_sized(s, &b, look) : hs_fp(s);
+}
+
+/* ---- names --------------------------------------------------------------------------------- */
+
+/* The Symbol at sym: its bytes (at most max) to buf; their number, or -1. */
+static __always_inline int hs_sym(const struct cp_hs_proc *p, __u64 sym, char *buf, __u32 max)
+{
+	__u16 len = 0;
+
+	if (!sym || bpf_probe_read_user(&len, 2, (void *)(sym + p->off.sym_length)))
+		return -1;
+	if (len > max)
+		len = (__u16)max;
+	if (len && bpf_probe_read_user(buf, len, (void *)(sym + p->off.sym_body)))
+		return -1;
+	return len;
+}
+
+/* The class part of a name at most; the method's the rest (less the '.'). */
+#define CP_HS_CLASS_MAX	 80
+#define CP_HS_METHOD_MAX (CP_RT_NAME_LEN - CP_HS_CLASS_MAX - 2)
+
+/* Entry i of constant pool cp: a Symbol* (the low bit is a tag). */
+static __always_inline __u64 hs_cp_entry(const struct cp_hs_proc *p, __u64 cp, __u16 i)
+{
+	return rt_ptr(cp + p->off.cpool_size + 8 * (__u64)i) & ~1ull;
+}
+
+/* "pkg.Class.method" and the source file of Method* m (HotSpot writes pkg/Class). */
+static __always_inline void hs_name_method(const struct cp_hs_proc *p, __u64 m,
+					   struct cp_rt_name *n)
+{
+	__u64 cm = rt_ptr(m + p->off.method_const), cp, klass;
+	__u16 ni = 0, si = 0;
+	int kl, ml, off;
+
+	cp = cm ? rt_ptr(cm + p->off.cmethod_constants) : 0;
+	klass = cp ? rt_ptr(cp + p->off.cpool_holder) : 0;
+	if (!klass || bpf_probe_read_user(&ni, 2, (void *)(cm + p->off.cmethod_name)))
+		return;
+	kl = hs_sym(p, rt_ptr(klass + p->off.klass_name), n->name, CP_HS_CLASS_MAX);
+	if (kl < 0)
+		return;
+	for (int i = 0; i < CP_HS_CLASS_MAX; i++)
+		if (i < kl && n->name[i] == '/')
+			n->name[i] = '.';
+	off = kl & (CP_RT_NAME_LEN - 1);
+	if (off > CP_HS_CLASS_MAX)
+		off = CP_HS_CLASS_MAX;
+	n->name[off] = '.';
+	off++;
+	ml = hs_sym(p, hs_cp_entry(p, cp, ni), n->name + off, CP_HS_METHOD_MAX);
+	if (ml < 0)
+		return;
+	n->flags |= CP_RT_NAME_OK;
+	if (!p->off.cpool_source ||
+	    bpf_probe_read_user(&si, 2, (void *)(cp + p->off.cpool_source)) || !si)
+		return;
+	if (hs_sym(p, hs_cp_entry(p, cp, si), n->file, CP_RT_FILE_LEN - 1) > 0)
+		n->flags |= CP_RT_FILE_OK;
+}
+
+static __always_inline void cp_hs_name(const struct cp_hs_proc *p, const struct cp_rt_frame *f,
+				       struct cp_rt_name *n)
+{
+	__u64 name;
+
+	if (f->kind != CP_HS_FRAME_STUB) {
+		hs_name_method(p, f->ptr, n);
+		return;
+	}
+	/* a stub: its blob's name, a C string of the VM ("StubRoutines (1)") */
+	name = rt_ptr(f->ptr + p->off.cb_name);
+	n->name[0] = '[';
+	if (name && bpf_probe_read_user_str(n->name + 1, CP_RT_NAME_LEN - 2, (void *)name) > 1) {
+		n->flags |= CP_RT_NAME_OK;
+		for (int i = 1; i < CP_RT_NAME_LEN - 1; i++) {
+			if (!n->name[i]) {
+				n->name[i] = ']';
+				break;
+			}
+		}
+	}
+}
+
+/* The stamp of a frame's code: a method's ConstMethod*, a blob's name pointer. */
+static __always_inline __u64 cp_hs_stamp(const struct cp_hs_proc *p, const struct cp_rt_frame *f)
+{
+	return rt_ptr(f->ptr +
+		      (f->kind == CP_HS_FRAME_STUB ? p->off.cb_name : p->off.method_const));
+}
+
+#endif
