@@ -120,6 +120,90 @@ static __always_inline int hs_sized(struct cp_ustate *s, const struct hs_blob_in
 	return jit_caller(s, w[1], sp + size, w[0]);
 }
 
+/* A compressed int at buf[*at] (16 bytes); -1 when it runs past them. */
+static __always_inline __s64 hs_u5(const __u8 *buf, __u32 *at, __u32 excluded)
+{
+	__u64 sum = 0;
+	__u32 i = *at, b;
+
+	for (int k = 0; k < 5; k++) {
+		if (i >= 16)
+			return -1;
+		b = buf[i & 15];
+		i++;
+		if (b < excluded)
+			return -1;
+		b -= excluded;
+		sum += (__u64)b << (6 * k);
+		if (b < CP_HS_U5_LOW - excluded || k == 4)
+			break;
+	}
+	*at = i;
+	return (__s64)sum;
+}
+
+/*
+ * The methods compiled into nmethod blob at the frame's pc, innermost first (inlined ones
+ * flagged), from its debug information; the number pushed.
+ */
+static __always_inline int hs_scopes(struct cp_ustate *s, const struct cp_hs_proc *p, __u64 blob,
+				     const struct hs_blob_info *b)
+{
+	const struct cp_hs_offsets *o = &p->off;
+	__s32 meta = 0, pcs = 0, deps = 0, off, scope = 0, delta;
+	__u32 size = o->pcdesc_size, lo = 0, hi, mid, at;
+	__s64 sender, idx, bci;
+	__u64 data = 0, m;
+	__u8 buf[16];
+	int pushed = 0;
+
+	if (!o->scopes || !size || s->pc < b->begin || s->pc - b->begin > 0x7fffffff ||
+	    bpf_probe_read_user(&meta, 4, (void *)(blob + o->nm_metadata)) ||
+	    bpf_probe_read_user(&pcs, 4, (void *)(blob + o->nm_scopes_pcs)) ||
+	    bpf_probe_read_user(&deps, 4, (void *)(blob + o->nm_deps)) ||
+	    bpf_probe_read_user(&data, 8, (void *)(blob + o->cm_scopes_data)) || !data ||
+	    pcs <= 0 || deps <= pcs || meta <= 0)
+		return 0;
+	delta = (__s32)(s->pc - b->begin);
+	hi = (__u32)(deps - pcs) / size;
+	/* the last PcDesc at or before the pc (a return address has its own) */
+	for (int i = 0; i < CP_HS_PCDESC_STEPS && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		off = 0;
+		if (bpf_probe_read_user(&off, 4,
+					(void *)(blob + pcs + (__u64)mid * size + o->pcdesc_pc)))
+			return 0;
+		if (off <= delta)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || bpf_probe_read_user(&scope, 4, (void *)(blob + pcs + (__u64)(lo - 1) * size +
+							     o->pcdesc_scope)))
+		return 0;
+	for (int i = 0; i < CP_HS_SCOPES && scope > 0; i++) {
+		if (bpf_probe_read_user(buf, sizeof(buf), (void *)(data + (__u64)scope)))
+			break;
+		at = 0;
+		sender = hs_u5(buf, &at, o->u5_excluded);
+		idx = hs_u5(buf, &at, o->u5_excluded);
+		bci = hs_u5(buf, &at, o->u5_excluded);
+		if (sender < 0 || idx <= 0 || bci < 0 || idx > 0xffff)
+			break;
+		m = rt_ptr(blob + (__u64)meta + 8 * (__u64)(idx - 1));
+		if (!m)
+			break;
+		/* the bci is kept + 1 (InvocationEntryBci is -1) */
+		jit_push_inlined(s, m, bci ? (__u32)(bci - 1) : ~0u, CP_HS_FRAME_COMPILED);
+		pushed++;
+		/* the senders' offsets decrease (OTel): the walk ends */
+		if (sender >= scope)
+			break;
+		scope = (__s32)sender;
+	}
+	return pushed;
+}
+
 /* A frame with a frame pointer and no size (the call stub): the caller from rbp. */
 static __always_inline int hs_fp(struct cp_ustate *s)
 {
@@ -146,9 +230,14 @@ __noinline int cp_hs_step(struct cp_ustate *s, const struct cp_hs_proc *p, __u64
 		return hs_end(s, CP_HS_END_READ);
 	if (hs_tag(&b, 'I', 'n', 't', 'e'))
 		return hs_interp(s, p);
-	if (hs_tag(&b, 'n', 'm', 'e', 't') || hs_tag(&b, 'n', 'a', 't', 'i')) {
-		jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u,
-			 b.tag[1] == 'a' ? CP_HS_FRAME_NATIVE : CP_HS_FRAME_COMPILED);
+	if (hs_tag(&b, 'n', 'a', 't', 'i')) {
+		jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u, CP_HS_FRAME_NATIVE);
+		jit_done(s);
+		return hs_sized(s, &b, look);
+	}
+	if (hs_tag(&b, 'n', 'm', 'e', 't')) {
+		if (!hs_scopes(s, p, blob, &b))
+			jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u, CP_HS_FRAME_COMPILED);
 		jit_done(s);
 		return hs_sized(s, &b, look);
 	}

@@ -36,9 +36,22 @@ static __always_inline void jit_push(struct cp_ustate *s, __u64 ptr, __u32 pos, 
 	rt_push(&s->rt.st, ptr, pos, kind, 0);
 }
 
-/* The frames of this native frame are recorded: the last one ends its activation. */
+/* Record a frame inlined into the next one pushed (its caller's code). */
+static __always_inline void jit_push_inlined(struct cp_ustate *s, __u64 ptr, __u32 pos, __u8 kind)
+{
+	rt_push(&s->rt.st, ptr, pos, kind, CP_RT_FF_INLINED);
+}
+
+/*
+ * The frames of this native frame are recorded: the last one is the frame's own (never
+ * inlined) and ends its activation.
+ */
 static __always_inline void jit_done(struct cp_ustate *s)
 {
+	__u32 n = s->rt.st.len;
+
+	if (n && n <= CP_RT_MAX_FRAMES)
+		s->rt.st.frames[(n - 1) & (CP_RT_MAX_FRAMES - 1)].flags &= ~CP_RT_FF_INLINED;
 	rt_mark_entry(&s->rt.st);
 }
 

@@ -102,6 +102,13 @@ enum {
 	W_T_CONSTMETHOD,
 	W_T_CPOOL,
 	W_T_HEAPBLOCK,
+	W_NM_METADATA,
+	W_NM_PCS,
+	W_NM_DEPS,
+	W_CM_SCOPES,
+	W_PCD_PC,
+	W_PCD_SCOPE,
+	W_T_PCDESC,
 	W_MAX,
 };
 
@@ -140,6 +147,13 @@ static void wants_init(struct hs_want *w)
 		[W_T_CONSTMETHOD] = {"ConstMethod", NULL, HS_SIZE, 0, false},
 		[W_T_CPOOL] = {"ConstantPool", NULL, HS_SIZE, 0, false},
 		[W_T_HEAPBLOCK] = {"HeapBlock", NULL, HS_SIZE, 0, false},
+		[W_NM_METADATA] = {"nmethod", "_metadata_offset", HS_OFFSET, 0, false},
+		[W_NM_PCS] = {"nmethod", "_scopes_pcs_offset", HS_OFFSET, 0, false},
+		[W_NM_DEPS] = {"nmethod", "_dependencies_offset", HS_OFFSET, 0, false},
+		[W_CM_SCOPES] = {"CompiledMethod", "_scopes_data_begin", HS_OFFSET, 0, false},
+		[W_PCD_PC] = {"PcDesc", "_pc_offset", HS_OFFSET, 0, false},
+		[W_PCD_SCOPE] = {"PcDesc", "_scope_decode_offset", HS_OFFSET, 0, false},
+		[W_T_PCDESC] = {"PcDesc", NULL, HS_SIZE, 0, false},
 	};
 
 	memcpy(w, init, sizeof(init));
@@ -261,6 +275,31 @@ static int read_tables(pid_t pid, uint64_t bias, const struct hs_object_info *in
 	return 0;
 }
 
+/*
+ * The offsets of a compiled method's debug information, when the description has them all
+ * (JDK 9-22's layout: the scopes data through a pointer in CompiledMethod; later JDKs keep it
+ * elsewhere): inlined frames are shown then.
+ */
+static void take_scopes(const struct hs_want *w, struct cp_hs_offsets *o)
+{
+	static const int need[] = {W_NM_METADATA, W_NM_PCS, W_NM_DEPS,	 W_CM_SCOPES,
+				   W_PCD_PC,	  W_PCD_SCOPE, W_T_PCDESC};
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!w[need[i]].found || w[need[i]].val > 0xffff)
+			return;
+	if (!w[W_T_PCDESC].val)
+		return;
+	o->nm_metadata = (__u16)w[W_NM_METADATA].val;
+	o->nm_scopes_pcs = (__u16)w[W_NM_PCS].val;
+	o->nm_deps = (__u16)w[W_NM_DEPS].val;
+	o->cm_scopes_data = (__u16)w[W_CM_SCOPES].val;
+	o->pcdesc_size = (__u16)w[W_T_PCDESC].val;
+	o->pcdesc_pc = (__u16)w[W_PCD_PC].val;
+	o->pcdesc_scope = (__u16)w[W_PCD_SCOPE].val;
+	o->scopes = 1;
+}
+
 /* The offsets the step needs from w into o: 0, or -ENOTSUP with the first one missing. */
 static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char **missing)
 {
@@ -303,6 +342,7 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 		(__u16)(w[W_SYM_LENGTH].found ? w[W_SYM_LENGTH].val : w[W_SYM_LENREF].val + 2);
 	o->sym_body = (__u16)w[W_SYM_BODY].val;
 	o->heapblock_size = (__u16)w[W_T_HEAPBLOCK].val;
+	take_scopes(w, o);
 	return 0;
 }
 
@@ -395,6 +435,8 @@ int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, stru
 		return -ENOTSUP;
 	}
 	err = take_offsets(w, &out->off, &missing);
+	/* JDK 21 encodes with UNSIGNED5, whose bytes exclude 0 (OTel unsigned5.go) */
+	out->off.u5_excluded = major >= 21;
 	if (err) {
 		snprintf(why, why_size, "HotSpot %u, whose VMStructs lack %s", major, missing);
 		return err;

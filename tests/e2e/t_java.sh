@@ -4,7 +4,8 @@
 # then interpreted only (-Xint). The JIT hook walks the CodeCache's frames (compiled code keeps
 # no frame pointer) and names them java::pkg.Class.method: at least 95 % of the leaf's samples
 # carry the whole Java chain, in order, under the native start of the thread, the heavy share
-# within 0.05 of 3/4. With -XX:+PreserveFramePointer and a perf map each Java frame appears
+# within 0.05 of 3/4. A method the JIT inlined is shown as an inlined frame (the compiled
+# code's debug information at the return address). With -XX:+PreserveFramePointer and a perf map each Java frame appears
 # once, named by the hook, not the map.
 . "$(dirname "$0")/lib.sh"
 require_bpf
@@ -40,4 +41,16 @@ run interpreted -Xint
 run perfmap -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
 dup=$(grep -E 'Tree\.leaf\(int\)' "$TMP/perfmap.folded" | head -1)
 [ -z "$dup" ] || fail "a perf map name beside the hook's: $(echo "$dup" | cut -c1-400)"
+
+# inlining: outer -> middle (inlined into outer) -> inner
+I='java::cpfix\.Inline\.'
+out=$TMP/inline.folded
+expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- java -cp "$FIX/java" cpfix.Inline 3000
+check_folded_grammar "$out"
+inner=$(count "$out" "^java;.*;${I}inner( |;)")
+inl=$(count "$out" "^java;(clone3;start_thread|_start);([^;]*;)*${I}main;${I}run;${I}outer;${I}middle_\\[i\\];${I}inner( |;)")
+note "java inlining: $inner samples in inner, $inl of them under outer;middle_[i]"
+[ "$inner" -ge 500 ] || fail "only $inner samples in inner"
+[ $((10 * inl)) -ge $((8 * inner)) ] ||
+	fail "only $inl of $inner samples have outer;middle_[i];inner: $(grep -E "${I}inner" "$out" | sort -t' ' -k2 -nr | head -2 | sed 's/.*call_helper[^;]*;//')"
 exit 0

@@ -80,6 +80,16 @@ static void test_jvm(void **state)
 	assert_int_equal(p.off.sym_length, 4);
 	assert_int_equal(p.off.sym_body, 6);
 	assert_int_equal(p.off.heapblock_size, 16);
+	/* a compiled method's debug information: inlined frames */
+	assert_int_equal(p.off.scopes, 1);
+	assert_int_equal(p.off.nm_metadata, 260);
+	assert_int_equal(p.off.nm_scopes_pcs, 268);
+	assert_int_equal(p.off.nm_deps, 272);
+	assert_int_equal(p.off.cm_scopes_data, 120);
+	assert_int_equal(p.off.pcdesc_pc, 0);
+	assert_int_equal(p.off.pcdesc_scope, 4);
+	assert_int_equal(p.off.pcdesc_size, 16);
+	assert_int_equal(p.off.u5_excluded, 0);
 }
 
 /* Not a JVM: no libjvm.so among its objects. */
