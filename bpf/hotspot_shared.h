@@ -44,15 +44,15 @@ struct cp_hs_offsets {
 	__u16 sym_body;		 /* Symbol._body: the bytes */
 	__u16 heapblock_size;	 /* sizeof(HeapBlock): the CodeBlob follows its block's header */
 	/* a compiled method's debug information (inlined methods, bcis); scopes 0: not read */
-	__u16 nm_metadata;     /* nmethod._metadata_offset: int, from the nmethod (Metadata*[]) */
-	__u16 nm_scopes_pcs;   /* nmethod._scopes_pcs_offset: int (PcDesc[]) */
-	__u16 nm_deps;	       /* nmethod._dependencies_offset: int, the end of the PcDescs */
-	__u16 cm_scopes_data;  /* CompiledMethod._scopes_data_begin: u8* */
-	__u16 pcdesc_size;     /* sizeof(PcDesc) */
-	__u16 pcdesc_pc;       /* PcDesc._pc_offset: int, from the code's start */
-	__u16 pcdesc_scope;    /* PcDesc._scope_decode_offset: int, into the scopes data */
-	__u8 scopes;	       /* 1: the fields above are there */
-	__u8 u5_excluded;      /* UNSIGNED5's excluded bytes: 0 up to JDK 20, 1 from 21 */
+	__u16 nm_metadata;    /* nmethod._metadata_offset: int, from the nmethod (Metadata*[]) */
+	__u16 nm_scopes_pcs;  /* nmethod._scopes_pcs_offset: int (PcDesc[]) */
+	__u16 nm_deps;	      /* nmethod._dependencies_offset: int, the end of the PcDescs */
+	__u16 cm_scopes_data; /* CompiledMethod._scopes_data_begin: u8* */
+	__u16 pcdesc_size;    /* sizeof(PcDesc) */
+	__u16 pcdesc_pc;      /* PcDesc._pc_offset: int, from the code's start */
+	__u16 pcdesc_scope;   /* PcDesc._scope_decode_offset: int, into the scopes data */
+	__u8 scopes;	      /* 1: the fields above are there */
+	__u8 u5_excluded;     /* UNSIGNED5's excluded bytes: 0 up to JDK 20, 1 from 21 */
 };
 _Static_assert(sizeof(struct cp_hs_offsets) == 48, "cp_hs_offsets layout");
 
@@ -98,11 +98,12 @@ _Static_assert(sizeof(struct cp_hs_proc) <= CP_RT_PROC_DATA, "cp_hs_proc fits cp
 #define CP_HS_U5_LOW 192
 
 /* Frame kinds (cp_rt_frame.kind). */
-#define CP_HS_FRAME_INTERP   1 /* interpreted: ptr its Method*, pos the bci (~0: unknown) */
-#define CP_HS_FRAME_COMPILED 2 /* JIT-compiled (C1/C2 nmethod): ptr its Method*, pos the bci
-				  (~0: unknown); inlined methods flagged CP_RT_FF_INLINED */
-#define CP_HS_FRAME_NATIVE   3 /* a native method's wrapper: ptr its Method* */
-#define CP_HS_FRAME_STUB     4 /* VM-generated code (call stub, adapters...): ptr its CodeBlob */
+#define CP_HS_FRAME_INTERP 1 /* interpreted: ptr its Method*, pos the bci (~0: unknown) */
+#define CP_HS_FRAME_COMPILED                                                               \
+	2		     /* JIT-compiled (C1/C2 nmethod): ptr its Method*, pos the bci \
+				(~0: unknown); inlined methods flagged CP_RT_FF_INLINED */
+#define CP_HS_FRAME_NATIVE 3 /* a native method's wrapper: ptr its Method* */
+#define CP_HS_FRAME_STUB   4 /* VM-generated code (call stub, adapters...): ptr its CodeBlob */
 
 /* How the HotSpot frames of a sample ended (cp_rt_stack.end), counted per reason. */
 enum cp_hs_end {

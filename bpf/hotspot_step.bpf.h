@@ -178,8 +178,9 @@ static __always_inline int hs_scopes(struct cp_ustate *s, const struct cp_hs_pro
 		else
 			hi = mid;
 	}
-	if (!lo || bpf_probe_read_user(&scope, 4, (void *)(blob + pcs + (__u64)(lo - 1) * size +
-							     o->pcdesc_scope)))
+	if (!lo ||
+	    bpf_probe_read_user(&scope, 4,
+				(void *)(blob + pcs + (__u64)(lo - 1) * size + o->pcdesc_scope)))
 		return 0;
 	for (int i = 0; i < CP_HS_SCOPES && scope > 0; i++) {
 		if (bpf_probe_read_user(buf, sizeof(buf), (void *)(data + (__u64)scope)))

@@ -282,7 +282,7 @@ static int read_tables(pid_t pid, uint64_t bias, const struct hs_object_info *in
  */
 static void take_scopes(const struct hs_want *w, struct cp_hs_offsets *o)
 {
-	static const int need[] = {W_NM_METADATA, W_NM_PCS, W_NM_DEPS,	 W_CM_SCOPES,
+	static const int need[] = {W_NM_METADATA, W_NM_PCS,    W_NM_DEPS, W_CM_SCOPES,
 				   W_PCD_PC,	  W_PCD_SCOPE, W_T_PCDESC};
 
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
