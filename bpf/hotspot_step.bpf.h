@@ -3,7 +3,8 @@
  * HotSpot's step of the JIT hook (jit_hook.bpf.h) and its namer. A pc in the CodeCache: its
  * CodeBlob through the heap's segment map, the frame's kind from the blob's name, then
  * - the interpreter ("Interpreter"): frame-pointer based, the Method* and the saved bcp in the
- *   frame's fixed slots (hotspot_shared.h CP_HS_IFRAME_*), the caller's sp the saved sender sp;
+ *   frame's fixed slots (hotspot_shared.h CP_HS_IFRAME_*; the leaf's bcp is in r13), the
+ *   caller's sp the saved sender sp;
  * - compiled code ("nmethod", "native nmethod"): the Method* from the blob, the frame's size
  *   from the blob (compiled Java code keeps no frame pointer): the caller's sp is sp + size,
  *   its return address and saved rbp the two words below (the prologue: only the return
@@ -87,6 +88,9 @@ static __always_inline int hs_interp(struct cp_ustate *s, const struct cp_hs_pro
 	/* the slots -8 .. +1 from fp */
 	if (bpf_probe_read_user(w, sizeof(w), (void *)(fp + 8 * CP_HS_IFRAME_BCP)))
 		return hs_end(s, CP_HS_END_READ);
+	/* the leaf runs with its bcp in r13, the slot is written at calls (OTel) */
+	if (s->st.len == 1 && s->exact)
+		w[0] = s->r13;
 	cm = rt_ptr(w[CP_HS_IFRAME_METHOD - CP_HS_IFRAME_BCP] + p->off.method_const);
 	/* the bytecodes follow the ConstMethod: the bcp's offset in them is the bci */
 	if (cm && w[0] >= cm + p->off.cmethod_size && w[0] - cm - p->off.cmethod_size < 0xffff)

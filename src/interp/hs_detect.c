@@ -109,6 +109,8 @@ enum {
 	W_PCD_PC,
 	W_PCD_SCOPE,
 	W_T_PCDESC,
+	W_CM_FLAGS,
+	W_CM_CODE_SIZE,
 	W_MAX,
 };
 
@@ -154,6 +156,8 @@ static void wants_init(struct hs_want *w)
 		[W_PCD_PC] = {"PcDesc", "_pc_offset", HS_OFFSET, 0, false},
 		[W_PCD_SCOPE] = {"PcDesc", "_scope_decode_offset", HS_OFFSET, 0, false},
 		[W_T_PCDESC] = {"PcDesc", NULL, HS_SIZE, 0, false},
+		[W_CM_FLAGS] = {"ConstMethod", "_flags", HS_OFFSET, 0, false},
+		[W_CM_CODE_SIZE] = {"ConstMethod", "_code_size", HS_OFFSET, 0, false},
 	};
 
 	memcpy(w, init, sizeof(init));
@@ -411,7 +415,7 @@ static uint32_t read_version(pid_t pid, const struct hs_want *w)
 }
 
 int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, struct cp_hs_proc *out,
-	       char *why, size_t why_size)
+	       struct hs_line_offsets *lines, char *why, size_t why_size)
 {
 	struct hs_want w[W_MAX];
 	struct hs_table s, t;
@@ -437,6 +441,13 @@ int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, stru
 	err = take_offsets(w, &out->off, &missing);
 	/* JDK 21 encodes with UNSIGNED5, whose bytes exclude 0 (OTel unsigned5.go) */
 	out->off.u5_excluded = major >= 21;
+	if (lines) {
+		/* JDK 21 made _flags a ConstMethodFlags: its layout is not known here */
+		lines->ok = w[W_CM_FLAGS].found && w[W_CM_CODE_SIZE].found && major <= 20 &&
+			    w[W_CM_FLAGS].val < 0xffff && w[W_CM_CODE_SIZE].val < 0xffff;
+		lines->cm_flags = (uint16_t)w[W_CM_FLAGS].val;
+		lines->cm_code_size = (uint16_t)w[W_CM_CODE_SIZE].val;
+	}
 	if (err) {
 		snprintf(why, why_size, "HotSpot %u, whose VMStructs lack %s", major, missing);
 		return err;
@@ -456,8 +467,8 @@ static int detect_jvm(int fd, const char *name, void *info)
 }
 
 int hs_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-		      struct interp_plain *plain, struct cp_hs_proc *out, char *why,
-		      size_t why_size)
+		      struct interp_plain *plain, struct cp_hs_proc *out,
+		      struct hs_line_offsets *lines, char *why, size_t why_size)
 {
 	struct hs_object_info info;
 	struct interp_found at;
@@ -467,7 +478,7 @@ int hs_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	err = interp_find(ps, pid, gen, plain, detect_jvm, &info, sizeof(info), &at);
 	if (err)
 		return err;
-	err = hs_read_vm((pid_t)pid, at.bias, &info, out, why, why_size);
+	err = hs_read_vm((pid_t)pid, at.bias, &info, out, lines, why, why_size);
 	out->gen = gen;
 	return err;
 }

@@ -42,6 +42,21 @@ run perfmap -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPe
 dup=$(grep -E 'Tree\.leaf\(int\)' "$TMP/perfmap.folded" | head -1)
 [ -z "$dup" ] || fail "a perf map name beside the hook's: $(echo "$dup" | cut -c1-400)"
 
+# lines (--lines): the callers' at their call, the leaf's in its loop when interpreted
+for mode in jit interpreted; do
+	out=$TMP/lines_$mode.folded
+	opt=; [ $mode = interpreted ] && opt=-Xint
+	expect_status 0 "$CPUPROF" record -F 499 --lines -o "$out" -- java $opt -cp "$FIX/java" cpfix.Tree 2500
+	leaves=$(count "$out" "${T}leaf( \\(Tree\\.java:[0-9]+\\))?( |;)")
+	ok=$(count "$out" "${T}main \\(Tree\\.java:119\\);${T}run \\(Tree\\.java:11[34]\\);${T}(heavy \\(Tree\\.java:49\\)|light \\(Tree\\.java:79\\));${T}leaf")
+	leafl=$(count "$out" "${T}leaf \\(Tree\\.java:1[78]\\)( |;)")
+	note "java lines ($mode): $leaves leaf samples, $ok with the callers' lines, $leafl with the leaf's"
+	[ $((100 * ok)) -ge $((95 * leaves)) ] ||
+		fail "lines ($mode): only $ok of $leaves with main:119;run:113/114;heavy:49|light:79: $(grep -E "${T}leaf" "$out" | sort -t' ' -k2 -nr | head -2 | sed 's/.*call_helper[^;]*;//')"
+	[ $mode = jit ] || [ $((100 * leafl)) -ge $((95 * leaves)) ] ||
+		fail "lines ($mode): only $leafl of $leaves leaf samples on lines 17-18"
+done
+
 # inlining: outer -> middle (inlined into outer) -> inner
 I='java::cpfix\.Inline\.'
 out=$TMP/inline.folded
