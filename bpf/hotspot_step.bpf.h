@@ -11,7 +11,8 @@
  *   address, or it and rbp, are pushed yet);
  * - any other blob (the call stub, adapters, runtime stubs): a stub frame named by its blob,
  *   unwound by its frame size, by its frame pointer when it has no size (StubRoutines), or as
- *   a bare return address ("vtable chunks").
+ *   a bare return address ("vtable chunks", "I2C/C2I adapters");
+ * - the innermost compiled frame in its epilogue, its frame released: by the code at its pc.
  * Facts: ../shared/design/runtimes.md 3 (OTel's hotspot_tracer.ebpf.c; HotSpot frame_x86.hpp).
  */
 #ifndef CPUPROF_HOTSPOT_STEP_BPF_H
@@ -101,6 +102,35 @@ static __always_inline int hs_interp(struct cp_ustate *s, const struct cp_hs_pro
 }
 
 /*
+ * The innermost compiled frame stopped in its epilogue, after its frame is released (x86-64
+ * C1/C2 epilogue, JDK 17: "add $size, %rsp; pop %rbp; cmp 0x...(%r15), %rsp; ja <poll stub>;
+ * ret", or the older poll "test %eax, (%r10); ret"): at "pop %rbp" rbp and the return address
+ * are on the stack, past it the return address alone. w: 16 bytes of code at the pc. 1 when
+ * the pc is at one of these, with *ra_at the stack offset of the return address, *rbp_at that
+ * of the saved rbp (-1: rbp holds the caller's already).
+ */
+static __always_inline int hs_epilogue(const __u8 *w, int *ra_at, int *rbp_at)
+{
+	*rbp_at = -1;
+	*ra_at = 0;
+	if (w[0] == 0xc3)
+		return 1;
+	if (w[0] == 0x5d && (w[1] == 0xc3 || (w[1] == 0x49 && w[2] == 0x3b && w[8] == 0x0f &&
+					      w[9] == 0x87 && w[14] == 0xc3))) {
+		*rbp_at = 0;
+		*ra_at = 8;
+		return 1;
+	}
+	/* cmp disp32(%r15), %rsp; ja rel32; ret */
+	if (w[0] == 0x49 && w[1] == 0x3b && w[7] == 0x0f && w[8] == 0x87 && w[13] == 0xc3)
+		return 1;
+	if (w[0] == 0x0f && w[1] == 0x87 && w[6] == 0xc3)
+		return 1;
+	/* test %eax, (%r10); ret */
+	return w[0] == 0x41 && w[1] == 0x85 && w[2] == 0x02 && w[3] == 0xc3;
+}
+
+/*
  * A frame of size words at sp (the return address its last word, the caller's rbp the one
  * below): the caller. In the leaf before the prologue's end, only the return address (or it
  * and rbp, in its last 4 bytes: OTel's rule) is on the stack yet.
@@ -110,8 +140,18 @@ static __always_inline int hs_sized(struct cp_ustate *s, const struct hs_blob_in
 	__u64 sp = s->sp, w[2];
 	__s64 size = (__s64)b->size * 8;
 
+	__u8 code[16];
+	int ra_at, rbp_at;
+
 	if (s->exact && look < b->begin + (__u64)(__s64)b->complete)
 		size = look + 4 >= b->begin + (__u64)(__s64)b->complete ? 16 : 8;
+	else if (s->exact && s->st.len == 1 &&
+		 !bpf_probe_read_user(code, sizeof(code), (void *)look) &&
+		 hs_epilogue(code, &ra_at, &rbp_at)) {
+		if (bpf_probe_read_user(w, sizeof(w), (void *)sp))
+			return hs_end(s, CP_HS_END_READ);
+		return jit_caller(s, ra_at ? w[1] : w[0], sp + ra_at + 8, rbp_at ? s->bp : w[0]);
+	}
 	if (size < 8 || size > CP_FP_MAX_FRAME)
 		return hs_end(s, CP_HS_END_READ);
 	if (size == 8) {
@@ -248,8 +288,9 @@ __noinline int cp_hs_step(struct cp_ustate *s, const struct cp_hs_proc *p, __u64
 	}
 	jit_push(s, blob, ~0u, CP_HS_FRAME_STUB);
 	jit_done(s);
-	if (hs_tag(&b, 'v', 't', 'a', 'b'))
-		b.size = 1; /* vtable chunks: a bare return address (OTel) */
+	/* vtable chunks (OTel), and the I2C/C2I adapters, which jump on: a bare return address */
+	if (hs_tag(&b, 'v', 't', 'a', 'b') || hs_tag(&b, 'I', '2', 'C', '/'))
+		b.size = 1;
 	return b.size > 0 ? hs_sized(s, &b, look) : hs_fp(s);
 }
 
