@@ -165,6 +165,7 @@ int hs_name_frame(pid_t pid, const struct cp_hs_proc *p, const struct hs_line_of
 	err = err ?: read_symbol(pid, o, msym & ~1ull, meth, sizeof(meth));
 	if (err)
 		return err;
+	/* packages with '.' (a hidden class keeps its "+0x..." suffix, as the JVM names it) */
 	for (char *c = cls; *c; c++)
 		if (*c == '/')
 			*c = '.';

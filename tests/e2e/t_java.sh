@@ -57,14 +57,16 @@ for mode in jit interpreted; do
 		fail "lines ($mode): only $leafl of $leaves leaf samples on lines 17-18"
 done
 
-# inlining: outer -> middle (inlined into outer) -> inner
+# inlining: outer -> middle (inlined into outer) -> inner, outer called through a hidden class
 I='java::cpfix\.Inline\.'
 out=$TMP/inline.folded
 expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- java -cp "$FIX/java" cpfix.Inline 3000
 check_folded_grammar "$out"
 inner=$(count "$out" "^java;.*;${I}inner( |;)")
-inl=$(count "$out" "^java;(clone3;start_thread|_start);([^;]*;)*${I}main;${I}run;${I}outer;${I}middle_\\[i\\];${I}inner( |;)")
-note "java inlining: $inner samples in inner, $inl of them under outer;middle_[i]"
+# the method reference's hidden class as the JVM names it (cpfix.Inline$$Lambda$1+0x...)
+lambda='java::cpfix\.Inline\$\$Lambda\$[0-9]+\+0x[0-9a-f]+\.run(_\[i\])?'
+inl=$(count "$out" "^java;(clone3;start_thread|_start);([^;]*;)*${I}main;${I}run;$lambda;${I}outer;${I}middle_\\[i\\];${I}inner( |;)")
+note "java inlining: $inner samples in inner, $inl of them under a hidden class's run;outer;middle_[i]"
 [ "$inner" -ge 500 ] || fail "only $inner samples in inner"
 [ $((10 * inl)) -ge $((8 * inner)) ] ||
 	fail "only $inl of $inner samples have outer;middle_[i];inner: $(grep -E "${I}inner" "$out" | sort -t' ' -k2 -nr | head -2 | sed 's/.*call_helper[^;]*;//')"
