@@ -80,6 +80,8 @@ _Static_assert(sizeof(struct cp_hs_proc) <= CP_RT_PROC_DATA, "cp_hs_proc fits cp
 #define CP_HS_IFRAME_BCP       (-8)
 /* an interpreter frame's fp lies this close above its sp (OTel's bound) */
 #define CP_HS_IFRAME_MAX 0x1000
+/* a CodeBlob's fields the step reads (and an nmethod's Method*) lie in its first bytes */
+#define CP_HS_BLOB_HEAD 128
 /* segment map hops at most from a pc's segment to its block's first (0xff: a free segment) */
 #define CP_HS_SEGMAP_HOPS 16
 #define CP_HS_SEG_FREE	  0xff

@@ -51,18 +51,26 @@ static __always_inline __u64 hs_blob(const struct cp_hs_proc *p, __u64 pc)
 /* What the step reads of a blob. */
 struct hs_blob_info {
 	__u64 name, begin;
+	__u64 method;	      /* an nmethod's Method* (else what lies there) */
 	__s32 size, complete; /* frame size in words; prologue's end from begin */
 	char tag[4];	      /* the name's first bytes */
 };
 
+/* The blob's header in one read (its fields lie in the first CP_HS_BLOB_HEAD bytes: attach). */
 static __always_inline int hs_blob_read(const struct cp_hs_proc *p, __u64 blob,
 					struct hs_blob_info *b)
 {
-	if (bpf_probe_read_user(&b->name, 8, (void *)(blob + p->off.cb_name)) ||
-	    bpf_probe_read_user(&b->begin, 8, (void *)(blob + p->off.cb_code_begin)) ||
-	    bpf_probe_read_user(&b->size, 4, (void *)(blob + p->off.cb_frame_size)) ||
-	    bpf_probe_read_user(&b->complete, 4, (void *)(blob + p->off.cb_frame_complete)) ||
-	    bpf_probe_read_user(b->tag, 4, (void *)b->name))
+	__u64 h[CP_HS_BLOB_HEAD / 8];
+	const struct cp_hs_offsets *o = &p->off;
+
+	if (bpf_probe_read_user(h, sizeof(h), (void *)blob))
+		return -1;
+	b->name = rt_buf_le(h, sizeof(h), o->cb_name, 8);
+	b->begin = rt_buf_le(h, sizeof(h), o->cb_code_begin, 8);
+	b->method = rt_buf_le(h, sizeof(h), o->cm_method, 8);
+	b->size = (__s32)rt_buf_le(h, sizeof(h), o->cb_frame_size, 4);
+	b->complete = (__s32)rt_buf_le(h, sizeof(h), o->cb_frame_complete, 4);
+	if (bpf_probe_read_user(b->tag, 4, (void *)b->name))
 		return -1;
 	return 0;
 }
@@ -276,13 +284,13 @@ __noinline int cp_hs_step(struct cp_ustate *s, const struct cp_hs_proc *p, __u64
 	if (hs_tag(&b, 'I', 'n', 't', 'e'))
 		return hs_interp(s, p);
 	if (hs_tag(&b, 'n', 'a', 't', 'i')) {
-		jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u, CP_HS_FRAME_NATIVE);
+		jit_push(s, b.method, ~0u, CP_HS_FRAME_NATIVE);
 		jit_done(s);
 		return hs_sized(s, &b, look);
 	}
 	if (hs_tag(&b, 'n', 'm', 'e', 't')) {
 		if (!hs_scopes(s, p, blob, &b))
-			jit_push(s, rt_ptr(blob + p->off.cm_method), ~0u, CP_HS_FRAME_COMPILED);
+			jit_push(s, b.method, ~0u, CP_HS_FRAME_COMPILED);
 		jit_done(s);
 		return hs_sized(s, &b, look);
 	}

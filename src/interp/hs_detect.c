@@ -327,6 +327,13 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 		*missing = "Symbol::_length";
 		return -ENOTSUP;
 	}
+	/* the step reads a blob's header at once (bpf/hotspot_step.bpf.h) */
+	for (int f = W_CB_NAME; f <= W_NM_METHOD; f++) {
+		if (w[f].found && w[f].val + 8 > CP_HS_BLOB_HEAD) {
+			*missing = "CodeBlob fields within its first 128 bytes";
+			return -ENOTSUP;
+		}
+	}
 	o->cb_name = (__u16)w[W_CB_NAME].val;
 	o->cb_frame_complete = (__u16)w[W_CB_COMPLETE].val;
 	o->cb_frame_size = (__u16)w[W_CB_SIZE].val;

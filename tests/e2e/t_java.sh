@@ -5,8 +5,9 @@
 # no frame pointer) and names them java::pkg.Class.method: at least 95 % of the leaf's samples
 # carry the whole Java chain, in order, under the native start of the thread, the heavy share
 # within 0.05 of 3/4. A method the JIT inlined is shown as an inlined frame (the compiled
-# code's debug information at the return address). With -XX:+PreserveFramePointer and a perf map each Java frame appears
-# once, named by the hook, not the map.
+# code's debug information at the return address), lines come from the bci. With
+# -XX:+PreserveFramePointer and a perf map each Java frame appears once, named by the hook (the
+# map names only what ran before the JVM was attached, its first milliseconds).
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
@@ -39,8 +40,13 @@ run jit
 run interpreted -Xint
 # a perf map as well: the hook's names, each frame once
 run perfmap -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
-dup=$(grep -E 'Tree\.leaf\(int\)' "$TMP/perfmap.folded" | head -1)
+dup=$(grep -E 'Tree\.leaf\(int\).*java::cpfix|java::cpfix.*Tree\.leaf\(int\)' "$TMP/perfmap.folded" | head -1)
 [ -z "$dup" ] || fail "a perf map name beside the hook's: $(echo "$dup" | cut -c1-400)"
+# the map names only what ran before the JVM was attached (its first few milliseconds)
+mapped=$(count "$TMP/perfmap.folded" 'Tree\.leaf\(int\)')
+leaves=$(count "$TMP/perfmap.folded" "${T}leaf( |;)")
+note "java perfmap: $mapped leaf samples named from the map (before the JVM was attached)"
+[ $((20 * mapped)) -le "$leaves" ] || fail "$mapped leaf samples named from the perf map, against $leaves by the hook"
 
 # lines (--lines): the callers' at their call, the leaf's in its loop when interpreted
 for mode in jit interpreted; do
