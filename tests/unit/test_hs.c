@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include "cmocka_inc.h"
 #include "interp_fixture.h"
 #include "interp/hs_detect.h"
@@ -48,6 +49,9 @@ static void test_jvm(void **state)
 	(void)state;
 	if (system("command -v java >/dev/null 2>&1"))
 		cp_skip("java is missing (make deps: openjdk-17-jdk-headless)");
+	snprintf(cp, sizeof(cp), "%s/java/cpfix/Tree.class", fix ? fix : "build/rel/fixtures");
+	if (access(cp, R_OK))
+		cp_skip("no Tree.class (make fixtures needs javac: openjdk-17-jdk-headless)");
 	snprintf(cp, sizeof(cp), "%s/java", fix ? fix : "build/rel/fixtures");
 	pid = interp_start((const char *const[]){"java", "-cp", cp, "cpfix.Tree", "20000", NULL},
 			   &f, line, sizeof(line));
