@@ -39,6 +39,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_FORMAT,
 	OPT_LINES,
+	OPT_LABELS,
 	OPT_DEBUGINFOD,
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
@@ -53,6 +54,7 @@ enum {
 	OPT_NO_PERL,
 	OPT_JAVA,
 	OPT_NO_JAVA,
+	OPT_NO_GO_LABELS,
 };
 
 static const struct argp_option record_options[] = {
@@ -109,6 +111,8 @@ static const struct argp_option record_options[] = {
 	 "interpreted and compiled (default; needs the DWARF unwinder)",
 	 2},
 	{"no-java", OPT_NO_JAVA, NULL, 0, "Walk the JVM's code cache natively (frame pointers)", 2},
+	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
+	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -120,6 +124,10 @@ static const struct argp_option record_options[] = {
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
+	{"labels", OPT_LABELS, NULL, 0,
+	 "Folded output: a frame \"[labels KEY=VALUE,...]\" under the process name for samples "
+	 "with labels (a Go goroutine's pprof labels)",
+	 3},
 	{"jobs", 'j', "N", 0,
 	 "Name up to N objects at once, one thread each (1 to 64; default: the number of online "
 	 "CPUs). The profile does not depend on N",
@@ -301,6 +309,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_JAVA:
 		o->no_java = true;
 		break;
+	case OPT_NO_GO_LABELS:
+		o->no_go_labels = true;
+		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)
 			o->unwind = UNWIND_FP;
@@ -361,6 +372,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINES:
 		o->lines = true;
+		break;
+	case OPT_LABELS:
+		o->labels = true;
 		break;
 	case OPT_DEBUGINFOD:
 		o->debuginfod = true;
