@@ -274,8 +274,8 @@ endif
 # Java's known call tree (tests/fixtures/java), compiled where javac is (make deps installs
 # openjdk-17-jdk-headless); the tests that need it fail in CI without it.
 JAVAC := $(shell command -v javac 2>/dev/null)
-JAVA_FIXTURES := $(O)/fixtures/java/cpfix/Tree.class
-$(O)/fixtures/java/cpfix/Tree.class: tests/fixtures/java/cpfix/Tree.java
+JAVA_FIXTURES := $(O)/fixtures/java/cpfix/Tree.class $(O)/fixtures/java/cpfix/Inline.class
+$(O)/fixtures/java/cpfix/%.class: tests/fixtures/java/cpfix/%.java
 	$(call msg,FIXTURE,$@)
 	$(Q)mkdir -p $(O)/fixtures/java
 	$(Q)javac -d $(O)/fixtures/java $<

@@ -43,8 +43,18 @@ struct cp_hs_offsets {
 	__u16 sym_length;	 /* Symbol._length: u16 */
 	__u16 sym_body;		 /* Symbol._body: the bytes */
 	__u16 heapblock_size;	 /* sizeof(HeapBlock): the CodeBlob follows its block's header */
+	/* a compiled method's debug information (inlined methods, bcis); scopes 0: not read */
+	__u16 nm_metadata;    /* nmethod._metadata_offset: int, from the nmethod (Metadata*[]) */
+	__u16 nm_scopes_pcs;  /* nmethod._scopes_pcs_offset: int (PcDesc[]) */
+	__u16 nm_deps;	      /* nmethod._dependencies_offset: int, the end of the PcDescs */
+	__u16 cm_scopes_data; /* CompiledMethod._scopes_data_begin: u8* */
+	__u16 pcdesc_size;    /* sizeof(PcDesc) */
+	__u16 pcdesc_pc;      /* PcDesc._pc_offset: int, from the code's start */
+	__u16 pcdesc_scope;   /* PcDesc._scope_decode_offset: int, into the scopes data */
+	__u8 scopes;	      /* 1: the fields above are there */
+	__u8 u5_excluded;     /* UNSIGNED5's excluded bytes: 0 up to JDK 20, 1 from 21 */
 };
-_Static_assert(sizeof(struct cp_hs_offsets) == 32, "cp_hs_offsets layout");
+_Static_assert(sizeof(struct cp_hs_offsets) == 48, "cp_hs_offsets layout");
 
 /* What the HotSpot step knows of one process. */
 struct cp_hs_proc {
@@ -56,7 +66,7 @@ struct cp_hs_proc {
 	__u64 cc_low, cc_high; /* CodeCache::_low_bound, _high_bound: every heap */
 	struct cp_hs_heap heaps[CP_HS_HEAPS];
 };
-_Static_assert(sizeof(struct cp_hs_proc) == 32 + 16 + 16 + 24 * CP_HS_HEAPS, "cp_hs_proc layout");
+_Static_assert(sizeof(struct cp_hs_proc) == 48 + 16 + 16 + 24 * CP_HS_HEAPS, "cp_hs_proc layout");
 _Static_assert(sizeof(struct cp_hs_proc) <= CP_RT_PROC_DATA, "cp_hs_proc fits cp_rt_proc.data");
 
 /*
@@ -70,15 +80,32 @@ _Static_assert(sizeof(struct cp_hs_proc) <= CP_RT_PROC_DATA, "cp_hs_proc fits cp
 #define CP_HS_IFRAME_BCP       (-8)
 /* an interpreter frame's fp lies this close above its sp (OTel's bound) */
 #define CP_HS_IFRAME_MAX 0x1000
+/* a CodeBlob's fields the step reads (and an nmethod's Method*) lie in its first bytes */
+#define CP_HS_BLOB_HEAD 128
 /* segment map hops at most from a pc's segment to its block's first (0xff: a free segment) */
 #define CP_HS_SEGMAP_HOPS 16
 #define CP_HS_SEG_FREE	  0xff
 
+/*
+ * A compiled frame's debug information (HotSpot debugInfoRec.hpp, scopeDesc.cpp; OTel's
+ * method.go): the PcDesc of the pc (the last with _pc_offset <= the pc's offset; a return
+ * address has its own) gives the innermost scope's offset in the scopes data; a scope is three
+ * compressed ints, the sender's offset (0: none), the method's index in the metadata array
+ * (from 1) and the bci + 1. Searched and followed at most this far.
+ */
+#define CP_HS_PCDESC_STEPS 20 /* a binary search over 1M PcDescs */
+#define CP_HS_SCOPES	   8  /* methods inlined into one another at one pc */
+/* compressed ints (JDK 17 CompressedStream, JDK 21 UNSIGNED5): 5 bytes at most, 6 bits more
+ * each, a byte below 192 (+ excluded) ends one */
+#define CP_HS_U5_LOW 192
+
 /* Frame kinds (cp_rt_frame.kind). */
-#define CP_HS_FRAME_INTERP   1 /* interpreted: ptr its Method*, pos the bci (~0: unknown) */
-#define CP_HS_FRAME_COMPILED 2 /* JIT-compiled (C1/C2 nmethod): ptr its Method*, pos ~0 */
-#define CP_HS_FRAME_NATIVE   3 /* a native method's wrapper: ptr its Method* */
-#define CP_HS_FRAME_STUB     4 /* VM-generated code (call stub, adapters...): ptr its CodeBlob */
+#define CP_HS_FRAME_INTERP 1 /* interpreted: ptr its Method*, pos the bci (~0: unknown) */
+#define CP_HS_FRAME_COMPILED                                                               \
+	2		     /* JIT-compiled (C1/C2 nmethod): ptr its Method*, pos the bci \
+				(~0: unknown); inlined methods flagged CP_RT_FF_INLINED */
+#define CP_HS_FRAME_NATIVE 3 /* a native method's wrapper: ptr its Method* */
+#define CP_HS_FRAME_STUB   4 /* VM-generated code (call stub, adapters...): ptr its CodeBlob */
 
 /* How the HotSpot frames of a sample ended (cp_rt_stack.end), counted per reason. */
 enum cp_hs_end {

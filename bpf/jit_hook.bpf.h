@@ -36,9 +36,22 @@ static __always_inline void jit_push(struct cp_ustate *s, __u64 ptr, __u32 pos, 
 	rt_push(&s->rt.st, ptr, pos, kind, 0);
 }
 
-/* The frames of this native frame are recorded: the last one ends its activation. */
+/* Record a frame inlined into the next one pushed (its caller's code). */
+static __always_inline void jit_push_inlined(struct cp_ustate *s, __u64 ptr, __u32 pos, __u8 kind)
+{
+	rt_push(&s->rt.st, ptr, pos, kind, CP_RT_FF_INLINED);
+}
+
+/*
+ * The frames of this native frame are recorded: the last one is the frame's own (never
+ * inlined) and ends its activation.
+ */
 static __always_inline void jit_done(struct cp_ustate *s)
 {
+	__u32 n = s->rt.st.len;
+
+	if (n && n <= CP_RT_MAX_FRAMES)
+		s->rt.st.frames[(n - 1) & (CP_RT_MAX_FRAMES - 1)].flags &= ~CP_RT_FF_INLINED;
 	rt_mark_entry(&s->rt.st);
 }
 
@@ -61,6 +74,7 @@ static __always_inline int jit_caller(struct cp_ustate *s, __u64 pc, __u64 sp, _
 
 /* the runtimes' steps: int cp_X_step(struct cp_ustate *, const struct cp_X_proc *, __u64 look) */
 #include "v8_step.bpf.h"
+#include "hotspot_step.bpf.h"
 
 /*
  * The frame at s->pc (look: the pc looked up, pc - 1 for a return address) lies in a JIT range
@@ -74,6 +88,8 @@ __noinline int cp_jit_step(struct cp_ustate *s, const struct cp_rt_proc *rp, __u
 	switch (rp->runtime) {
 	case CP_RT_V8:
 		return cp_v8_step(s, (const struct cp_v8_proc *)rp->data, look);
+	case CP_RT_JAVA:
+		return cp_hs_step(s, (const struct cp_hs_proc *)rp->data, look);
 	default:
 		break;
 	}

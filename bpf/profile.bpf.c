@@ -28,6 +28,8 @@
 #include "perl_walk.bpf.h"
 #include "v8_shared.h"
 #include "v8_walk.bpf.h"
+/* HotSpot: a step of the JIT hook (jit_hook.bpf.h), no walker */
+#include "hotspot_shared.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14
@@ -263,6 +265,7 @@ struct cp_ustate {
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 	__u32 go_jumped; /* went from a Go system stack to its goroutine (once a walk) */
 	__u32 go_pad;
+	__u64 r13; /* the sampled r13: HotSpot's interpreter keeps its bcp there (leaf frame) */
 };
 _Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
 	       "a per-CPU value the kernel takes");
@@ -595,6 +598,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 		s->pc = ctx->regs.ip;
 		s->sp = ctx->regs.sp;
 		s->bp = ctx->regs.bp;
+		s->r13 = ctx->regs.r13;
 	} else {
 		/* sampled in the kernel: the registers saved at its entry from user mode */
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -602,6 +606,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 		s->pc = BPF_CORE_READ(regs, ip);
 		s->sp = BPF_CORE_READ(regs, sp);
 		s->bp = BPF_CORE_READ(regs, bp);
+		s->r13 = BPF_CORE_READ(regs, r13);
 	}
 	s->h1 = 0xcbf29ce484222325ull;
 	s->h2 = 0x9e3779b97f4a7c15ull;

@@ -80,6 +80,8 @@ _Static_assert(sizeof(struct cp_rt_frame) == 16, "cp_rt_frame layout");
  * called into): native frames of the loop consume interpreter frames up to the next flagged.
  */
 #define CP_RT_FF_ENTRY 1
+/* Inlined into the next frame's (its caller's) code: shown as an inlined frame */
+#define CP_RT_FF_INLINED 2
 
 /* The interpreter frames of one sample, innermost first. */
 struct cp_rt_stack {

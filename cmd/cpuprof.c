@@ -54,6 +54,8 @@ enum {
 	OPT_NO_PERL,
 	OPT_NODE,
 	OPT_NO_NODE,
+	OPT_JAVA,
+	OPT_NO_JAVA,
 	OPT_NO_GO_LABELS,
 };
 
@@ -111,6 +113,11 @@ static const struct argp_option record_options[] = {
 	 "(default; needs the DWARF unwinder)",
 	 2},
 	{"no-node", OPT_NO_NODE, NULL, 0, "Show node's native frames only", 2},
+	{"java", OPT_JAVA, NULL, 0,
+	 "Show the Java methods HotSpot (JDK 9+, no JVM flag needed) runs in its stacks, "
+	 "interpreted and compiled (default; needs the DWARF unwinder)",
+	 2},
+	{"no-java", OPT_NO_JAVA, NULL, 0, "Walk the JVM's code cache natively (frame pointers)", 2},
 	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
 	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
@@ -308,6 +315,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_NODE:
 		o->no_node = true;
+		break;
+	case OPT_JAVA:
+		o->no_java = false;
+		break;
+	case OPT_NO_JAVA:
+		o->no_java = true;
 		break;
 	case OPT_NO_GO_LABELS:
 		o->no_go_labels = true;

@@ -102,6 +102,15 @@ enum {
 	W_T_CONSTMETHOD,
 	W_T_CPOOL,
 	W_T_HEAPBLOCK,
+	W_NM_METADATA,
+	W_NM_PCS,
+	W_NM_DEPS,
+	W_CM_SCOPES,
+	W_PCD_PC,
+	W_PCD_SCOPE,
+	W_T_PCDESC,
+	W_CM_FLAGS,
+	W_CM_CODE_SIZE,
 	W_MAX,
 };
 
@@ -140,6 +149,15 @@ static void wants_init(struct hs_want *w)
 		[W_T_CONSTMETHOD] = {"ConstMethod", NULL, HS_SIZE, 0, false},
 		[W_T_CPOOL] = {"ConstantPool", NULL, HS_SIZE, 0, false},
 		[W_T_HEAPBLOCK] = {"HeapBlock", NULL, HS_SIZE, 0, false},
+		[W_NM_METADATA] = {"nmethod", "_metadata_offset", HS_OFFSET, 0, false},
+		[W_NM_PCS] = {"nmethod", "_scopes_pcs_offset", HS_OFFSET, 0, false},
+		[W_NM_DEPS] = {"nmethod", "_dependencies_offset", HS_OFFSET, 0, false},
+		[W_CM_SCOPES] = {"CompiledMethod", "_scopes_data_begin", HS_OFFSET, 0, false},
+		[W_PCD_PC] = {"PcDesc", "_pc_offset", HS_OFFSET, 0, false},
+		[W_PCD_SCOPE] = {"PcDesc", "_scope_decode_offset", HS_OFFSET, 0, false},
+		[W_T_PCDESC] = {"PcDesc", NULL, HS_SIZE, 0, false},
+		[W_CM_FLAGS] = {"ConstMethod", "_flags", HS_OFFSET, 0, false},
+		[W_CM_CODE_SIZE] = {"ConstMethod", "_code_size", HS_OFFSET, 0, false},
 	};
 
 	memcpy(w, init, sizeof(init));
@@ -261,6 +279,31 @@ static int read_tables(pid_t pid, uint64_t bias, const struct hs_object_info *in
 	return 0;
 }
 
+/*
+ * The offsets of a compiled method's debug information, when the description has them all
+ * (JDK 9-22's layout: the scopes data through a pointer in CompiledMethod; later JDKs keep it
+ * elsewhere): inlined frames are shown then.
+ */
+static void take_scopes(const struct hs_want *w, struct cp_hs_offsets *o)
+{
+	static const int need[] = {W_NM_METADATA, W_NM_PCS,    W_NM_DEPS, W_CM_SCOPES,
+				   W_PCD_PC,	  W_PCD_SCOPE, W_T_PCDESC};
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!w[need[i]].found || w[need[i]].val > 0xffff)
+			return;
+	if (!w[W_T_PCDESC].val)
+		return;
+	o->nm_metadata = (__u16)w[W_NM_METADATA].val;
+	o->nm_scopes_pcs = (__u16)w[W_NM_PCS].val;
+	o->nm_deps = (__u16)w[W_NM_DEPS].val;
+	o->cm_scopes_data = (__u16)w[W_CM_SCOPES].val;
+	o->pcdesc_size = (__u16)w[W_T_PCDESC].val;
+	o->pcdesc_pc = (__u16)w[W_PCD_PC].val;
+	o->pcdesc_scope = (__u16)w[W_PCD_SCOPE].val;
+	o->scopes = 1;
+}
+
 /* The offsets the step needs from w into o: 0, or -ENOTSUP with the first one missing. */
 static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char **missing)
 {
@@ -284,6 +327,13 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 		*missing = "Symbol::_length";
 		return -ENOTSUP;
 	}
+	/* the step reads a blob's header at once (bpf/hotspot_step.bpf.h) */
+	for (int f = W_CB_NAME; f <= W_NM_METHOD; f++) {
+		if (w[f].found && w[f].val + 8 > CP_HS_BLOB_HEAD) {
+			*missing = "CodeBlob fields within its first 128 bytes";
+			return -ENOTSUP;
+		}
+	}
 	o->cb_name = (__u16)w[W_CB_NAME].val;
 	o->cb_frame_complete = (__u16)w[W_CB_COMPLETE].val;
 	o->cb_frame_size = (__u16)w[W_CB_SIZE].val;
@@ -303,6 +353,7 @@ static int take_offsets(struct hs_want *w, struct cp_hs_offsets *o, const char *
 		(__u16)(w[W_SYM_LENGTH].found ? w[W_SYM_LENGTH].val : w[W_SYM_LENREF].val + 2);
 	o->sym_body = (__u16)w[W_SYM_BODY].val;
 	o->heapblock_size = (__u16)w[W_T_HEAPBLOCK].val;
+	take_scopes(w, o);
 	return 0;
 }
 
@@ -371,7 +422,7 @@ static uint32_t read_version(pid_t pid, const struct hs_want *w)
 }
 
 int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, struct cp_hs_proc *out,
-	       char *why, size_t why_size)
+	       struct hs_line_offsets *lines, char *why, size_t why_size)
 {
 	struct hs_want w[W_MAX];
 	struct hs_table s, t;
@@ -395,6 +446,15 @@ int hs_read_vm(pid_t pid, uint64_t bias, const struct hs_object_info *info, stru
 		return -ENOTSUP;
 	}
 	err = take_offsets(w, &out->off, &missing);
+	/* JDK 21 encodes with UNSIGNED5, whose bytes exclude 0 (OTel unsigned5.go) */
+	out->off.u5_excluded = major >= 21;
+	if (lines) {
+		/* JDK 21 made _flags a ConstMethodFlags: its layout is not known here */
+		lines->ok = w[W_CM_FLAGS].found && w[W_CM_CODE_SIZE].found && major <= 20 &&
+			    w[W_CM_FLAGS].val < 0xffff && w[W_CM_CODE_SIZE].val < 0xffff;
+		lines->cm_flags = (uint16_t)w[W_CM_FLAGS].val;
+		lines->cm_code_size = (uint16_t)w[W_CM_CODE_SIZE].val;
+	}
 	if (err) {
 		snprintf(why, why_size, "HotSpot %u, whose VMStructs lack %s", major, missing);
 		return err;
@@ -414,8 +474,8 @@ static int detect_jvm(int fd, const char *name, void *info)
 }
 
 int hs_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-		      struct interp_plain *plain, struct cp_hs_proc *out, char *why,
-		      size_t why_size)
+		      struct interp_plain *plain, struct cp_hs_proc *out,
+		      struct hs_line_offsets *lines, char *why, size_t why_size)
 {
 	struct hs_object_info info;
 	struct interp_found at;
@@ -425,7 +485,7 @@ int hs_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	err = interp_find(ps, pid, gen, plain, detect_jvm, &info, sizeof(info), &at);
 	if (err)
 		return err;
-	err = hs_read_vm((pid_t)pid, at.bias, &info, out, why, why_size);
+	err = hs_read_vm((pid_t)pid, at.bias, &info, out, lines, why, why_size);
 	out->gen = gen;
 	return err;
 }

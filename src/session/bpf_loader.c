@@ -66,6 +66,8 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 		return k->progs.cp_pl;
 	case CP_RT_V8:
 		return k->progs.cp_v8;
+	case CP_RT_JAVA:
+		return k->progs.cp_java;
 	}
 	return NULL;
 }
@@ -84,6 +86,8 @@ static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
 		return cfg->perl;
 	case CP_RT_V8:
 		return cfg->node;
+	case CP_RT_JAVA:
+		return cfg->java;
 	}
 	return false;
 }

@@ -188,9 +188,9 @@ static void anon_summary(const struct report *r, uint64_t total)
 				     : "this node's V8 metadata could not be used (-v says why); "
 				       "node --perf-basic-prof writes a perf map that names them";
 	else if (comm_is(top->comm, "java"))
-		hint = "a JVM writes a perf map that names them with "
-		       "-XX:+UnlockDiagnosticVMOptions "
-		       "-XX:+DumpPerfMapAtExit (JDK 17+), or perf-map-agent";
+		hint = r->o->no_java ? "cpuprof names Java frames without --no-java"
+				     : "this JVM could not be walked (a line says why, or -v); "
+				       "-XX:+DumpPerfMapAtExit writes a perf map that names them";
 	else
 		hint = "a runtime that writes /tmp/perf-PID.map (its perf map) gets them named";
 	if (n > 1)
