@@ -563,6 +563,18 @@ $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(OBJS) scripts/link-objs.sh
 	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
 		$(CC) $(LDFLAGS_ALL) -o $@ $< $$objs $(LIBS) -lcmocka
 
+# test_record drives the session (record.c) with the units it sequences and, in place of
+# everything else it calls, the fakes of tests/unit/record_fakes.c: linked by hand (not by
+# link-objs.sh, which would bring the real modules), with the clock and the loop's poll
+# wrapped (tests/unit/record_fakes.h).
+RECORD_TEST_OBJS := $(addprefix $(O)/src/,session/record.o session/stop_rule.o \
+	session/set_queue.o session/proc_track.o util/log.o util/utf8safe.o)
+$(O)/tests/test_record: $(O)/tests/unit/test_record.o $(O)/tests/unit/record_fakes.o \
+		$(RECORD_TEST_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ \
+		-Wl,--wrap=clock_gettime,--wrap=epoll_wait,--wrap=setpriority -lcmocka
+
 unit: $(UNIT_TESTS) fixtures
 	$(Q)for t in $(UNIT_TESTS); do \
 		echo "  UNIT     $$t"; \
