@@ -2,7 +2,8 @@
 /*
  * The recording session: it sequences the units (record_int.h) and owns no decision they
  * make: setup steps from a table, then the loop (requests from BPF, timers, signals), the
- * drains (take a set, name it step by step), the last drain, the output.
+ * drains (take a set, name it step by step), the last drain, the output. Its order is unit
+ * tested without BPF: tests/unit/test_record.c links it with fakes of what it calls.
  */
 #include <errno.h>
 #include <fcntl.h>

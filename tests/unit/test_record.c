@@ -215,8 +215,8 @@ static void test_deadline_mid_drain(void **state)
 }
 
 /*
- * A second stop signal during the last drain hurries the naming (symbol tables only): the
- * profile is still written once, whole.
+ * A second stop signal during the last drain hurries the naming (symbol tables only) from the
+ * next step on: the profile is still written once, whole.
  */
 static void test_second_signal_hurries(void **state)
 {
@@ -229,7 +229,8 @@ static void test_second_signal_hurries(void **state)
 	fw.kill_sig = SIGINT;
 	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
 	assert_written_once();
-	assert_true(fake_count("hurry") >= 1);
+	/* the set being named when it came is hurried, not only the sets after it */
+	assert_true(fake_first("hurry") < fake_first("name_end"));
 	assert_before("hurry", "report_write");
 	assert_true(fw.rep.agg.hurried > 0);
 }
