@@ -159,6 +159,9 @@ int __wrap_epoll_wait(int ep, struct epoll_event *evs, int max, int timeout)
 		fw.wl_status = W_EXITCODE(a->arg, 0);
 		kill(getpid(), SIGCHLD);
 		break;
+	case FA_TARGET:
+		fire(fw.target_fd[a->arg]);
+		break;
 	}
 	return __real_epoll_wait(ep, evs, max, 0);
 }
@@ -256,9 +259,18 @@ int record_load_bpf(struct record *r)
 	return setup_step("load_bpf");
 }
 
+/* As record_setup.c: a pidfd per -p target, readable once it has exited. */
 int record_prepare_targets(struct record *r)
 {
-	(void)r;
+	size_t n = r->o->n_pids;
+
+	r->pids = calloc(n ? n : 1, sizeof(*r->pids));
+	r->pidfds = malloc((n ? n : 1) * sizeof(*r->pidfds));
+	for (size_t i = 0; r->pids && r->pidfds && i < n && i < 4; i++) {
+		r->pids[i] = r->o->pids[i];
+		r->pidfds[i] = fw.target_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	}
+	r->stop.n_targets = n;
 	return setup_step("prepare_targets");
 }
 
@@ -438,6 +450,12 @@ int aggregate_step(struct aggregate *g)
 		kill(getpid(), fw.kill_sig);
 	trace("name_step");
 	fw.now_ns += fw.step_ns;
+	/* the watch's thread wakes at the deadline, whatever the loop does */
+	if (fw.watch_pause && fw.watch_deadline && !fw.watch_paused &&
+	    fw.now_ns >= fw.watch_deadline) {
+		fw.watch_paused = true;
+		fw.watch_pause(fw.watch_ctx);
+	}
 	if (--g->left)
 		return 1;
 	g->p->total += g->c->total;
@@ -675,22 +693,29 @@ int watch_start(struct watch *w, const sigset_t *stop, uint64_t deadline_ns,
 {
 	(void)w;
 	(void)stop;
-	(void)deadline_ns;
-	(void)pause;
-	(void)ctx;
+	if (!fw.watch_thread)
+		return -EAGAIN; /* no thread: the loop alone stops */
+	fw.watch_deadline = deadline_ns;
+	fw.watch_pause = pause;
+	fw.watch_ctx = ctx;
 	return 0;
 }
 
 void watch_end(struct watch *w)
 {
 	(void)w;
+	fw.watch_pause = NULL;
+	trace("watch_end");
 }
 
 bool watch_paused(const struct watch *w, struct timespec *when)
 {
 	(void)w;
-	(void)when;
-	return false;
+	if (!fw.watch_paused)
+		return false;
+	when->tv_sec = (time_t)(fw.watch_deadline / 1000000000ull);
+	when->tv_nsec = (long)(fw.watch_deadline % 1000000000ull);
+	return true;
 }
 
 void watch_free(struct watch *w)

@@ -30,6 +30,7 @@ enum fake_act_kind {
 	FA_DEADLINE, /* the clock reaches the end of -d, its timer fires */
 	FA_SIGNAL,   /* the signal arg arrives */
 	FA_EXIT,     /* the command exits with status arg (SIGCHLD) */
+	FA_TARGET,   /* -p target arg exits (its pidfd becomes readable) */
 };
 
 struct fake_act {
@@ -62,6 +63,14 @@ struct fake_world {
 	int kill_at_step;  /* raise kill_sig before this naming step (all copies), 0: never */
 	int kill_sig;
 	unsigned int n_steps;
+	/* the watch: with watch_thread, it pauses sampling at the deadline (in a naming step) */
+	bool watch_thread;
+	uint64_t watch_deadline;
+	void (*watch_pause)(void *ctx);
+	void *watch_ctx;
+	bool watch_paused;
+	/* -p: the targets' pidfds (eventfds) */
+	int target_fd[4];
 	/* the command */
 	bool wl_exited;
 	int wl_status;

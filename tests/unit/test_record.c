@@ -215,6 +215,64 @@ static void test_deadline_mid_drain(void **state)
 }
 
 /*
+ * The watch's thread pauses sampling at the deadline (1000 ms) while a set is named in 300 ms
+ * steps; the loop sees the stop at 1100 ms: the recording lasted -d, not until it was seen.
+ */
+static void test_watch_paused_at_deadline(void **state)
+{
+	struct cp_options o = options(false, 1000);
+	const struct fake_act script[] = {{FA_TICK, 0}};
+
+	(void)state;
+	fw.watch_thread = true;
+	fw.step_ns = 300 * FAKE_MS;
+	fw.copy_steps[0] = 5;
+	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
+	assert_written_once();
+	assert_drains(1);
+	assert_int_equal(fw.watch_deadline, fw.t_start + 1000 * FAKE_MS);
+	assert_int_equal(fake_count("pause_sampling"), 1);
+	assert_before("pause_sampling", "stop_sampling");
+	assert_before("watch_end", "stop_sampling");
+	assert_float_equal(fw.rep.recorded_s, 1.0, 1e-9);
+}
+
+/* -p 101 -p 102: the recording stops when the last one exits, not at the first. */
+static void test_stop_by_targets(void **state)
+{
+	pid_t pids[] = {101, 102};
+	struct cp_options o = options(false, 0);
+	const struct fake_act script[] = {{FA_TARGET, 1}, {FA_TICK, 0}, {FA_TARGET, 0}};
+
+	(void)state;
+	o.pids = pids;
+	o.n_pids = 2;
+	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
+	assert_written_once();
+	assert_drains(1);
+}
+
+/*
+ * The loop fails (its poll: the script runs out): the recording stops there and what was
+ * collected is still written, once, whole.
+ */
+static void test_loop_error_still_writes(void **state)
+{
+	struct cp_options o = options(false, 0);
+	const struct fake_act script[] = {{FA_TICK, 0}};
+
+	(void)state;
+	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
+	assert_true(fw.script_over);
+	assert_int_equal(fake_count("stop_sampling"), 1);
+	assert_before("stop_sampling", "report_write");
+	assert_int_equal(fw.n_writes, 1);
+	assert_int_equal(fw.n_written, fw.n_outs);
+	assert_int_equal(fw.rep_total, fw.recorded);
+	assert_int_equal(fw.live, 0);
+}
+
+/*
  * A second stop signal during the last drain hurries the naming (symbol tables only) from the
  * next step on: the profile is still written once, whole.
  */
@@ -323,6 +381,9 @@ int main(void)
 		cmocka_unit_test_setup(test_stop_by_sigterm, setup),
 		cmocka_unit_test_setup(test_sigint_ends_command_after_output, setup),
 		cmocka_unit_test_setup(test_deadline_mid_drain, setup),
+		cmocka_unit_test_setup(test_watch_paused_at_deadline, setup),
+		cmocka_unit_test_setup(test_stop_by_targets, setup),
+		cmocka_unit_test_setup(test_loop_error_still_writes, setup),
 		cmocka_unit_test_setup(test_second_signal_hurries, setup),
 		cmocka_unit_test_setup(test_attach_fails, setup),
 		cmocka_unit_test_setup(test_load_fails, setup),
