@@ -9,6 +9,9 @@
  * fw.now_ns, and each epoll_wait of the loop plays the next action of fw.script (a timer fires,
  * a signal arrives, the command exits) on real fds (the session's signalfd, eventfds for the
  * timers and the ring buffer). Every call that matters to the order is written to fw.trace.
+ * When record.c comes to call a function of another module, the link of test_record names it:
+ * its fake goes in record_fakes.c (or the module, when it is a pure unit, in the Makefile's
+ * RECORD_TEST_OBJS).
  */
 #ifndef CPUPROF_RECORD_FAKES_H
 #define CPUPROF_RECORD_FAKES_H
