@@ -342,7 +342,7 @@ int bpf_session__read_stats(const struct bpf_session *s, uint64_t out[CP_STAT_MA
 int bpf_session__fill_level(const struct bpf_session *s, unsigned int *pct)
 {
 	(void)s;
-	*pct = 0;
+	*pct = fw.fill_pct;
 	return 0;
 }
 

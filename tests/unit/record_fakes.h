@@ -60,10 +60,11 @@ struct fake_world {
 	unsigned int copy_steps[FAKE_COPIES];
 	uint64_t step_ns; /* the clock per naming step */
 	size_t n_copies;
-	int copy_fail_at;  /* the copy that fails (-ENOMEM), -1: none */
-	uint64_t recorded; /* the kernel's count: every sample of the copies */
-	uint64_t named;	   /* samples the naming put into the profile */
-	int kill_at_step;  /* raise kill_sig before this naming step (all copies), 0: never */
+	int copy_fail_at;      /* the copy that fails (-ENOMEM), -1: none */
+	uint64_t recorded;     /* the kernel's count: every sample of the copies */
+	unsigned int fill_pct; /* how full the active set is */
+	uint64_t named;	       /* samples the naming put into the profile */
+	int kill_at_step;      /* raise kill_sig before this naming step (all copies), 0: never */
 	int kill_sig;
 	unsigned int n_steps;
 	/* the watch: with watch_thread, it pauses sampling at the deadline (in a naming step) */

@@ -273,6 +273,30 @@ static void test_loop_error_still_writes(void **state)
 }
 
 /*
+ * --drain-interval 1000 ms, but the active set is full: the drain timer's tick (200 ms) drains
+ * it, and while that set is named the next full one is taken at once; both reach the output.
+ */
+static void test_full_set_taken_while_naming(void **state)
+{
+	struct cp_options o = options(false, 0);
+	const struct fake_act script[] = {{FA_TICK, 0}, {FA_SIGNAL, SIGINT}};
+	size_t second_copy;
+
+	(void)state;
+	o.drain_ms = 1000;
+	fw.fill_pct = 100;
+	fw.copy_steps[0] = 3;
+	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
+	assert_written_once();
+	assert_drains(2);
+	second_copy = fake_first("copy") + 1;
+	while (second_copy < fw.n_trace && strcmp(fw.trace[second_copy], "copy"))
+		second_copy++;
+	assert_true(fake_first("name_begin") < second_copy);
+	assert_true(second_copy < fake_first("name_end"));
+}
+
+/*
  * A second stop signal during the last drain hurries the naming (symbol tables only) from the
  * next step on: the profile is still written once, whole.
  */
@@ -384,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup(test_watch_paused_at_deadline, setup),
 		cmocka_unit_test_setup(test_stop_by_targets, setup),
 		cmocka_unit_test_setup(test_loop_error_still_writes, setup),
+		cmocka_unit_test_setup(test_full_set_taken_while_naming, setup),
 		cmocka_unit_test_setup(test_second_signal_hurries, setup),
 		cmocka_unit_test_setup(test_attach_fails, setup),
 		cmocka_unit_test_setup(test_load_fails, setup),
