@@ -181,14 +181,18 @@ static bool consume_interrupted(struct record *r)
 	return stop_rule_interrupts(&r->stop);
 }
 
-/* A request from BPF (ring buffer): the first sample of (pid, gen) and the like. */
+/*
+ * A request from BPF (ring buffer): the first sample of (pid, gen) and the like. Answered
+ * before giving way: libbpf drops the record whose callback fails, and BPF does not ask again.
+ */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct record *r = ctx;
+	int err = proc_track_event(&r->track, data, size);
 
-	if (consume_interrupted(r))
+	if (!err && consume_interrupted(r))
 		return -EINTR; /* ends ring_buffer__consume; what is left stays queued */
-	return proc_track_event(&r->track, data, size);
+	return err;
 }
 
 /* Seconds from a to b. */

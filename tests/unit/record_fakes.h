@@ -34,6 +34,7 @@ enum fake_act_kind {
 	FA_SIGNAL,   /* the signal arg arrives */
 	FA_EXIT,     /* the command exits with status arg (SIGCHLD) */
 	FA_TARGET,   /* -p target arg exits (its pidfd becomes readable) */
+	FA_EVENTS,   /* arg requests from BPF (first samples of new processes) are queued */
 };
 
 struct fake_act {
@@ -73,6 +74,9 @@ struct fake_world {
 	void (*watch_pause)(void *ctx);
 	void *watch_ctx;
 	bool watch_paused;
+	/* the requests from BPF: each one's mappings read in refresh_ns */
+	unsigned int rb_queued, n_events, n_refreshed, refreshed_at_stop, kill_at_refresh;
+	uint64_t refresh_ns;
 	/* -p: the targets' pidfds (eventfds) */
 	int target_fd[4];
 	/* the command */

@@ -297,6 +297,29 @@ static void test_full_set_taken_while_naming(void **state)
 }
 
 /*
+ * An exec storm: 200 new processes ask for their mappings to be read, 10 ms each, and Ctrl-C
+ * comes at the 20th. Sampling stops within the next 50 ms of reading (the loop looks for
+ * signals between requests), and no request is lost: those not read before the stop are read
+ * in the last drain, each once.
+ */
+static void test_exec_storm_ctrl_c(void **state)
+{
+	struct cp_options o = options(false, 0);
+	const struct fake_act script[] = {{FA_EVENTS, 200}};
+
+	(void)state;
+	fw.refresh_ns = 10 * FAKE_MS;
+	fw.kill_at_refresh = 20;
+	assert_int_equal(RUN(&o, script), CP_EXIT_OK);
+	assert_written_once();
+	assert_true(fw.refreshed_at_stop >= 20);
+	assert_true(fw.refreshed_at_stop <= 26);
+	assert_true(fw.rep.recorded_s <= 0.26 + 1e-9);
+	assert_int_equal(fw.n_events, 200);
+	assert_int_equal(fw.n_refreshed, 200);
+}
+
+/*
  * A second stop signal during the last drain hurries the naming (symbol tables only) from the
  * next step on: the profile is still written once, whole.
  */
@@ -409,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup(test_stop_by_targets, setup),
 		cmocka_unit_test_setup(test_loop_error_still_writes, setup),
 		cmocka_unit_test_setup(test_full_set_taken_while_naming, setup),
+		cmocka_unit_test_setup(test_exec_storm_ctrl_c, setup),
 		cmocka_unit_test_setup(test_second_signal_hurries, setup),
 		cmocka_unit_test_setup(test_attach_fails, setup),
 		cmocka_unit_test_setup(test_load_fails, setup),
