@@ -759,51 +759,96 @@ static void find_gofunc(struct gopclntab *gt, Elf *elf, size_t shstrndx, uint64_
 	}
 }
 
-/* .note.go.buildid: name "Go", type 4, the build ID as text. */
-static void read_build_id(struct gopclntab *gt, Elf *elf, size_t shstrndx)
+/*
+ * Printable ASCII text of len bytes at p into out (size > len), spaces inside only ("go1.21.11
+ * X:nocoverageredesign"); false when any byte is not.
+ */
+static bool copy_text(char *out, size_t size, const uint8_t *p, uint64_t len)
+{
+	if (!len || len >= size || p[0] == ' ' || p[len - 1] == ' ')
+		return false;
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			return false;
+	memcpy(out, p, len);
+	out[len] = 0;
+	return true;
+}
+
+/* .note.go.buildid: name "Go", type 4, the build ID as text (as `go tool buildid` prints it). */
+static void read_build_id(char *build_id, size_t size, Elf *elf, size_t shstrndx)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(elf, shstrndx, ".note.go.buildid", &sh);
 	GElf_Nhdr nh;
-	size_t off = 0, noff, doff;
+	size_t off = 0, next, noff, doff, len;
 
-	while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+	while (d && (next = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		off = next;
 		if (nh.n_type != 4 || (nh.n_namesz != 3 && nh.n_namesz != 4) ||
 		    memcmp((const char *)d->d_buf + noff, "Go", 3))
 			continue;
-		for (size_t i = 0; i < nh.n_descsz && i + 1 < sizeof(gt->build_id); i++) {
-			char c = ((const char *)d->d_buf)[doff + i];
-
-			/* base64-like text; anything else ends it */
-			if (c < 0x21 || c > 0x7e)
-				break;
-			gt->build_id[i] = c;
-		}
+		len = nh.n_descsz;
+		while (len && ((const char *)d->d_buf)[doff + len - 1] == 0)
+			len--;
+		copy_text(build_id, size, (const uint8_t *)d->d_buf + doff, len);
 		return;
 	}
 }
 
-/* .go.buildinfo (Go 1.18 and later: the version inline, after a 32-byte header). */
-static void read_version(struct gopclntab *gt, Elf *elf, size_t shstrndx)
+/* n bytes at vaddr of the allocated section holding them all, into out; false when none does. */
+static bool read_at(Elf *elf, uint64_t vaddr, void *out, size_t n)
+{
+	for (Elf_Scn *s = elf_nextscn(elf, NULL); s; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(s, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr > sh.sh_size || n > sh.sh_size - (vaddr - sh.sh_addr))
+			continue;
+		d = elf_getdata(s, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return false;
+		memcpy(out, (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The Go version from .go.buildinfo (cmd/link/internal/ld/data.go, debug/buildinfo): a 32-byte
+ * header "\xff Go buildinf:", pointer size, flags. Flag 2 (Go 1.18 and later): the version
+ * follows inline as a varint-length string. Before: the header's word at 16 points at
+ * runtime.buildVersion, a Go string (data pointer, length).
+ */
+static void read_version(char *version, size_t size, Elf *elf, size_t shstrndx)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(elf, shstrndx, ".go.buildinfo", &sh);
 	const uint8_t *p, *end;
+	uint8_t text[64];
 	bool trunc = false;
-	uint64_t len;
+	uint64_t len, str, data;
 
-	if (!d || d->d_size < 33 || memcmp(d->d_buf, "\xff Go buildinf:", 14) ||
-	    !(((const uint8_t *)d->d_buf)[15] & 2))
+	if (!d || !d->d_buf || d->d_size < 33 || memcmp(d->d_buf, "\xff Go buildinf:", 14))
 		return;
-	p = (const uint8_t *)d->d_buf + 32;
-	end = (const uint8_t *)d->d_buf + d->d_size;
-	len = leb128_u(&p, end, &trunc);
-	if (trunc || len >= sizeof(gt->version) || len > (uint64_t)(end - p))
+	p = (const uint8_t *)d->d_buf;
+	end = p + d->d_size;
+	if (p[15] & 2) {
+		p += 32;
+		len = leb128_u(&p, end, &trunc);
+		if (!trunc && len <= (uint64_t)(end - p))
+			copy_text(version, size, p, len);
 		return;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] < 0x21 || p[i] > 0x7e)
-			return;
-	memcpy(gt->version, p, len);
+	}
+	/* 8-byte pointers, little-endian (flag 1 clear) only */
+	if (p[14] != 8 || (p[15] & 1) || !read_ptr(elf, shstrndx, sh.sh_addr + 16, &str) ||
+	    !read_ptr(elf, shstrndx, str, &data) || !read_at(elf, str + 8, text, 8))
+		return;
+	len = rd(text, 8);
+	if (len && len < sizeof(text) && len < size && read_at(elf, data, text, len))
+		copy_text(version, size, text, len);
 }
 
 /*
@@ -876,8 +921,8 @@ static int from_elf(Elf *elf, struct gopclntab **out)
 	}
 	if (gt->layout >= GOPCLN_118)
 		find_gofunc(gt, elf, shstrndx, tab_vaddr);
-	read_build_id(gt, elf, shstrndx);
-	read_version(gt, elf, shstrndx);
+	read_build_id(gt->build_id, sizeof(gt->build_id), elf, shstrndx);
+	read_version(gt->version, sizeof(gt->version), elf, shstrndx);
 	/* a version the table does not know: its DWARF may (a build with symbols) */
 	if (gopclntab__runtime_offsets(gt, &gt->dwarf_off))
 		gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
@@ -895,6 +940,28 @@ struct gopclntab *gopclntab__from_elf(Elf *elf)
 	if (err)
 		errno = -err;
 	return gt;
+}
+
+int gopclntab__ident_fd(int fd, struct go_ident *out)
+{
+	struct elf_file ef = {.map.slot = -1};
+	size_t shstrndx;
+	int err = -ENOEXEC;
+
+	memset(out, 0, sizeof(*out));
+	pthread_once(&libelf_once, libelf_init);
+	if (elf_file_open(fd, &ef))
+		goto out;
+	if (elf_kind(ef.elf) != ELF_K_ELF || elf_getshdrstrndx(ef.elf, &shstrndx))
+		goto out;
+	read_build_id(out->build_id, sizeof(out->build_id), ef.elf, shstrndx);
+	read_version(out->version, sizeof(out->version), ef.elf, shstrndx);
+	err = elf_file_changed(&ef) ? -ESTALE : *out->build_id || *out->version ? 0 : -ENOENT;
+	if (err)
+		memset(out, 0, sizeof(*out));
+out:
+	elf_file_close(&ef);
+	return err;
 }
 
 struct gopclntab *gopclntab__from_fd(int fd)

@@ -137,8 +137,25 @@ int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_off
  */
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out);
 
-/* The Go build ID and the Go version ("go1.19.8"), "" when unknown. */
+/*
+ * The Go build ID and the Go version ("go1.19.8"), "" when unknown. The version is Go's
+ * runtime.buildVersion, read from .go.buildinfo (inline from Go 1.18, through pointers
+ * before); experiments follow it after a space ("go1.21.11 X:nocoverageredesign").
+ */
 const char *gopclntab__build_id(const struct gopclntab *gt);
 const char *gopclntab__go_version(const struct gopclntab *gt);
+
+/* The same two without reading the table (cheap: one note and one small section). */
+struct go_ident {
+	char build_id[128];
+	char version[64];
+};
+
+/*
+ * The Go build ID and version of the ELF object open on fd (not kept, not closed): 0 with at
+ * least one of them, -ENOENT (not a Go program), -ENOEXEC, -ESTALE (the file changed while
+ * read). *out is zeroed on error.
+ */
+int gopclntab__ident_fd(int fd, struct go_ident *out);
 
 #endif

@@ -31,6 +31,18 @@ for g in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 		fail "$g: unnamed frames: $(grep "^$g;[^ ]*$g+0x" "$TMP/$g.folded" | head -2)"
 done
 
+# the Go build ID (the fixture has no GNU one) as the pprof mapping's build_id, hex-encoded; the
+# Go version as a comment
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/id.pb.gz" -- "$TMP/go_tree_s" 1
+gid=$(go tool buildid "$TMP/go_tree_s" | tr -d '\n' | od -An -tx1 | tr -d ' \n')
+gver=$(go version "$TMP/go_tree_s" | sed 's/.*: //')
+go tool pprof -raw "$TMP/id.pb.gz" >"$TMP/id.raw" 2>&1 || fail "go tool pprof -raw: $(head -3 "$TMP/id.raw")"
+grep -q "go_tree_s $gid " "$TMP/id.raw" ||
+	fail "go_tree_s: mapping without its Go build ID $gid: $(grep go_tree_s "$TMP/id.raw" | head -2)"
+go tool pprof -comments "$TMP/id.pb.gz" 2>&1 | grep -qx "$gver: $TMP/go_tree_s" ||
+	fail "no comment '$gver: $TMP/go_tree_s': $(go tool pprof -comments "$TMP/id.pb.gz" 2>&1 | head -5)"
+note "go_tree_s: pprof mapping build_id = hex of its Go build ID, comment '$gver: ...'"
+
 # the collector's mark workers run on the system stack: linked to their goroutine
 expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/gc.folded" -- "$FIX/go_gc_s" 2
 check_folded_grammar "$TMP/gc.folded"

@@ -240,6 +240,59 @@ static void test_facts(void **state)
 	gopclntab__free(gt);
 }
 
+/* One line of a command's output, its newline cut; "" when it printed none. */
+static void first_line(char *buf, size_t len, FILE *out)
+{
+	if (!fgets(buf, (int)len, out))
+		*buf = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	tool_done(out);
+}
+
+/*
+ * The build ID and version without the table, as `go tool buildid` and `go version` print them:
+ * the fixture (internal linker, no GNU build-id) and the toolchain's own stripped compiler.
+ */
+static void check_ident(const char *path)
+{
+	char id[256], ver[256];
+	struct go_ident gi;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0);
+	close(fd);
+	first_line(id, sizeof(id), tool_output("go tool buildid '%s'", path));
+	/* "PATH: go1.19.8" */
+	first_line(ver, sizeof(ver), tool_output("go version '%s' | sed 's/.*: //'", path));
+	print_message("%s: %s, %s\n", path, gi.version, gi.build_id);
+	assert_string_equal(gi.build_id, id);
+	assert_string_equal(gi.version, ver);
+}
+
+static void test_ident(void **state)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct go_ident gi;
+	int fd;
+
+	(void)state;
+	if (!go_fixture(path, sizeof(path), "go_tree_s"))
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	check_ident(path);
+	assert_true(go_fixture(path, sizeof(path), "go_tree_pie"));
+	check_ident(path);
+	first_line(dir, sizeof(dir), tool_output("go env GOTOOLDIR"));
+	assert_true(*dir && strlen(dir) + 10 < sizeof(path));
+	snprintf(path, sizeof(path), "%s/compile", dir);
+	check_ident(path);
+	/* not Go: no identity */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), -ENOENT);
+	assert_string_equal(gi.build_id, "");
+	close(fd);
+}
+
 /* The unwind rows of a stripped Go program: pcsp rows, the stack's ends, the system stack. */
 static void test_unwind_rows(void **state)
 {
@@ -527,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_addr2line_cgo),
 		cmocka_unit_test(test_addr2line_cgo_pie),
 		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_ident),
 		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
