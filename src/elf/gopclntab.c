@@ -539,32 +539,83 @@ int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_fram
 	return 0;
 }
 
-int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out)
+/*
+ * The minor version of a released Go ("go1.19", "go1.21.11", "go1.21.11 X:exp"): 0 for anything
+ * else, development and pre-release builds among them ("go1.22-20231128-RC02", "go1.22rc1",
+ * "devel ..."), whose structures may differ from the release's.
+ */
+static unsigned int release_minor(const char *v)
 {
-	/*
-	 * From the DWARF of programs built by each version here (readelf --debug-dump=info:
-	 * runtime.g members m and sched, runtime.m member curg). Go 1.19.8 (Debian bookworm).
-	 */
-	static const struct {
-		const char *prefix;
-		struct go_runtime_offsets off;
-	} known[] = {
-		{"go1.19.", {48, 56, 192, 800}},
-	};
-	char v[sizeof(gt->version) + 1];
+	unsigned int minor = 0, n = 0;
 
-	/* "go1.19" and "go1.19.8" alike; not "go1.190" */
-	snprintf(v, sizeof(v), "%s.", gt->version);
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strncmp(v, known[i].prefix, strlen(known[i].prefix))) {
-			*out = known[i].off;
+	if (strncmp(v, "go1.", 4))
+		return 0;
+	for (v += 4; *v >= '0' && *v <= '9' && n < 3; v++, n++)
+		minor = minor * 10 + (unsigned int)(*v - '0');
+	if (!n || n == 3)
+		return 0;
+	if (*v == '.') {
+		size_t digits = strspn(v + 1, "0123456789");
+
+		if (!digits || digits > 3)
+			return 0;
+		v += 1 + digits;
+	}
+	return *v == 0 || *v == ' ' ? minor : 0;
+}
+
+/*
+ * amd64 offsets by Go release (runtime/runtime2.go of each: g.m and g.sched follow stack,
+ * stackguard0/1, _panic, _defer in every release here; gobuf is sp, pc, g, ctxt, ret, lr, bp
+ * until 1.24, without ret from 1.25, so bp moves from 48 to 40 and m.curg, after m.morebuf
+ * (a gobuf), from 192 to 184). Sources of each row:
+ *   1.17  runtime2.go go1.17.13, laid out by hand (m.fastrand [2]uint32, doesPark, mFixup)
+ *   1.18  runtime2.go go1.18, by hand: the fields up to vdsoSP as 1.19's
+ *   1.19  DWARF of Go 1.19.8 programs (Debian bookworm), and the machine code of its stripped
+ *         toolchain (runtime.systemstack, gosave_systemstack_switch, runtime.nanotime1)
+ *   1.20  runtime2.go go1.20.6, by hand: 1.19's plus m.isextra (a bool in padding)
+ *   1.21  machine code of a stripped go1.21.11 program
+ *   1.22  machine code of a stripped go1.22.12 program (a 1.22 pre-release differs: 1104)
+ *   1.23  machine code of stripped go1.23.1, go1.23.3 and go1.23.8 programs
+ *   1.24  DWARF of a go1.24.3 program, machine code of it and of a stripped go1.24.4 one
+ *   1.25+ the OTel eBPF profiler's Go offsets (interpreter/go/offsets.go: m.curg 184,
+ *         g.sched.bp 96 for 1.25 and 1.26) and runtime2.go go1.25.3; m.vdsoSP not known (0:
+ *         no vDSO linkage without DWARF)
+ * (scripts/go-offsets-check.sh compares a program's rows with its machine code.)
+ */
+static const struct {
+	unsigned int first, last; /* minor versions */
+	struct go_runtime_offsets off;
+} go_offsets[] = {
+	{17, 17, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 832, .gobuf_bp = 48}},
+	{18, 20, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 800, .gobuf_bp = 48}},
+	{21, 21, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 808, .gobuf_bp = 48}},
+	{22, 22, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 1120, .gobuf_bp = 48}},
+	{23, 23, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 856, .gobuf_bp = 48}},
+	{24, 24, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 880, .gobuf_bp = 48}},
+	{25, 26, {.g_m = 48, .g_sched = 56, .m_curg = 184, .m_vdsosp = 0, .gobuf_bp = 40}},
+};
+
+int gopclntab__offsets_for(const char *version, struct go_runtime_offsets *out)
+{
+	unsigned int minor = release_minor(version);
+
+	for (size_t i = 0; i < sizeof(go_offsets) / sizeof(go_offsets[0]); i++)
+		if (minor >= go_offsets[i].first && minor <= go_offsets[i].last) {
+			*out = go_offsets[i].off;
 			return 0;
 		}
+	return -ENOENT;
+}
+
+int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out)
+{
+	/* the program's own DWARF first: exact for any version, pre-releases too */
 	if (gt->has_dwarf_off) {
 		*out = gt->dwarf_off;
 		return 0;
 	}
-	return -ENOENT;
+	return gopclntab__offsets_for(gt->version, out);
 }
 
 /* The data_member_location of member name of structure die, or -1. */
@@ -592,14 +643,14 @@ static int64_t member_offset(Dwarf_Die *die, const char *name)
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	int64_t gm = -1, gs = -1, mc = -1, mv = -1;
+	int64_t gm = -1, gs = -1, mc = -1, mv = -1, bp = -1;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cus = 0;
 
 	if (!dw)
 		return -ENOENT;
 	/* the runtime's types are in one CU; at most 100000 CUs looked at */
-	while (cus++ < 100000 && (gm < 0 || mc < 0) &&
+	while (cus++ < 100000 && (gm < 0 || mc < 0 || bp < 0) &&
 	       !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		Dwarf_Die cu, d;
 
@@ -616,16 +667,22 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 				} else if (!strcmp(n, "runtime.m")) {
 					mc = member_offset(&d, "curg");
 					mv = member_offset(&d, "vdsoSP");
+				} else if (!strcmp(n, "runtime.gobuf")) {
+					bp = member_offset(&d, "bp");
 				}
-			} while ((gm < 0 || mc < 0) && !dwarf_siblingof(&d, &d));
+			} while ((gm < 0 || mc < 0 || bp < 0) && !dwarf_siblingof(&d, &d));
 		}
 		off = next;
 	}
 	dwarf_end(dw);
-	if (gm < 0 || gs < 0 || mc < 0 || gm % 8 || gs % 8 || gm > 2040 || gs > 2040)
+	if (gm < 0 || gs < 0 || mc < 0 || bp < 0 || gm % 8 || gs % 8 || bp % 8 || gm > 2040 ||
+	    gs > 2040 || bp > 56 || mc > 4095)
 		return -ENOENT;
-	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc,
-					   mv > 0 ? (uint32_t)mv : 0};
+	*out = (struct go_runtime_offsets){.g_m = (uint32_t)gm,
+					   .g_sched = (uint32_t)gs,
+					   .m_curg = (uint32_t)mc,
+					   .m_vdsosp = mv > 0 && mv <= 4095 ? (uint32_t)mv : 0,
+					   .gobuf_bp = (uint32_t)bp};
 	return 0;
 }
 
@@ -923,9 +980,8 @@ static int from_elf(Elf *elf, struct gopclntab **out)
 		find_gofunc(gt, elf, shstrndx, tab_vaddr);
 	read_build_id(gt->build_id, sizeof(gt->build_id), elf, shstrndx);
 	read_version(gt->version, sizeof(gt->version), elf, shstrndx);
-	/* a version the table does not know: its DWARF may (a build with symbols) */
-	if (gopclntab__runtime_offsets(gt, &gt->dwarf_off))
-		gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
+	/* a build with symbols: its DWARF has the offsets of its own runtime */
+	gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
 	*out = gt;
 	return 0;
 }

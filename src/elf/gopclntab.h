@@ -120,20 +120,27 @@ int gopclntab__sp_rows(const struct gopclntab *gt, size_t i, size_t max_rows, go
 		       void *ctx);
 
 /*
- * Offsets of the runtime's structures the profiler reads for the object's Go version: g.m,
- * g.sched, m.curg, m.vdsoSP (runtime/runtime2.go), from a table by version (tested: Go 1.19), else
- * from the object's DWARF. 0, or -ENOENT when neither has them.
+ * Offsets of the runtime's structures the profiler reads for the object's Go version (amd64):
+ * g.m, g.sched, m.curg, m.vdsoSP, gobuf.bp (runtime/runtime2.go). From the object's DWARF when
+ * it has the runtime's types, else from a table by release (Go 1.17 to 1.26; sources in
+ * gopclntab.c). 0, or -ENOENT when neither has them (other versions, pre-releases).
  */
 struct go_runtime_offsets {
 	uint32_t g_m, g_sched, m_curg;
 	uint32_t m_vdsosp; /* m.vdsoSP, m.vdsoPC right after it; 0: unknown */
+	uint32_t gobuf_bp; /* bp in a gobuf (g.sched): 48 to Go 1.24, 40 from 1.25 */
 };
 int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out);
 
 /*
+ * The table's offsets for a version as runtime.buildVersion gives it ("go1.21.11",
+ * "go1.21.11 X:nocoverageredesign"): 0, or -ENOENT (not a release the table has).
+ */
+int gopclntab__offsets_for(const char *version, struct go_runtime_offsets *out);
+
+/*
  * The same offsets from the DWARF of elf (runtime.g's members m and sched, runtime.m's curg and
- * vdsoSP):
- * what gopclntab__from_elf falls back on for a Go version not in the table. 0, -ENOENT.
+ * vdsoSP, runtime.gobuf's bp), which gopclntab__from_elf reads first. 0, -ENOENT.
  */
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out);
 

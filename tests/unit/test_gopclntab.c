@@ -293,6 +293,55 @@ static void test_ident(void **state)
 	close(fd);
 }
 
+/*
+ * The table by Go release: the numbers each release's runtime has (gopclntab.c names their
+ * sources), and nothing for versions it does not know, pre-releases among them.
+ */
+static void test_offsets_table(void **state)
+{
+	static const struct {
+		const char *version;
+		int err;
+		uint32_t curg, vdsosp, gobuf_bp;
+	} cases[] = {
+		{"go1.17.13", 0, 192, 832, 48},
+		{"go1.18", 0, 192, 800, 48},
+		{"go1.19.8", 0, 192, 800, 48},
+		{"go1.20.6", 0, 192, 800, 48},
+		{"go1.21.11 X:nocoverageredesign", 0, 192, 808, 48},
+		{"go1.22.12", 0, 192, 1120, 48},
+		{"go1.23.3", 0, 192, 856, 48},
+		{"go1.24.4", 0, 192, 880, 48},
+		{"go1.25.3", 0, 184, 0, 40},
+		{"go1.26.0", 0, 184, 0, 40},
+		{"go1.16.15", -ENOENT, 0, 0, 0},
+		{"go1.27", -ENOENT, 0, 0, 0},
+		{"go1.190", -ENOENT, 0, 0, 0},
+		{"go1.19.", -ENOENT, 0, 0, 0},
+		{"go1.19rc1", -ENOENT, 0, 0, 0},
+		{"go1.22-20231128-RC02 cl/586117301", -ENOENT, 0, 0, 0},
+		{"devel go1.23-4a8e5ff Tue", -ENOENT, 0, 0, 0},
+		{"", -ENOENT, 0, 0, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct go_runtime_offsets off = {0};
+		int err = gopclntab__offsets_for(cases[i].version, &off);
+
+		print_message("%s: %d %u %u %u\n", cases[i].version, err, off.m_curg, off.m_vdsosp,
+			      off.gobuf_bp);
+		assert_int_equal(err, cases[i].err);
+		if (err)
+			continue;
+		assert_int_equal(off.g_m, 48);
+		assert_int_equal(off.g_sched, 56);
+		assert_int_equal(off.m_curg, cases[i].curg);
+		assert_int_equal(off.m_vdsosp, cases[i].vdsosp);
+		assert_int_equal(off.gobuf_bp, cases[i].gobuf_bp);
+	}
+}
+
 /* The unwind rows of a stripped Go program: pcsp rows, the stack's ends, the system stack. */
 static void test_unwind_rows(void **state)
 {
@@ -330,6 +379,10 @@ static void test_unwind_rows(void **state)
 		assert_int_equal(CP_GO_CURG(r->rbp_off), off.m_curg);
 		assert_int_equal(CP_GO_GM(r->rbp_off), off.g_m);
 		assert_int_equal(CP_GO_SCHED(r->rbp_off), off.g_sched);
+		assert_int_equal(CP_GO_GOBUF_BP(r->rbp_off), off.gobuf_bp);
+		/* Go 1.19's systemstack has no frame: the return address at sched.sp */
+		assert_int_equal(CP_GO_FP(r->rbp_off), 0);
+		assert_int_equal(r->cfa_off, 8);
 		by_name(gt, "runtime.morestack", &f);
 		r = unwind_table__lookup(ut, f.entry);
 		assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
@@ -350,7 +403,7 @@ static void test_unwind_rows(void **state)
 	gopclntab__free(gt);
 }
 
-/* The offsets from DWARF (for versions not in the table) are the table's for this Go. */
+/* The offsets from DWARF (read first when a program has them) are the table's for this Go. */
 static void test_dwarf_offsets(void **state)
 {
 	char path[PATH_MAX];
@@ -362,7 +415,7 @@ static void test_dwarf_offsets(void **state)
 	(void)state;
 	if (!gt)
 		cp_skip("no Go fixture (go missing when the fixtures were built)");
-	if (gopclntab__runtime_offsets(gt, &tab))
+	if (gopclntab__offsets_for(gopclntab__go_version(gt), &tab))
 		cp_skip("a Go version without table offsets");
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -373,6 +426,7 @@ static void test_dwarf_offsets(void **state)
 	assert_int_equal(dw.g_sched, tab.g_sched);
 	assert_int_equal(dw.m_curg, tab.m_curg);
 	assert_int_equal(dw.m_vdsosp, tab.m_vdsosp);
+	assert_int_equal(dw.gobuf_bp, tab.gobuf_bp);
 	elf_end(elf);
 	close(fd);
 	/* stripped: no DWARF */
@@ -584,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
+		cmocka_unit_test(test_offsets_table),
 		cmocka_unit_test(test_hostile),
 	};
 
