@@ -293,6 +293,152 @@ static void test_ident(void **state)
 	close(fd);
 }
 
+/* Little-endian n-byte value v at p. */
+static void put(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * A table of the Go 1.2 layout (magic 0xfffffffb: offsets from the table's start, the file
+ * table after the function table) or the Go 1.16 one (0xfffffffa: nfunc, nfiles, then the
+ * offsets of the name, CU, file, pc-value and function tables), laid out as debug/gosym's
+ * pclntab.go reads them (go12/go116 cases, funcData.field) and runtime/symtab.go encodes pc-value
+ * tables (zig-zag value deltas from -1, pc deltas times the quantum, 0 to end). Two functions:
+ * main.a at 0x401000 (0x20 bytes: sp delta 0 for 4 bytes then 8; /src/a.go lines 10, 11) and
+ * main.b at 0x401020 (0x10 bytes: sp 0, /src/b.go line 20). In 1.16 every region starts at 0
+ * but the function table's (so that offsets into them are offsets into the table). Returns the
+ * size (1024).
+ */
+static size_t old_layout_table(uint8_t *t, bool v116)
+{
+	/* pc-value tables: sp a, file a, line a, sp b, file b, line b */
+	static const uint8_t pcv[] = {0x02, 0x04, 0x10, 0x1c, 0x00, 0x04, 0x20, 0x00,
+				      0x16, 0x10, 0x02, 0x10, 0x00, 0x02, 0x10, 0x00,
+				      0x06, 0x10, 0x00, 0x2a, 0x10, 0x00};
+	static const uint32_t pcv_at[6] = {0, 5, 8, 13, 16, 19};
+	const uint64_t entry[3] = {0x401000, 0x401020, 0x401030};
+	uint64_t ftab = v116 ? 0x40 : 16, fbase = v116 ? ftab : 0, func[2] = {0x80, 0xc0};
+
+	memset(t, 0, 1024);
+	put(t, v116 ? 0xfffffffa : 0xfffffffb, 4);
+	t[6] = 1; /* quantum */
+	t[7] = 8; /* pointer size */
+	put(t + 8, 2, 8);
+	if (v116) {
+		put(t + 16, 3, 8);     /* nfiles */
+		put(t + 24, 0, 8);     /* function names */
+		put(t + 32, 0x140, 8); /* CU table: file numbers to file table offsets */
+		put(t + 40, 0, 8);     /* file names */
+		put(t + 48, 0, 8);     /* pc-value tables */
+		put(t + 56, ftab, 8);  /* function table and _funcs */
+	}
+	for (int i = 0; i < 2; i++) {
+		uint8_t *f = t + func[i];
+
+		put(t + ftab + 16 * i, entry[i], 8);
+		put(t + ftab + 16 * i + 8, func[i] - fbase, 8);
+		put(f, entry[i], 8);
+		put(f + 8, i ? 0x107 : 0x100, 4);      /* nameoff */
+		put(f + 20, 0x180 + pcv_at[3 * i], 4); /* pcsp */
+		put(f + 24, 0x180 + pcv_at[3 * i + 1], 4);
+		put(f + 28, 0x180 + pcv_at[3 * i + 2], 4);
+		/* npcdata 0; 1.16: cuOffset 0, nfuncdata 0 */
+	}
+	put(t + ftab + 32, entry[2], 8);
+	memcpy(t + 0x100, "main.a\0main.b\0/src/a.go\0/src/b.go", 34);
+	if (v116) {
+		put(t + 0x140, UINT32_MAX, 4);
+		put(t + 0x144, 0x10e, 4);
+		put(t + 0x148, 0x118, 4);
+	} else {
+		put(t + ftab + 40, 0x140, 4); /* the file table's offset */
+		put(t + 0x140, 3, 4);	      /* its entries, this count included */
+		put(t + 0x144, 0x10e, 4);
+		put(t + 0x148, 0x118, 4);
+	}
+	memcpy(t + 0x180, pcv, sizeof(pcv));
+	return 1024;
+}
+
+/*
+ * The two layouts no toolchain here makes, synthesized from their specification: names,
+ * positions and sp deltas as expected, and as Go's own debug/gosym reads the same bytes.
+ */
+static void test_old_layouts(void **state)
+{
+	static const struct {
+		uint64_t addr;
+		const char *name, *file;
+		uint32_t line;
+		int32_t sp;
+	} want[] = {
+		{0x401000, "main.a", "/src/a.go", 10, 0}, {0x401003, "main.a", "/src/a.go", 10, 0},
+		{0x401004, "main.a", "/src/a.go", 10, 8}, {0x401010, "main.a", "/src/a.go", 11, 8},
+		{0x40101f, "main.a", "/src/a.go", 11, 8}, {0x401020, "main.b", "/src/b.go", 20, 0},
+		{0x40102f, "main.b", "/src/b.go", 20, 0},
+	};
+	uint8_t t[1024];
+
+	(void)state;
+	for (int v116 = 0; v116 < 2; v116++) {
+		char tmp[] = "/tmp/cp-gopclntab-XXXXXX", line[256], ref[256], dir[PATH_MAX];
+		size_t n = old_layout_table(t, v116), k;
+		struct gopclntab *gt = gopclntab__new(t, n, 0x401000);
+		struct go_frame fr[2];
+		struct go_func f;
+		int32_t d, rows = 0;
+		FILE *out;
+		int fd;
+
+		assert_non_null(gt);
+		assert_int_equal(gopclntab__layout(gt), v116 ? GOPCLN_116 : GOPCLN_12);
+		assert_int_equal(gopclntab__count(gt), 2);
+		assert_true(gopclntab__func_at(gt, 1, &f));
+		assert_string_equal(f.name, "main.b");
+		assert_int_equal(f.entry, 0x401020);
+		assert_int_equal(f.end, 0x401030);
+		assert_int_equal(gopclntab__sp_rows(gt, 0, 16, count_rows, &rows), 0);
+		assert_int_equal(rows, 8);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_int_equal(gopclntab__frames(gt, want[i].addr, fr, 2, &k), 0);
+			assert_int_equal(k, 1);
+			assert_string_equal(fr[0].name, want[i].name);
+			assert_non_null(fr[0].file);
+			assert_string_equal(fr[0].file, want[i].file);
+			assert_int_equal(fr[0].line, want[i].line);
+			assert_int_equal(gopclntab__sp_delta(gt, want[i].addr, &d), 0);
+			assert_int_equal(d, want[i].sp);
+		}
+		assert_false(gopclntab__func(gt, 0x401030, &f));
+		assert_false(gopclntab__func(gt, 0x400fff, &f));
+		gopclntab__free(gt);
+
+		/* Go's reader on the same bytes (needs go; the fixtures' Makefile rule has it) */
+		if (!go_fixture(dir, sizeof(dir), "go_tree_s"))
+			continue;
+		fd = mkstemp(tmp);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, t, n), (ssize_t)n);
+		close(fd);
+		out = tool_output(
+			"go run tests/fixtures/gosym_ref.go %s 0x401000 0x401000 0x401003 "
+			"0x401004 0x401010 0x40101f 0x401020 0x40102f",
+			tmp);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_non_null(fgets(line, sizeof(line), out));
+			snprintf(ref, sizeof(ref), "%s %s:%u\n", want[i].name, want[i].file,
+				 want[i].line);
+			assert_string_equal(line, ref);
+		}
+		tool_done(out);
+		unlink(tmp);
+		print_message("layout %s: %zu addresses as debug/gosym reads them\n",
+			      v116 ? "1.16" : "1.2", sizeof(want) / sizeof(want[0]));
+	}
+}
+
 /*
  * The table by Go release: the numbers each release's runtime has (gopclntab.c names their
  * sources), and nothing for versions it does not know, pre-releases among them.
@@ -639,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
 		cmocka_unit_test(test_offsets_table),
+		cmocka_unit_test(test_old_layouts),
 		cmocka_unit_test(test_hostile),
 	};
 
