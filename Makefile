@@ -229,7 +229,7 @@ fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 # the tests that need them fail in CI without them.
 GO := $(shell command -v go 2>/dev/null)
 GO_FIXTURES := $(addprefix $(O)/fixtures/,go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g \
-	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s)
+	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s go_cgospin_s)
 GO_BUILD = $(Q)mkdir -p $(@D) && GO111MODULE=off GOFLAGS= GOCACHE=$(abspath $(O))/gocache \
 	GOPATH=$(abspath $(O))/gopath go build
 $(O)/fixtures/go_tree_s: tests/fixtures/fix_tree.go
@@ -254,6 +254,9 @@ $(O)/fixtures/go_cgo_s: $(O)/fixtures/go_cgo_g
 	$(call msg,FIXTURE,$@)
 	$(Q)strip -o $@ $<
 $(O)/fixtures/go_clock_s: tests/fixtures/fix_clock.go
+	$(call msg,FIXTURE,$@)
+	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
+$(O)/fixtures/go_cgospin_s: tests/fixtures/fix_cgo_spin.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
 $(O)/fixtures/go_gc_s: tests/fixtures/fix_gc.go

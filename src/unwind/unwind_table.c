@@ -349,9 +349,15 @@ static int build_go(struct builder *b, size_t i)
 	/* mcall goes on on g0 and leaves nothing to return to: Go's own traceback ends there */
 	if ((gf.flag & GOPCLN_FLAG_TOPFRAME) || !strcmp(gf.name, "runtime.mcall"))
 		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+	/*
+	 * runtime.asmcgocall (the assembly body: it writes SP, its ABI wrapper of the same name
+	 * does not) switches to g0 for a cgo call as systemstack does, through
+	 * gosave_systemstack_switch: the C frames go on into the goroutine that called
+	 */
 	if (b->go_tls_slot &&
-	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack"))) {
-		bool ss = !strcmp(gf.name, "runtime.systemstack");
+	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack") ||
+	     (!strcmp(gf.name, "runtime.asmcgocall") && (gf.flag & GOPCLN_FLAG_SPWRITE)))) {
+		bool ss = strcmp(gf.name, "runtime.morestack");
 		int32_t body = 0;
 		struct cp_unwind_row r = {
 			.cfa_type = CP_CFA_GO_SWITCH,
@@ -360,11 +366,11 @@ static int build_go(struct builder *b, size_t i)
 		};
 
 		/*
-		 * morestack has no frame (NOFRAME); systemstack none until Go 1.20, and pushes rbp
-		 * from 1.21 on (its pcsp says which): where gosave_systemstack_switch saved
-		 * sched.sp
+		 * morestack has no frame (NOFRAME); systemstack and asmcgocall none until Go 1.20,
+		 * and push rbp first from 1.21 on (the pcsp delta after the first byte says which):
+		 * where gosave_systemstack_switch saved sched.sp
 		 */
-		if (ss && gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, max_delta, &body))
+		if (ss && gopclntab__sp_delta(b->gp, gf.entry + 1, &body))
 			body = -1;
 		if (body == 0 || body == 8) {
 			/* when not on g0: the function's own frame, the body's (a prologue is rare)

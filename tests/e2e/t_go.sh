@@ -9,7 +9,7 @@
 # read back the same from its pprof file and its folded file (before: file offsets vs vaddrs).
 . "$(dirname "$0")/lib.sh"
 require_bpf
-for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s; do
+for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s go_cgospin_s; do
 	[ -x "$FIX/$f" ] || skip "no $FIX/$f (go missing when the fixtures were built)"
 done
 GO_TREE='runtime.goexit;runtime.main;main.main;main.run;main.(heavy;main.leafA|light;main.leafB)( |;)'
@@ -62,6 +62,17 @@ note "go_clock_s: $linked of $vdso samples in the vDSO linked to main.clocks"
 [ "$vdso" -ge 50 ] || fail "go_clock_s: only $vdso samples in the vDSO: $(cat "$TMP/err")"
 [ $((100 * linked)) -ge $((95 * vdso)) ] ||
 	fail "go_clock_s: $linked of $vdso vDSO samples linked; others: $(grep '__vdso_clock_gettime' "$TMP/clock.folded" | grep -v '^go_clock_s;runtime.goexit;' | cut -c1-200 | head -3)"
+
+# C code called through cgo runs on g0 (runtime.asmcgocall): its frames go on into the goroutine
+# (before: [truncated: bad return address];runtime.asmcgocall;...;cspin)
+expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/cgo.folded" -- "$FIX/go_cgospin_s" 2
+check_folded_grammar "$TMP/cgo.folded"
+inc=$(count "$TMP/cgo.folded" ';cleaf( |;)')
+linked=$(count "$TMP/cgo.folded" '^go_cgospin_s;runtime.goexit;runtime.main;main.main;main.callC;main._Cfunc_cspin;runtime.cgocall;runtime.asmcgocall;[^;]*_Cfunc_cspin;cspin;cleaf( |;)')
+note "go_cgospin_s: $linked of $inc samples in C linked to main.callC"
+[ "$inc" -ge 100 ] || fail "go_cgospin_s: only $inc samples in cleaf: $(cat "$TMP/err")"
+[ $((100 * linked)) -ge $((95 * inc)) ] ||
+	fail "go_cgospin_s: $linked of $inc C samples linked; others: $(grep ';cleaf' "$TMP/cgo.folded" | grep -v '^go_cgospin_s;runtime.goexit;' | cut -c1-200 | head -3)"
 
 # one address convention: the stripped non-PIE tree's unnamed frames, from pprof and folded
 strip -o "$TMP/nopie_s" "$FIX/fix_nopie"

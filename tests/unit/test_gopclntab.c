@@ -496,6 +496,7 @@ static void test_unwind_rows(void **state)
 	struct go_runtime_offsets off;
 	const struct cp_unwind_row *r;
 	struct unwind_table *ut;
+	size_t asm_rows = 0;
 	struct go_func f;
 	int fd;
 
@@ -533,6 +534,20 @@ static void test_unwind_rows(void **state)
 		r = unwind_table__lookup(ut, f.entry);
 		assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
 		assert_int_equal(r->rbp_type, CP_GO_MORESTACK);
+		/* cgo calls: the assembly asmcgocall (it writes SP), not its ABI wrapper */
+		for (size_t i = 0; i < gopclntab__count(gt); i++) {
+			if (!gopclntab__func_at(gt, i, &f) || strcmp(f.name, "runtime.asmcgocall"))
+				continue;
+			r = unwind_table__lookup(ut, f.entry + 1);
+			if (!(f.flag & GOPCLN_FLAG_SPWRITE)) {
+				assert_int_not_equal(r->cfa_type, CP_CFA_GO_SWITCH);
+				continue;
+			}
+			assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
+			assert_int_equal(r->rbp_type, CP_GO_SYSTEMSTACK);
+			asm_rows++;
+		}
+		assert_int_equal(asm_rows, 1);
 		/* the vDSO callers: m.vdsoSP, else the body's frame */
 		by_name(gt, "runtime.nanotime1", &f);
 		r = unwind_table__lookup(ut, f.entry + 20);
