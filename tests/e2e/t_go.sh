@@ -5,8 +5,11 @@
 # pcsp tables, the known call tree exact from runtime.goexit (before: go_tree_s+0x... frames,
 # and leafA's caller main.heavy lost to frame pointers); a collector-heavy program's system-stack
 # frames linked to their goroutine (before: stacks ending at runtime.systemstack or a bad
-# return address), and so a clock-reading one's vDSO calls. And one address convention: a stripped non-PIE program's unnamed frames
-# read back the same from its pprof file and its folded file (before: file offsets vs vaddrs).
+# return address), and so a clock-reading one's vDSO calls and a cgo program's C frames (before:
+# [truncated: bad return address];runtime.asmcgocall). The Go build ID and version in the pprof
+# file (before: no build ID, no version). And one address convention: a stripped non-PIE
+# program's unnamed frames read back the same from its pprof file and its folded file (before:
+# file offsets vs vaddrs).
 . "$(dirname "$0")/lib.sh"
 require_bpf
 for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s go_cgospin_s; do
