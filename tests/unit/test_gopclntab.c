@@ -488,6 +488,72 @@ static void test_offsets_table(void **state)
 	}
 }
 
+/*
+ * The version as programs before Go 1.18 keep it: .go.buildinfo's header (flags 0) points at
+ * runtime.buildVersion, a Go string (data pointer, length). The fixture's section rewritten so
+ * (objcopy), the string header and its bytes inside the section itself.
+ */
+static void test_old_buildinfo(void **state)
+{
+	char path[PATH_MAX], tmp[] = "/tmp/cp-gopclntab-XXXXXX", bin[] = "/tmp/cp-gopclntab-XXXXXX";
+	char line[64] = "";
+	uint64_t addr = 0, size = 0;
+	struct go_ident gi;
+	uint8_t *sec;
+	FILE *out;
+	int fd;
+
+	(void)state;
+	if (!go_fixture(path, sizeof(path), "go_tree_s"))
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	out = tool_output("readelf -SW %s | awk '{ for (i = 1; i < NF - 3; i++) "
+			  "if ($i == \".go.buildinfo\") print $(i + 2), $(i + 4) }'",
+			  path);
+	assert_int_equal(fscanf(out, "%" SCNx64 " %" SCNx64, &addr, &size), 2);
+	tool_done(out);
+	assert_true(size >= 64 && size < 4096);
+	sec = calloc(1, size);
+	assert_non_null(sec);
+	memcpy(sec, "\xff Go buildinf:", 14);
+	sec[14] = 8;		     /* pointer size; flags 0: little-endian, pointers */
+	put(sec + 16, addr + 32, 8); /* &runtime.buildVersion */
+	put(sec + 32, addr + 48, 8); /* its data */
+	put(sec + 40, 9, 8);	     /* its length */
+	memcpy(sec + 48, "go1.16.15", 9);
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, sec, size), (ssize_t)size);
+	close(fd);
+	fd = mkstemp(bin);
+	assert_true(fd >= 0);
+	close(fd);
+	out = tool_output("objcopy --update-section .go.buildinfo=%s %s %s 2>&1 && echo ok", tmp,
+			  path, bin);
+	assert_non_null(fgets(line, sizeof(line), out));
+	pclose(out);
+	assert_string_equal(line, "ok\n");
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0);
+	close(fd);
+	assert_string_equal(gi.version, "go1.16.15");
+	/* a length past the section: no version */
+	put(sec + 40, size, 8);
+	fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_int_equal(write(fd, sec, size), (ssize_t)size);
+	close(fd);
+	out = tool_output("objcopy --update-section .go.buildinfo=%s %s %s 2>&1 && echo ok", tmp,
+			  path, bin);
+	assert_non_null(fgets(line, sizeof(line), out));
+	pclose(out);
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0); /* the build ID is still there */
+	close(fd);
+	assert_string_equal(gi.version, "");
+	unlink(tmp);
+	unlink(bin);
+	free(sec);
+}
+
 /* The unwind rows of a stripped Go program: pcsp rows, the stack's ends, the system stack. */
 static void test_unwind_rows(void **state)
 {
@@ -796,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_addr2line_cgo_pie),
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_ident),
+		cmocka_unit_test(test_old_buildinfo),
 		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
