@@ -4,6 +4,7 @@
  * (pclntab.go: the header words and _func fields of each version), runtime/symtab.go (pcvalue
  * encoding, inlinedCall, moduledata), cmd/link/internal/ld/pcln.go.
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <gelf.h>
@@ -581,19 +582,19 @@ static unsigned int release_minor(const char *v)
  *   1.25+ the OTel eBPF profiler's Go offsets (interpreter/go/offsets.go: m.curg 184,
  *         g.sched.bp 96 for 1.25 and 1.26) and runtime2.go go1.25.3; m.vdsoSP not known (0:
  *         no vDSO linkage without DWARF)
+ * g.labels (runtime/pprof's labels): 360 in the DWARF of Go 1.19.8; for the other releases
+ * the OTel profiler's (Labels: 360 from 1.17, 344 from 1.21, 352 from 1.23, 344 in 1.25, 352
+ * in 1.26), not checked against a program here (none links runtime/pprof's label calls).
  * (scripts/go-offsets-check.sh compares a program's rows with its machine code.)
  */
 static const struct {
 	unsigned int first, last; /* minor versions */
 	struct go_runtime_offsets off;
 } go_offsets[] = {
-	{17, 17, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 832, .gobuf_bp = 48}},
-	{18, 20, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 800, .gobuf_bp = 48}},
-	{21, 21, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 808, .gobuf_bp = 48}},
-	{22, 22, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 1120, .gobuf_bp = 48}},
-	{23, 23, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 856, .gobuf_bp = 48}},
-	{24, 24, {.g_m = 48, .g_sched = 56, .m_curg = 192, .m_vdsosp = 880, .gobuf_bp = 48}},
-	{25, 26, {.g_m = 48, .g_sched = 56, .m_curg = 184, .m_vdsosp = 0, .gobuf_bp = 40}},
+	{17, 17, {48, 56, 192, 832, 48, 360}}, {18, 20, {48, 56, 192, 800, 48, 360}},
+	{21, 21, {48, 56, 192, 808, 48, 344}}, {22, 22, {48, 56, 192, 1120, 48, 344}},
+	{23, 23, {48, 56, 192, 856, 48, 352}}, {24, 24, {48, 56, 192, 880, 48, 352}},
+	{25, 25, {48, 56, 184, 0, 40, 344}},   {26, 26, {48, 56, 184, 0, 40, 352}},
 };
 
 int gopclntab__offsets_for(const char *version, struct go_runtime_offsets *out)
@@ -643,7 +644,7 @@ static int64_t member_offset(Dwarf_Die *die, const char *name)
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	int64_t gm = -1, gs = -1, mc = -1, mv = -1, bp = -1;
+	int64_t gm = -1, gs = -1, mc = -1, mv = -1, bp = -1, gl = -1;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cus = 0;
 
@@ -664,6 +665,7 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 				if (!strcmp(n, "runtime.g")) {
 					gm = member_offset(&d, "m");
 					gs = member_offset(&d, "sched");
+					gl = member_offset(&d, "labels");
 				} else if (!strcmp(n, "runtime.m")) {
 					mc = member_offset(&d, "curg");
 					mv = member_offset(&d, "vdsoSP");
@@ -682,8 +684,72 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 					   .g_sched = (uint32_t)gs,
 					   .m_curg = (uint32_t)mc,
 					   .m_vdsosp = mv > 0 && mv <= 4095 ? (uint32_t)mv : 0,
-					   .gobuf_bp = (uint32_t)bp};
+					   .gobuf_bp = (uint32_t)bp,
+					   .g_labels = gl > 0 ? (uint32_t)gl : 0};
 	return 0;
+}
+
+/* The minor version of "go1.N..." (N), or -1. */
+static int go_minor(const char *v)
+{
+	char *end;
+	long n;
+
+	if (strncmp(v, "go1.", 4) || !isdigit((unsigned char)v[4]))
+		return -1;
+	n = strtol(v + 4, &end, 10);
+	return n > 0 && n < 1000 && (*end == '.' || *end == 0 || isalpha((unsigned char)*end))
+		       ? (int)n
+		       : -1;
+}
+
+int gopclntab__labels_layout(const struct gopclntab *gt)
+{
+	return gopclntab_labels_layout_for(gt->version);
+}
+
+int gopclntab_labels_layout_for(const char *go_version)
+{
+	int minor = go_minor(go_version);
+
+	/*
+	 * runtime/pprof/label.go: `type labelMap map[string]string` up to go1.23; go1.24 made it
+	 * labelMap{LabelSet}, a sorted []label (and switched maps to Swiss tables).
+	 */
+	if (minor < 0)
+		return 0;
+	return minor < 24 ? GO_LABELS_MAP : GO_LABELS_SLICE;
+}
+
+/*
+ * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
+ * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
+ * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own, and for shared
+ * objects (an executable: ET_EXEC, or a PIE with its interpreter).
+ */
+uint8_t gopclntab__tls_slot(Elf *elf)
+{
+	uint64_t tls_size = 0, tls_align = 0;
+	bool exe = false;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) || !gelf_getehdr(elf, &eh))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_TLS) {
+			tls_size = ph.p_memsz;
+			tls_align = ph.p_align;
+		}
+		exe = exe || ph.p_type == PT_INTERP;
+	}
+	/* a Go shared object (-buildmode=c-shared) has its TLS elsewhere: only executables */
+	if (eh.e_type != ET_EXEC && !exe)
+		return 0;
+	return tls_size <= 8 && tls_align <= 8 ? 1 : 0;
 }
 
 /* ---- from an ELF file ------------------------------------------------------------------- */

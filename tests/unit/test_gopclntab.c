@@ -7,6 +7,7 @@
 #include "cmocka_inc.h"
 #include <inttypes.h>
 #include "elf/gopclntab.h"
+#include "session/go_labels.h"
 #include "unwind/unwind_table.h"
 
 /* The fixture's path, or a skip when go was not there to build it. */
@@ -448,26 +449,26 @@ static void test_offsets_table(void **state)
 	static const struct {
 		const char *version;
 		int err;
-		uint32_t curg, vdsosp, gobuf_bp;
+		uint32_t curg, vdsosp, gobuf_bp, labels;
 	} cases[] = {
-		{"go1.17.13", 0, 192, 832, 48},
-		{"go1.18", 0, 192, 800, 48},
-		{"go1.19.8", 0, 192, 800, 48},
-		{"go1.20.6", 0, 192, 800, 48},
-		{"go1.21.11 X:nocoverageredesign", 0, 192, 808, 48},
-		{"go1.22.12", 0, 192, 1120, 48},
-		{"go1.23.3", 0, 192, 856, 48},
-		{"go1.24.4", 0, 192, 880, 48},
-		{"go1.25.3", 0, 184, 0, 40},
-		{"go1.26.0", 0, 184, 0, 40},
-		{"go1.16.15", -ENOENT, 0, 0, 0},
-		{"go1.27", -ENOENT, 0, 0, 0},
-		{"go1.190", -ENOENT, 0, 0, 0},
-		{"go1.19.", -ENOENT, 0, 0, 0},
-		{"go1.19rc1", -ENOENT, 0, 0, 0},
-		{"go1.22-20231128-RC02 cl/586117301", -ENOENT, 0, 0, 0},
-		{"devel go1.23-4a8e5ff Tue", -ENOENT, 0, 0, 0},
-		{"", -ENOENT, 0, 0, 0},
+		{"go1.17.13", 0, 192, 832, 48, 360},
+		{"go1.18", 0, 192, 800, 48, 360},
+		{"go1.19.8", 0, 192, 800, 48, 360},
+		{"go1.20.6", 0, 192, 800, 48, 360},
+		{"go1.21.11 X:nocoverageredesign", 0, 192, 808, 48, 344},
+		{"go1.22.12", 0, 192, 1120, 48, 344},
+		{"go1.23.3", 0, 192, 856, 48, 352},
+		{"go1.24.4", 0, 192, 880, 48, 352},
+		{"go1.25.3", 0, 184, 0, 40, 344},
+		{"go1.26.0", 0, 184, 0, 40, 352},
+		{"go1.16.15", -ENOENT, 0, 0, 0, 0},
+		{"go1.27", -ENOENT, 0, 0, 0, 0},
+		{"go1.190", -ENOENT, 0, 0, 0, 0},
+		{"go1.19.", -ENOENT, 0, 0, 0, 0},
+		{"go1.19rc1", -ENOENT, 0, 0, 0, 0},
+		{"go1.22-20231128-RC02 cl/586117301", -ENOENT, 0, 0, 0, 0},
+		{"devel go1.23-4a8e5ff Tue", -ENOENT, 0, 0, 0, 0},
+		{"", -ENOENT, 0, 0, 0, 0},
 	};
 
 	(void)state;
@@ -485,6 +486,7 @@ static void test_offsets_table(void **state)
 		assert_int_equal(off.m_curg, cases[i].curg);
 		assert_int_equal(off.m_vdsosp, cases[i].vdsosp);
 		assert_int_equal(off.gobuf_bp, cases[i].gobuf_bp);
+		assert_int_equal(off.g_labels, cases[i].labels);
 	}
 }
 
@@ -654,6 +656,8 @@ static void test_dwarf_offsets(void **state)
 	assert_int_equal(dw.m_curg, tab.m_curg);
 	assert_int_equal(dw.m_vdsosp, tab.m_vdsosp);
 	assert_int_equal(dw.gobuf_bp, tab.gobuf_bp);
+	assert_int_equal(dw.g_labels, tab.g_labels);
+	assert_int_not_equal(dw.g_labels, 0);
 	elf_end(elf);
 	close(fd);
 	/* stripped: no DWARF */
@@ -665,6 +669,44 @@ static void test_dwarf_offsets(void **state)
 	elf_end(elf);
 	close(fd);
 	gopclntab__free(gt);
+}
+
+/* runtime/pprof's labelMap: a map up to Go 1.23, a slice from 1.24; unknown versions: none. */
+static void test_labels_layout(void **state)
+{
+	char path[PATH_MAX];
+	struct gopclntab *gt = open_go("go_labels_s", path, sizeof(path));
+	struct go_runtime_offsets off;
+	struct cp_go_proc gp;
+	int fd;
+
+	(void)state;
+	assert_int_equal(gopclntab_labels_layout_for("go1.19.8"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("go1.23"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("go1.24rc1"), GO_LABELS_SLICE);
+	assert_int_equal(gopclntab_labels_layout_for("go1.26.0"), GO_LABELS_SLICE);
+	assert_int_equal(gopclntab_labels_layout_for("go1.1x"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("devel +abc"), 0);
+	assert_int_equal(gopclntab_labels_layout_for("go2.0"), 0);
+	assert_int_equal(gopclntab_labels_layout_for(""), 0);
+	if (!gt)
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	/* what BPF gets for the stripped program: the table's offsets, Go's TLS slot */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(go_labels__from_fd(fd, &gp), 0);
+	close(fd);
+	assert_int_equal(gopclntab__runtime_offsets(gt, &off), 0);
+	assert_int_equal(gp.layout, gopclntab__labels_layout(gt));
+	assert_int_equal(gp.tls_slot, 1);
+	assert_int_equal(gp.g_m, off.g_m);
+	assert_int_equal(gp.m_curg, off.m_curg);
+	assert_int_equal(gp.g_labels, off.g_labels);
+	gopclntab__free(gt);
+	/* not Go */
+	fixture(path, sizeof(path), "fix_tree");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(go_labels__from_fd(fd, &gp), -ENOENT);
+	close(fd);
 }
 
 static uint64_t lcg(uint64_t *s)
@@ -868,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_offsets),
 		cmocka_unit_test(test_offsets_table),
 		cmocka_unit_test(test_old_layouts),
+		cmocka_unit_test(test_labels_layout),
 		cmocka_unit_test(test_hostile),
 	};
 
