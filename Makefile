@@ -274,6 +274,18 @@ ifneq ($(GO),)
 fixtures: $(GO_FIXTURES)
 endif
 
+# Java's known call tree (tests/fixtures/java), compiled where javac is (make deps installs
+# openjdk-17-jdk-headless); the tests that need it fail in CI without it.
+JAVAC := $(shell command -v javac 2>/dev/null)
+JAVA_FIXTURES := $(O)/fixtures/java/cpfix/Tree.class $(O)/fixtures/java/cpfix/Inline.class
+$(O)/fixtures/java/cpfix/%.class: tests/fixtures/java/cpfix/%.java
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(O)/fixtures/java
+	$(Q)javac -d $(O)/fixtures/java $<
+ifneq ($(JAVAC),)
+fixtures: $(JAVA_FIXTURES)
+endif
+
 # cpuprof diff: the same program with one function doing 1 and 3 units of work
 DIFF_FIXTURES := $(O)/fixtures/fix_diff_base $(O)/fixtures/fix_diff_slow
 $(O)/fixtures/fix_diff_base: tests/fixtures/fix_diff.c tests/fixtures/fixture.h
