@@ -824,7 +824,7 @@ found:
 static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind_row *r)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 fsbase = BPF_CORE_READ(t, thread.fsbase), g, m, g0, curg, sched[7];
+	__u64 fsbase = BPF_CORE_READ(t, thread.fsbase), g, m, g0, curg, sched[8], fr[2];
 	__u32 off = (__u32)r->rbp_off;
 
 	__u32 once = r->rbp_type == CP_GO_VDSO ? 2 : 1;
@@ -855,10 +855,17 @@ static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind
 	if (bpf_probe_read_user(sched, sizeof(sched), (void *)(curg + CP_GO_SCHED(off))))
 		return -1;
 	s->go_jumped |= once;
-	s->bp = sched[CP_GOBUF_BP / 8];
+	s->bp = sched[(CP_GO_GOBUF_BP(off) / 8) & 7];
 	if (r->rbp_type == CP_GO_MORESTACK) {
 		s->pc = sched[CP_GOBUF_PC / 8];
 		s->sp = sched[CP_GOBUF_SP / 8];
+	} else if (CP_GO_FP(off)) {
+		/* systemstack's frame: the caller's rbp, then the return address */
+		if (bpf_probe_read_user(fr, sizeof(fr), (void *)sched[CP_GOBUF_SP / 8]))
+			return -1;
+		s->bp = fr[0];
+		s->pc = fr[1];
+		s->sp = sched[CP_GOBUF_SP / 8] + 16;
 	} else {
 		if (bpf_probe_read_user(&s->pc, sizeof(s->pc), (void *)sched[CP_GOBUF_SP / 8]))
 			return -1;

@@ -869,6 +869,10 @@ static void write_mappings(struct jw *w)
 		/* "" (unknown) as null */
 		jkey(w, "build_id", false);
 		jstr(w, m->build_id && *m->build_id ? m->build_id : NULL);
+		if (m->go_version && *m->go_version) {
+			jkey(w, "go_version", false);
+			jstr(w, m->go_version);
+		}
 		jraw(w, "}");
 	}
 }

@@ -478,6 +478,35 @@ static void encode_mapping(struct enc *e, uint32_t pm)
 	pb_close(b, at);
 }
 
+/*
+ * The Go version of each Go program with samples, as a comment "go1.19.8: PATH" (once per path):
+ * pprof's Mapping has no field for it (runtime/pprof writes none; go tool pprof -comments
+ * prints these). Its Go build ID is the mapping's build_id when it has no GNU one.
+ */
+static void go_comments(struct enc *e, size_t nm)
+{
+	char comment[512];
+
+	for (uint32_t pm = 0; pm < nm; pm++) {
+		const struct prof_mapping *m = profile__mapping(e->p, pm);
+		bool seen = false;
+
+		if (!e->map_ids[pm] || !m->go_version || !*m->go_version)
+			continue;
+		/* strings are interned: one pointer per path and version */
+		for (uint32_t o = 0; o < pm && !seen; o++) {
+			const struct prof_mapping *x = profile__mapping(e->p, o);
+
+			seen = e->map_ids[o] && x->path == m->path &&
+			       x->go_version == m->go_version;
+		}
+		if (seen)
+			continue;
+		snprintf(comment, sizeof(comment), "%s: %s", m->go_version, m->path);
+		pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
+	}
+}
+
 /* A shared library's name, as pprof tells one (its libRx: ".so" at the end or before ".N"/"_N"). */
 static bool is_library(const char *path)
 {
@@ -653,6 +682,7 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 		 e->m->frequency);
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, e->m->command_line));
+	go_comments(e, nm);
 	pb_int(&e->msg, PROFILE_DEFAULT_SAMPLE_TYPE, str_index(e, "cpu"));
 	err = pb_error(&e->msg) ? pb_error(&e->msg) : emit(ctx, &e->msg);
 	if (err)

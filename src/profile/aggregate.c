@@ -222,6 +222,7 @@ static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf
 		.offset = sf->map_offset,
 		.path = sf->map_path,
 		.build_id = sf->build_id,
+		.go_version = sf->go_version,
 	};
 	uint32_t id;
 	int err;
@@ -247,6 +248,7 @@ static int place_mapping(struct agg *a, const struct sym_place *pl, const struct
 		.offset = pl->offset,
 		.path = pl->path,
 		.build_id = pl->build_id,
+		.go_version = pl->go_version,
 	};
 	uint32_t id;
 	int err = profile__intern_mapping(a->prof, &m, &id);

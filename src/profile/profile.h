@@ -35,10 +35,11 @@ enum prof_map_kind {
 struct prof_mapping {
 	uint32_t pid;
 	enum prof_map_kind kind;
-	uint64_t start, limit; /* runtime addresses, limit exclusive */
-	uint64_t offset;       /* file offset of start */
-	const char *path;      /* never NULL: a path, or "[vdso]", "[kernel.kallsyms]"... */
-	const char *build_id;  /* lower-case hex, "" when unknown */
+	uint64_t start, limit;	/* runtime addresses, limit exclusive */
+	uint64_t offset;	/* file offset of start */
+	const char *path;	/* never NULL: a path, or "[vdso]", "[kernel.kallsyms]"... */
+	const char *build_id;	/* lower-case hex, "" when unknown */
+	const char *go_version; /* a Go program's version ("go1.19.8"), "" (or NULL) otherwise */
 };
 
 struct prof_frame {
