@@ -168,7 +168,22 @@ FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -f
 FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo \
 	fix_paths fix_golabels)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
-	$(O)/fixtures/fix_inline
+	$(O)/fixtures/fix_inline $(O)/fixtures/fake_v8 $(O)/fixtures/fake_v8_old \
+	$(O)/fixtures/fake_v8_compressed
+
+# V8 metadata the reader accepts, and two it refuses (tests/unit/test_v8_detect.c)
+$(O)/fixtures/fake_v8: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -o $@ $<
+$(O)/fixtures/fake_v8_old: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -DFAKE_V8_OLD -o $@ $<
+$(O)/fixtures/fake_v8_compressed: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -DFAKE_V8_COMPRESSED -o $@ $<
 
 $(O)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)

@@ -293,6 +293,8 @@ int v8_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 
 	memset(out, 0, sizeof(*out));
 	err = interp_find(ps, pid, gen, plain, detect_v8, &info, sizeof(info), &at);
+	/* refused: its version still says which V8 it is */
+	out->off.version = info.off.version;
 	if (err)
 		return err;
 	out->off = info.off;

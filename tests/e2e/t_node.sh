@@ -70,6 +70,12 @@ note "workers: worker chain $w samples (thread $tw), main chain $m (thread $tm)"
 ! grep -E 'js::workerMain;.*js::mainLoop|js::mainLoop;.*js::workerMain|js::mainLoop;.*leafW|js::workerMain;.*leafM' "$out" ||
 	fail "a stack mixes the two threads' JS frames"
 
+# a V8 the walker does not know (pointer compression): refused, and the summary says why
+cp "$FIX/fake_v8_compressed" "$TMP/node"
+expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/fake.folded" -- "$TMP/node" 0.5
+grep -qE 'V8 frames missing in 1 process: V8 11\.3\.244, whose version or metadata the walker does not know' "$TMP/err" ||
+	fail "no line says why the fake V8 was refused: $(cat "$TMP/err")"
+
 # the walker off: the summary names the process whose JIT code nothing names, and what helps
 expect_status 0 "$CPUPROF" record --no-node -F 499 -o "$TMP/off.folded" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 1"
 line=$(grep -F 'JIT code no perf map names' "$TMP/err") || fail "no summary line of JIT code unnamed: $(cat "$TMP/err")"

@@ -2,7 +2,8 @@
 /*
  * V8's metadata read from the machine's node (interp/v8_detect.h): every value the frame reader
  * and the namer use, against the values of node 20's V8 11.3 (read with gdb from the running
- * binary: ../shared/design/runtimes.md 4, 6); an object without V8 is not V8.
+ * binary: ../shared/design/runtimes.md 4, 6); an object without V8 is not V8; fake V8s
+ * (tests/fixtures/fake_v8.c) too old or with pointer compression are refused.
  */
 #include <linux/types.h>
 #include "cmocka_inc.h"
@@ -96,6 +97,31 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->frame_construct_entry, 2);
 }
 
+/* The fixtures' fake V8s: the metadata as node 20 has it, then too old, then compressed. */
+static void fake(const char *name, int want, uint32_t version)
+{
+	struct v8_object_info info;
+	char path[4096];
+	int fd;
+
+	fixture(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(v8_detect_object(fd, name, &info), want);
+	assert_int_equal(info.off.version, version);
+	close(fd);
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	fake("fake_v8", 0, CP_V8_VER(11, 3, 244));
+	/* a frame layout the reader does not know */
+	fake("fake_v8_old", -ENOTSUP, CP_V8_VER(8, 4, 244));
+	/* pointer compression: 32-bit SMIs, 4-byte tagged fields */
+	fake("fake_v8_compressed", -ENOTSUP, CP_V8_VER(11, 3, 244));
+}
+
 static void test_not_v8(void **state)
 {
 	struct v8_object_info info;
@@ -112,6 +138,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node_metadata),
 		cmocka_unit_test(test_not_v8),
+		cmocka_unit_test(test_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
