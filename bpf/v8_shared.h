@@ -43,6 +43,10 @@ struct cp_v8_offsets {
 	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
 	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
 	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
+	__u16 script_line_ends;	    /* Script.line_ends: a FixedArray of SMIs, or undefined */
+	__u16 fixed_length;	    /* FixedArrayBase.length: a SMI */
+	__u16 fixed_data;	    /* FixedArray.data: the first element */
+	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
 	__u8 string_enc_mask;	    /* StringEncodingMask */
 	__u8 string_repr_mask;	    /* StringRepresentationMask */
 	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
@@ -56,9 +60,9 @@ struct cp_v8_offsets {
 	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
 	__u8 frame_entry;	    /* frametype_EntryFrame */
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
-	__u8 pad[1];
+	__u8 pad[3];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 64, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 72, "cp_v8_offsets layout");
 
 /* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
 #define CP_V8_CODE_RANGES 3
@@ -77,7 +81,7 @@ struct cp_v8_proc {
 	struct cp_rt_jit_range builtins;
 	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 80 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 88 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
@@ -91,6 +95,8 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 #define CP_V8_CONS_DEPTH 4
 /* ScopeInfo slots the namer looks at for the function's name (as OTel's analyzeScopeInfo). */
 #define CP_V8_SCOPE_SLOTS 16
+/* Halvings of the binary search of a position in a script's line ends (2^24 lines). */
+#define CP_V8_LINE_STEPS 24
 /* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
 #define CP_V8_SCOPE_LOCALS 4096
 

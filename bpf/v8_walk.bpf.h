@@ -279,6 +279,59 @@ __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct 
 	return found;
 }
 
+/*
+ * The line and column (from 1) of position pos of a script from its line ends (Script.line_ends:
+ * a FixedArray of SMIs, the position of each line's '\n', the last one the source's length;
+ * V8 makes it when something asked a line of the script: a stack trace, a profiler), into
+ * n->firstline and n->column with CP_RT_NAME_LINE. 0, or -1 when the script has none (undefined)
+ * or it is not laid out as the reader knows.
+ */
+__noinline int cp_v8_line(const struct cp_v8_offsets *o, __u64 script, __u32 pos,
+			  struct cp_rt_name *n)
+{
+	__u64 le, obj, data, w;
+	__u32 lo = 0, hi, mid, start = 0;
+
+	if (!o || !n)
+		return -1;
+	le = rt_ptr(script + o->script_line_ends);
+	if (cp_v8_type(o, le) != o->type_fixed_array)
+		return -1;
+	obj = v8_obj(o, le);
+	w = rt_ptr(obj + o->fixed_length);
+	if (!obj || !v8_is_smi(w))
+		return -1;
+	hi = (__u32)(w >> o->smi_shift);
+	if (!hi || hi > (1u << CP_V8_LINE_STEPS))
+		return -1;
+	data = obj + o->fixed_data;
+	/* the first line whose end is at or after pos */
+	for (int i = 0; i <= CP_V8_LINE_STEPS; i++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		w = rt_ptr(data + 8 * (__u64)mid);
+		if (!v8_is_smi(w))
+			return -1;
+		if ((__u32)(w >> o->smi_shift) < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		w = rt_ptr(data + 8 * (__u64)(lo - 1));
+		if (!v8_is_smi(w))
+			return -1;
+		start = (__u32)(w >> o->smi_shift) + 1;
+	}
+	if (start > pos)
+		return -1;
+	n->firstline = lo + 1;
+	n->column = pos - start + 1;
+	n->flags |= CP_RT_NAME_LINE;
+	return 0;
+}
+
 /* Copy what names frame f (a JS frame's SFI) into n. */
 static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct cp_rt_frame *f,
 				       struct cp_rt_name *n)
@@ -304,11 +357,13 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 		return;
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
-	/* its start position (+ 1): user space reads the line and column in the script file
-	   (V8 computes its scripts' line ends only when it needs them) */
+	/* its start position as a line from the script's line ends; else the position (+ 1),
+	   user space reads the line and column in the script file (V8 computes a script's
+	   line ends only when it needs them) */
 	if (start) {
-		n->firstline = start + 1;
 		n->flags |= CP_RT_NAME_POS;
+		if (cp_v8_line(o, v8_obj(o, script), start, n))
+			n->firstline = start + 1;
 	}
 }
 
