@@ -332,6 +332,119 @@ __noinline int cp_v8_line(const struct cp_v8_offsets *o, __u64 script, __u32 pos
 	return 0;
 }
 
+/* What v8_count_step counts in: the source's characters [at, pos) from data. */
+struct v8_count {
+	__u64 data;
+	__u32 pos, at, lines, start;
+	int err;
+};
+
+/* Read len (< CP_V8_SRC_CHUNK) bytes at addr into sb, in pieces of 64, 8 and 1 bytes. */
+static __always_inline long v8_read_tail(struct v8_strbuf *sb, __u64 addr, __u32 len)
+{
+	__u32 at = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (len - at < 64)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 64, (void *)(addr + at)))
+			return -1;
+		at += 64;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (len - at < 8)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 8, (void *)(addr + at)))
+			return -1;
+		at += 8;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (at >= len)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 1, (void *)(addr + at)))
+			return -1;
+		at++;
+	}
+	return 0;
+}
+
+/* bpf_loop's step: the line ends in the next CP_V8_SRC_CHUNK bytes of c's source. */
+static long v8_count_step(__u32 i, void *arg)
+{
+	struct v8_count *c = arg;
+	__u32 zero = 0, len;
+	struct v8_strbuf *sb = bpf_map_lookup_elem(&v8_str_buf, &zero);
+
+	(void)i;
+	if (!sb || c->at >= c->pos)
+		return 1;
+	/* a whole chunk, or the rest: each a constant size the verifier sees */
+	len = c->pos - c->at;
+	if (len >= CP_V8_SRC_CHUNK)
+		len = CP_V8_SRC_CHUNK;
+	if (len == CP_V8_SRC_CHUNK ? bpf_probe_read_user(sb->b, CP_V8_SRC_CHUNK,
+							 (void *)(c->data + c->at))
+				   : v8_read_tail(sb, c->data + c->at, len)) {
+		c->err = 1;
+		return 1;
+	}
+	for (__u32 k = 0; k < CP_V8_SRC_CHUNK; k++) {
+		if (k >= len)
+			break;
+		if (sb->b[k & (CP_V8_SRC_CHUNK - 1)] == '\n') {
+			c->lines++;
+			c->start = c->at + k + 1;
+		}
+	}
+	c->at += len;
+	return 0;
+}
+
+/*
+ * The line and column of position pos of a script with no line ends, counted in its source:
+ * a one-byte string, sequential (in V8's heap) or external and cached (node's own scripts:
+ * their text in node's binary), pos at most CP_V8_SRC_MAX. 0 (n->firstline, n->column,
+ * CP_RT_NAME_LINE), or -1.
+ */
+__noinline int cp_v8_src_line(const struct cp_v8_offsets *o, __u64 script, __u32 pos,
+			      struct cp_rt_name *n)
+{
+	struct v8_count c = {0};
+	__u64 w, obj;
+	__u32 t;
+	__s32 len;
+
+	if (!o || !n || pos > CP_V8_SRC_MAX)
+		return -1;
+	w = rt_ptr(script + o->script_source);
+	t = cp_v8_type(o, w);
+	obj = v8_obj(o, w);
+	if ((t & o->string_repr_mask) == o->thin_tag && t < o->first_nonstring) {
+		w = rt_ptr(obj + o->thin_actual);
+		t = cp_v8_type(o, w);
+		obj = v8_obj(o, w);
+	}
+	if (!obj || t >= o->first_nonstring || (t & o->string_enc_mask) != o->one_byte_tag)
+		return -1;
+	if ((t & o->string_repr_mask) == o->seq_tag)
+		c.data = obj + o->seq_chars;
+	else if (t == o->type_ext_one_byte)
+		c.data = rt_ptr(obj + o->ext_resource + 8); /* resource_data: after resource */
+	else
+		return -1;
+	if (!c.data || bpf_probe_read_user(&len, sizeof(len), (void *)(obj + o->string_length)) ||
+	    len < 0 || pos > (__u32)len)
+		return -1;
+	c.pos = pos;
+	bpf_loop(CP_V8_SRC_MAX / CP_V8_SRC_CHUNK + 1, v8_count_step, &c, 0);
+	if (c.err || c.at != pos)
+		return -1;
+	n->firstline = c.lines + 1;
+	n->column = pos - c.start + 1;
+	n->flags |= CP_RT_NAME_LINE;
+	return 0;
+}
+
 /* Copy what names frame f (a JS frame's SFI) into n. */
 static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct cp_rt_frame *f,
 				       struct cp_rt_name *n)
@@ -357,12 +470,13 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 		return;
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
-	/* its start position as a line from the script's line ends; else the position (+ 1),
-	   user space reads the line and column in the script file (V8 computes a script's
-	   line ends only when it needs them) */
+	/* its start position as a line from the script's line ends (V8 computes them only when
+	   it needs them), else counted in its source (node:internal/... scripts are no files);
+	   else the position (+ 1): user space reads the line and column in the script file */
 	if (start) {
 		n->flags |= CP_RT_NAME_POS;
-		if (cp_v8_line(o, v8_obj(o, script), start, n))
+		if (cp_v8_line(o, v8_obj(o, script), start, n) &&
+		    cp_v8_src_line(o, v8_obj(o, script), start, n))
 			n->firstline = start + 1;
 	}
 }

@@ -90,6 +90,9 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->fixed_length, 8);
 	assert_int_equal(o->fixed_data, 16);
 	assert_int_equal(o->type_fixed_array, 175);
+	assert_int_equal(o->script_source, 8);
+	assert_int_equal(o->ext_resource, 16);
+	assert_int_equal(o->type_ext_one_byte, 42);
 	assert_int_equal(o->string_enc_mask, 8);
 	assert_int_equal(o->string_repr_mask, 7);
 	assert_int_equal(o->one_byte_tag, 8);
