@@ -368,15 +368,15 @@ static __always_inline long v8_read_tail(struct v8_strbuf *sb, __u64 addr, __u32
 	return 0;
 }
 
-/* bpf_loop's step: the line ends in the next CP_V8_SRC_CHUNK bytes of c's source. */
-static long v8_count_step(__u32 i, void *arg)
+/* The line ends in the next CP_V8_SRC_CHUNK bytes of c's source: 0, 1 at its end, -1. Global:
+ * verified once, its loop apart from bpf_loop's (whose step the verifier walks until the
+ * states it meets repeat). */
+__noinline int cp_v8_count_chunk(struct v8_count *c)
 {
-	struct v8_count *c = arg;
-	__u32 zero = 0, len;
+	__u32 zero = 0, len, lines, start, mask;
 	struct v8_strbuf *sb = bpf_map_lookup_elem(&v8_str_buf, &zero);
 
-	(void)i;
-	if (!sb || c->at >= c->pos)
+	if (!c || !sb || c->at >= c->pos)
 		return 1;
 	/* a whole chunk, or the rest: each a constant size the verifier sees */
 	len = c->pos - c->at;
@@ -386,18 +386,29 @@ static long v8_count_step(__u32 i, void *arg)
 							 (void *)(c->data + c->at))
 				   : v8_read_tail(sb, c->data + c->at, len)) {
 		c->err = 1;
-		return 1;
+		return -1;
 	}
+	/* without a branch on the characters: the verifier walks each path of a loop */
+	lines = c->lines;
+	start = c->start;
 	for (__u32 k = 0; k < CP_V8_SRC_CHUNK; k++) {
 		if (k >= len)
 			break;
-		if (sb->b[k & (CP_V8_SRC_CHUNK - 1)] == '\n') {
-			c->lines++;
-			c->start = c->at + k + 1;
-		}
+		mask = -(__u32)(sb->b[k & (CP_V8_SRC_CHUNK - 1)] == '\n');
+		lines += mask & 1;
+		start = (start & ~mask) | ((c->at + k + 1) & mask);
 	}
+	c->lines = lines;
+	c->start = start;
 	c->at += len;
 	return 0;
+}
+
+/* bpf_loop's step: the next chunk. */
+static long v8_count_step(__u32 i, void *arg)
+{
+	(void)i;
+	return cp_v8_count_chunk(arg) ? 1 : 0;
 }
 
 /*
