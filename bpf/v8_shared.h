@@ -50,6 +50,7 @@ struct cp_v8_offsets {
 	__u16 script_source;	    /* Script.source: a String */
 	__u16 ext_resource;	    /* ExternalString.resource; its cached data pointer follows */
 	__u16 type_ext_one_byte;    /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
+	__u16 sfi_function_data;    /* SharedFunctionInfo.function_data: a SMI for a builtin */
 	__u8 string_enc_mask;	    /* StringEncodingMask */
 	__u8 string_repr_mask;	    /* StringRepresentationMask */
 	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
@@ -63,7 +64,7 @@ struct cp_v8_offsets {
 	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
 	__u8 frame_entry;	    /* frametype_EntryFrame */
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
-	__u8 pad[5];
+	__u8 pad[3];
 };
 _Static_assert(sizeof(struct cp_v8_offsets) == 80, "cp_v8_offsets layout");
 

@@ -477,8 +477,12 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 	if (len >= 0)
 		n->flags |= CP_RT_NAME_OK;
 	script = rt_ptr(sfi + o->sfi_script);
-	if (cp_v8_type(o, script) != o->type_script)
+	if (cp_v8_type(o, script) != o->type_script) {
+		/* no script: a builtin's function data is its id (a SMI), an API function's not */
+		if (v8_is_smi(rt_ptr(sfi + o->sfi_function_data)))
+			n->flags |= CP_RT_NAME_BUILTIN;
 		return;
+	}
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
 	/* its start position as a line from the script's line ends (V8 computes them only when

@@ -50,9 +50,12 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 	out->line = -1;
 	if (!n || !(n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK)))
 		return -ENOENT;
-	if (n->flags & CP_RT_NAME_OK)
+	if (n->flags & CP_RT_NAME_OK) {
 		copy_clean(out->name, sizeof(out->name), n->name, sizeof(n->name), false);
-	else
+		/* a builtin has no file nor line: said in its name */
+		if (n->flags & CP_RT_NAME_BUILTIN)
+			strncat(out->name, " [builtin]", sizeof(out->name) - strlen(out->name) - 1);
+	} else
 		snprintf(out->name, sizeof(out->name), "[unknown]");
 	if (n->flags & CP_RT_FILE_OK)
 		copy_clean(out->file, sizeof(out->file), n->file, sizeof(n->file),

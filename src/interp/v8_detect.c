@@ -77,6 +77,7 @@ static const struct field FIELDS[] = {
 	U16("type_FixedArray__FIXED_ARRAY_TYPE", type_fixed_array),
 	U16("class_Script__source__Object", script_source),
 	U16("class_ExternalString__resource__Object", ext_resource),
+	U16("class_SharedFunctionInfo__function_data__Object", sfi_function_data),
 	U16("type_ExternalOneByteString__EXTERNAL_ONE_BYTE_STRING_TYPE", type_ext_one_byte),
 	U8("StringEncodingMask", string_enc_mask),
 	U8("StringRepresentationMask", string_repr_mask),

@@ -93,6 +93,7 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->script_source, 8);
 	assert_int_equal(o->ext_resource, 16);
 	assert_int_equal(o->type_ext_one_byte, 42);
+	assert_int_equal(o->sfi_function_data, 8);
 	assert_int_equal(o->string_enc_mask, 8);
 	assert_int_equal(o->string_repr_mask, 7);
 	assert_int_equal(o->one_byte_tag, 8);
