@@ -382,9 +382,9 @@ __noinline int cp_v8_count_chunk(struct v8_count *c)
 	len = c->pos - c->at;
 	if (len >= CP_V8_SRC_CHUNK)
 		len = CP_V8_SRC_CHUNK;
-	if (len == CP_V8_SRC_CHUNK ? bpf_probe_read_user(sb->b, CP_V8_SRC_CHUNK,
-							 (void *)(c->data + c->at))
-				   : v8_read_tail(sb, c->data + c->at, len)) {
+	if (len == CP_V8_SRC_CHUNK
+		    ? bpf_probe_read_user(sb->b, CP_V8_SRC_CHUNK, (void *)(c->data + c->at))
+		    : v8_read_tail(sb, c->data + c->at, len)) {
 		c->err = 1;
 		return -1;
 	}

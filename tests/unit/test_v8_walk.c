@@ -20,10 +20,10 @@
 #include "proc/proc_snapshot.h"
 #include "rtwalk.skel.h"
 
-#define SCRIPT	   "tests/fixtures/fix_tree.js"
-#define SCRIPT_VM  "tests/fixtures/fix_tree_vm.js"
-#define LEAFA_LINE 6 /* function leafA( */
-#define LEAFB_LINE 11
+#define SCRIPT	    "tests/fixtures/fix_tree.js"
+#define SCRIPT_VM   "tests/fixtures/fix_tree_vm.js"
+#define LEAFA_LINE  6 /* function leafA( */
+#define LEAFB_LINE  11
 #define LEAF_COLUMN 15 /* the "(" of "function leafA(" */
 
 struct run {
