@@ -99,7 +99,7 @@ run() { # MODE ROUND
 		# -v resets the kernel's peak (clear_refs) before the output phase, so time's figure is
 		# the output's alone: the recording's own peak is on the memory line
 		rec=$(grep -o 'peak [0-9.]* MiB while recording' "$TMP/$mode.err" | cut -d' ' -f2)
-		rss=$(awk -v a="$rss" -v b="${rec:-0}" 'BEGIN { printf "%.1f", a > b ? a : b }')
+		rss=$(awk -v a="$rss" -v b="${rec:-0}" 'BEGIN { printf "%.1f", (a > b ? a : b) }')
 		[ -s "$TMP/c.pb.gz" ] || echo "$mode wrote no profile:" "$(tail -2 "$TMP/$mode.err")" >&2
 		extra=$(grep -o '[0-9]* samples from [0-9]* processes' "$TMP/$mode.err")
 		n=${extra%% *}
