@@ -31,10 +31,18 @@ void row_store__free(struct row_store *rs)
 	free(rs);
 }
 
+/* Chunks made ahead of need: kernel memory no row may ever use, so a few MiB at most. */
+#define AHEAD_MAX 8u
+
+static uint32_t ahead(uint32_t chunks)
+{
+	return chunks / 4 < AHEAD_MAX ? chunks / 4 : AHEAD_MAX;
+}
+
 /*
- * Create the chunks that rows up to end (exclusive) lie in, and a quarter more than there are
- * (within the cap): tables streamed in come a chunk at a time, and each creation waits for an
- * RCU grace period (60 one at a time took 0.9 s). 0 or the error of ops.
+ * Create the chunks that rows up to end (exclusive) lie in, and a quarter more than there are,
+ * at most AHEAD_MAX (within the cap): tables streamed in come a chunk at a time, and each
+ * creation waits for an RCU grace period (60 one at a time took 0.9 s). 0 or the error of ops.
  */
 static int grow(struct row_store *rs, uint32_t end)
 {
@@ -45,8 +53,8 @@ static int grow(struct row_store *rs, uint32_t end)
 
 	if (rs->chunks >= need)
 		return 0;
-	if (need < rs->chunks + rs->chunks / 4)
-		need = rs->chunks + rs->chunks / 4;
+	if (need < rs->chunks + ahead(rs->chunks))
+		need = rs->chunks + ahead(rs->chunks);
 	if (need > most)
 		need = most;
 	err = rs->ops.add_chunks(rs->ops.ctx, rs->chunks, need - rs->chunks);

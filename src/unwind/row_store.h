@@ -3,7 +3,7 @@
  * --unwind dwarf: the store of unwind rows the BPF walker searches, grown as tables are
  * loaded. Rows are appended (a bump allocator: nothing is freed during a recording) into
  * chunks of CP_ROW_CHUNK_ROWS rows (bpf/shared.h) created on demand (a quarter more than there
- * are, when more are needed), up to a cap in rows
+ * are when more are needed, 8 at most), up to a cap in rows
  * (--max-unwind-memory). The chunks themselves are behind row_store_ops: BPF array maps in
  * an array of maps when recording (session/bpf_loader.c), a test's buffers in unit tests.
  * Nothing here prints.
