@@ -132,7 +132,8 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 # bpf_loader.c and bpf_probe.c include the skeleton
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
 # the walkers' harness, loaded by their unit tests
-$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o: $(GEN)/rtwalk.skel.h
+$(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o \
+	$(O)/tests/unit/test_go_labels.o: $(GEN)/rtwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them
@@ -165,7 +166,7 @@ $(BIN): $(OBJS) $(MAIN_OBJ) $(CMD_OBJS)
 FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
 	-fno-optimize-sibling-calls
 FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo \
-	fix_paths)
+	fix_paths fix_golabels)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
 	$(O)/fixtures/fix_inline
 
@@ -225,11 +226,12 @@ fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 # Go programs as most are shipped, stripped (no symbols, no DWARF: only .gopclntab): the tree
 # built with -s -w, and stripped with strip(1) as distributions do, as PIE and with cgo (external
 # linking; as PIE its table is in .data.rel.ro), their unstripped builds kept as the tests' reference (DWARF, GNU addr2line); and a
-# collector-heavy program (system stacks) and a clock-reading one (vDSO calls on g0). Built where go is (make deps installs golang-go);
+# collector-heavy program (system stacks), a clock-reading one (vDSO calls on g0) and one whose
+# goroutines carry pprof labels (stripped, and with DWARF). Built where go is (make deps installs golang-go);
 # the tests that need them fail in CI without them.
 GO := $(shell command -v go 2>/dev/null)
 GO_FIXTURES := $(addprefix $(O)/fixtures/,go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g \
-	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s)
+	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s go_labels_s go_labels_g)
 GO_BUILD = $(Q)mkdir -p $(@D) && GO111MODULE=off GOFLAGS= GOCACHE=$(abspath $(O))/gocache \
 	GOPATH=$(abspath $(O))/gopath go build
 $(O)/fixtures/go_tree_s: tests/fixtures/fix_tree.go
@@ -256,6 +258,12 @@ $(O)/fixtures/go_cgo_s: $(O)/fixtures/go_cgo_g
 $(O)/fixtures/go_clock_s: tests/fixtures/fix_clock.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
+$(O)/fixtures/go_labels_s: tests/fixtures/fix_labels.go
+	$(call msg,FIXTURE,$@)
+	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
+$(O)/fixtures/go_labels_g: tests/fixtures/fix_labels.go
+	$(call msg,FIXTURE,$@)
+	$(GO_BUILD) -o $(abspath $@) $<
 $(O)/fixtures/go_gc_s: tests/fixtures/fix_gc.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<

@@ -526,12 +526,18 @@ static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx, __u32
 	return id;
 }
 
+#include "go_labels.bpf.h"
+
 /* Count the sample of key in the counts map of slot, then leave the slot. */
 static __always_inline void count_sample(struct cp_count_key *key, __u32 slot)
 {
 	void *counts = counts_of(slot);
 	__u64 one = 1, *c;
 	long err;
+
+	/* the goroutine's labels: only once a Go process is known */
+	if (cfg.go_labels && go_present && key->pid)
+		key->labels = cp_go_labels(key->pid, key->gen);
 
 	c = bpf_map_lookup_elem(counts, key);
 	if (!c) {
@@ -1125,6 +1131,7 @@ int BPF_PROG(cp_exit, struct task_struct *p)
 	bpf_map_delete_elem(&uprocs, &tgid);
 	bpf_map_delete_elem(&vtables, &tgid);
 	bpf_map_delete_elem(&rt_procs, &tgid);
+	bpf_map_delete_elem(&go_procs, &tgid);
 	return 0;
 }
 

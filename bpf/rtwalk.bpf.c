@@ -6,7 +6,9 @@
  * of the process's runtime (rt_procs, as in the profiler) and send them on a ring buffer; the
  * names of PHP and Perl frames new to rt_names are copied there by their namers, as the
  * profiler does. tests/unit/test_py_walk.c, test_rb_walk.c and test_pp_walk.c load it against
- * live interpreters.
+ * live interpreters. Also the goroutine label reader (go_labels.bpf.h, cp_go_test): the labels of
+ * process target_tgid's running goroutine at each sample, as its entry in go_procs says where
+ * they are (generation 0); tests/unit/test_go_labels.c runs it on hand-made Go memory.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -20,6 +22,8 @@
 #include "php_walk.bpf.h"
 #include "perl_shared.h"
 #include "perl_walk.bpf.h"
+#include "shared.h"
+#include "go_labels.bpf.h"
 
 const volatile __u32 target_tgid;
 
@@ -155,6 +159,40 @@ int cp_rt_test(struct bpf_perf_event_data *ctx)
 	add(&rt_stats, end < CP_RT_END_MAX ? end : CP_RT_END_MAX - 1, 1);
 	add(&rt_cost, 0, t0);
 	add(&rt_cost, 1, 1);
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} go_events SEC(".maps");
+
+/* [0] samples of target_tgid, [1] of them with labels, [2] ns spent reading them */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 3);
+} go_stats SEC(".maps");
+
+SEC("perf_event")
+int cp_go_test(struct bpf_perf_event_data *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct cp_go_labels *v;
+	__u64 h, t0;
+
+	if (tgid != target_tgid)
+		return 0;
+	add(&go_stats, 0, 1);
+	t0 = bpf_ktime_get_ns();
+	h = cp_go_labels(tgid, 0);
+	add(&go_stats, 2, bpf_ktime_get_ns() - t0);
+	v = h ? bpf_map_lookup_elem(&golabels, &h) : NULL;
+	if (!v)
+		return 0;
+	add(&go_stats, 1, 1);
+	bpf_ringbuf_output(&go_events, v, sizeof(*v), 0);
 	return 0;
 }
 

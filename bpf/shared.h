@@ -103,7 +103,8 @@ struct cp_config {
 	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
 	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
 	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
-	__u8 pad0[2];
+	__u8 go_labels;	      /* read the running goroutine's labels (off: --no-go-labels) */
+	__u8 pad0;
 };
 _Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 
@@ -157,8 +158,10 @@ struct cp_count_key {
 	char tcomm[CP_COMM_LEN]; /* thread name; empty unless per_thread */
 	__u64 dstack;		 /* ustack_id CP_STACK_DWARF: key of the stack in dstacks */
 	__u64 istack;		 /* key of the sample's interpreter frames (rtstacks); 0: none */
+	__u64 labels;		 /* key of the goroutine's labels in golabels; 0: none */
 };
-_Static_assert(sizeof(struct cp_count_key) == 72, "cp_count_key layout");
+_Static_assert(sizeof(struct cp_count_key) == 80, "cp_count_key layout");
+_Static_assert(__builtin_offsetof(struct cp_count_key, labels) == 72, "cp_count_key.labels");
 _Static_assert(__builtin_offsetof(struct cp_count_key, istack_kind) == 20, "cp_count_key.kind");
 /*
  * cp_count_key.istack_kind: the runtime whose frames the sample carries (one a process), a
@@ -166,6 +169,73 @@ _Static_assert(__builtin_offsetof(struct cp_count_key, istack_kind) == 20, "cp_c
  */
 _Static_assert(__builtin_offsetof(struct cp_count_key, comm) == 24, "cp_count_key.comm");
 _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key the kernel takes");
+
+/* ---- Go goroutine labels (go_procs: tgid -> cp_go_proc; golabels: key -> cp_go_labels) ---- */
+
+/*
+ * A sample of a Go process (one user space entered in go_procs, for its generation) carries
+ * the labels of the goroutine running (runtime/pprof's pprof.Do, SetGoroutineLabels): g from
+ * the thread's TLS slot (fsbase - 8 * tls_slot), g.m, m.curg (the user goroutine also when the
+ * sample is on g0 or gsignal; 0 in the scheduler: no labels), curg.labels, which points at
+ * runtime/pprof's labelMap:
+ * - CP_GO_LAYOUT_MAP (Go up to 1.23): a map[string]string, so a pointer to a runtime hmap
+ *   (runtime/map.go:
+ *   count at 0, B at 9, buckets at 16; unchanged from Go 1.4 to 1.23), whose buckets are
+ *   bmap{tophash [8]u8; keys [8]string; values [8]string; overflow *bmap}, 272 bytes, a slot
+ *   in use when its tophash is >= 5 (minTopHash). Buckets 0 to 2^min(B, 3) - 1 are read, not
+ *   their overflow buckets nor an unfinished growth's old buckets: a labelMap is built once by
+ *   WithLabels, and up to 8 labels stay in bucket 0.
+ * - CP_GO_LAYOUT_SLICE (Go 1.24 and later: runtime/pprof label.go, labelMap{LabelSet{list
+ *   []label}}, label{key, value string}): the slice header at 0, 32 bytes a label. From the
+ *   Go sources and the OTel profiler's go_labels.ebpf.c; checked on hand-made memory of that
+ *   layout (tests/unit/test_go_labels.c), not on a Go 1.24 program (none installable here).
+ * At most CP_GO_LABELS labels, keys and values cut to their fields (NUL-terminated), the cut
+ * ones flagged. The set goes to golabels under a 64-bit hash of its labels, order-independent
+ * (the map's order is not the labels' identity), which the count key carries.
+ */
+#define CP_GO_LABELS	       8
+#define CP_GO_LABEL_KEY	       32
+#define CP_GO_LABEL_VAL	       64
+#define CP_GO_MIN_TOPHASH      5
+#define CP_GO_HMAP_B	       9
+#define CP_GO_HMAP_BUCKETS     16
+#define CP_GO_BUCKET_SIZE      272
+#define CP_GO_BUCKET_KEYS      8
+#define CP_GO_BUCKET_VALS      136
+#define CP_GO_MAX_B	       3
+#define CP_DEF_GOLABEL_ENTRIES 16384
+enum cp_go_layout {
+	CP_GO_LAYOUT_MAP = 1,
+	CP_GO_LAYOUT_SLICE = 2,
+};
+
+struct cp_go_proc {
+	__u32 gen;	/* cp_proc.gen this is for */
+	__u8 layout;	/* enum cp_go_layout */
+	__u8 tls_slot;	/* g at fsbase - 8 * tls_slot */
+	__u16 g_m;	/* offsetof(runtime.g, m) */
+	__u16 m_curg;	/* offsetof(runtime.m, curg) */
+	__u16 g_labels; /* offsetof(runtime.g, labels) */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct cp_go_proc) == 16, "cp_go_proc layout");
+
+struct cp_go_label {
+	char key[CP_GO_LABEL_KEY]; /* NUL-terminated, cut */
+	char val[CP_GO_LABEL_VAL];
+};
+struct cp_go_labels {
+	__u32 n;   /* labels in l */
+	__u32 cut; /* bit i: label i's key or value was longer than its field */
+	struct cp_go_label l[CP_GO_LABELS];
+};
+_Static_assert(sizeof(struct cp_go_labels) == 8 + 96 * CP_GO_LABELS, "cp_go_labels layout");
+_Static_assert((CP_GO_LABELS & (CP_GO_LABELS - 1)) == 0 && CP_GO_LABELS <= 32,
+	       "a mask bounds the index; cut holds a bit per label");
+_Static_assert((CP_GO_LABEL_KEY & (CP_GO_LABEL_KEY - 1)) == 0 &&
+		       (CP_GO_LABEL_VAL & (CP_GO_LABEL_VAL - 1)) == 0,
+	       "masks bound the copies");
+_Static_assert(sizeof(struct cp_go_labels) <= CP_KLIMIT_PERCPU_VALUE, "a per-CPU value");
 
 /* ---- two sets of aggregation maps, drained while recording --------------------------- */
 

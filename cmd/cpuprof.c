@@ -39,6 +39,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_FORMAT,
 	OPT_LINES,
+	OPT_LABELS,
 	OPT_DEBUGINFOD,
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
@@ -51,6 +52,7 @@ enum {
 	OPT_NO_PHP,
 	OPT_PERL,
 	OPT_NO_PERL,
+	OPT_NO_GO_LABELS,
 };
 
 static const struct argp_option record_options[] = {
@@ -102,6 +104,8 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
+	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
 	{"output", 'o', "FILE", 0,
 	 "Write the profile to FILE, atomically (default and '-': stdout); repeat to write "
@@ -113,6 +117,10 @@ static const struct argp_option record_options[] = {
 	 3},
 	{"lines", OPT_LINES, NULL, 0,
 	 "Folded output: each frame with its source position, \"function (file.c:42)\"", 3},
+	{"labels", OPT_LABELS, NULL, 0,
+	 "Folded output: a frame \"[labels KEY=VALUE,...]\" under the process name for samples "
+	 "with labels (a Go goroutine's pprof labels)",
+	 3},
 	{"jobs", 'j', "N", 0,
 	 "Name up to N objects at once, one thread each (1 to 64; default: the number of online "
 	 "CPUs). The profile does not depend on N",
@@ -288,6 +296,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_PERL:
 		o->no_perl = true;
 		break;
+	case OPT_NO_GO_LABELS:
+		o->no_go_labels = true;
+		break;
 	case OPT_UNWIND:
 		if (strcmp(arg, "fp") == 0)
 			o->unwind = UNWIND_FP;
@@ -348,6 +359,9 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINES:
 		o->lines = true;
+		break;
+	case OPT_LABELS:
+		o->labels = true;
 		break;
 	case OPT_DEBUGINFOD:
 		o->debuginfod = true;

@@ -32,6 +32,7 @@ enum {
 	OPT_FOCUS,
 	OPT_FORMAT,
 	OPT_FAIL_IF,
+	OPT_TAG,
 };
 
 enum view_format {
@@ -50,6 +51,7 @@ struct view_opts {
 	struct top_opts top;
 	regex_t comm_re, focus_re;
 	enum view_format format;
+	struct label tags[8]; /* --tag KEY=VALUE, keys and values pointing into argv */
 	struct failif *fail_if;
 	size_t n_fail_if;
 	const char *output;
@@ -110,11 +112,26 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 		o->top_n = (size_t)v;
 		return 0;
 	case OPT_BY:
-		if (top_by_parse(arg, &o->top.by))
-			argp_error(state,
-				   "unknown --by '%s': use function, file, line, process or thread",
-				   arg);
+		if (top_by_parse(arg, &o->top.by, &o->top.label))
+			argp_error(
+				state,
+				"unknown --by '%s': use function, file, line, process, thread or "
+				"label:KEY",
+				arg);
 		return 0;
+	case OPT_TAG: {
+		char *eq = strchr(arg, '=');
+
+		if (!eq || eq == arg)
+			argp_error(state, "invalid --tag '%s': give KEY=VALUE", arg);
+		if (o->top.n_tags == sizeof(o->tags) / sizeof(o->tags[0]))
+			argp_error(state, "give --tag at most %zu times",
+				   sizeof(o->tags) / sizeof(o->tags[0]));
+		*eq = '\0';
+		o->tags[o->top.n_tags++] = (struct label){arg, eq + 1};
+		o->top.tags = o->tags;
+		return 0;
+	}
 	case OPT_PID:
 		if (parse_u64(arg, 0, UINT32_MAX, &v))
 			argp_error(state, "invalid pid '%s': give one process id", arg);
@@ -167,7 +184,12 @@ static int common_parse(int key, char *arg, struct argp_state *state, struct vie
 /* clang-format off */
 #define COMMON_OPTIONS \
 	{"top", 'n', "N", 0, "Show the first N rows (default 20; 0: all)", 1}, \
-	{"by", OPT_BY, "KEY", 0, "Rows per function (default), file, line, process or thread", 1}, \
+	{"by", OPT_BY, "KEY", 0, \
+	 "Rows per function (default), file, line, process, thread or label:KEY (the value of " \
+	 "the samples' label KEY)", 1}, \
+	{"tag", OPT_TAG, "KEY=VALUE", 0, \
+	 "Only the samples with label KEY of this value (a Go goroutine's pprof labels); " \
+	 "repeat: all of them", 1}, \
 	{"pid", OPT_PID, "PID", 0, "Only the samples of this process", 1}, \
 	{"comm", OPT_COMM, "REGEX", 0, \
 	 "Only the samples of processes whose name matches (extended regex)", 1}, \

@@ -4,6 +4,7 @@
  * (pclntab.go: the header words and _func fields of each version), runtime/symtab.go (pcvalue
  * encoding, inlinedCall, moduledata), cmd/link/internal/ld/pcln.go.
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <gelf.h>
@@ -549,7 +550,7 @@ int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_off
 		const char *prefix;
 		struct go_runtime_offsets off;
 	} known[] = {
-		{"go1.19.", {48, 56, 192, 800}},
+		{"go1.19.", {48, 56, 192, 800, 360}},
 	};
 	char v[sizeof(gt->version) + 1];
 
@@ -592,7 +593,7 @@ static int64_t member_offset(Dwarf_Die *die, const char *name)
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	int64_t gm = -1, gs = -1, mc = -1, mv = -1;
+	int64_t gm = -1, gs = -1, mc = -1, mv = -1, gl = -1;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cus = 0;
 
@@ -613,6 +614,7 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 				if (!strcmp(n, "runtime.g")) {
 					gm = member_offset(&d, "m");
 					gs = member_offset(&d, "sched");
+					gl = member_offset(&d, "labels");
 				} else if (!strcmp(n, "runtime.m")) {
 					mc = member_offset(&d, "curg");
 					mv = member_offset(&d, "vdsoSP");
@@ -625,8 +627,71 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 	if (gm < 0 || gs < 0 || mc < 0 || gm % 8 || gs % 8 || gm > 2040 || gs > 2040)
 		return -ENOENT;
 	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc,
-					   mv > 0 ? (uint32_t)mv : 0};
+					   mv > 0 ? (uint32_t)mv : 0, gl > 0 ? (uint32_t)gl : 0};
 	return 0;
+}
+
+/* The minor version of "go1.N..." (N), or -1. */
+static int go_minor(const char *v)
+{
+	char *end;
+	long n;
+
+	if (strncmp(v, "go1.", 4) || !isdigit((unsigned char)v[4]))
+		return -1;
+	n = strtol(v + 4, &end, 10);
+	return n > 0 && n < 1000 && (*end == '.' || *end == 0 || isalpha((unsigned char)*end))
+		       ? (int)n
+		       : -1;
+}
+
+int gopclntab__labels_layout(const struct gopclntab *gt)
+{
+	return gopclntab_labels_layout_for(gt->version);
+}
+
+int gopclntab_labels_layout_for(const char *go_version)
+{
+	int minor = go_minor(go_version);
+
+	/*
+	 * runtime/pprof/label.go: `type labelMap map[string]string` up to go1.23; go1.24 made it
+	 * labelMap{LabelSet}, a sorted []label (and switched maps to Swiss tables).
+	 */
+	if (minor < 0)
+		return 0;
+	return minor < 24 ? GO_LABELS_MAP : GO_LABELS_SLICE;
+}
+
+/*
+ * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
+ * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
+ * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own, and for shared
+ * objects (an executable: ET_EXEC, or a PIE with its interpreter).
+ */
+uint8_t gopclntab__tls_slot(Elf *elf)
+{
+	uint64_t tls_size = 0, tls_align = 0;
+	bool exe = false;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) || !gelf_getehdr(elf, &eh))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_TLS) {
+			tls_size = ph.p_memsz;
+			tls_align = ph.p_align;
+		}
+		exe = exe || ph.p_type == PT_INTERP;
+	}
+	/* a Go shared object (-buildmode=c-shared) has its TLS elsewhere: only executables */
+	if (eh.e_type != ET_EXEC && !exe)
+		return 0;
+	return tls_size <= 8 && tls_align <= 8 ? 1 : 0;
 }
 
 /* ---- from an ELF file ------------------------------------------------------------------- */

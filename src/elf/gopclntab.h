@@ -127,6 +127,7 @@ int gopclntab__sp_rows(const struct gopclntab *gt, size_t i, size_t max_rows, go
 struct go_runtime_offsets {
 	uint32_t g_m, g_sched, m_curg;
 	uint32_t m_vdsosp; /* m.vdsoSP, m.vdsoPC right after it; 0: unknown */
+	uint32_t g_labels; /* g.labels (runtime/pprof's label map); 0: unknown */
 };
 int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out);
 
@@ -136,6 +137,25 @@ int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_off
  * what gopclntab__from_elf falls back on for a Go version not in the table. 0, -ENOENT.
  */
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out);
+
+/*
+ * How runtime/pprof keeps a goroutine's labels in the object's Go version: GO_LABELS_MAP up to
+ * Go 1.23, GO_LABELS_SLICE from 1.24 (the values of bpf/shared.h's enum cp_go_layout); 0 when
+ * the version is unknown.
+ */
+enum go_labels_layout {
+	GO_LABELS_MAP = 1,
+	GO_LABELS_SLICE = 2,
+};
+int gopclntab__labels_layout(const struct gopclntab *gt);
+/* The same for a version string ("go1.19.8", "go1.24rc1"). */
+int gopclntab_labels_layout_for(const char *go_version);
+
+/*
+ * Where a Go executable keeps the current g: at fsbase - 8 * the result (1: Go's own slot);
+ * 0 when unknown (C code with TLS of its own, shared objects).
+ */
+uint8_t gopclntab__tls_slot(Elf *elf);
 
 /* The Go build ID and the Go version ("go1.19.8"), "" when unknown. */
 const char *gopclntab__build_id(const struct gopclntab *gt);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "input/folded_read.h"
+#include "input/input.h"
+#include "util/labelset.h"
 
 /* "name (file:line)" -> name, file, line; else the name alone. */
 static void split_position(char *name, size_t *len, char **file, uint32_t *line)
@@ -47,7 +49,7 @@ static void split_position(char *name, size_t *len, char **file, uint32_t *line)
 static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint32_t **stack,
 		     size_t *cap, struct input_error *err)
 {
-	char *sp, *end, *frame, *next, *comm, where[48];
+	char *sp, *end, *frame, *next, *comm, where[48], set[LABELSET_MAX_LEN] = "";
 	unsigned long long count;
 	size_t n = 0;
 	int ret;
@@ -78,6 +80,15 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 		if (next)
 			*next++ = '\0';
 		flen = strlen(frame);
+		/* cpuprof's --labels: the labels' frame under the process (and thread) name */
+		if (n <= 1 && !*set && flen > 9 && !strncmp(frame, "[labels ", 8) &&
+		    frame[flen - 1] == ']') {
+			frame[flen - 1] = '\0';
+			if (labelset_canon(frame + 8, set, sizeof(set)))
+				return input_fail(err, "folded: line %zu: bad labels '%.60s'",
+						  lineno, frame + 8);
+			continue;
+		}
 		input_frame_mark(frame, &flen, &kernel, &inlined);
 		frame[flen] = '\0';
 		split_position(frame, &flen, (char **)&f.file, &f.line);
@@ -104,7 +115,7 @@ static int read_line(char *s, size_t len, size_t lineno, struct profile *p, uint
 	if (!count)
 		return 0;
 	snprintf(where, sizeof(where), "folded: line %zu", lineno);
-	return input_add(p, 0, 0, comm, "", *stack, (uint32_t)n, count, where, err);
+	return input_add_labeled(p, 0, 0, comm, "", set, *stack, (uint32_t)n, count, where, err);
 }
 
 bool folded_is_text(const unsigned char *d, size_t len, bool newlines)

@@ -30,12 +30,19 @@ int input_add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm, c
 	      const uint32_t *frames, uint32_t nframes, uint64_t count, const char *where,
 	      struct input_error *err)
 {
+	return input_add_labeled(p, pid, tid, comm, thread, "", frames, nframes, count, where, err);
+}
+
+int input_add_labeled(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+		      const char *thread, const char *labels, const uint32_t *frames,
+		      uint32_t nframes, uint64_t count, const char *where, struct input_error *err)
+{
 	if (count > INPUT_MAX_COUNT)
 		return input_fail(err, "%s: count %llu is more than 2^63-1", where,
 				  (unsigned long long)count);
 	if (count > INPUT_MAX_COUNT - profile__total(p))
 		return input_fail(err, "%s: the counts add up to more than 2^63-1", where);
-	return profile__add(p, pid, tid, comm, thread, frames, nframes, count);
+	return profile__add_labeled(p, pid, tid, comm, thread, labels, frames, nframes, count);
 }
 
 void input_frame_mark(const char *name, size_t *len, bool *kernel, bool *inlined)

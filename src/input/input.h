@@ -68,6 +68,10 @@ int input_fail(struct input_error *err, const char *fmt, ...) __attribute__((for
 int input_add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm, const char *thread,
 	      const uint32_t *frames, uint32_t nframes, uint64_t count, const char *where,
 	      struct input_error *err);
+/* The same for a sample with labels (util/labelset.h's string). */
+int input_add_labeled(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+		      const char *thread, const char *labels, const uint32_t *frames,
+		      uint32_t nframes, uint64_t count, const char *where, struct input_error *err);
 
 /*
  * A frame name as written by cpuprof's folded and JSON outputs: a trailing "_[k]" marks a

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "input/json_read.h"
+#include "util/labelset.h"
 
 /* jansson's JSON_PARSER_MAX_DEPTH: nesting past it is refused as jansson refused it */
 #define MAX_NEST 2048
@@ -32,7 +33,8 @@ struct jr {
 	struct input_error *err;
 	uint32_t *stack;
 	size_t cap;
-	bool recheck; /* the first pass: small objects through jansson too */
+	bool recheck;		       /* the first pass: small objects through jansson too */
+	char labels[LABELSET_MAX_LEN]; /* the labels of the sample being read */
 };
 
 static int jfail(struct jr *r, size_t pos, const char *what)
@@ -518,12 +520,47 @@ static int offsets(struct jr *r, size_t pos, uint32_t **offs, size_t *n)
 	return 0;
 }
 
+/*
+ * cpuprof.profiles[i].labels[k] at *pos (moved past it): null, or an object of string values,
+ * into r->labels (util/labelset.h's form).
+ */
+static int sample_labels(struct jr *r, size_t *pos, size_t i, size_t k)
+{
+	struct label v[LABELSET_MAX];
+	const char *key;
+	json_t *o = NULL, *val;
+	size_t n = 0;
+	int ret;
+
+	r->labels[0] = '\0';
+	ret = load(r, *pos, &o) ?: scan_value(r, pos, 0);
+	if (!ret && !json_is_null(o) && !json_is_object(o))
+		ret = input_fail(r->err, "json: profile %zu: labels %zu are no object", i, k);
+	if (!ret && json_is_object(o)) {
+		json_object_foreach(o, key, val)
+		{
+			if (!json_is_string(val) || !*key || n == LABELSET_MAX) {
+				ret = input_fail(r->err,
+						 "json: profile %zu: labels %zu: a label is no "
+						 "string, or more than %d",
+						 i, k, LABELSET_MAX);
+				break;
+			}
+			v[n++] = (struct label){key, json_string_value(val)};
+		}
+		if (!ret && labelset_encode(v, n, r->labels, sizeof(r->labels)))
+			ret = input_fail(r->err, "json: profile %zu: labels %zu too long", i, k);
+	}
+	json_decref(o);
+	return ret;
+}
+
 /* cpuprof's own file: the "cpuprof" object has the locations behind every stack. */
 static int read_cpuprof(struct jr *r, size_t profiles, size_t cp, struct input_info *info)
 {
 	static const char *const cp_keys[] = {"profiles",  "frames",	 "locations",
 					      "period_ns", "per_thread", "duration_ns"};
-	static const char *const cpr_keys[] = {"stacks", "pid", "tid", "comm", "thread"};
+	static const char *const cpr_keys[] = {"stacks", "pid", "tid", "comm", "thread", "labels"};
 	static const char *const pr_keys[] = {"weights"};
 	size_t v[6], nprof = 0, ncprof = 0, nframes = 0, nlocs = 0;
 	uint32_t *foffs = NULL;
@@ -614,12 +651,12 @@ static int read_cpuprof(struct jr *r, size_t profiles, size_t cp, struct input_i
 	pfirst = cfirst = true;
 	for (i = 0; !ret && i < nprof && arr_next(r, &ppos, &pfirst) && arr_next(r, &cpos, &cfirst);
 	     i++) {
-		size_t pv[1], cv[5], nw = 0, nst = 0, wpos, spos;
+		size_t pv[1], cv[6], nw = 0, nst = 0, nl = 0, wpos, spos, lpos;
 		json_t *pid = NULL, *tid = NULL, *jcomm = NULL, *jthread = NULL;
 		const char *comm, *thread;
-		bool wfirst = true, sfirst = true;
+		bool wfirst = true, sfirst = true, lfirst = true;
 
-		ret = find_keys(r, ppos, pr_keys, 1, pv) ?: find_keys(r, cpos, cpr_keys, 5, cv);
+		ret = find_keys(r, ppos, pr_keys, 1, pv) ?: find_keys(r, cpos, cpr_keys, 6, cv);
 		ret = ret ?: scan_value(r, &ppos, 0) ?: scan_value(r, &cpos, 0);
 		ret = ret ?: load(r, cv[1], &pid) ?: load(r, cv[2], &tid) ?: load(r, cv[3], &jcomm);
 		ret = ret ?: load(r, cv[4], &jthread);
@@ -633,11 +670,19 @@ static int read_cpuprof(struct jr *r, size_t profiles, size_t cp, struct input_i
 		if (!ret && (json_integer_value(pid) < 0 || json_integer_value(pid) > UINT32_MAX ||
 			     json_integer_value(tid) < 0 || json_integer_value(tid) > UINT32_MAX))
 			ret = input_fail(r->err, "json: profile %zu: pid or tid out of range", i);
+		/* labels: optional, parallel to the stacks */
+		if (!ret && cv[5] != SIZE_MAX &&
+		    (!is_array(r, cv[5]) || arr_count(r, cv[5], &nl) || nl != nst))
+			ret = input_fail(r->err,
+					 "json: profile %zu: labels and stacks do not line up", i);
 		wpos = pv[0];
 		spos = cv[0];
+		lpos = cv[5];
 		if (!ret) {
 			arr_open(r, &wpos);
 			arr_open(r, &spos);
+			if (lpos != SIZE_MAX)
+				arr_open(r, &lpos);
 		}
 		for (size_t k = 0;
 		     !ret && k < nst && arr_next(r, &wpos, &wfirst) && arr_next(r, &spos, &sfirst);
@@ -670,11 +715,15 @@ static int read_cpuprof(struct jr *r, size_t profiles, size_t cp, struct input_i
 				if (li >= 0)
 					ret = push(r, n++, loc_ids[li]);
 			}
+			if (!ret && lpos != SIZE_MAX && arr_next(r, &lpos, &lfirst))
+				ret = sample_labels(r, &lpos, i, k);
+			else if (!ret)
+				r->labels[0] = '\0';
 			if (!ret && count)
-				ret = input_add(r->p, (uint32_t)json_integer_value(pid),
-						(uint32_t)json_integer_value(tid), comm,
-						thread ? thread : "", r->stack, (uint32_t)n, count,
-						"json", r->err);
+				ret = input_add_labeled(r->p, (uint32_t)json_integer_value(pid),
+							(uint32_t)json_integer_value(tid), comm,
+							thread ? thread : "", r->labels, r->stack,
+							(uint32_t)n, count, "json", r->err);
 		}
 		json_decref(pid);
 		json_decref(tid);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "pprof_profile.pb-c.h"
 #include "input/pprof_read.h"
+#include "util/labelset.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Location PbLocation;
@@ -285,6 +286,9 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		      uint32_t **stack, size_t *cap)
 {
 	const char *comm = r->default_comm, *thread = "";
+	struct label labels[LABELSET_MAX];
+	size_t n_labels = 0;
+	char set[LABELSET_MAX_LEN];
 	uint64_t pid = 0, tid = 0;
 	size_t n = 0, li, user_leaf = SIZE_MAX;
 	int64_t v;
@@ -310,7 +314,13 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 			comm = sv;
 		else if ((!strcmp(k, "thread_name") || !strcmp(k, "thread_comm")) && *sv)
 			thread = sv;
+		/* the sample's own string labels (a Go goroutine's); past LABELSET_MAX: left out */
+		else if (*k && s->label[i]->str && n_labels < LABELSET_MAX)
+			labels[n_labels++] = (struct label){k, sv};
 	}
+	/* a set too long for the profile keeps none of them */
+	if (labelset_encode(labels, n_labels, set, sizeof(set)))
+		set[0] = '\0';
 	if (!v)
 		return 0;
 	if (pid > UINT32_MAX || tid > UINT32_MAX)
@@ -348,8 +358,8 @@ static int add_sample(struct rd *r, const Perftools__Profiles__Sample *s, size_t
 		memcpy(*stack + n, r->loc_frames[li], r->loc_nframes[li] * sizeof(**stack));
 		n += r->loc_nframes[li];
 	}
-	return input_add(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, *stack, (uint32_t)n,
-			 (uint64_t)v, "pprof", r->err);
+	return input_add_labeled(r->p, (uint32_t)pid, (uint32_t)tid, comm, thread, set, *stack,
+				 (uint32_t)n, (uint64_t)v, "pprof", r->err);
 }
 
 /* A varint at *p (before end): 0, or -EINVAL when cut or longer than 10 bytes. */

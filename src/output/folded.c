@@ -6,6 +6,7 @@
 #include "output/folded.h"
 #include "util/grow.h"
 #include "util/idtable.h"
+#include "util/labelset.h"
 
 void folded_frame_name(const char *name, bool is_comm, char *buf, size_t size)
 {
@@ -62,6 +63,7 @@ struct fname {
 
 struct head {
 	const char *comm, *thread; /* the profile's interned strings: equal pointers, equal names */
+	const char *labels;	   /* with opts->labels; else "" */
 	uint32_t tid;
 	char *text;
 };
@@ -216,20 +218,27 @@ static bool head_eq(const void *ctx, uint32_t id, const void *key)
 {
 	const struct head *a = &((const struct fold *)ctx)->heads[id], *b = key;
 
-	return a->comm == b->comm && a->thread == b->thread && a->tid == b->tid;
+	return a->comm == b->comm && a->thread == b->thread && a->labels == b->labels &&
+	       a->tid == b->tid;
 }
 
-/* The head of a sample's line, made once per (comm, thread, tid). NULL on ENOMEM. */
+/*
+ * The head of a sample's line, made once per (comm, thread, tid, labels): "COMM", then
+ * ";THREAD-TID" per thread, then ";[labels SET]" with --labels when the sample has labels.
+ * NULL on ENOMEM.
+ */
 static const char *head_of(struct fold *f, const struct prof_sample *s)
 {
 	bool pt = f->opts->per_thread;
-	struct head k = {s->comm, pt ? s->thread : "", pt ? s->tid : 0, NULL};
-	char comm[1024], thread[1024];
+	const char *labels = f->opts->labels ? s->labels : "";
+	struct head k = {s->comm, pt ? s->thread : "", labels, pt ? s->tid : 0, NULL};
+	char comm[1024], thread[1024], set[LABELSET_MAX_LEN + 16], frame[sizeof(set)], *text;
 	struct idslot *sl;
 	uint32_t h = idtable_hash(IDTABLE_SEED, &k.comm, sizeof(k.comm));
 	bool found;
 
 	h = idtable_hash(h, &k.thread, sizeof(k.thread));
+	h = idtable_hash(h, &k.labels, sizeof(k.labels));
 	h = idtable_hash(h, &k.tid, sizeof(k.tid));
 
 	if (idtable_reserve(&f->hidx))
@@ -246,6 +255,15 @@ static const char *head_of(struct fold *f, const struct prof_sample *s)
 		folded_frame_name(s->thread, true, thread, sizeof(thread));
 		if (asprintf(&k.text, "%s;%s-%u", comm, thread, s->tid) < 0)
 			k.text = NULL;
+	}
+	if (k.text && *labels) {
+		/* the set has no ';' of its own (labelset.h): one frame */
+		snprintf(set, sizeof(set), "[labels %s]", labels);
+		folded_frame_name(set, false, frame, sizeof(frame));
+		text = k.text;
+		if (asprintf(&k.text, "%s;%s", text, frame) < 0)
+			k.text = NULL;
+		free(text);
 	}
 	if (!k.text)
 		return NULL;

@@ -15,6 +15,8 @@
 struct folded_opts {
 	bool per_thread; /* a second frame "THREAD-TID" under the process name */
 	bool lines;	 /* "function (file.c:42)": the base name of the source file and the line */
+	bool labels;	 /* a frame "[labels KEY=VALUE,...]" under the process (and thread) name
+			    for a sample with labels (util/labelset.h's form) */
 };
 
 /* Write p to out. 0, -ENOMEM, or -EIO when a write fails. */

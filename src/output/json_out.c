@@ -9,6 +9,7 @@
 #include "output/json_out.h"
 #include "util/grow.h"
 #include "util/idtable.h"
+#include "util/labelset.h"
 #include "util/utf8safe.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -297,6 +298,7 @@ static int cmp_sample(const void *x, const void *y, void *ctx)
 				   profile__frame(w->p, b->frames[i]));
 	c = c ?: cmp_u64(a->tid, b->tid);
 	c = c ?: strcmp(a->thread, b->thread);
+	c = c ?: strcmp(a->labels, b->labels);
 	return c ?: cmp_u64(a->count, b->count);
 }
 
@@ -653,6 +655,83 @@ static void write_profile(struct jw *w, const struct jprof *jp)
 	jraw(w, "]}");
 }
 
+/* A sample's labels as an object, null when it has none. */
+static void write_labels(struct jw *w, const char *set)
+{
+	char k[LABELSET_MAX_LEN], v[LABELSET_MAX_LEN];
+	bool first = true;
+
+	if (!*set) {
+		jraw(w, "null");
+		return;
+	}
+	jraw(w, "{");
+	while (labelset_next(&set, k, sizeof(k), v, sizeof(v))) {
+		jraw(w, first ? "" : ",");
+		jstr(w, k);
+		jraw(w, ":");
+		jstr(w, v);
+		first = false;
+	}
+	jraw(w, "}");
+}
+
+/* The ID of label key of the set, n bytes, into id: true, or false when it has none. */
+static bool label_id(const char *set, const char *key, uint8_t *id, size_t n)
+{
+	char v[LABELSET_MAX_LEN];
+
+	return labelset_get(set, key, v, sizeof(v)) && !labelset_id(v, id, n);
+}
+
+static void write_id(struct jw *w, const char *key, const uint8_t *id, size_t n, bool comma)
+{
+	fprintf(w->out, "%s\"%s\":[", comma ? "," : "", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(w->out, "%s%u", i ? "," : "", id[i]);
+	jraw(w, "]");
+}
+
+/*
+ * cpuprof.profiles[i].labels and .trace, parallel to its stacks, when a sample of it has
+ * labels: each an object of its labels, and of the bytes of its trace_id and span_id labels
+ * (null when it has neither as an ID).
+ */
+static void write_cprofile_labels(struct jw *w, const struct jprof *jp)
+{
+	bool any = false;
+
+	for (size_t i = jp->from; i < jp->to; i++)
+		any = any || *w->ss[i]->labels;
+	if (!any)
+		return;
+	jraw(w, ",\"labels\":[");
+	for (size_t i = jp->from; i < jp->to; i++) {
+		jraw(w, i > jp->from ? "," : "");
+		write_labels(w, w->ss[i]->labels);
+	}
+	jraw(w, "],\"trace\":[");
+	for (size_t i = jp->from; i < jp->to; i++) {
+		const char *set = w->ss[i]->labels;
+		uint8_t trace[16], span[8];
+		bool t = label_id(set, "trace_id", trace, 16),
+		     sp = label_id(set, "span_id", span, 8);
+
+		jraw(w, i > jp->from ? "," : "");
+		if (!t && !sp) {
+			jraw(w, "null");
+			continue;
+		}
+		jraw(w, "{");
+		if (t)
+			write_id(w, "trace_id", trace, 16, false);
+		if (sp)
+			write_id(w, "span_id", span, 8, t);
+		jraw(w, "}");
+	}
+	jraw(w, "]");
+}
+
 /* cpuprof.profiles[i]: the stacks as locations (-1: the process and thread frames) */
 static void write_cprofile(struct jw *w, const struct jprof *jp)
 {
@@ -680,7 +759,9 @@ static void write_cprofile(struct jw *w, const struct jprof *jp)
 			fprintf(w->out, ",%" PRIu32, w->loc_of[s->frames[k]].loc);
 		jraw(w, "]");
 	}
-	jraw(w, "]}");
+	jraw(w, "]");
+	write_cprofile_labels(w, jp);
+	jraw(w, "}");
 }
 
 static void write_process(struct jw *w, const struct jproc *pr)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "util/idtable.h"
 #include "util/grow.h"
+#include "util/labelset.h"
 #include "output/gzpipe.h"
 #include "output/pprof.h"
 #include "util/strset.h"
@@ -278,6 +279,8 @@ static int cmp_samples(const void *pa, const void *pb, void *ctx)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
+	if (a->labels != b->labels && (r = strcmp(a->labels, b->labels)))
+		return r;
 	for (uint32_t i = 0; i < n; i++)
 		if (a->frames[i] != b->frames[i] &&
 		    (r = cmp_frames(ctx, a->frames[i], b->frames[i])))
@@ -341,6 +344,23 @@ static void label_num(struct pb *b, int64_t k, uint64_t v)
 	pb_close(b, at);
 }
 
+/* The sample's own labels (a goroutine's), each a string label. */
+static void labels(struct enc *e, struct pb *b, const char *set)
+{
+	char k[LABELSET_MAX_LEN], v[LABELSET_MAX_LEN];
+
+	while (labelset_next(&set, k, sizeof(k), v, sizeof(v))) {
+		size_t at = pb_open(b, SAMPLE_LABEL);
+
+		/* the table keeps the pointers: strings of its own */
+		const char *ks = strset_intern(&e->safe, k), *vs = strset_intern(&e->safe, v);
+
+		pb_int(b, LABEL_KEY, ks ? str_index(e, ks) : -ENOMEM);
+		pb_int(b, LABEL_STR, vs ? str_index(e, vs) : -ENOMEM);
+		pb_close(b, at);
+	}
+}
+
 /* Group a sample's frames into locations, leaf first, and write the Sample into b. */
 static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *b)
 {
@@ -388,6 +408,7 @@ static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *
 	label_str(e, b, e->key_comm, s->comm, &e->last_comm, &e->last_comm_i);
 	if (e->m->per_thread)
 		label_str(e, b, e->key_thread, s->thread, &e->last_thread, &e->last_thread_i);
+	labels(e, b, s->labels);
 	pb_close(b, at);
 	return pb_error(b);
 }

@@ -7,17 +7,23 @@
 #include "output/top.h"
 #include "util/idtable.h"
 #include "util/index_sort.h"
+#include "util/labelset.h"
 
-static const char *const by_names[] = {"function", "file", "line", "process", "thread"};
+static const char *const by_names[] = {"function", "file", "line", "process", "thread", "label"};
 
 const char *top_by_name(enum top_by by)
 {
 	return by_names[by];
 }
 
-int top_by_parse(const char *s, enum top_by *by)
+int top_by_parse(const char *s, enum top_by *by, const char **label)
 {
-	for (size_t i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+	if (!strncmp(s, "label:", 6) && s[6]) {
+		*by = TOP_LABEL;
+		*label = s + 6;
+		return 0;
+	}
+	for (size_t i = 0; i < TOP_LABEL; i++)
 		if (!strcmp(s, by_names[i])) {
 			*by = (enum top_by)i;
 			return 0;
@@ -206,11 +212,23 @@ static bool focused(const struct profile *p, const struct prof_sample *s, const 
 	return false;
 }
 
-/* Does sample s count (--pid, --comm)? */
+/* Does sample s carry every label of --tag? */
+static bool tagged(const struct top_opts *o, const struct prof_sample *s)
+{
+	char v[LABELSET_MAX_LEN];
+
+	for (size_t i = 0; i < o->n_tags; i++)
+		if (!labelset_get(s->labels, o->tags[i].key, v, sizeof(v)) ||
+		    strcmp(v, o->tags[i].val))
+			return false;
+	return true;
+}
+
+/* Does sample s count (--pid, --comm, --tag)? */
 static bool counted(const struct top_opts *o, const struct prof_sample *s)
 {
 	return !(o->has_pid && s->pid != o->pid) &&
-	       !(o->comm && regexec(o->comm, s->comm, 0, NULL, 0));
+	       !(o->comm && regexec(o->comm, s->comm, 0, NULL, 0)) && tagged(o, s);
 }
 
 /* Rows of processes or threads: few, one key per sample. */
@@ -232,6 +250,11 @@ static int by_sample(const struct profile *p, const struct top_opts *o, struct a
 		t->focused += s->count;
 		if (o->by == TOP_PROCESS)
 			snprintf(key, sizeof(key), s->pid ? "%s (pid %u)" : "%s", s->comm, s->pid);
+		else if (o->by == TOP_LABEL &&
+			 !labelset_get(s->labels, o->label ? o->label : "", key, sizeof(key)))
+			snprintf(key, sizeof(key), "[no %s label]", o->label ? o->label : "");
+		else if (o->by == TOP_LABEL)
+			;
 		else
 			snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
 				 *s->thread ? s->thread : s->comm, s->tid);
@@ -600,7 +623,7 @@ int top_compute(const struct profile *p, const struct top_opts *o, struct top *t
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (o->by != TOP_PROCESS && o->by != TOP_THREAD) {
+	if (o->by != TOP_PROCESS && o->by != TOP_THREAD && o->by != TOP_LABEL) {
 		err = by_frame(p, o, t);
 		if (err)
 			top_free(t);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Top functions (cpuprof report, and the tables of cpuprof diff): per key (function, file,
- * line, process or thread), the samples where it is the leaf (self) and those whose stack
- * holds it at least once (total). Deterministic: rows sorted by self, then total (both
+ * line, process, thread or the value of a label), the samples where it is the leaf (self) and those
+ * whose stack holds it at least once (total). Deterministic: rows sorted by self, then total (both
  * descending), then key (bytewise).
  */
 #ifndef CPUPROF_TOP_H
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "profile/profile.h"
+#include "util/labelset.h"
 
 enum top_by {
 	TOP_FUNCTION = 0,
@@ -19,15 +20,19 @@ enum top_by {
 	TOP_LINE,
 	TOP_PROCESS,
 	TOP_THREAD,
+	TOP_LABEL, /* the value of one label (top_opts.label) */
 };
 
 struct top_opts {
 	enum top_by by;
 	bool has_pid;
-	uint32_t pid;	      /* with has_pid: only this process's samples */
-	const regex_t *comm;  /* NULL, or only samples whose process name matches */
-	const regex_t *focus; /* NULL, or only samples with a frame whose name matches */
-	size_t keep;	      /* 0, or only the first keep rows are made (the others counted) */
+	uint32_t pid;		  /* with has_pid: only this process's samples */
+	const regex_t *comm;	  /* NULL, or only samples whose process name matches */
+	const regex_t *focus;	  /* NULL, or only samples with a frame whose name matches */
+	const char *label;	  /* TOP_LABEL: the label's key */
+	const struct label *tags; /* only samples with each of these labels (key and value) */
+	size_t n_tags;
+	size_t keep; /* 0, or only the first keep rows are made (the others counted) */
 };
 
 struct top_row {
@@ -45,9 +50,12 @@ struct top {
 	uint64_t focused; /* of those, the samples --focus kept (= samples without it) */
 };
 
-/* "function", "file"... and back; -EINVAL for an unknown name. */
+/*
+ * "function", "file"... and back; "label:KEY" is TOP_LABEL, KEY in *label (a pointer into s);
+ * -EINVAL for an unknown name.
+ */
 const char *top_by_name(enum top_by by);
-int top_by_parse(const char *s, enum top_by *by);
+int top_by_parse(const char *s, enum top_by *by, const char **label);
 
 /* The key of frame f (function: its name, "_[k]" for the kernel's); buf of size. */
 void top_frame_key(const struct prof_frame *f, enum top_by by, char *buf, size_t size);

@@ -11,6 +11,7 @@
 #include "util/fmap.h"
 #include "util/grow.h"
 #include "util/idtable.h"
+#include "util/labelset.h"
 
 /* Inlined frames kept per address at most (the outermost ones when a chain is longer). */
 #define MAX_CHAIN 16
@@ -173,7 +174,8 @@ struct agg {
 	struct rt_mframe merged[CP_MAX_USTACK_DEPTH + CP_RT_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
 	char rtname[300];
-	bool rt_unnamed; /* an interpreter frame of this sample could not be named */
+	char labels[LABELSET_MAX_LEN]; /* the labels of the count being added */
+	bool rt_unnamed;	       /* an interpreter frame of this sample could not be named */
 	struct sym_frame chain[MAX_CHAIN];
 	uint32_t frames[MAX_FRAMES];
 };
@@ -814,6 +816,42 @@ static void count_key_damage(struct aggregate_stats *st, const struct cp_count_k
 }
 
 /* The key of a count, kept or not by --comm (decided once, when its addresses were noted). */
+/*
+ * The goroutine labels of key k as a set (util/labelset.h) in a->labels: "" when none or when
+ * the set was lost (counted). A key or value cut by BPF ends in "...".
+ */
+static void count_labels(struct agg *a, const struct cp_count_key *k, uint64_t count)
+{
+	char kv[CP_GO_LABELS][2][CP_GO_LABEL_VAL + 4];
+	const struct cp_go_labels *gl;
+	struct label v[CP_GO_LABELS];
+	size_t n = 0;
+
+	a->labels[0] = 0;
+	if (!k->labels)
+		return;
+	if (!a->d->labels || a->d->labels(a->d->ctx, k->labels, &gl)) {
+		a->st.labels_lost += count;
+		return;
+	}
+	for (uint32_t i = 0; i < gl->n && i < CP_GO_LABELS; i++) {
+		bool cut = gl->cut >> i & 1;
+
+		snprintf(kv[n][0], sizeof(kv[n][0]), "%.*s", CP_GO_LABEL_KEY - 1, gl->l[i].key);
+		snprintf(kv[n][1], sizeof(kv[n][1]), "%.*s%s", CP_GO_LABEL_VAL - 1, gl->l[i].val,
+			 cut ? "..." : "");
+		if (!kv[n][0][0])
+			continue;
+		v[n].key = kv[n][0];
+		v[n].val = kv[n][1];
+		n++;
+	}
+	if (labelset_encode(v, n, a->labels, sizeof(a->labels)))
+		a->st.labels_lost += count;
+	else if (n)
+		a->st.labeled += count;
+}
+
 static int add_count(struct agg *a, const struct cp_count_key *k, uint64_t count, bool keep)
 {
 	char comm[CP_COMM_LEN + 1] = {}, tcomm[CP_COMM_LEN + 1] = {};
@@ -838,8 +876,10 @@ static int add_count(struct agg *a, const struct cp_count_key *k, uint64_t count
 
 		err = add_pseudo(a, what, &n);
 	}
+	count_labels(a, k, count);
 	if (!err)
-		err = profile__add(a->prof, k->pid, k->tid, comm, tcomm, a->frames, n, count);
+		err = profile__add_labeled(a->prof, k->pid, k->tid, comm, tcomm, a->labels,
+					   a->frames, n, count);
 	return err;
 }
 
@@ -1183,6 +1223,8 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
+	to->labeled += from->labeled;
+	to->labels_lost += from->labels_lost;
 	for (int i = 0; i < CP_RT_MAX; i++) {
 		to->rt_stacks[i] += from->rt_stacks[i];
 		to->rt_frames[i] += from->rt_frames[i];

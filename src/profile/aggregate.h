@@ -81,6 +81,8 @@ struct aggregate_stats {
 	uint64_t rt_glue[CP_RT_MAX]; /* native frames dropped: the runtime's own frame seen */
 	uint64_t rt_unnamed_samples[CP_RT_MAX]; /* samples with one of its frames unnamed */
 	uint64_t comm_checks;			/* --comm matches tried: one per count */
+	uint64_t labeled;			/* samples with goroutine labels */
+	uint64_t labels_lost;			/* samples whose label set was gone from golabels */
 };
 
 /*

@@ -40,6 +40,11 @@ struct drain {
 	 * istack_kind); NULL when the source has none. -ENOENT if key is unknown.
 	 */
 	int (*rt_stack)(void *ctx, uint64_t key, struct cp_rt_stack *out);
+	/*
+	 * The goroutine labels stored under key (cp_count_key.labels), in place; NULL when the
+	 * source has none. -ENOENT if key is unknown (the set was pushed out of golabels).
+	 */
+	int (*labels)(void *ctx, uint64_t key, const struct cp_go_labels **out);
 };
 
 #endif

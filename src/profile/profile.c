@@ -131,13 +131,14 @@ static uint32_t sample_hash(const struct prof_sample *s)
 	h = idtable_hash(h, &s->tid, sizeof(s->tid));
 	h = hash_ptr(h, s->comm);
 	h = hash_ptr(h, s->thread);
+	h = hash_ptr(h, s->labels);
 	return idtable_hash(h, s->frames, s->nframes * sizeof(*s->frames));
 }
 
 static bool sample_eq(const struct prof_sample *x, const struct prof_sample *y)
 {
 	return x->pid == y->pid && x->tid == y->tid && x->comm == y->comm &&
-	       x->thread == y->thread && x->nframes == y->nframes &&
+	       x->thread == y->thread && x->labels == y->labels && x->nframes == y->nframes &&
 	       (!x->nframes || memcmp(x->frames, y->frames, x->nframes * sizeof(*x->frames)) == 0);
 }
 
@@ -839,11 +840,19 @@ static const uint32_t *intern_stack(struct profile *p, const uint32_t *frames, u
 int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count)
 {
+	return profile__add_labeled(p, pid, tid, comm, thread, "", frames, nframes, count);
+}
+
+int profile__add_labeled(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+			 const char *thread, const char *labels, const uint32_t *frames,
+			 uint32_t nframes, uint64_t count)
+{
 	struct prof_sample ns = {
 		.pid = pid,
 		.tid = tid,
 		.comm = intern_name(p, comm),
 		.thread = intern_name(p, thread ? thread : ""),
+		.labels = intern_name(p, labels ? labels : ""),
 		.frames = frames,
 		.nframes = nframes,
 		.count = count,
@@ -855,7 +864,7 @@ int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm
 
 	if (p->sealed)
 		return -EINVAL;
-	if (!ns.comm || !ns.thread)
+	if (!ns.comm || !ns.thread || !ns.labels)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nframes; i++)
 		if (frames[i] >= p->n_frames)
@@ -933,7 +942,7 @@ size_t profile__n_samples(const struct profile *p)
 }
 
 /* What profile__sample gives for an index past the last: no stack, no count. */
-static const struct prof_sample sample_none = {.comm = "", .thread = ""};
+static const struct prof_sample sample_none = {.comm = "", .thread = "", .labels = ""};
 
 const struct prof_sample *profile__sample(const struct profile *p, size_t i)
 {
@@ -1052,8 +1061,8 @@ static int spill(struct profile *p)
 		const struct prof_sample *s = &p->samples[i];
 
 		if (!s->pid)
-			recs[n++] = (struct run_rec){s->comm, s->thread, s->frames, s->nframes,
-						     s->count};
+			recs[n++] = (struct run_rec){s->comm,	s->thread,  s->labels,
+						     s->frames, s->nframes, s->count};
 	}
 	qsort(recs, m, sizeof(*recs), cmp_rec);
 	err = sample_runs__add(p->runs, recs, m);
@@ -1188,7 +1197,8 @@ static int add_back(void *ctx, const struct run_rec *r)
 {
 	struct profile *p = ctx;
 
-	return profile__add(p, 0, 0, r->comm, r->thread, r->frames, r->n, r->count);
+	return profile__add_labeled(p, 0, 0, r->comm, r->thread, r->labels, r->frames, r->n,
+				    r->count);
 }
 
 int profile__unspill(struct profile *p)

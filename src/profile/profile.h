@@ -78,6 +78,7 @@ struct prof_sample {
 	uint32_t tid;		/* 0 unless recorded per thread */
 	const char *comm;	/* process name */
 	const char *thread;	/* thread name, "" unless per thread */
+	const char *labels;	/* the sample's labels (util/labelset.h), "" none */
 	const uint32_t *frames; /* frame ids, root first */
 	uint32_t nframes;
 	uint64_t count;
@@ -111,6 +112,11 @@ int profile__intern_frame(struct profile *p, const struct prof_frame *f, uint32_
  */
 int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count);
+
+/* The same for samples with labels (util/labelset.h's string; NULL or "": none). */
+int profile__add_labeled(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
+			 const char *thread, const char *labels, const uint32_t *frames,
+			 uint32_t nframes, uint64_t count);
 
 size_t profile__n_samples(const struct profile *p);
 /* Sample i; never NULL: past the last, a sample of no stack and count 0 (comm and thread ""). */

@@ -5,10 +5,11 @@
  * A run is a file of records, each coded against the one before it (the runs are sorted, so
  * neighbours share their names and most of their stack):
  *
- *   head   varint: (frames shared with the previous record << 2) | 2 if a thread name
- *          follows | 1 if a process name follows
+ *   head   varint: (frames shared with the previous record << 3) | 4 if labels follow |
+ *          2 if a thread name follows | 1 if a process name follows
  *   [comm] varint length, bytes        (when it differs from the previous record's)
  *   [thread] varint length, bytes
+ *   [labels] varint length, bytes      (util/labelset.h)
  *   varint: frames that follow, then each frame id as a varint
  *   varint: count
  *
@@ -49,6 +50,9 @@ int sample_runs__cmp(const struct run_rec *x, const struct run_rec *y)
 	c = x->thread == y->thread ? 0 : strcmp(x->thread, y->thread);
 	if (c)
 		return c;
+	c = x->labels == y->labels ? 0 : strcmp(x->labels, y->labels);
+	if (c)
+		return c;
 	for (uint32_t i = 0; i < n; i++)
 		if (x->frames[i] != y->frames[i])
 			return x->frames[i] < y->frames[i] ? -1 : 1;
@@ -79,7 +83,7 @@ struct writer {
 	uint8_t *buf;
 	size_t used;
 	uint64_t bytes, records;
-	char *comm, *thread; /* the previous record's, or NULL */
+	char *comm, *thread, *labels; /* the previous record's, or NULL */
 	uint32_t *prev;
 	size_t n_prev, cap_prev;
 };
@@ -149,9 +153,10 @@ static void writer_end(struct writer *w, bool keep)
 	free(w->buf);
 	free(w->comm);
 	free(w->thread);
+	free(w->labels);
 	free(w->prev);
 	w->buf = NULL;
-	w->comm = w->thread = NULL;
+	w->comm = w->thread = w->labels = NULL;
 	w->prev = NULL;
 }
 
@@ -172,17 +177,18 @@ static void put_rec(struct writer *w, const struct run_rec *r)
 {
 	bool comm = !w->comm || strcmp(w->comm, r->comm);
 	bool thread = !w->thread || strcmp(w->thread, r->thread);
-	size_t shared = 0, lc = strlen(r->comm), lt = strlen(r->thread);
+	bool labels = !w->labels || strcmp(w->labels, r->labels);
+	size_t shared = 0, lc = strlen(r->comm), lt = strlen(r->thread), ll = strlen(r->labels);
 
 	if (w->err)
 		return;
-	if (lc > MAX_NAME || lt > MAX_NAME || r->n > MAX_FRAMES) {
+	if (lc > MAX_NAME || lt > MAX_NAME || ll > MAX_NAME || r->n > MAX_FRAMES) {
 		w->err = -E2BIG;
 		return;
 	}
 	while (shared < w->n_prev && shared < r->n && w->prev[shared] == r->frames[shared])
 		shared++;
-	put_varint(w, (uint64_t)shared << 2 | (uint64_t)thread << 1 | comm);
+	put_varint(w, (uint64_t)shared << 3 | (uint64_t)labels << 2 | (uint64_t)thread << 1 | comm);
 	if (comm) {
 		put_varint(w, lc);
 		put_bytes(w, r->comm, lc);
@@ -192,6 +198,11 @@ static void put_rec(struct writer *w, const struct run_rec *r)
 		put_varint(w, lt);
 		put_bytes(w, r->thread, lt);
 		remember(w, &w->thread, r->thread);
+	}
+	if (labels) {
+		put_varint(w, ll);
+		put_bytes(w, r->labels, ll);
+		remember(w, &w->labels, r->labels);
 	}
 	put_varint(w, r->n - shared);
 	for (uint32_t i = (uint32_t)shared; i < r->n; i++)
@@ -214,7 +225,7 @@ struct reader {
 	uint8_t *buf;
 	size_t pos, len;
 	struct run_rec rec; /* the current record */
-	char *comm, *thread;
+	char *comm, *thread, *labels;
 	uint32_t *frames;
 	size_t cap_frames;
 	bool done;
@@ -295,19 +306,22 @@ static int next_rec(struct reader *r)
 		err = get_name(r, r->comm);
 	if (!err && (head & 2))
 		err = get_name(r, r->thread);
+	if (!err && (head & 4))
+		err = get_name(r, r->labels);
 	if (!err)
 		err = get_varint(r, &more);
 	if (err)
 		return err;
 	/* the first record of a run names both and shares nothing */
 	if ((!r->rec.comm && !(head & 1)) || (!r->rec.thread && !(head & 2)) ||
-	    head >> 2 > r->rec.n || more > MAX_FRAMES - (head >> 2))
+	    (!r->rec.labels && !(head & 4)) || head >> 3 > r->rec.n ||
+	    more > MAX_FRAMES - (head >> 3))
 		return -EIO;
-	r->rec.n = (uint32_t)(head >> 2) + (uint32_t)more;
+	r->rec.n = (uint32_t)(head >> 3) + (uint32_t)more;
 	if (array_grow((void **)&r->frames, &r->cap_frames, r->rec.n ? r->rec.n : 1,
 		       sizeof(*r->frames)))
 		return -ENOMEM;
-	for (uint32_t i = (uint32_t)(head >> 2); i < r->rec.n; i++) {
+	for (uint32_t i = (uint32_t)(head >> 3); i < r->rec.n; i++) {
 		err = get_varint(r, &v);
 		if (err || v > UINT32_MAX)
 			return -EIO;
@@ -318,6 +332,7 @@ static int next_rec(struct reader *r)
 		return err;
 	r->rec.comm = r->comm;
 	r->rec.thread = r->thread;
+	r->rec.labels = r->labels;
 	r->rec.frames = r->frames;
 	return 0;
 }
@@ -327,9 +342,10 @@ static void reader_end(struct reader *r)
 	free(r->buf);
 	free(r->comm);
 	free(r->thread);
+	free(r->labels);
 	free(r->frames);
 	r->buf = NULL;
-	r->comm = r->thread = NULL;
+	r->comm = r->thread = r->labels = NULL;
 	r->frames = NULL;
 }
 
@@ -340,7 +356,8 @@ static int reader_open(struct reader *r, const struct run *run)
 	r->buf = malloc(IO_BUF);
 	r->comm = malloc(MAX_NAME + 1);
 	r->thread = malloc(MAX_NAME + 1);
-	if (!r->buf || !r->comm || !r->thread)
+	r->labels = malloc(MAX_NAME + 1);
+	if (!r->buf || !r->comm || !r->thread || !r->labels)
 		return -ENOMEM;
 	return next_rec(r);
 }

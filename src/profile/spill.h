@@ -4,11 +4,11 @@
  * recording (profile__spill_to), so that its memory holds the live processes, not every
  * distinct stack and frame of the recording:
  *
- * - samples: sorted runs of (comm, thread, stack, count) records, merged as they pile up: the
- *   samples of ended processes (profile__merge_ended);
+ * - samples: sorted runs of (comm, thread, labels, stack, count) records, merged as they pile up:
+ * the samples of ended processes (profile__merge_ended);
  * - frames: a log of every frame in id order, read back whole for the output.
  *
- * A record's key is (comm, thread, frames); the records of one run are in key order (see
+ * A record's key is (comm, thread, labels, frames); the records of one run are in key order (see
  * sample_runs__cmp) with no key twice; the same key in several runs is summed when they are
  * merged or read.
  */
@@ -20,6 +20,7 @@
 
 struct run_rec {
 	const char *comm, *thread; /* never NULL */
+	const char *labels;	   /* never NULL: util/labelset.h, "" none */
 	const uint32_t *frames;	   /* frame ids, root first */
 	uint32_t n;
 	uint64_t count;
@@ -34,7 +35,7 @@ struct sample_runs;
 struct sample_runs *sample_runs__new(const char *dir);
 void sample_runs__free(struct sample_runs *sr); /* NULL-safe; the files go with it */
 
-/* Key order: comm, then thread (strcmp), then frames (ids, a prefix first). */
+/* Key order: comm, then thread, labels (strcmp), then frames (ids, a prefix first). */
 int sample_runs__cmp(const struct run_rec *x, const struct run_rec *y);
 
 /*

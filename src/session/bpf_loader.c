@@ -587,6 +587,14 @@ int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 	return 0;
 }
 
+int bpf_session__set_go_proc(struct bpf_session *s, uint32_t pid, const struct cp_go_proc *gp)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.go_procs), &pid, gp, BPF_ANY))
+		return -errno;
+	__atomic_store_n(&s->skel->bss->go_present, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
 int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp)
 {
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rt_procs), &pid, rp, BPF_ANY))
@@ -886,6 +894,11 @@ struct bpf_copy {
 	size_t n_rs, cap_rs;
 	struct cp_rt_frame *rtframes;
 	size_t n_rtframes, cap_rtframes;
+	struct copied_labels {
+		uint64_t key;
+		struct cp_go_labels v;
+	} * ls; /* sorted by key */
+	size_t n_ls;
 };
 
 void bpf_copy__free(struct bpf_copy *c)
@@ -902,6 +915,7 @@ void bpf_copy__free(struct bpf_copy *c)
 	free(c->ds);
 	free(c->rs);
 	free(c->rtframes);
+	free(c->ls);
 	free(c);
 }
 
@@ -1062,6 +1076,43 @@ static int take_counts(const void *keys, const void *vals, size_t n, void *ctx)
 	return err;
 }
 
+static int cmp_labels(const void *a, const void *b)
+{
+	const struct copied_labels *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/*
+ * The label sets the counts name, while they are in golabels (an LRU map the samples go on
+ * filling: a set read now is one its samples stored, or one with the same hash).
+ */
+static int copy_labels(struct bpf_copy *c, int fd)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->keys[i].labels != 0;
+	if (!n)
+		return 0;
+	c->ls = calloc(n, sizeof(*c->ls));
+	if (!c->ls)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->keys[i].labels)
+			c->ls[k++].key = c->keys[i].labels;
+	qsort(c->ls, n, sizeof(*c->ls), cmp_labels);
+	for (size_t i = 0; i < n; i++) {
+		if (c->n_ls && c->ls[c->n_ls - 1].key == c->ls[i].key)
+			continue;
+		c->ls[c->n_ls].key = c->ls[i].key;
+		if (bpf_map_lookup_elem(fd, &c->ls[c->n_ls].key, &c->ls[c->n_ls].v))
+			continue; /* pushed out: the samples show it */
+		c->n_ls++;
+	}
+	return 0;
+}
+
 int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_copy **out)
 {
 	struct slot_maps m = slot_maps(s, slot & 1);
@@ -1089,6 +1140,8 @@ int bpf_session__copy_slot(struct bpf_session *s, unsigned int slot, struct bpf_
 		err = copy_dstacks(c, mb_of(s, slot, MB_DSTACKS, m.dstacks), m.dstacks);
 	if (!err && s->runtimes)
 		err = copy_rtstacks(c, mb_of(s, slot, MB_RTSTACKS, m.rtstacks), m.rtstacks);
+	if (!err)
+		err = copy_labels(c, bpf_map__fd(s->skel->maps.golabels));
 	if (err) {
 		bpf_copy__free(c);
 		return err;
@@ -1166,6 +1219,18 @@ static int copy_rtstack_of(void *ctx, uint64_t key, struct cp_rt_stack *out)
 	return 0;
 }
 
+static int copy_labels_of(void *ctx, uint64_t key, const struct cp_go_labels **out)
+{
+	const struct bpf_copy *c = ctx;
+	struct copied_labels k = {.key = key}, *d;
+
+	d = c->n_ls ? bsearch(&k, c->ls, c->n_ls, sizeof(*c->ls), cmp_labels) : NULL;
+	if (!d)
+		return -ENOENT;
+	*out = &d->v;
+	return 0;
+}
+
 void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 {
 	*out = (struct drain){
@@ -1175,6 +1240,7 @@ void bpf_copy__drain(struct bpf_copy *c, struct drain *out)
 		.stack = copy_stack_of,
 		.dwarf_stack = copy_dstack_of,
 		.rt_stack = copy_rtstack_of,
+		.labels = copy_labels_of,
 	};
 }
 

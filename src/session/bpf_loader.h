@@ -65,6 +65,12 @@ int bpf_session__set_unwind_proc(struct bpf_session *s, uint32_t pid,
 int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
 			    const struct cp_obj_table *t);
 
+/*
+ * A Go process pid whose goroutine labels the samples carry (replaces any); from the first on,
+ * samples look for labels. Safe at run time.
+ */
+int bpf_session__set_go_proc(struct bpf_session *s, uint32_t pid, const struct cp_go_proc *gp);
+
 /* A runtime's process pid, for its walker (replaces any). Safe at run time. */
 int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp);
 /*

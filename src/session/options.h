@@ -37,12 +37,14 @@ struct cp_options {
 	bool no_ruby;		 /* --no-ruby: no Ruby (MRI) frames */
 	bool no_php;		 /* --no-php: no PHP frames */
 	bool no_perl;		 /* --no-perl: no Perl frames */
+	bool no_go_labels;	 /* --no-go-labels: no goroutine labels */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;
 	size_t n_outputs;
 	enum output_format format; /* --format: for every output; FORMAT_AUTO: from each name */
 	bool lines;		   /* --lines: folded frames carry their file:line */
+	bool labels;		   /* --labels: folded lines carry the sample's labels */
 	bool debuginfod;	   /* --debuginfod: fetch missing debug files ($DEBUGINFOD_URLS) */
 	unsigned int jobs;	   /* -j: threads naming objects at once (0: online CPUs) */
 

@@ -54,12 +54,28 @@ static int track_refresh(void *ctx, uint32_t pid, uint32_t gen)
 	return proc_snapshot__refresh(r->snap, pid, gen);
 }
 
+/* A Go program's offsets for BPF to read its goroutines' labels (--no-go-labels: none). */
+static void go_new(struct record *r, uint32_t pid, uint32_t gen)
+{
+	struct cp_go_proc gp;
+	int err;
+
+	if (!r->golab || go_labels__proc(r->golab, r->snap, pid, gen, &gp))
+		return;
+	err = bpf_session__set_go_proc(r->bpf, pid, &gp);
+	if (err)
+		pr_debug("cannot read the goroutine labels of pid %u: %s", pid, strerror(-err));
+}
+
 /* Tables for the mappings of (pid, gen) just read (until then, frame pointers); interpreters. */
 static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 {
 	struct record *r = ctx;
-	int err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
+	int err;
 
+	/* first: a Go program's goroutines run from its first millisecond */
+	go_new(r, pid, gen);
+	err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
 	record_rt_new(r, pid, gen);
@@ -996,6 +1012,22 @@ static int setup_naming(struct record *r)
 	return CP_EXIT_OK;
 }
 
+/*
+ * A -- COMMAND that is a Go program: its offsets before it runs, for the generation its exec
+ * starts (the held child is generation 0), so that its goroutines' labels are read from its
+ * first sample, not from when its mappings have been read.
+ */
+static void go_command(struct record *r)
+{
+	struct cp_go_proc gp;
+
+	if (go_labels__from_path(workload__path(r->wl), &gp))
+		return;
+	gp.gen = 1;
+	if (bpf_session__set_go_proc(r->bpf, (uint32_t)workload__pid(r->wl), &gp))
+		pr_debug("cannot read the goroutine labels of the command");
+}
+
 /* The interpreters: their walkers, told the processes read before sampling (generation 0). */
 static int setup_interpreters(struct record *r)
 {
@@ -1005,6 +1037,17 @@ static int setup_interpreters(struct record *r)
 	}
 	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
 		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
+	if (r->cfg.go_labels && r->cfg.user_stacks) {
+		r->golab = go_labels__new();
+		if (!r->golab) {
+			pr_err("cannot set up the goroutine labels: %s", strerror(ENOMEM));
+			return CP_EXIT_FAILURE;
+		}
+	}
+	for (size_t i = 0; r->golab && i < r->pre.procs; i++)
+		go_new(r, (uint32_t)r->pre.pids[i], 0);
+	if (r->golab && r->wl)
+		go_command(r);
 	return CP_EXIT_OK;
 }
 
@@ -1223,6 +1266,7 @@ static void record_free(struct record *r)
 	proc_snapshot__free(r->snap);
 	profile__free(r->prof);
 	record_rt_free(r);
+	go_labels__free(r->golab);
 	name_cache__free(r->names);
 	proc_track_free(&r->track);
 	set_queue_free(&r->sets, free_set);

@@ -30,6 +30,7 @@
 #include "session/set_queue.h"
 #include "session/stop_rule.h"
 #include "session/watch.h"
+#include "session/go_labels.h"
 
 /*
  * Addresses whose names are kept across drains (struct name_cache): about 60 bytes each, so
@@ -95,6 +96,7 @@ struct record {
 	double cpu_stop;	/* the process's CPU seconds then */
 	const char *phase;	/* what the drain does now, or NULL (-vv: what a stop waited for) */
 	struct record_rt *rt;	/* the interpreters (record_rt.c); NULL when none is on; fd.py */
+	struct go_labels *golab; /* Go programs whose goroutine labels BPF reads; NULL: off */
 	uint64_t rt_stats[CP_RT_STATS];
 };
 

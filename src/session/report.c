@@ -273,7 +273,8 @@ static char *command_line(const struct cp_options *o)
 
 static int write_one(const struct report *r, FILE *f, size_t i, const struct profile_meta *meta)
 {
-	struct folded_opts fo = {.per_thread = r->o->per_thread, .lines = r->o->lines};
+	struct folded_opts fo = {
+		.per_thread = r->o->per_thread, .lines = r->o->lines, .labels = r->o->labels};
 	int err;
 
 	errno = 0;
@@ -319,7 +320,7 @@ static void write_failed(const struct report *r, size_t i, size_t committed, int
 
 int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 {
-	struct prof_counter counters[CP_STAT_MAX + 11];
+	struct prof_counter counters[CP_STAT_MAX + 13];
 	struct profile_meta meta = {
 		.version = CPUPROF_VERSION,
 		.event = "cpu-clock",
@@ -355,6 +356,9 @@ int report_write(const struct report *r, struct out_file **outs, size_t n_outs)
 		(struct prof_counter){"user stacks reaching an entry point", r->agg.ustacks_entry};
 	counters[nc++] = (struct prof_counter){"user stacks walked to an outermost frame",
 					       r->stats[CP_STAT_DWARF_OK]};
+	counters[nc++] = (struct prof_counter){"samples with goroutine labels", r->agg.labeled};
+	counters[nc++] = (struct prof_counter){
+		"goroutine labels lost (their set gone before the drain)", r->agg.labels_lost};
 	if (r->um) {
 		struct unwind_maps_stats us;
 

@@ -659,37 +659,6 @@ static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row
 }
 
 /*
- * Where a Go program keeps g: fsbase - 8 without a PT_TLS (internal linking: runtime.tlsg at
- * -8, cmd/link) or with one of 8 bytes, Go's slot alone (cgo: the executable's TLS block ends
- * at fsbase, the x86-64 TLS ABI); 0 (unknown) when C code adds TLS of its own, and for shared
- * objects (an executable: ET_EXEC, or a PIE with its interpreter).
- */
-static uint8_t go_tls_slot(Elf *elf)
-{
-	uint64_t tls_size = 0, tls_align = 0;
-	bool exe = false;
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n) || !gelf_getehdr(elf, &eh))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			continue;
-		if (ph.p_type == PT_TLS) {
-			tls_size = ph.p_memsz;
-			tls_align = ph.p_align;
-		}
-		exe = exe || ph.p_type == PT_INTERP;
-	}
-	/* a Go shared object (-buildmode=c-shared) has its TLS elsewhere: only executables */
-	if (eh.e_type != ET_EXEC && !exe)
-		return 0;
-	return tls_size <= 8 && tls_align <= 8 ? 1 : 0;
-}
-
-/*
  * The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. With
  * emit, its rows go there as they are built (the table keeps none).
  */
@@ -726,7 +695,7 @@ static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void 
 	if (err && !(err == -EINVAL && b.gp))
 		goto out;
 	if (b.gp && !gopclntab__runtime_offsets(b.gp, &b.go_off))
-		b.go_tls_slot = go_tls_slot(elf);
+		b.go_tls_slot = gopclntab__tls_slot(elf);
 	err = b.gp ? add_go(&b) : 0;
 	if (err)
 		goto out;

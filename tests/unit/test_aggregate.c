@@ -48,7 +48,14 @@ struct fake_rtstack {
 	struct cp_rt_stack st;
 };
 
+struct fake_labels {
+	uint64_t key;
+	struct cp_go_labels v;
+};
+
 struct fake {
+	struct fake_labels labels[2];
+	size_t n_labels;
 	struct fake_rtstack rtstacks[2];
 	size_t n_rtstacks;
 	struct fake_count counts[600];
@@ -123,6 +130,19 @@ static int fake_rt_stack(void *ctx, uint64_t key, struct cp_rt_stack *out)
 	return -ENOENT;
 }
 
+static int fake_labels(void *ctx, uint64_t key, const struct cp_go_labels **out)
+{
+	const struct fake *f = ctx;
+
+	for (size_t i = 0; i < f->n_labels; i++) {
+		if (f->labels[i].key == key) {
+			*out = &f->labels[i].v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static struct fake fk;
 static struct profile *prof;
 
@@ -181,6 +201,7 @@ static const struct drain fake_drain = {
 	.stack = fake_stack,
 	.dwarf_stack = fake_dwarf_stack,
 	.rt_stack = fake_rt_stack,
+	.labels = fake_labels,
 };
 
 static struct aggregate_stats run(struct symbolizer *sy, const struct aggregate_opts *o)
@@ -1188,6 +1209,66 @@ static void test_drain_error(void **state)
 }
 
 /*
+ * Goroutine labels: a count's label set (golabels, under the key's labels) becomes the sample's
+ * labels in labelset form (sorted, escaped, cut ones marked "..."); equal stacks with different
+ * labels are apart, the same labels in another order are one set; a set gone is counted lost
+ * and the sample kept without labels.
+ */
+static void test_labels(void **state)
+{
+	const uint64_t a[] = {ad.leaf + 4, ad.heavy + 8, ad.run + 0x10, ad.main + 0x20,
+			      ad.start + 0x10};
+	char longval[CP_GO_LABEL_VAL + 10];
+	struct cp_go_labels *l;
+	struct aggregate_stats st;
+	struct cp_count_key *key;
+
+	(void)state;
+	add_stack(false, 1, 5, a);
+	fk.labels[0].key = 11;
+	l = &fk.labels[0].v;
+	l->n = 2;
+	strcpy(l->l[0].key, "trace_id");
+	strcpy(l->l[0].val, "4bf92f3577b34da6a3ce929d0e0e4736");
+	strcpy(l->l[1].key, "a,b");
+	strcpy(l->l[1].val, "x=y;z");
+	fk.labels[1].key = 12;
+	l = &fk.labels[1].v;
+	l->n = 1;
+	l->cut = 1;
+	memset(longval, 'v', sizeof(longval));
+	memcpy(l->l[0].key, "span_id", 8);
+	memcpy(l->l[0].val, longval, CP_GO_LABEL_VAL - 1);
+	fk.n_labels = 2;
+	key = add_count(PID, 0, 1, CP_STACK_NONE, COMM, 3);
+	key->labels = 11;
+	key = add_count(PID, 0, 1, CP_STACK_NONE, COMM, 4);
+	key->labels = 12;
+	key = add_count(PID, 0, 1, CP_STACK_NONE, COMM, 5);
+	key->labels = 13; /* gone */
+	add_count(PID, 0, 1, CP_STACK_NONE, COMM, 6);
+	st = run(sym, &defaults);
+	assert_int_equal(st.labeled, 7);
+	assert_int_equal(st.labels_lost, 5);
+	/* the lost set's samples and the unlabeled ones are one sample */
+	assert_int_equal(profile__n_samples(prof), 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct prof_sample *s = sample(i);
+
+		assert_string_equal(names(i), "_start;main;cp_fix_run;cp_fix_heavy;cp_fix_leaf");
+		if (s->count == 3)
+			assert_string_equal(s->labels, "a%2Cb=x%3Dy%3Bz,"
+						       "trace_id=4bf92f3577b34da6a3ce929d0e0e4736");
+		else if (s->count == 4)
+			assert_true(!strncmp(s->labels, "span_id=vvvv", 12) &&
+				    strlen(s->labels) == 8 + CP_GO_LABEL_VAL - 1 + 3 &&
+				    !strcmp(s->labels + strlen(s->labels) - 4, "v..."));
+		else
+			assert_int_equal(s->count, 11), assert_string_equal(s->labels, "");
+	}
+}
+
+/*
  * Drains while recording: each set of maps is named into the same profile, then cleared, so a
  * stack id or DWARF key of one drain may stand for another stack in the next. Equal named
  * stacks of several drains are one sample whose counts add up; stack ids never leak from one
@@ -1259,13 +1340,14 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}, 9},
-			       from = {10, 20, 30, 40, 50, 60, {0}, {0}, {0}, {{0}}, {0}, {0}, 90};
+	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}, 9, 7, 8},
+			       from = {10,  20,	   30,	40,  50, 60, {0}, {0},
+				       {0}, {{0}}, {0}, {0}, 90, 70, 80};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
 	_Static_assert(sizeof(struct aggregate_stats) ==
-			       (7 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
+			       (9 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
 				       sizeof(uint64_t),
 		       "fields");
 	for (int i = 0; i < CP_RT_MAX; i++) {
@@ -1289,6 +1371,8 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.hurried, 55);
 	assert_int_equal(to.bad_ra, 66);
 	assert_int_equal(to.comm_checks, 99);
+	assert_int_equal(to.labeled, 77);
+	assert_int_equal(to.labels_lost, 88);
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
 	for (int i = 0; i < CP_RT_MAX; i++) {
@@ -1326,6 +1410,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_drain_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drains_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats_add, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -7,6 +7,7 @@
 #include "cmocka_inc.h"
 #include <inttypes.h>
 #include "elf/gopclntab.h"
+#include "session/go_labels.h"
 #include "unwind/unwind_table.h"
 
 /* The fixture's path, or a skip when go was not there to build it. */
@@ -320,6 +321,8 @@ static void test_dwarf_offsets(void **state)
 	assert_int_equal(dw.g_sched, tab.g_sched);
 	assert_int_equal(dw.m_curg, tab.m_curg);
 	assert_int_equal(dw.m_vdsosp, tab.m_vdsosp);
+	assert_int_equal(dw.g_labels, tab.g_labels);
+	assert_int_not_equal(dw.g_labels, 0);
 	elf_end(elf);
 	close(fd);
 	/* stripped: no DWARF */
@@ -331,6 +334,44 @@ static void test_dwarf_offsets(void **state)
 	elf_end(elf);
 	close(fd);
 	gopclntab__free(gt);
+}
+
+/* runtime/pprof's labelMap: a map up to Go 1.23, a slice from 1.24; unknown versions: none. */
+static void test_labels_layout(void **state)
+{
+	char path[PATH_MAX];
+	struct gopclntab *gt = open_go("go_labels_s", path, sizeof(path));
+	struct go_runtime_offsets off;
+	struct cp_go_proc gp;
+	int fd;
+
+	(void)state;
+	assert_int_equal(gopclntab_labels_layout_for("go1.19.8"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("go1.23"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("go1.24rc1"), GO_LABELS_SLICE);
+	assert_int_equal(gopclntab_labels_layout_for("go1.26.0"), GO_LABELS_SLICE);
+	assert_int_equal(gopclntab_labels_layout_for("go1.1x"), GO_LABELS_MAP);
+	assert_int_equal(gopclntab_labels_layout_for("devel +abc"), 0);
+	assert_int_equal(gopclntab_labels_layout_for("go2.0"), 0);
+	assert_int_equal(gopclntab_labels_layout_for(""), 0);
+	if (!gt)
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	/* what BPF gets for the stripped program: the table's offsets, Go's TLS slot */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(go_labels__from_fd(fd, &gp), 0);
+	close(fd);
+	assert_int_equal(gopclntab__runtime_offsets(gt, &off), 0);
+	assert_int_equal(gp.layout, gopclntab__labels_layout(gt));
+	assert_int_equal(gp.tls_slot, 1);
+	assert_int_equal(gp.g_m, off.g_m);
+	assert_int_equal(gp.m_curg, off.m_curg);
+	assert_int_equal(gp.g_labels, off.g_labels);
+	gopclntab__free(gt);
+	/* not Go */
+	fixture(path, sizeof(path), "fix_tree");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(go_labels__from_fd(fd, &gp), -ENOENT);
+	close(fd);
 }
 
 static uint64_t lcg(uint64_t *s)
@@ -530,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
+		cmocka_unit_test(test_labels_layout),
 		cmocka_unit_test(test_hostile),
 	};
 

@@ -67,6 +67,16 @@ static struct profile *build(bool per_thread)
 	assert_int_equal(
 		profile__add(p, 20, per_thread ? 20 : 0, "other", per_thread ? "o" : "", s3, 1, 1),
 		0);
+	/* goroutine labels: the same stacks apart by their labels */
+	assert_int_equal(profile__add_labeled(p, 10, per_thread ? 11 : 0, "app",
+					      per_thread ? "w1" : "",
+					      "span_id=00f067aa0ba902b7,"
+					      "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+					      s1, 3, 5),
+			 0);
+	assert_int_equal(profile__add_labeled(p, 10, per_thread ? 12 : 0, "app",
+					      per_thread ? "w2" : "", "k%2C=v%3B", s2, 3, 2),
+			 0);
 	return p;
 }
 
@@ -82,7 +92,8 @@ static struct profile_meta meta(bool per_thread)
 
 static char *folded(const struct profile *p, bool per_thread, bool lines)
 {
-	struct folded_opts o = {.per_thread = per_thread, .lines = lines};
+	/* labels too: a round trip that lost them differs */
+	struct folded_opts o = {.per_thread = per_thread, .lines = lines, .labels = true};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -137,7 +148,8 @@ static void test_go_pprof(void **state)
 /* folded text -> profile -> folded text, with marks and source positions */
 static void test_folded_round_trip(void **state)
 {
-	const char *in = "app;main (app.c:40);run (app.c:30);leaf (app.h:3)_[i] 40\n"
+	const char *in = "app;[labels k=v%3B,trace_id=ab];main (app.c:40) 3\n"
+			 "app;main (app.c:40);run (app.c:30);leaf (app.h:3)_[i] 40\n"
 			 "app;main (app.c:40);run (app.c:30);vfs_read_[k] 7\n"
 			 "my_app;[user stack lost: hash collision] 2\n"
 			 "other;main (app.c:40) 1\n";
@@ -148,13 +160,14 @@ static void test_folded_round_trip(void **state)
 	(void)state;
 	p = read_ok(in, strlen(in), &info);
 	assert_int_equal(info.format, INPUT_FOLDED);
-	assert_int_equal(profile__total(p), 50);
+	assert_int_equal(profile__total(p), 53);
 	out = folded(p, false, true);
 	assert_string_equal(out, in);
 	free(out);
 	/* the marks became kinds: kernel and inlined frames */
 	out = folded(p, false, false);
-	assert_string_equal(out, "app;main;run;leaf_[i] 40\n"
+	assert_string_equal(out, "app;[labels k=v%3B,trace_id=ab];main 3\n"
+				 "app;main;run;leaf_[i] 40\n"
 				 "app;main;run;vfs_read_[k] 7\n"
 				 "my_app;[user stack lost: hash collision] 2\n"
 				 "other;main 1\n");

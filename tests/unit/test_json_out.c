@@ -690,6 +690,67 @@ static void test_empty(void **state)
 	profile__free(p);
 }
 
+/*
+ * Labels: cpuprof.profiles[i].labels and .trace, parallel to the stacks, only in a profile with
+ * a labeled sample; trace_id and span_id as bytes from hex or traceparent values, null where a
+ * sample has no such label (or one that is no ID).
+ */
+static void test_labels(void **state)
+{
+	struct profile_meta m = meta(false);
+	struct profile *p = profile__new();
+	struct prof_frame fa = {.name = "workA", .named = true},
+			  fb = {.name = "workB", .named = true};
+	uint32_t a, b;
+	char *text;
+	json_t *r;
+
+	(void)state;
+	assert_int_equal(profile__intern_frame(p, &fa, &a), 0);
+	assert_int_equal(profile__intern_frame(p, &fb, &b), 0);
+	assert_int_equal(profile__add_labeled(p, 7, 0, "go", "",
+					      "span_id=00f067aa0ba902b7,"
+					      "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+					      &a, 1, 3),
+			 0);
+	assert_int_equal(profile__add_labeled(p, 7, 0, "go", "",
+					      "trace_id=00-0af7651916cd43dd8448eb211c80319c-"
+					      "b7ad6b7169203331-01",
+					      &b, 1, 2),
+			 0);
+	assert_int_equal(profile__add_labeled(p, 7, 0, "go", "", "trace_id=x,user=me", &b, 1, 1),
+			 0);
+	assert_int_equal(profile__add(p, 7, 0, "go", "", &a, 1, 1), 0);
+	assert_int_equal(profile__add(p, 8, 0, "c", "", &a, 1, 1), 0);
+	text = render(p, &m, "labels");
+	r = parse(text);
+	/* process 7: ordered by stack names, then labels */
+	assert_int_equal(size(r, "cpuprof.profiles.0.stacks"), 4);
+	assert_int_equal(size(r, "cpuprof.profiles.0.labels"), 4);
+	assert_true(json_is_null(at(r, "cpuprof.profiles.0.labels.0")));
+	assert_string_equal(str(r, "cpuprof.profiles.0.labels.1.trace_id"),
+			    "4bf92f3577b34da6a3ce929d0e0e4736");
+	assert_string_equal(str(r, "cpuprof.profiles.0.labels.1.span_id"), "00f067aa0ba902b7");
+	assert_string_equal(ints(r, "cpuprof.profiles.0.trace.1.trace_id"),
+			    "75,249,47,53,119,179,77,166,163,206,146,157,14,14,71,54");
+	assert_string_equal(ints(r, "cpuprof.profiles.0.trace.1.span_id"),
+			    "0,240,103,170,11,169,2,183");
+	assert_true(json_is_null(at(r, "cpuprof.profiles.0.trace.0")));
+	/* traceparent: its trace ID and its parent ID */
+	assert_string_equal(ints(r, "cpuprof.profiles.0.trace.2.trace_id"),
+			    "10,247,101,25,22,205,67,221,132,72,235,33,28,128,49,156");
+	assert_int_equal(size(r, "cpuprof.profiles.0.trace.2"), 1);
+	/* a trace_id that is no ID: labels kept, no bytes */
+	assert_string_equal(str(r, "cpuprof.profiles.0.labels.3.user"), "me");
+	assert_true(json_is_null(at(r, "cpuprof.profiles.0.trace.3")));
+	/* process 8 has no labels: no arrays */
+	assert_null(json_object_get(at(r, "cpuprof.profiles.1"), "labels"));
+	assert_null(json_object_get(at(r, "cpuprof.profiles.1"), "trace"));
+	json_decref(r);
+	free(text);
+	profile__free(p);
+}
+
 /* Without a period, weights are sample counts and the unit is "none". */
 static void test_no_period(void **state)
 {
@@ -876,7 +937,7 @@ int main(void)
 		cmocka_unit_test(test_per_thread),  cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty),	    cmocka_unit_test(test_no_period),
 		cmocka_unit_test(test_write_error), cmocka_unit_test(test_out_of_memory),
-		cmocka_unit_test(test_doc_example),
+		cmocka_unit_test(test_doc_example), cmocka_unit_test(test_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,7 +43,7 @@ static void rmdir_empty(char *d)
 struct seen {
 	struct run_rec recs[4096];
 	uint32_t frames[4096][8];
-	char comm[4096][16], thread[4096][16];
+	char comm[4096][16], thread[4096][16], labels[4096][32];
 	size_t n;
 };
 
@@ -55,10 +55,11 @@ static int collect(void *ctx, const struct run_rec *r)
 	assert_true(r->n <= 8);
 	snprintf(s->comm[s->n], 16, "%s", r->comm);
 	snprintf(s->thread[s->n], 16, "%s", r->thread);
+	snprintf(s->labels[s->n], 32, "%s", r->labels);
 	if (r->n)
 		memcpy(s->frames[s->n], r->frames, r->n * sizeof(uint32_t));
-	s->recs[s->n] =
-		(struct run_rec){s->comm[s->n], s->thread[s->n], s->frames[s->n], r->n, r->count};
+	s->recs[s->n] = (struct run_rec){
+		s->comm[s->n], s->thread[s->n], s->labels[s->n], s->frames[s->n], r->n, r->count};
 	s->n++;
 	return 0;
 }
@@ -67,12 +68,13 @@ static void test_round_trip(void **state)
 {
 	static const uint32_t a[] = {1, 2, 3}, b[] = {1, 2, 4}, c[] = {1, 2, 300000, 7}, d[] = {5};
 	const struct run_rec recs[] = {
-		{"cc1", "", NULL, 0, 1}, /* no frames */
-		{"cc1", "", a, 3, 2},		{"cc1", "", b, 3, 4},
-		{"cc1", "", c, 4, 3},		/* a prefix shared, a big id */
-		{"cc1", "w", a, 3, 5},		/* thread changes, frames too */
-		{"make", "", a, 2, 1ull << 40}, /* comm changes, a prefix of the last stack */
-		{"make", "", d, 1, 6},
+		{"cc1", "", "", NULL, 0, 1}, /* no frames */
+		{"cc1", "", "", a, 3, 2},	    {"cc1", "", "", b, 3, 4},
+		{"cc1", "", "", c, 4, 3},	    /* a prefix shared, a big id */
+		{"cc1", "", "k=v", c, 4, 9},	    /* labels change alone */
+		{"cc1", "w", "", a, 3, 5},	    /* thread changes, frames too */
+		{"make", "", "", a, 2, 1ull << 40}, /* comm changes, a prefix of the last stack */
+		{"make", "", "", d, 1, 6},
 	};
 	size_t n = sizeof(recs) / sizeof(recs[0]);
 	struct seen *s = calloc(1, sizeof(*s));
@@ -121,7 +123,7 @@ static void batch(struct run_rec *recs, uint32_t (*fr)[2], size_t *n, uint32_t k
 			continue;
 		fr[*n][0] = keys[i] / 100;
 		fr[*n][1] = keys[i];
-		recs[*n] = (struct run_rec){"p", "", fr[*n], 2, k};
+		recs[*n] = (struct run_rec){"p", "", "", fr[*n], 2, k};
 		(*n)++;
 	}
 }
@@ -174,8 +176,10 @@ static int stop_at_3(void *ctx, const struct run_rec *r)
 static void test_failures(void **state)
 {
 	static const uint32_t a[] = {1};
-	const struct run_rec recs[] = {
-		{"a", "", a, 1, 1}, {"b", "", a, 1, 1}, {"c", "", a, 1, 1}, {"d", "", a, 1, 1}};
+	const struct run_rec recs[] = {{"a", "", "", a, 1, 1},
+				       {"b", "", "", a, 1, 1},
+				       {"c", "", "", a, 1, 1},
+				       {"d", "", "", a, 1, 1}};
 	struct sample_runs *sr = sample_runs__new("/nonexistent-cpuprof-dir");
 	char *d = tmpdir();
 	int calls = 0;

@@ -39,6 +39,57 @@ static void check_row(const struct top *t, const char *key, uint64_t self, uint6
 	assert_int_equal(r->total, total);
 }
 
+/*
+ * Labels: --tag keeps the samples with each label given (key and value), --by label:KEY makes a
+ * row per value, the samples without the label in one row of their own.
+ */
+static void test_labels(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t m = frame(p, "main", FRAME_USER, "/s/a.c"),
+		 a = frame(p, "workA", FRAME_USER, NULL), b = frame(p, "workB", FRAME_USER, NULL);
+	uint32_t sa[] = {m, a}, sb[] = {m, b};
+	struct label tags[2] = {{"trace_id", "aa"}, {"span_id", "01"}};
+	struct top_opts o = {.by = TOP_FUNCTION, .tags = tags, .n_tags = 1};
+	enum top_by by;
+	const char *key = NULL;
+	struct top t;
+
+	(void)state;
+	assert_int_equal(
+		profile__add_labeled(p, 1, 0, "go", "", "span_id=01,trace_id=aa", sa, 2, 5), 0);
+	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "", "trace_id=aa", sa, 2, 2), 0);
+	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "", "trace_id=bb", sb, 2, 4), 0);
+	assert_int_equal(profile__add(p, 1, 0, "go", "", sb, 2, 1), 0);
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 7);
+	check_row(&t, "workA", 7, 7);
+	assert_null(top_find(&t, "workB"));
+	top_free(&t);
+	o.n_tags = 2; /* both */
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 5);
+	top_free(&t);
+	tags[0].val = "a"; /* values match whole */
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	assert_int_equal(t.samples, 0);
+	top_free(&t);
+	assert_int_equal(top_by_parse("label:trace_id", &by, &key), 0);
+	assert_int_equal(by, TOP_LABEL);
+	assert_string_equal(key, "trace_id");
+	assert_int_equal(top_by_parse("label:", &by, &key), -EINVAL);
+	assert_int_equal(top_by_parse("thread", &by, &key), 0);
+	assert_int_equal(by, TOP_THREAD);
+	o = (struct top_opts){.by = TOP_LABEL, .label = "trace_id"};
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	check_row(&t, "aa", 7, 7);
+	check_row(&t, "bb", 4, 4);
+	check_row(&t, "[no trace_id label]", 1, 1);
+	assert_int_equal(t.n, 3);
+	top_free(&t);
+	profile__free(p);
+}
+
 static void test_functions(void **state)
 {
 	struct profile *p = build();
@@ -209,7 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),	 cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_keys_and_filters), cmocka_unit_test(test_text),
-		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test(test_many_rows),	 cmocka_unit_test(test_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The labels of the goroutine a sample of a Go process ran (shared.h, cp_go_labels): read from
+ * the current g through the process's offsets in go_procs, stored in golabels under a hash of
+ * them. Included by profile.bpf.c. Every read is of hostile memory: bounded, its failure ends
+ * the set (a sample without labels, never a wrong one).
+ */
+#ifndef CPUPROF_GO_LABELS_BPF_H
+#define CPUPROF_GO_LABELS_BPF_H
+
+/* set by user space once a Go process is in go_procs: before that no sample looks there */
+volatile __u32 go_present;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct cp_go_proc);
+	__uint(max_entries, CP_RT_DEF_PROCS);
+} go_procs SEC(".maps");
+
+/*
+ * Label sets seen, by hash. LRU: a recording with a trace ID per request makes sets without end;
+ * the drain reads a set while its counts are read, so only a set pushed out before the drain of
+ * its counts is lost (the sample then shows "[labels lost]").
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct cp_go_labels);
+	__uint(max_entries, CP_DEF_GOLABEL_ENTRIES);
+} golabels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cp_go_labels);
+	__uint(max_entries, 1);
+} golabel_buf SEC(".maps");
+
+static __always_inline __u64 go_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* Copy the Go string {ptr, len} into label i of b; -1 when unreadable. */
+static __always_inline int go_label_put(struct cp_go_labels *b, __u32 i, const __u64 *key,
+					const __u64 *val)
+{
+	struct cp_go_label *l = &b->l[i & (CP_GO_LABELS - 1)];
+	__u64 kn = key[1], vn = val[1];
+
+	__builtin_memset(l, 0, sizeof(*l));
+	if (kn > CP_GO_LABEL_KEY - 1) {
+		kn = CP_GO_LABEL_KEY - 1;
+		b->cut |= 1u << (i & (CP_GO_LABELS - 1));
+	}
+	if (vn > CP_GO_LABEL_VAL - 1) {
+		vn = CP_GO_LABEL_VAL - 1;
+		b->cut |= 1u << (i & (CP_GO_LABELS - 1));
+	}
+	if (!kn || bpf_probe_read_user(l->key, kn & (CP_GO_LABEL_KEY - 1), (void *)key[0]))
+		return -1;
+	if (vn && bpf_probe_read_user(l->val, vn & (CP_GO_LABEL_VAL - 1), (void *)val[0]))
+		return -1;
+	return 0;
+}
+
+/*
+ * A label map's labels, map layout: lm points at the labelMap, a map value, itself a pointer
+ * to the runtime's hmap; the slots in use of its first buckets.
+ */
+static __always_inline void go_read_map(struct cp_go_labels *b, __u64 lm)
+{
+	__u64 hdr[3], buckets, bucket = 0, kv[2][2], tophash = 0, hmap = go_ptr(lm);
+	__u8 lb;
+
+	if (!hmap || bpf_probe_read_user(hdr, sizeof(hdr), (void *)hmap) || !hdr[0])
+		return;
+	lb = (__u8)(hdr[1] >> ((CP_GO_HMAP_B - 8) * 8));
+	buckets = hdr[CP_GO_HMAP_BUCKETS / 8];
+	if (!buckets)
+		return;
+	if (lb > CP_GO_MAX_B)
+		lb = CP_GO_MAX_B;
+	for (__u32 i = 0; i < (8u << CP_GO_MAX_B); i++) {
+		__u32 j = i & 7;
+
+		if ((i >> 3) >= (1u << lb) || b->n >= CP_GO_LABELS)
+			break;
+		if (!j) {
+			bucket = buckets + (__u64)(i >> 3) * CP_GO_BUCKET_SIZE;
+			/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
+			if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
+				break;
+		}
+		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
+			continue;
+		if (bpf_probe_read_user(kv[0], 16, (void *)(bucket + CP_GO_BUCKET_KEYS + 16 * j)) ||
+		    bpf_probe_read_user(kv[1], 16, (void *)(bucket + CP_GO_BUCKET_VALS + 16 * j)))
+			break;
+		if (go_label_put(b, b->n, kv[0], kv[1]))
+			break;
+		b->n++;
+	}
+}
+
+/* The slice layout: labelMap{LabelSet{list []label}}. */
+static __always_inline void go_read_slice(struct cp_go_labels *b, __u64 lm)
+{
+	__u64 hdr[2], lab[4];
+
+	if (bpf_probe_read_user(hdr, sizeof(hdr), (void *)lm) || !hdr[0])
+		return;
+	for (__u32 i = 0; i < CP_GO_LABELS; i++) {
+		if (i >= hdr[1] ||
+		    bpf_probe_read_user(lab, sizeof(lab), (void *)(hdr[0] + 32 * (__u64)i)) ||
+		    go_label_put(b, i, &lab[0], &lab[2]))
+			break;
+		b->n = i + 1;
+	}
+}
+
+/*
+ * The labels of the goroutine running in process (pid, gen), stored in golabels: their key, 0
+ * when none (no Go process known, no goroutine, no labels, unreadable). Global: verified once.
+ */
+__noinline __u64 cp_go_labels(__u32 pid, __u32 gen)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 fsbase, g, m, curg, lm, h = 0, *w;
+	struct cp_go_labels *b;
+	struct cp_go_proc *gp;
+	__u32 zero = 0;
+
+	gp = bpf_map_lookup_elem(&go_procs, &pid);
+	if (!gp || gp->gen != gen || !gp->tls_slot)
+		return 0;
+	b = bpf_map_lookup_elem(&golabel_buf, &zero);
+	fsbase = BPF_CORE_READ(t, thread.fsbase);
+	if (!b || !fsbase)
+		return 0;
+	g = go_ptr(fsbase - 8 * (__u64)gp->tls_slot);
+	m = g ? go_ptr(g + gp->g_m) : 0;
+	curg = m ? go_ptr(m + gp->m_curg) : 0;
+	lm = curg ? go_ptr(curg + gp->g_labels) : 0;
+	if (!lm)
+		return 0;
+	b->n = 0;
+	b->cut = 0;
+	if (gp->layout == CP_GO_LAYOUT_MAP)
+		go_read_map(b, lm);
+	else if (gp->layout == CP_GO_LAYOUT_SLICE)
+		go_read_slice(b, lm);
+	if (!b->n)
+		return 0;
+	/* a sum of one hash per label: the same set in any order has one key */
+	for (__u32 i = 0; i < CP_GO_LABELS; i++) {
+		__u64 x = 0xcbf29ce484222325ull;
+
+		if (i >= b->n)
+			break;
+		w = (__u64 *)&b->l[i];
+		for (__u32 k = 0; k < sizeof(struct cp_go_label) / 8; k++)
+			x = (x ^ w[k]) * 0x100000001b3ull;
+		h += (x ^ (x >> 29)) * 0x9e3779b97f4a7c15ull;
+	}
+	h ^= ((__u64)b->cut << 1) * 0xff51afd7ed558ccdull;
+	h = h ? h : 1;
+	/* most sets were seen before: look up before inserting */
+	if (!bpf_map_lookup_elem(&golabels, &h))
+		bpf_map_update_elem(&golabels, &h, b, BPF_NOEXIST);
+	return h;
+}
+
+#endif
