@@ -231,7 +231,7 @@ fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 # the tests that need them fail in CI without them.
 GO := $(shell command -v go 2>/dev/null)
 GO_FIXTURES := $(addprefix $(O)/fixtures/,go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g \
-	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s go_labels_s go_labels_g)
+	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s go_cgospin_s go_labels_s go_labels_g)
 GO_BUILD = $(Q)mkdir -p $(@D) && GO111MODULE=off GOFLAGS= GOCACHE=$(abspath $(O))/gocache \
 	GOPATH=$(abspath $(O))/gopath go build
 $(O)/fixtures/go_tree_s: tests/fixtures/fix_tree.go
@@ -258,6 +258,9 @@ $(O)/fixtures/go_cgo_s: $(O)/fixtures/go_cgo_g
 $(O)/fixtures/go_clock_s: tests/fixtures/fix_clock.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
+$(O)/fixtures/go_cgospin_s: tests/fixtures/fix_cgo_spin.go
+	$(call msg,FIXTURE,$@)
+	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
 $(O)/fixtures/go_labels_s: tests/fixtures/fix_labels.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
@@ -269,6 +272,18 @@ $(O)/fixtures/go_gc_s: tests/fixtures/fix_gc.go
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
 ifneq ($(GO),)
 fixtures: $(GO_FIXTURES)
+endif
+
+# Java's known call tree (tests/fixtures/java), compiled where javac is (make deps installs
+# openjdk-17-jdk-headless); the tests that need it fail in CI without it.
+JAVAC := $(shell command -v javac 2>/dev/null)
+JAVA_FIXTURES := $(O)/fixtures/java/cpfix/Tree.class $(O)/fixtures/java/cpfix/Inline.class
+$(O)/fixtures/java/cpfix/%.class: tests/fixtures/java/cpfix/%.java
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(O)/fixtures/java
+	$(Q)javac -d $(O)/fixtures/java $<
+ifneq ($(JAVAC),)
+fixtures: $(JAVA_FIXTURES)
 endif
 
 # cpuprof diff: the same program with one function doing 1 and 3 units of work
@@ -562,6 +577,18 @@ $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(OBJS) scripts/link-objs.sh
 	$(call msg,LINK,$@)
 	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
 		$(CC) $(LDFLAGS_ALL) -o $@ $< $$objs $(LIBS) -lcmocka
+
+# test_record drives the session (record.c) with the units it sequences and, in place of
+# everything else it calls, the fakes of tests/unit/record_fakes.c: linked by hand (not by
+# link-objs.sh, which would bring the real modules), with the clock and the loop's poll
+# wrapped (tests/unit/record_fakes.h).
+RECORD_TEST_OBJS := $(addprefix $(O)/src/,session/record.o session/stop_rule.o \
+	session/set_queue.o session/proc_track.o util/log.o util/utf8safe.o)
+$(O)/tests/test_record: $(O)/tests/unit/test_record.o $(O)/tests/unit/record_fakes.o \
+		$(RECORD_TEST_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ \
+		-Wl,--wrap=clock_gettime,--wrap=epoll_wait,--wrap=setpriority -lcmocka
 
 unit: $(UNIT_TESTS) fixtures
 	$(Q)for t in $(UNIT_TESTS); do \

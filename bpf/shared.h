@@ -103,8 +103,8 @@ struct cp_config {
 	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
 	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
 	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
+	__u8 java;	      /* HotSpot frames through the JIT hook (--java; needs unwind_dwarf) */
 	__u8 go_labels;	      /* read the running goroutine's labels (off: --no-go-labels) */
-	__u8 pad0;
 };
 _Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 
@@ -522,15 +522,24 @@ enum cp_go_switch {
 	 */
 	CP_GO_VDSO = 2,
 };
-#define CP_GO_PACK(gm, curg, sched) \
-	((__s32)((__u32)(curg) | (__u32)((gm) / 8) << 16 | (__u32)((sched) / 8) << 24))
-#define CP_GO_CURG(off)	 ((__u32)(off)&0xffff)
-#define CP_GO_GM(off)	 (((__u32)(off) >> 16 & 0xff) * 8)
-#define CP_GO_SCHED(off) (((__u32)(off) >> 24 & 0xff) * 8)
-/* runtime/runtime2.go gobuf: sp, pc, g, ctxt, ret, lr, bp (unchanged since Go 1.4) */
+/*
+ * rbp_off of a CP_CFA_GO_SWITCH row: m.curg (or m.vdsoSP) in bits 0-11, gobuf.bp / 8 in 12-14,
+ * bit 15 (CP_GO_SYSTEMSTACK) set when runtime.systemstack keeps a frame pointer (Go 1.21 and
+ * later: the caller's rbp at sched.sp, the return address after it), g.m / 8 in 16-23, g.sched / 8
+ * in 24-31.
+ */
+#define CP_GO_PACK(gm, curg, sched, bp, fp)                                                    \
+	((__s32)(((__u32)(curg)&0xfff) | ((__u32)(bp) / 8 & 7) << 12 | ((__u32)(fp)&1) << 15 | \
+		 ((__u32)(gm) / 8) << 16 | ((__u32)(sched) / 8) << 24))
+#define CP_GO_CURG(off)	    ((__u32)(off)&0xfff)
+#define CP_GO_GOBUF_BP(off) (((__u32)(off) >> 12 & 7) * 8)
+#define CP_GO_FP(off)	    ((__u32)(off) >> 15 & 1)
+#define CP_GO_GM(off)	    (((__u32)(off) >> 16 & 0xff) * 8)
+#define CP_GO_SCHED(off)    (((__u32)(off) >> 24 & 0xff) * 8)
+#define CP_GO_MAX_OFF	    0xfff /* the largest m.curg or m.vdsoSP a row holds */
+/* runtime/runtime2.go gobuf: sp, pc first (since Go 1.4); bp's place is in the row */
 #define CP_GOBUF_SP 0
 #define CP_GOBUF_PC 8
-#define CP_GOBUF_BP 48
 
 enum cp_rbp_type {
 	CP_RBP_UNCHANGED = 0,	/* the caller's rbp is the current rbp (unset or same value) */

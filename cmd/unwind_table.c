@@ -98,10 +98,11 @@ static void print_row(const struct cp_unwind_row *r, uint64_t base, FILE *out)
 			return;
 		}
 		fprintf(out,
-			"go-%s(g=[fs-%u],m=[g+%u],curg=[m+%u],sched=curg+%u) else rsp%+" PRId32
-			"\n",
+			"go-%s(g=[fs-%u],m=[g+%u],curg=[m+%u],sched=curg+%u,bp=sched+%u%s) else "
+			"rsp%+" PRId32 "\n",
 			r->rbp_type == CP_GO_MORESTACK ? "morestack" : "systemstack", 8u * r->pad,
 			CP_GO_GM(r->rbp_off), CP_GO_CURG(r->rbp_off), CP_GO_SCHED(r->rbp_off),
+			CP_GO_GOBUF_BP(r->rbp_off), CP_GO_FP(r->rbp_off) ? ",ra=[sp+8]" : "",
 			r->cfa_off);
 		return;
 	default:

@@ -75,6 +75,7 @@ struct elf_syms {
 	size_t build_id_len;
 	int type;
 	unsigned int tables; /* ELF_SYMS_* */
+	bool go_note;	     /* has Go's build ID note: a Go program */
 };
 
 /*
@@ -153,24 +154,30 @@ static int scn_data(Elf_Scn *scn, Elf_Data **data)
 	return *data ? 0 : -EIO;
 }
 
-/* Looks for NT_GNU_BUILD_ID owned by "GNU" in a note buffer; true when found. */
+/*
+ * Looks for NT_GNU_BUILD_ID owned by "GNU" in a note buffer, and for Go's build ID note (name
+ * "Go", type 4: a Go program); true when the GNU one was found.
+ */
 static bool note_build_id(struct builder *b, Elf_Data *data)
 {
 	size_t off = 0, next, name_off, desc_off;
+	const char *base = data->d_buf;
 	GElf_Nhdr nh;
 
 	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof(ELF_NOTE_GNU) &&
-		    !memcmp((const char *)data->d_buf + name_off, ELF_NOTE_GNU,
-			    sizeof(ELF_NOTE_GNU)) &&
-		    nh.n_descsz > 0) {
-			b->build_id = (const char *)data->d_buf + desc_off;
+		    !memcmp(base + name_off, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) &&
+		    nh.n_descsz > 0 && !b->build_id) {
+			b->build_id = base + desc_off;
 			b->build_id_len = nh.n_descsz;
-			return true;
+		} else if (nh.n_type == 4 && (nh.n_namesz == 3 || nh.n_namesz == 4) &&
+			   !memcmp(base + name_off, "Go", 3)) {
+			/* Go's linker writes the name "Go\0\0" (cmd/link/internal/ld/elf.go) */
+			b->es->go_note = true;
 		}
 		off = next;
 	}
-	return false;
+	return b->build_id != NULL;
 }
 
 /* PT_LOAD segments, and the build-id from PT_NOTE (what stays mapped at run time). */
@@ -247,7 +254,7 @@ static int read_phdrs(struct builder *b)
 				.memsz = ph.p_memsz,
 				.flags = ph.p_flags,
 			};
-		} else if (ph.p_type == PT_NOTE && !b->build_id) {
+		} else if (ph.p_type == PT_NOTE && (!b->build_id || !es->go_note)) {
 			Elf_Data *data;
 
 			/* notes aligned to 8 use the 8-byte note layout */
@@ -463,7 +470,7 @@ static void scan_notes(struct builder *b)
 
 		if (!gelf_getshdr(scn, &shdr))
 			continue;
-		if (shdr.sh_type == SHT_NOTE && !b->build_id) {
+		if (shdr.sh_type == SHT_NOTE && (!b->build_id || !b->es->go_note)) {
 			/* as for PT_NOTE, a broken note only loses the build-id */
 			if (!scn_data(scn, &data))
 				note_build_id(b, data);
@@ -1139,6 +1146,11 @@ unsigned int elf_syms__tables(const struct elf_syms *es)
 size_t elf_syms__count(const struct elf_syms *es)
 {
 	return es ? es->nr_syms : 0;
+}
+
+bool elf_syms__go_note(const struct elf_syms *es)
+{
+	return es && es->go_note;
 }
 
 const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len)

@@ -131,6 +131,9 @@ size_t elf_syms__count(const struct elf_syms *es);
 /* The GNU build-id bytes and their length (0 when the object has none). */
 const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len);
 
+/* Whether the object has Go's build ID note (name "Go", type 4): a program built by Go. */
+bool elf_syms__go_note(const struct elf_syms *es);
+
 /* ET_EXEC (non-PIE executable) or ET_DYN (PIE or shared object). */
 int elf_syms__type(const struct elf_syms *es);
 

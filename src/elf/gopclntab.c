@@ -540,32 +540,83 @@ int gopclntab__frames(const struct gopclntab *gt, uint64_t vaddr, struct go_fram
 	return 0;
 }
 
-int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out)
+/*
+ * The minor version of a released Go ("go1.19", "go1.21.11", "go1.21.11 X:exp"): 0 for anything
+ * else, development and pre-release builds among them ("go1.22-20231128-RC02", "go1.22rc1",
+ * "devel ..."), whose structures may differ from the release's.
+ */
+static unsigned int release_minor(const char *v)
 {
-	/*
-	 * From the DWARF of programs built by each version here (readelf --debug-dump=info:
-	 * runtime.g members m and sched, runtime.m member curg). Go 1.19.8 (Debian bookworm).
-	 */
-	static const struct {
-		const char *prefix;
-		struct go_runtime_offsets off;
-	} known[] = {
-		{"go1.19.", {48, 56, 192, 800, 360}},
-	};
-	char v[sizeof(gt->version) + 1];
+	unsigned int minor = 0, n = 0;
 
-	/* "go1.19" and "go1.19.8" alike; not "go1.190" */
-	snprintf(v, sizeof(v), "%s.", gt->version);
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strncmp(v, known[i].prefix, strlen(known[i].prefix))) {
-			*out = known[i].off;
+	if (strncmp(v, "go1.", 4))
+		return 0;
+	for (v += 4; *v >= '0' && *v <= '9' && n < 3; v++, n++)
+		minor = minor * 10 + (unsigned int)(*v - '0');
+	if (!n || n == 3)
+		return 0;
+	if (*v == '.') {
+		size_t digits = strspn(v + 1, "0123456789");
+
+		if (!digits || digits > 3)
+			return 0;
+		v += 1 + digits;
+	}
+	return *v == 0 || *v == ' ' ? minor : 0;
+}
+
+/*
+ * amd64 offsets by Go release (runtime/runtime2.go of each: g.m and g.sched follow stack,
+ * stackguard0/1, _panic, _defer in every release here; gobuf is sp, pc, g, ctxt, ret, lr, bp
+ * until 1.24, without ret from 1.25, so bp moves from 48 to 40 and m.curg, after m.morebuf
+ * (a gobuf), from 192 to 184). Sources of each row:
+ *   1.17  runtime2.go go1.17.13, laid out by hand (m.fastrand [2]uint32, doesPark, mFixup)
+ *   1.18  runtime2.go go1.18, by hand: the fields up to vdsoSP as 1.19's
+ *   1.19  DWARF of Go 1.19.8 programs (Debian bookworm), and the machine code of its stripped
+ *         toolchain (runtime.systemstack, gosave_systemstack_switch, runtime.nanotime1)
+ *   1.20  runtime2.go go1.20.6, by hand: 1.19's plus m.isextra (a bool in padding)
+ *   1.21  machine code of a stripped go1.21.11 program
+ *   1.22  machine code of a stripped go1.22.12 program (a 1.22 pre-release differs: 1104)
+ *   1.23  machine code of stripped go1.23.1, go1.23.3 and go1.23.8 programs
+ *   1.24  DWARF of a go1.24.3 program, machine code of it and of a stripped go1.24.4 one
+ *   1.25+ the OTel eBPF profiler's Go offsets (interpreter/go/offsets.go: m.curg 184,
+ *         g.sched.bp 96 for 1.25 and 1.26) and runtime2.go go1.25.3; m.vdsoSP not known (0:
+ *         no vDSO linkage without DWARF)
+ * g.labels (runtime/pprof's labels): 360 in the DWARF of Go 1.19.8; for the other releases
+ * the OTel profiler's (Labels: 360 from 1.17, 344 from 1.21, 352 from 1.23, 344 in 1.25, 352
+ * in 1.26), not checked against a program here (none links runtime/pprof's label calls).
+ * (scripts/go-offsets-check.sh compares a program's rows with its machine code.)
+ */
+static const struct {
+	unsigned int first, last; /* minor versions */
+	struct go_runtime_offsets off;
+} go_offsets[] = {
+	{17, 17, {48, 56, 192, 832, 48, 360}}, {18, 20, {48, 56, 192, 800, 48, 360}},
+	{21, 21, {48, 56, 192, 808, 48, 344}}, {22, 22, {48, 56, 192, 1120, 48, 344}},
+	{23, 23, {48, 56, 192, 856, 48, 352}}, {24, 24, {48, 56, 192, 880, 48, 352}},
+	{25, 25, {48, 56, 184, 0, 40, 344}},   {26, 26, {48, 56, 184, 0, 40, 352}},
+};
+
+int gopclntab__offsets_for(const char *version, struct go_runtime_offsets *out)
+{
+	unsigned int minor = release_minor(version);
+
+	for (size_t i = 0; i < sizeof(go_offsets) / sizeof(go_offsets[0]); i++)
+		if (minor >= go_offsets[i].first && minor <= go_offsets[i].last) {
+			*out = go_offsets[i].off;
 			return 0;
 		}
+	return -ENOENT;
+}
+
+int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out)
+{
+	/* the program's own DWARF first: exact for any version, pre-releases too */
 	if (gt->has_dwarf_off) {
 		*out = gt->dwarf_off;
 		return 0;
 	}
-	return -ENOENT;
+	return gopclntab__offsets_for(gt->version, out);
 }
 
 /* The data_member_location of member name of structure die, or -1. */
@@ -593,14 +644,14 @@ static int64_t member_offset(Dwarf_Die *die, const char *name)
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 {
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	int64_t gm = -1, gs = -1, mc = -1, mv = -1, gl = -1;
+	int64_t gm = -1, gs = -1, mc = -1, mv = -1, bp = -1, gl = -1;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cus = 0;
 
 	if (!dw)
 		return -ENOENT;
 	/* the runtime's types are in one CU; at most 100000 CUs looked at */
-	while (cus++ < 100000 && (gm < 0 || mc < 0) &&
+	while (cus++ < 100000 && (gm < 0 || mc < 0 || bp < 0) &&
 	       !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		Dwarf_Die cu, d;
 
@@ -618,16 +669,23 @@ int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out)
 				} else if (!strcmp(n, "runtime.m")) {
 					mc = member_offset(&d, "curg");
 					mv = member_offset(&d, "vdsoSP");
+				} else if (!strcmp(n, "runtime.gobuf")) {
+					bp = member_offset(&d, "bp");
 				}
-			} while ((gm < 0 || mc < 0) && !dwarf_siblingof(&d, &d));
+			} while ((gm < 0 || mc < 0 || bp < 0) && !dwarf_siblingof(&d, &d));
 		}
 		off = next;
 	}
 	dwarf_end(dw);
-	if (gm < 0 || gs < 0 || mc < 0 || gm % 8 || gs % 8 || gm > 2040 || gs > 2040)
+	if (gm < 0 || gs < 0 || mc < 0 || bp < 0 || gm % 8 || gs % 8 || bp % 8 || gm > 2040 ||
+	    gs > 2040 || bp > 56 || mc > 4095)
 		return -ENOENT;
-	*out = (struct go_runtime_offsets){(uint32_t)gm, (uint32_t)gs, (uint32_t)mc,
-					   mv > 0 ? (uint32_t)mv : 0, gl > 0 ? (uint32_t)gl : 0};
+	*out = (struct go_runtime_offsets){.g_m = (uint32_t)gm,
+					   .g_sched = (uint32_t)gs,
+					   .m_curg = (uint32_t)mc,
+					   .m_vdsosp = mv > 0 && mv <= 4095 ? (uint32_t)mv : 0,
+					   .gobuf_bp = (uint32_t)bp,
+					   .g_labels = gl > 0 ? (uint32_t)gl : 0};
 	return 0;
 }
 
@@ -824,51 +882,96 @@ static void find_gofunc(struct gopclntab *gt, Elf *elf, size_t shstrndx, uint64_
 	}
 }
 
-/* .note.go.buildid: name "Go", type 4, the build ID as text. */
-static void read_build_id(struct gopclntab *gt, Elf *elf, size_t shstrndx)
+/*
+ * Printable ASCII text of len bytes at p into out (size > len), spaces inside only ("go1.21.11
+ * X:nocoverageredesign"); false when any byte is not.
+ */
+static bool copy_text(char *out, size_t size, const uint8_t *p, uint64_t len)
+{
+	if (!len || len >= size || p[0] == ' ' || p[len - 1] == ' ')
+		return false;
+	for (uint64_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			return false;
+	memcpy(out, p, len);
+	out[len] = 0;
+	return true;
+}
+
+/* .note.go.buildid: name "Go", type 4, the build ID as text (as `go tool buildid` prints it). */
+static void read_build_id(char *build_id, size_t size, Elf *elf, size_t shstrndx)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(elf, shstrndx, ".note.go.buildid", &sh);
 	GElf_Nhdr nh;
-	size_t off = 0, noff, doff;
+	size_t off = 0, next, noff, doff, len;
 
-	while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+	while (d && (next = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		off = next;
 		if (nh.n_type != 4 || (nh.n_namesz != 3 && nh.n_namesz != 4) ||
 		    memcmp((const char *)d->d_buf + noff, "Go", 3))
 			continue;
-		for (size_t i = 0; i < nh.n_descsz && i + 1 < sizeof(gt->build_id); i++) {
-			char c = ((const char *)d->d_buf)[doff + i];
-
-			/* base64-like text; anything else ends it */
-			if (c < 0x21 || c > 0x7e)
-				break;
-			gt->build_id[i] = c;
-		}
+		len = nh.n_descsz;
+		while (len && ((const char *)d->d_buf)[doff + len - 1] == 0)
+			len--;
+		copy_text(build_id, size, (const uint8_t *)d->d_buf + doff, len);
 		return;
 	}
 }
 
-/* .go.buildinfo (Go 1.18 and later: the version inline, after a 32-byte header). */
-static void read_version(struct gopclntab *gt, Elf *elf, size_t shstrndx)
+/* n bytes at vaddr of the allocated section holding them all, into out; false when none does. */
+static bool read_at(Elf *elf, uint64_t vaddr, void *out, size_t n)
+{
+	for (Elf_Scn *s = elf_nextscn(elf, NULL); s; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(s, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr > sh.sh_size || n > sh.sh_size - (vaddr - sh.sh_addr))
+			continue;
+		d = elf_getdata(s, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return false;
+		memcpy(out, (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The Go version from .go.buildinfo (cmd/link/internal/ld/data.go, debug/buildinfo): a 32-byte
+ * header "\xff Go buildinf:", pointer size, flags. Flag 2 (Go 1.18 and later): the version
+ * follows inline as a varint-length string. Before: the header's word at 16 points at
+ * runtime.buildVersion, a Go string (data pointer, length).
+ */
+static void read_version(char *version, size_t size, Elf *elf, size_t shstrndx)
 {
 	GElf_Shdr sh;
 	Elf_Data *d = section_data(elf, shstrndx, ".go.buildinfo", &sh);
 	const uint8_t *p, *end;
+	uint8_t text[64];
 	bool trunc = false;
-	uint64_t len;
+	uint64_t len, str, data;
 
-	if (!d || d->d_size < 33 || memcmp(d->d_buf, "\xff Go buildinf:", 14) ||
-	    !(((const uint8_t *)d->d_buf)[15] & 2))
+	if (!d || !d->d_buf || d->d_size < 33 || memcmp(d->d_buf, "\xff Go buildinf:", 14))
 		return;
-	p = (const uint8_t *)d->d_buf + 32;
-	end = (const uint8_t *)d->d_buf + d->d_size;
-	len = leb128_u(&p, end, &trunc);
-	if (trunc || len >= sizeof(gt->version) || len > (uint64_t)(end - p))
+	p = (const uint8_t *)d->d_buf;
+	end = p + d->d_size;
+	if (p[15] & 2) {
+		p += 32;
+		len = leb128_u(&p, end, &trunc);
+		if (!trunc && len <= (uint64_t)(end - p))
+			copy_text(version, size, p, len);
 		return;
-	for (size_t i = 0; i < len; i++)
-		if (p[i] < 0x21 || p[i] > 0x7e)
-			return;
-	memcpy(gt->version, p, len);
+	}
+	/* 8-byte pointers, little-endian (flag 1 clear) only */
+	if (p[14] != 8 || (p[15] & 1) || !read_ptr(elf, shstrndx, sh.sh_addr + 16, &str) ||
+	    !read_ptr(elf, shstrndx, str, &data) || !read_at(elf, str + 8, text, 8))
+		return;
+	len = rd(text, 8);
+	if (len && len < sizeof(text) && len < size && read_at(elf, data, text, len))
+		copy_text(version, size, text, len);
 }
 
 /*
@@ -941,11 +1044,10 @@ static int from_elf(Elf *elf, struct gopclntab **out)
 	}
 	if (gt->layout >= GOPCLN_118)
 		find_gofunc(gt, elf, shstrndx, tab_vaddr);
-	read_build_id(gt, elf, shstrndx);
-	read_version(gt, elf, shstrndx);
-	/* a version the table does not know: its DWARF may (a build with symbols) */
-	if (gopclntab__runtime_offsets(gt, &gt->dwarf_off))
-		gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
+	read_build_id(gt->build_id, sizeof(gt->build_id), elf, shstrndx);
+	read_version(gt->version, sizeof(gt->version), elf, shstrndx);
+	/* a build with symbols: its DWARF has the offsets of its own runtime */
+	gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
 	*out = gt;
 	return 0;
 }
@@ -960,6 +1062,28 @@ struct gopclntab *gopclntab__from_elf(Elf *elf)
 	if (err)
 		errno = -err;
 	return gt;
+}
+
+int gopclntab__ident_fd(int fd, struct go_ident *out)
+{
+	struct elf_file ef = {.map.slot = -1};
+	size_t shstrndx;
+	int err = -ENOEXEC;
+
+	memset(out, 0, sizeof(*out));
+	pthread_once(&libelf_once, libelf_init);
+	if (elf_file_open(fd, &ef))
+		goto out;
+	if (elf_kind(ef.elf) != ELF_K_ELF || elf_getshdrstrndx(ef.elf, &shstrndx))
+		goto out;
+	read_build_id(out->build_id, sizeof(out->build_id), ef.elf, shstrndx);
+	read_version(out->version, sizeof(out->version), ef.elf, shstrndx);
+	err = elf_file_changed(&ef) ? -ESTALE : *out->build_id || *out->version ? 0 : -ENOENT;
+	if (err)
+		memset(out, 0, sizeof(*out));
+out:
+	elf_file_close(&ef);
+	return err;
 }
 
 struct gopclntab *gopclntab__from_fd(int fd)

@@ -12,7 +12,9 @@
  *   0xfffffff0  Go 1.18-1.19: entries as 32-bit offsets from the text start
  *   0xfffffff1  Go 1.20 and later: as 1.18, _func gains startLine, inlinedCall changes
  * Inlined frames (the inline tree, funcdata 3 and pcdata 2) are read for 1.18 and later only,
- * when the go:func.* data was found (gopclntab__set_gofunc).
+ * when the go:func.* data was found (gopclntab__set_gofunc). Tested: 1.18 on Go 1.19 programs
+ * (test_gopclntab against go tool addr2line), 1.2 and 1.16 on tables made from their
+ * specification (against debug/gosym), 1.20 on the names of Go 1.21-1.24 programs.
  *
  * Every byte of the table is hostile: each offset is checked against the data it points into,
  * each string must end inside it, each pc-value walk is bounded.
@@ -120,21 +122,28 @@ int gopclntab__sp_rows(const struct gopclntab *gt, size_t i, size_t max_rows, go
 		       void *ctx);
 
 /*
- * Offsets of the runtime's structures the profiler reads for the object's Go version: g.m,
- * g.sched, m.curg, m.vdsoSP (runtime/runtime2.go), from a table by version (tested: Go 1.19), else
- * from the object's DWARF. 0, or -ENOENT when neither has them.
+ * Offsets of the runtime's structures the profiler reads for the object's Go version (amd64):
+ * g.m, g.sched, m.curg, m.vdsoSP, gobuf.bp, g.labels (runtime/runtime2.go). From the DWARF when
+ * it has the runtime's types, else from a table by release (Go 1.17 to 1.26; sources in
+ * gopclntab.c). 0, or -ENOENT when neither has them (other versions, pre-releases).
  */
 struct go_runtime_offsets {
 	uint32_t g_m, g_sched, m_curg;
 	uint32_t m_vdsosp; /* m.vdsoSP, m.vdsoPC right after it; 0: unknown */
+	uint32_t gobuf_bp; /* bp in a gobuf (g.sched): 48 to Go 1.24, 40 from 1.25 */
 	uint32_t g_labels; /* g.labels (runtime/pprof's label map); 0: unknown */
 };
 int gopclntab__runtime_offsets(const struct gopclntab *gt, struct go_runtime_offsets *out);
 
 /*
+ * The table's offsets for a version as runtime.buildVersion gives it ("go1.21.11",
+ * "go1.21.11 X:nocoverageredesign"): 0, or -ENOENT (not a release the table has).
+ */
+int gopclntab__offsets_for(const char *version, struct go_runtime_offsets *out);
+
+/*
  * The same offsets from the DWARF of elf (runtime.g's members m and sched, runtime.m's curg and
- * vdsoSP):
- * what gopclntab__from_elf falls back on for a Go version not in the table. 0, -ENOENT.
+ * vdsoSP, runtime.gobuf's bp), which gopclntab__from_elf reads first. 0, -ENOENT.
  */
 int gopclntab__dwarf_offsets(Elf *elf, struct go_runtime_offsets *out);
 
@@ -157,8 +166,25 @@ int gopclntab_labels_layout_for(const char *go_version);
  */
 uint8_t gopclntab__tls_slot(Elf *elf);
 
-/* The Go build ID and the Go version ("go1.19.8"), "" when unknown. */
+/*
+ * The Go build ID and the Go version ("go1.19.8"), "" when unknown. The version is Go's
+ * runtime.buildVersion, read from .go.buildinfo (inline from Go 1.18, through pointers
+ * before); experiments follow it after a space ("go1.21.11 X:nocoverageredesign").
+ */
 const char *gopclntab__build_id(const struct gopclntab *gt);
 const char *gopclntab__go_version(const struct gopclntab *gt);
+
+/* The same two without reading the table (cheap: one note and one small section). */
+struct go_ident {
+	char build_id[128];
+	char version[64];
+};
+
+/*
+ * The Go build ID and version of the ELF object open on fd (not kept, not closed): 0 with at
+ * least one of them, -ENOENT (not a Go program), -ENOEXEC, -ESTALE (the file changed while
+ * read). *out is zeroed on error.
+ */
+int gopclntab__ident_fd(int fd, struct go_ident *out);
 
 #endif

@@ -434,7 +434,8 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	 * interpreter's frame always has one ("py::[unknown]" and its file when known)
 	 */
 	if (outer.named || outer.kind == FRAME_PSEUDO || outer.kind == FRAME_PYTHON ||
-	    outer.kind == FRAME_RUBY || outer.kind == FRAME_PHP || outer.kind == FRAME_PERL) {
+	    outer.kind == FRAME_RUBY || outer.kind == FRAME_PHP || outer.kind == FRAME_PERL ||
+	    outer.kind == FRAME_JAVA) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
 			size_t lat = pb_open(&e->msg, LOCATION_LINE);
@@ -475,6 +476,35 @@ static void encode_mapping(struct enc *e, uint32_t pm)
 	/* line numbers come from DWARF, which also gives the inline chains we expand */
 	pb_bool(b, MAPPING_HAS_INLINE_FRAMES, lines);
 	pb_close(b, at);
+}
+
+/*
+ * The Go version of each Go program with samples, as a comment "go1.19.8: PATH" (once per path):
+ * pprof's Mapping has no field for it (runtime/pprof writes none; go tool pprof -comments
+ * prints these). Its Go build ID is the mapping's build_id when it has no GNU one.
+ */
+static void go_comments(struct enc *e, size_t nm)
+{
+	char comment[512];
+
+	for (uint32_t pm = 0; pm < nm; pm++) {
+		const struct prof_mapping *m = profile__mapping(e->p, pm);
+		bool seen = false;
+
+		if (!e->map_ids[pm] || !m->go_version || !*m->go_version)
+			continue;
+		/* strings are interned: one pointer per path and version */
+		for (uint32_t o = 0; o < pm && !seen; o++) {
+			const struct prof_mapping *x = profile__mapping(e->p, o);
+
+			seen = e->map_ids[o] && x->path == m->path &&
+			       x->go_version == m->go_version;
+		}
+		if (seen)
+			continue;
+		snprintf(comment, sizeof(comment), "%s: %s", m->go_version, m->path);
+		pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
+	}
 }
 
 /* A shared library's name, as pprof tells one (its libRx: ".so" at the end or before ".N"/"_N"). */
@@ -652,6 +682,7 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 		 e->m->frequency);
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, e->m->command_line));
+	go_comments(e, nm);
 	pb_int(&e->msg, PROFILE_DEFAULT_SAMPLE_TYPE, str_index(e, "cpu"));
 	err = pb_error(&e->msg) ? pb_error(&e->msg) : emit(ctx, &e->msg);
 	if (err)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "elf/elf_syms.h"
+#include "elf/gopclntab.h"
 #include "proc/proc_maps.h"
 #include "proc/proc_snapshot.h"
 #include "util/safe_file.h"
@@ -25,6 +26,7 @@ struct object {
 	bool hdr_read;
 	struct elf_syms *hdr; /* its program headers and build-id (no symbols); NULL: unreadable */
 	const char *build_id; /* interned hex, "" when none; set with hdr */
+	const char *go_version; /* interned, "" when not a Go program or unknown; set with hdr */
 };
 
 struct snapshot {
@@ -599,13 +601,34 @@ static const char *build_id_hex(struct proc_snapshot *ps, const struct elf_syms 
 	return strset_intern(&ps->strs, hex);
 }
 
-/* The program headers and build-id of o, read at the first call; NULL when unreadable. */
+/* Lower-case hex of a text (Go's build ID, as Parca's agent writes it), interned. */
+static const char *text_hex(struct proc_snapshot *ps, const char *text)
+{
+	char hex[2 * sizeof(((struct go_ident *)0)->build_id) + 1] = "";
+	size_t n = strlen(text);
+
+	for (size_t i = 0; i < n && 2 * i + 2 < sizeof(hex); i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)text[i]);
+	return strset_intern(&ps->strs, hex);
+}
+
+/*
+ * The program headers and build-id of o, read at the first call; NULL when unreadable. A Go
+ * program without a GNU build-id (Go's own linker writes none) is known by its Go build ID.
+ */
 static const struct elf_syms *object_headers(struct proc_snapshot *ps, struct object *o)
 {
 	if (!o->hdr_read) {
+		struct go_ident gi = {.version = ""};
+
 		o->hdr_read = true;
 		o->hdr = elf_syms__headers_from_fd(o->pub.fd);
 		o->build_id = build_id_hex(ps, o->hdr);
+		if (elf_syms__go_note(o->hdr))
+			gopclntab__ident_fd(o->pub.fd, &gi);
+		o->go_version = strset_intern(&ps->strs, gi.version);
+		if (o->build_id && !*o->build_id && *gi.build_id)
+			o->build_id = text_hex(ps, gi.build_id);
 	}
 	return o->hdr;
 }
@@ -616,6 +639,14 @@ const char *proc_snapshot__build_id(struct proc_snapshot *ps, struct ps_object *
 
 	object_headers(ps, obj);
 	return obj->build_id;
+}
+
+const char *proc_snapshot__go_version(struct proc_snapshot *ps, struct ps_object *o)
+{
+	struct object *obj = object_of(o);
+
+	object_headers(ps, obj);
+	return obj->go_version;
 }
 
 /* The vaddr of o's object at m's start, through its program headers. 0 or a negative errno. */

@@ -122,9 +122,13 @@ int64_t proc_snapshot__euid(const struct proc_snapshot *ps, uint32_t pid, uint32
 
 /*
  * The GNU build-id of o in lower-case hex, "" when it has none or is not ELF; read once, with
- * its program headers. NULL on ENOMEM.
+ * its program headers. A Go program without a GNU build-id: its Go build ID (.note.go.buildid,
+ * as `go tool buildid` prints it), hex-encoded as Parca's agent does. NULL on ENOMEM.
  */
 const char *proc_snapshot__build_id(struct proc_snapshot *ps, struct ps_object *o);
+
+/* The Go version of o ("go1.19.8"), "" when it is not a Go program or has none; NULL: ENOMEM. */
+const char *proc_snapshot__go_version(struct proc_snapshot *ps, struct ps_object *o);
 
 /*
  * The object's file vaddr at m->start, so that a runtime address A of m is the object's vaddr

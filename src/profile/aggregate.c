@@ -221,6 +221,7 @@ static int frame_mapping(struct agg *a, uint32_t pid, const struct sym_frame *sf
 		.offset = sf->map_offset,
 		.path = sf->map_path,
 		.build_id = sf->build_id,
+		.go_version = sf->go_version,
 	};
 	uint32_t id;
 	int err;
@@ -246,6 +247,7 @@ static int place_mapping(struct agg *a, const struct sym_place *pl, const struct
 		.offset = pl->offset,
 		.path = pl->path,
 		.build_id = pl->build_id,
+		.go_version = pl->go_version,
 	};
 	uint32_t id;
 	int err = profile__intern_mapping(a->prof, &m, &id);
@@ -548,6 +550,8 @@ static enum frame_kind rt_frame_kind(uint32_t id)
 		return FRAME_PHP;
 	case CP_RT_PERL:
 		return FRAME_PERL;
+	case CP_RT_JAVA:
+		return FRAME_JAVA;
 	}
 	return FRAME_PYTHON;
 }
@@ -563,7 +567,9 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 			const struct cp_rt_frame *rf, uint64_t count, uint32_t *n)
 {
 	const struct rt_frame_info *fi = NULL;
-	struct prof_frame f = {.kind = rt_frame_kind(rt->id), .named = true};
+	struct prof_frame f = {.kind = rt_frame_kind(rt->id),
+			       .named = true,
+			       .inlined = (rf->flags & CP_RT_FF_INLINED) != 0};
 	int err = a->o->rt_name(a->o->rt_ctx, k->pid, k->gen, rf, &fi);
 
 	a->st.rt_frames[rt->id] += count;

@@ -903,7 +903,8 @@ int profile__intern_mapping(struct profile *p, const struct prof_mapping *m, uin
 
 	nm.path = intern(p, m->path);
 	nm.build_id = intern(p, m->build_id ? m->build_id : "");
-	if (!nm.path || !nm.build_id || idtable_reserve(&p->midx))
+	nm.go_version = intern(p, m->go_version ? m->go_version : "");
+	if (!nm.path || !nm.build_id || !nm.go_version || idtable_reserve(&p->midx))
 		return -ENOMEM;
 	h = mapping_hash(&nm);
 	sl = idtable_probe(&p->midx, h, mapping_id_eq, p, &nm, &found);
@@ -929,6 +930,7 @@ static const struct prof_mapping mapping_unknown = {
 	.kind = PMAP_UNKNOWN,
 	.path = PROFILE_MAPPING_UNKNOWN,
 	.build_id = "",
+	.go_version = "",
 };
 
 const struct prof_mapping *profile__mapping(const struct profile *p, uint32_t id)

@@ -18,6 +18,7 @@ enum frame_kind {
 	FRAME_RUBY = 4,	  /* a Ruby method or block MRI ran ("rb::LABEL"; addr: its iseq body) */
 	FRAME_PHP = 5,	  /* a PHP function or method ("php::Class::method") */
 	FRAME_PERL = 6,	  /* a Perl sub ("pl::Package::sub") */
+	FRAME_JAVA = 7,	  /* a Java method or VM stub ("java::pkg.Class.method") */
 };
 
 enum prof_map_kind {
@@ -33,10 +34,11 @@ enum prof_map_kind {
 struct prof_mapping {
 	uint32_t pid;
 	enum prof_map_kind kind;
-	uint64_t start, limit; /* runtime addresses, limit exclusive */
-	uint64_t offset;       /* file offset of start */
-	const char *path;      /* never NULL: a path, or "[vdso]", "[kernel.kallsyms]"... */
-	const char *build_id;  /* lower-case hex, "" when unknown */
+	uint64_t start, limit;	/* runtime addresses, limit exclusive */
+	uint64_t offset;	/* file offset of start */
+	const char *path;	/* never NULL: a path, or "[vdso]", "[kernel.kallsyms]"... */
+	const char *build_id;	/* lower-case hex, "" when unknown */
+	const char *go_version; /* a Go program's version ("go1.19.8"), "" (or NULL) otherwise */
 };
 
 struct prof_frame {

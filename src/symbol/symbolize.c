@@ -693,6 +693,7 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		if (so->ie)
 			so->ie->used = sy->epoch;
 		out->build_id = id;
+		out->go_version = proc_snapshot__go_version(sy->ps, m->obj);
 		out->map_kind = SYM_MAP_FILE;
 		break;
 	}
@@ -755,6 +756,7 @@ int symbolizer__place(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_
 		return 0;
 	if (m->kind == PS_MAP_FILE) {
 		out->build_id = proc_snapshot__build_id(sy->ps, m->obj);
+		out->go_version = proc_snapshot__go_version(sy->ps, m->obj);
 		out->path = m->obj->path;
 		out->pid = m->obj->pid;
 		out->object = m->obj;

@@ -52,6 +52,7 @@ struct sym_frame {
 	uint64_t map_offset;	     /* file offset of map_start */
 	const char *map_path;	     /* path as mapped ("/usr/lib/x/libc.so.6", "[vdso]") */
 	const char *build_id;	     /* lower-case hex GNU build-id, "" when unknown */
+	const char *go_version;	     /* Go programs: their Go version ("go1.19.8"), else NULL */
 
 	/* source position (symbolizer__user_chain; symbolizer__user leaves them empty) */
 	const char *file;      /* source file, NULL when unknown */
@@ -142,9 +143,10 @@ struct sym_place {
 	uint64_t vaddr;	    /* the address as the object's own virtual address (sym_frame.rel) */
 	/* the mapping in the object's address space: vaddrs [start, limit) at file offset */
 	uint64_t start, limit, offset;
-	const char *path;     /* the object's path as the first process that mapped it saw it */
-	const char *build_id; /* as sym_frame.build_id */
-	uint32_t pid;	      /* that first process (0: the vDSO, the same in every process) */
+	const char *path;	/* the object's path as the first process that mapped it saw it */
+	const char *build_id;	/* as sym_frame.build_id */
+	const char *go_version; /* as sym_frame.go_version */
+	uint32_t pid;		/* that first process (0: the vDSO, the same in every process) */
 };
 
 /* Fill *out for a user address of (pid, gen), as symbolizer__user would find it. 0 or -ENOMEM. */

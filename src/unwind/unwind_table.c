@@ -363,27 +363,45 @@ static int build_go(struct builder *b, size_t i)
 	/* mcall goes on on g0 and leaves nothing to return to: Go's own traceback ends there */
 	if ((gf.flag & GOPCLN_FLAG_TOPFRAME) || !strcmp(gf.name, "runtime.mcall"))
 		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+	/*
+	 * runtime.asmcgocall (the assembly body: it writes SP, its ABI wrapper of the same name
+	 * does not) switches to g0 for a cgo call as systemstack does, through
+	 * gosave_systemstack_switch: the C frames go on into the goroutine that called
+	 */
 	if (b->go_tls_slot &&
-	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack"))) {
+	    (!strcmp(gf.name, "runtime.systemstack") || !strcmp(gf.name, "runtime.morestack") ||
+	     (!strcmp(gf.name, "runtime.asmcgocall") && (gf.flag & GOPCLN_FLAG_SPWRITE)))) {
+		bool ss = strcmp(gf.name, "runtime.morestack");
+		int32_t body = 0;
 		struct cp_unwind_row r = {
 			.cfa_type = CP_CFA_GO_SWITCH,
-			/* both are $0 frames: the return address at rsp when not on g0 */
-			.cfa_off = 8,
-			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_curg, b->go_off.g_sched),
-			.rbp_type = strcmp(gf.name, "runtime.morestack") ? CP_GO_SYSTEMSTACK
-									 : CP_GO_MORESTACK,
+			.rbp_type = ss ? CP_GO_SYSTEMSTACK : CP_GO_MORESTACK,
 			.pad = b->go_tls_slot,
 		};
 
-		return push_row(b, gf.entry, r);
+		/*
+		 * morestack has no frame (NOFRAME); systemstack and asmcgocall none until Go 1.20,
+		 * and push rbp first from 1.21 on (the pcsp delta after the first byte says which):
+		 * where gosave_systemstack_switch saved sched.sp
+		 */
+		if (ss && gopclntab__sp_delta(b->gp, gf.entry + 1, &body))
+			body = -1;
+		if (body == 0 || body == 8) {
+			/* when not on g0: the function's own frame, the body's (a prologue is rare)
+			 */
+			r.cfa_off = body + 8;
+			r.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_curg, b->go_off.g_sched,
+					       b->go_off.gobuf_bp, body == 8);
+			return push_row(b, gf.entry, r);
+		}
 	}
-	if (b->go_tls_slot && b->go_off.m_vdsosp && b->go_off.m_vdsosp <= 0xffff &&
+	if (b->go_tls_slot && b->go_off.m_vdsosp &&
 	    (!strcmp(gf.name, "runtime.nanotime1") || !strcmp(gf.name, "runtime.walltime") ||
 	     !strcmp(gf.name, "time.now"))) {
 		int32_t body = 0;
 		struct cp_unwind_row r = {
 			.cfa_type = CP_CFA_GO_SWITCH,
-			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_vdsosp, 0),
+			.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_vdsosp, 0, 0, 0),
 			.rbp_type = CP_GO_VDSO,
 			.pad = b->go_tls_slot,
 		};
@@ -694,7 +712,11 @@ static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void 
 	err = d ? read_entries(elf, d, &b) : 0;
 	if (err && !(err == -EINVAL && b.gp))
 		goto out;
-	if (b.gp && !gopclntab__runtime_offsets(b.gp, &b.go_off))
+	/* offsets a row can hold (CP_GO_PACK), else no system stack rows */
+	if (b.gp && !gopclntab__runtime_offsets(b.gp, &b.go_off) &&
+	    b.go_off.m_curg <= CP_GO_MAX_OFF && b.go_off.m_vdsosp <= CP_GO_MAX_OFF &&
+	    b.go_off.g_m <= 2040 && b.go_off.g_sched <= 2040 && b.go_off.gobuf_bp <= 56 &&
+	    !(b.go_off.g_m % 8) && !(b.go_off.g_sched % 8) && !(b.go_off.gobuf_bp % 8))
 		b.go_tls_slot = gopclntab__tls_slot(elf);
 	err = b.gp ? add_go(&b) : 0;
 	if (err)

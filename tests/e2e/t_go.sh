@@ -5,11 +5,14 @@
 # pcsp tables, the known call tree exact from runtime.goexit (before: go_tree_s+0x... frames,
 # and leafA's caller main.heavy lost to frame pointers); a collector-heavy program's system-stack
 # frames linked to their goroutine (before: stacks ending at runtime.systemstack or a bad
-# return address), and so a clock-reading one's vDSO calls. And one address convention: a stripped non-PIE program's unnamed frames
-# read back the same from its pprof file and its folded file (before: file offsets vs vaddrs).
+# return address), and so a clock-reading one's vDSO calls and a cgo program's C frames (before:
+# [truncated: bad return address];runtime.asmcgocall). The Go build ID and version in the pprof
+# file (before: no build ID, no version). And one address convention: a stripped non-PIE
+# program's unnamed frames read back the same from its pprof file and its folded file (before:
+# file offsets vs vaddrs).
 . "$(dirname "$0")/lib.sh"
 require_bpf
-for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s; do
+for f in go_tree_s go_tree_pie go_cgo_s go_cgo_pie go_gc_s go_clock_s go_cgospin_s; do
 	[ -x "$FIX/$f" ] || skip "no $FIX/$f (go missing when the fixtures were built)"
 done
 GO_TREE='runtime.goexit;runtime.main;main.main;main.run;main.(heavy;main.leafA|light;main.leafB)( |;)'
@@ -31,6 +34,18 @@ for g in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 		fail "$g: unnamed frames: $(grep "^$g;[^ ]*$g+0x" "$TMP/$g.folded" | head -2)"
 done
 
+# the Go build ID (the fixture has no GNU one) as the pprof mapping's build_id, hex-encoded; the
+# Go version as a comment
+expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/id.pb.gz" -- "$TMP/go_tree_s" 1
+gid=$(go tool buildid "$TMP/go_tree_s" | tr -d '\n' | od -An -tx1 | tr -d ' \n')
+gver=$(go version "$TMP/go_tree_s" | sed 's/.*: //')
+go tool pprof -raw "$TMP/id.pb.gz" >"$TMP/id.raw" 2>&1 || fail "go tool pprof -raw: $(head -3 "$TMP/id.raw")"
+grep -q "go_tree_s $gid " "$TMP/id.raw" ||
+	fail "go_tree_s: mapping without its Go build ID $gid: $(grep go_tree_s "$TMP/id.raw" | head -2)"
+go tool pprof -comments "$TMP/id.pb.gz" 2>&1 | grep -qx "$gver: $TMP/go_tree_s" ||
+	fail "no comment '$gver: $TMP/go_tree_s': $(go tool pprof -comments "$TMP/id.pb.gz" 2>&1 | head -5)"
+note "go_tree_s: pprof mapping build_id = hex of its Go build ID, comment '$gver: ...'"
+
 # the collector's mark workers run on the system stack: linked to their goroutine
 expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/gc.folded" -- "$FIX/go_gc_s" 2
 check_folded_grammar "$TMP/gc.folded"
@@ -50,6 +65,17 @@ note "go_clock_s: $linked of $vdso samples in the vDSO linked to main.clocks"
 [ "$vdso" -ge 50 ] || fail "go_clock_s: only $vdso samples in the vDSO: $(cat "$TMP/err")"
 [ $((100 * linked)) -ge $((95 * vdso)) ] ||
 	fail "go_clock_s: $linked of $vdso vDSO samples linked; others: $(grep '__vdso_clock_gettime' "$TMP/clock.folded" | grep -v '^go_clock_s;runtime.goexit;' | cut -c1-200 | head -3)"
+
+# C code called through cgo runs on g0 (runtime.asmcgocall): its frames go on into the goroutine
+# (before: [truncated: bad return address];runtime.asmcgocall;...;cspin)
+expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/cgo.folded" -- "$FIX/go_cgospin_s" 2
+check_folded_grammar "$TMP/cgo.folded"
+inc=$(count "$TMP/cgo.folded" ';cleaf( |;)')
+linked=$(count "$TMP/cgo.folded" '^go_cgospin_s;runtime.goexit;runtime.main;main.main;main.callC;main._Cfunc_cspin;runtime.cgocall;runtime.asmcgocall;[^;]*_Cfunc_cspin;cspin;cleaf( |;)')
+note "go_cgospin_s: $linked of $inc samples in C linked to main.callC"
+[ "$inc" -ge 100 ] || fail "go_cgospin_s: only $inc samples in cleaf: $(cat "$TMP/err")"
+[ $((100 * linked)) -ge $((95 * inc)) ] ||
+	fail "go_cgospin_s: $linked of $inc C samples linked; others: $(grep ';cleaf' "$TMP/cgo.folded" | grep -v '^go_cgospin_s;runtime.goexit;' | cut -c1-200 | head -3)"
 
 # one address convention: the stripped non-PIE tree's unnamed frames, from pprof and folded
 strip -o "$TMP/nopie_s" "$FIX/fix_nopie"

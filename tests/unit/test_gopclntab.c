@@ -241,6 +241,321 @@ static void test_facts(void **state)
 	gopclntab__free(gt);
 }
 
+/* One line of a command's output, its newline cut; "" when it printed none. */
+static void first_line(char *buf, size_t len, FILE *out)
+{
+	if (!fgets(buf, (int)len, out))
+		*buf = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	tool_done(out);
+}
+
+/*
+ * The build ID and version without the table, as `go tool buildid` and `go version` print them:
+ * the fixture (internal linker, no GNU build-id) and the toolchain's own stripped compiler.
+ */
+static void check_ident(const char *path)
+{
+	char id[256], ver[256];
+	struct go_ident gi;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0);
+	close(fd);
+	first_line(id, sizeof(id), tool_output("go tool buildid '%s'", path));
+	/* "PATH: go1.19.8" */
+	first_line(ver, sizeof(ver), tool_output("go version '%s' | sed 's/.*: //'", path));
+	print_message("%s: %s, %s\n", path, gi.version, gi.build_id);
+	assert_string_equal(gi.build_id, id);
+	assert_string_equal(gi.version, ver);
+}
+
+static void test_ident(void **state)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct go_ident gi;
+	int fd;
+
+	(void)state;
+	if (!go_fixture(path, sizeof(path), "go_tree_s"))
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	check_ident(path);
+	assert_true(go_fixture(path, sizeof(path), "go_tree_pie"));
+	check_ident(path);
+	first_line(dir, sizeof(dir), tool_output("go env GOTOOLDIR"));
+	assert_true(*dir && strlen(dir) + 10 < sizeof(path));
+	snprintf(path, sizeof(path), "%s/compile", dir);
+	check_ident(path);
+	/* not Go: no identity */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), -ENOENT);
+	assert_string_equal(gi.build_id, "");
+	close(fd);
+}
+
+/* Little-endian n-byte value v at p. */
+static void put(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * A table of the Go 1.2 layout (magic 0xfffffffb: offsets from the table's start, the file
+ * table after the function table) or the Go 1.16 one (0xfffffffa: nfunc, nfiles, then the
+ * offsets of the name, CU, file, pc-value and function tables), laid out as debug/gosym's
+ * pclntab.go reads them (go12/go116 cases, funcData.field) and runtime/symtab.go encodes pc-value
+ * tables (zig-zag value deltas from -1, pc deltas times the quantum, 0 to end). Two functions:
+ * main.a at 0x401000 (0x20 bytes: sp delta 0 for 4 bytes then 8; /src/a.go lines 10, 11) and
+ * main.b at 0x401020 (0x10 bytes: sp 0, /src/b.go line 20). In 1.16 every region starts at 0
+ * but the function table's (so that offsets into them are offsets into the table). Returns the
+ * size (1024).
+ */
+static size_t old_layout_table(uint8_t *t, bool v116)
+{
+	/* pc-value tables: sp a, file a, line a, sp b, file b, line b */
+	static const uint8_t pcv[] = {0x02, 0x04, 0x10, 0x1c, 0x00, 0x04, 0x20, 0x00,
+				      0x16, 0x10, 0x02, 0x10, 0x00, 0x02, 0x10, 0x00,
+				      0x06, 0x10, 0x00, 0x2a, 0x10, 0x00};
+	static const uint32_t pcv_at[6] = {0, 5, 8, 13, 16, 19};
+	const uint64_t entry[3] = {0x401000, 0x401020, 0x401030};
+	uint64_t ftab = v116 ? 0x40 : 16, fbase = v116 ? ftab : 0, func[2] = {0x80, 0xc0};
+
+	memset(t, 0, 1024);
+	put(t, v116 ? 0xfffffffa : 0xfffffffb, 4);
+	t[6] = 1; /* quantum */
+	t[7] = 8; /* pointer size */
+	put(t + 8, 2, 8);
+	if (v116) {
+		put(t + 16, 3, 8);     /* nfiles */
+		put(t + 24, 0, 8);     /* function names */
+		put(t + 32, 0x140, 8); /* CU table: file numbers to file table offsets */
+		put(t + 40, 0, 8);     /* file names */
+		put(t + 48, 0, 8);     /* pc-value tables */
+		put(t + 56, ftab, 8);  /* function table and _funcs */
+	}
+	for (int i = 0; i < 2; i++) {
+		uint8_t *f = t + func[i];
+
+		put(t + ftab + 16 * i, entry[i], 8);
+		put(t + ftab + 16 * i + 8, func[i] - fbase, 8);
+		put(f, entry[i], 8);
+		put(f + 8, i ? 0x107 : 0x100, 4);      /* nameoff */
+		put(f + 20, 0x180 + pcv_at[3 * i], 4); /* pcsp */
+		put(f + 24, 0x180 + pcv_at[3 * i + 1], 4);
+		put(f + 28, 0x180 + pcv_at[3 * i + 2], 4);
+		/* npcdata 0; 1.16: cuOffset 0, nfuncdata 0 */
+	}
+	put(t + ftab + 32, entry[2], 8);
+	memcpy(t + 0x100, "main.a\0main.b\0/src/a.go\0/src/b.go", 34);
+	if (v116) {
+		put(t + 0x140, UINT32_MAX, 4);
+		put(t + 0x144, 0x10e, 4);
+		put(t + 0x148, 0x118, 4);
+	} else {
+		put(t + ftab + 40, 0x140, 4); /* the file table's offset */
+		put(t + 0x140, 3, 4);	      /* its entries, this count included */
+		put(t + 0x144, 0x10e, 4);
+		put(t + 0x148, 0x118, 4);
+	}
+	memcpy(t + 0x180, pcv, sizeof(pcv));
+	return 1024;
+}
+
+/*
+ * The two layouts no toolchain here makes, synthesized from their specification: names,
+ * positions and sp deltas as expected, and as Go's own debug/gosym reads the same bytes.
+ */
+static void test_old_layouts(void **state)
+{
+	static const struct {
+		uint64_t addr;
+		const char *name, *file;
+		uint32_t line;
+		int32_t sp;
+	} want[] = {
+		{0x401000, "main.a", "/src/a.go", 10, 0}, {0x401003, "main.a", "/src/a.go", 10, 0},
+		{0x401004, "main.a", "/src/a.go", 10, 8}, {0x401010, "main.a", "/src/a.go", 11, 8},
+		{0x40101f, "main.a", "/src/a.go", 11, 8}, {0x401020, "main.b", "/src/b.go", 20, 0},
+		{0x40102f, "main.b", "/src/b.go", 20, 0},
+	};
+	uint8_t t[1024];
+
+	(void)state;
+	for (int v116 = 0; v116 < 2; v116++) {
+		char tmp[] = "/tmp/cp-gopclntab-XXXXXX", line[256], ref[256], dir[PATH_MAX];
+		size_t n = old_layout_table(t, v116), k;
+		struct gopclntab *gt = gopclntab__new(t, n, 0x401000);
+		struct go_frame fr[2];
+		struct go_func f;
+		int32_t d, rows = 0;
+		FILE *out;
+		int fd;
+
+		assert_non_null(gt);
+		assert_int_equal(gopclntab__layout(gt), v116 ? GOPCLN_116 : GOPCLN_12);
+		assert_int_equal(gopclntab__count(gt), 2);
+		assert_true(gopclntab__func_at(gt, 1, &f));
+		assert_string_equal(f.name, "main.b");
+		assert_int_equal(f.entry, 0x401020);
+		assert_int_equal(f.end, 0x401030);
+		assert_int_equal(gopclntab__sp_rows(gt, 0, 16, count_rows, &rows), 0);
+		assert_int_equal(rows, 8);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_int_equal(gopclntab__frames(gt, want[i].addr, fr, 2, &k), 0);
+			assert_int_equal(k, 1);
+			assert_string_equal(fr[0].name, want[i].name);
+			assert_non_null(fr[0].file);
+			assert_string_equal(fr[0].file, want[i].file);
+			assert_int_equal(fr[0].line, want[i].line);
+			assert_int_equal(gopclntab__sp_delta(gt, want[i].addr, &d), 0);
+			assert_int_equal(d, want[i].sp);
+		}
+		assert_false(gopclntab__func(gt, 0x401030, &f));
+		assert_false(gopclntab__func(gt, 0x400fff, &f));
+		gopclntab__free(gt);
+
+		/* Go's reader on the same bytes (needs go; the fixtures' Makefile rule has it) */
+		if (!go_fixture(dir, sizeof(dir), "go_tree_s"))
+			continue;
+		fd = mkstemp(tmp);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, t, n), (ssize_t)n);
+		close(fd);
+		out = tool_output(
+			"go run tests/fixtures/gosym_ref.go %s 0x401000 0x401000 0x401003 "
+			"0x401004 0x401010 0x40101f 0x401020 0x40102f",
+			tmp);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_non_null(fgets(line, sizeof(line), out));
+			snprintf(ref, sizeof(ref), "%s %s:%u\n", want[i].name, want[i].file,
+				 want[i].line);
+			assert_string_equal(line, ref);
+		}
+		tool_done(out);
+		unlink(tmp);
+		print_message("layout %s: %zu addresses as debug/gosym reads them\n",
+			      v116 ? "1.16" : "1.2", sizeof(want) / sizeof(want[0]));
+	}
+}
+
+/*
+ * The table by Go release: the numbers each release's runtime has (gopclntab.c names their
+ * sources), and nothing for versions it does not know, pre-releases among them.
+ */
+static void test_offsets_table(void **state)
+{
+	static const struct {
+		const char *version;
+		int err;
+		uint32_t curg, vdsosp, gobuf_bp, labels;
+	} cases[] = {
+		{"go1.17.13", 0, 192, 832, 48, 360},
+		{"go1.18", 0, 192, 800, 48, 360},
+		{"go1.19.8", 0, 192, 800, 48, 360},
+		{"go1.20.6", 0, 192, 800, 48, 360},
+		{"go1.21.11 X:nocoverageredesign", 0, 192, 808, 48, 344},
+		{"go1.22.12", 0, 192, 1120, 48, 344},
+		{"go1.23.3", 0, 192, 856, 48, 352},
+		{"go1.24.4", 0, 192, 880, 48, 352},
+		{"go1.25.3", 0, 184, 0, 40, 344},
+		{"go1.26.0", 0, 184, 0, 40, 352},
+		{"go1.16.15", -ENOENT, 0, 0, 0, 0},
+		{"go1.27", -ENOENT, 0, 0, 0, 0},
+		{"go1.190", -ENOENT, 0, 0, 0, 0},
+		{"go1.19.", -ENOENT, 0, 0, 0, 0},
+		{"go1.19rc1", -ENOENT, 0, 0, 0, 0},
+		{"go1.22-20231128-RC02 cl/586117301", -ENOENT, 0, 0, 0, 0},
+		{"devel go1.23-4a8e5ff Tue", -ENOENT, 0, 0, 0, 0},
+		{"", -ENOENT, 0, 0, 0, 0},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct go_runtime_offsets off = {0};
+		int err = gopclntab__offsets_for(cases[i].version, &off);
+
+		print_message("%s: %d %u %u %u\n", cases[i].version, err, off.m_curg, off.m_vdsosp,
+			      off.gobuf_bp);
+		assert_int_equal(err, cases[i].err);
+		if (err)
+			continue;
+		assert_int_equal(off.g_m, 48);
+		assert_int_equal(off.g_sched, 56);
+		assert_int_equal(off.m_curg, cases[i].curg);
+		assert_int_equal(off.m_vdsosp, cases[i].vdsosp);
+		assert_int_equal(off.gobuf_bp, cases[i].gobuf_bp);
+		assert_int_equal(off.g_labels, cases[i].labels);
+	}
+}
+
+/*
+ * The version as programs before Go 1.18 keep it: .go.buildinfo's header (flags 0) points at
+ * runtime.buildVersion, a Go string (data pointer, length). The fixture's section rewritten so
+ * (objcopy), the string header and its bytes inside the section itself.
+ */
+static void test_old_buildinfo(void **state)
+{
+	char path[PATH_MAX], tmp[] = "/tmp/cp-gopclntab-XXXXXX", bin[] = "/tmp/cp-gopclntab-XXXXXX";
+	char line[64] = "";
+	uint64_t addr = 0, size = 0;
+	struct go_ident gi;
+	uint8_t *sec;
+	FILE *out;
+	int fd;
+
+	(void)state;
+	if (!go_fixture(path, sizeof(path), "go_tree_s"))
+		cp_skip("no Go fixture (go missing when the fixtures were built)");
+	out = tool_output("readelf -SW %s | awk '{ for (i = 1; i < NF - 3; i++) "
+			  "if ($i == \".go.buildinfo\") print $(i + 2), $(i + 4) }'",
+			  path);
+	assert_int_equal(fscanf(out, "%" SCNx64 " %" SCNx64, &addr, &size), 2);
+	tool_done(out);
+	assert_true(size >= 64 && size < 4096);
+	sec = calloc(1, size);
+	assert_non_null(sec);
+	memcpy(sec, "\xff Go buildinf:", 14);
+	sec[14] = 8;		     /* pointer size; flags 0: little-endian, pointers */
+	put(sec + 16, addr + 32, 8); /* &runtime.buildVersion */
+	put(sec + 32, addr + 48, 8); /* its data */
+	put(sec + 40, 9, 8);	     /* its length */
+	memcpy(sec + 48, "go1.16.15", 9);
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, sec, size), (ssize_t)size);
+	close(fd);
+	fd = mkstemp(bin);
+	assert_true(fd >= 0);
+	close(fd);
+	out = tool_output("objcopy --update-section .go.buildinfo=%s %s %s 2>&1 && echo ok", tmp,
+			  path, bin);
+	assert_non_null(fgets(line, sizeof(line), out));
+	pclose(out);
+	assert_string_equal(line, "ok\n");
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0);
+	close(fd);
+	assert_string_equal(gi.version, "go1.16.15");
+	/* a length past the section: no version */
+	put(sec + 40, size, 8);
+	fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_int_equal(write(fd, sec, size), (ssize_t)size);
+	close(fd);
+	out = tool_output("objcopy --update-section .go.buildinfo=%s %s %s 2>&1 && echo ok", tmp,
+			  path, bin);
+	assert_non_null(fgets(line, sizeof(line), out));
+	pclose(out);
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(gopclntab__ident_fd(fd, &gi), 0); /* the build ID is still there */
+	close(fd);
+	assert_string_equal(gi.version, "");
+	unlink(tmp);
+	unlink(bin);
+	free(sec);
+}
+
 /* The unwind rows of a stripped Go program: pcsp rows, the stack's ends, the system stack. */
 static void test_unwind_rows(void **state)
 {
@@ -249,6 +564,7 @@ static void test_unwind_rows(void **state)
 	struct go_runtime_offsets off;
 	const struct cp_unwind_row *r;
 	struct unwind_table *ut;
+	size_t asm_rows = 0;
 	struct go_func f;
 	int fd;
 
@@ -278,10 +594,28 @@ static void test_unwind_rows(void **state)
 		assert_int_equal(CP_GO_CURG(r->rbp_off), off.m_curg);
 		assert_int_equal(CP_GO_GM(r->rbp_off), off.g_m);
 		assert_int_equal(CP_GO_SCHED(r->rbp_off), off.g_sched);
+		assert_int_equal(CP_GO_GOBUF_BP(r->rbp_off), off.gobuf_bp);
+		/* Go 1.19's systemstack has no frame: the return address at sched.sp */
+		assert_int_equal(CP_GO_FP(r->rbp_off), 0);
+		assert_int_equal(r->cfa_off, 8);
 		by_name(gt, "runtime.morestack", &f);
 		r = unwind_table__lookup(ut, f.entry);
 		assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
 		assert_int_equal(r->rbp_type, CP_GO_MORESTACK);
+		/* cgo calls: the assembly asmcgocall (it writes SP), not its ABI wrapper */
+		for (size_t i = 0; i < gopclntab__count(gt); i++) {
+			if (!gopclntab__func_at(gt, i, &f) || strcmp(f.name, "runtime.asmcgocall"))
+				continue;
+			r = unwind_table__lookup(ut, f.entry + 1);
+			if (!(f.flag & GOPCLN_FLAG_SPWRITE)) {
+				assert_int_not_equal(r->cfa_type, CP_CFA_GO_SWITCH);
+				continue;
+			}
+			assert_int_equal(r->cfa_type, CP_CFA_GO_SWITCH);
+			assert_int_equal(r->rbp_type, CP_GO_SYSTEMSTACK);
+			asm_rows++;
+		}
+		assert_int_equal(asm_rows, 1);
 		/* the vDSO callers: m.vdsoSP, else the body's frame */
 		by_name(gt, "runtime.nanotime1", &f);
 		r = unwind_table__lookup(ut, f.entry + 20);
@@ -298,7 +632,7 @@ static void test_unwind_rows(void **state)
 	gopclntab__free(gt);
 }
 
-/* The offsets from DWARF (for versions not in the table) are the table's for this Go. */
+/* The offsets from DWARF (read first when a program has them) are the table's for this Go. */
 static void test_dwarf_offsets(void **state)
 {
 	char path[PATH_MAX];
@@ -310,7 +644,7 @@ static void test_dwarf_offsets(void **state)
 	(void)state;
 	if (!gt)
 		cp_skip("no Go fixture (go missing when the fixtures were built)");
-	if (gopclntab__runtime_offsets(gt, &tab))
+	if (gopclntab__offsets_for(gopclntab__go_version(gt), &tab))
 		cp_skip("a Go version without table offsets");
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -321,6 +655,7 @@ static void test_dwarf_offsets(void **state)
 	assert_int_equal(dw.g_sched, tab.g_sched);
 	assert_int_equal(dw.m_curg, tab.m_curg);
 	assert_int_equal(dw.m_vdsosp, tab.m_vdsosp);
+	assert_int_equal(dw.gobuf_bp, tab.gobuf_bp);
 	assert_int_equal(dw.g_labels, tab.g_labels);
 	assert_int_not_equal(dw.g_labels, 0);
 	elf_end(elf);
@@ -568,9 +903,13 @@ int main(void)
 		cmocka_unit_test(test_addr2line_cgo),
 		cmocka_unit_test(test_addr2line_cgo_pie),
 		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_ident),
+		cmocka_unit_test(test_old_buildinfo),
 		cmocka_unit_test(test_huge_delta),
 		cmocka_unit_test(test_unwind_rows),
 		cmocka_unit_test(test_dwarf_offsets),
+		cmocka_unit_test(test_offsets_table),
+		cmocka_unit_test(test_old_layouts),
 		cmocka_unit_test(test_labels_layout),
 		cmocka_unit_test(test_hostile),
 	};

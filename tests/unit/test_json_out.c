@@ -22,6 +22,7 @@ struct mspec {
 	enum prof_map_kind kind;
 	uint64_t start, limit, offset;
 	const char *path, *build_id;
+	const char *go_version;
 };
 
 struct fspec {
@@ -70,6 +71,7 @@ static struct profile *build(const struct tables *t, bool reverse)
 			.offset = s->offset,
 			.path = s->path,
 			.build_id = s->build_id,
+			.go_version = s->go_version,
 		};
 
 		assert_int_equal(profile__intern_mapping(p, &m, &mid[i]), 0);
@@ -279,10 +281,10 @@ enum { M_APP, M_KERNEL, M_SRV };
 
 static const struct mspec maps1[] = {
 	[M_APP] = {200, PMAP_FILE, 0x555555554000, 0x555555556000, 0x1000, "/usr/bin/app",
-		   "4f2a9c0d1e3b5a7c9e1f2a3b4c5d6e7f80912345"},
+		   "4f2a9c0d1e3b5a7c9e1f2a3b4c5d6e7f80912345", NULL},
 	[M_KERNEL] = {0, PMAP_KERNEL, 0xffffffff81000000, 0xffffffff83000000, 0,
-		      "[kernel.kallsyms]", ""},
-	[M_SRV] = {100, PMAP_FILE, 0x400000, 0x401000, 0, "/opt/srv", NULL},
+		      "[kernel.kallsyms]", "", NULL},
+	[M_SRV] = {100, PMAP_FILE, 0x400000, 0x401000, 0, "/opt/srv", NULL, "go1.22.1"},
 };
 
 enum { F_MAIN, F_RUN, F_LEAF1, F_LEAF2, F_INL, F_ENTRY, F_VFS, F_SRVMAIN, F_LOST };
@@ -470,7 +472,11 @@ static void test_extension(void **state)
 
 	/* mappings in first-seen order, hex strings, "" build id as null */
 	assert_int_equal(size(r, "cpuprof.mappings"), 3);
+	/* a Go program's version; none for the others */
 	assert_string_equal(keys(r, "cpuprof.mappings.0"),
+			    "pid,kind,start,limit,offset,path,build_id,go_version");
+	assert_string_equal(str(r, "cpuprof.mappings.0.go_version"), "go1.22.1");
+	assert_string_equal(keys(r, "cpuprof.mappings.1"),
 			    "pid,kind,start,limit,offset,path,build_id");
 	assert_string_equal(str(r, "cpuprof.mappings.0.path"), "/opt/srv");
 	assert_true(json_is_null(at(r, "cpuprof.mappings.0.build_id")));
@@ -791,10 +797,10 @@ static void test_write_error(void **state)
  */
 static const struct mspec maps_doc[] = {
 	{4242, PMAP_FILE, 0x1000, 0x2000, 0x1000, "/usr/local/bin/burn",
-	 "4f2a9c0d1e3b5a7c9e1f2a3b4c5d6e7f80912345"},
+	 "4f2a9c0d1e3b5a7c9e1f2a3b4c5d6e7f80912345", NULL},
 	{4242, PMAP_FILE, 0x26000, 0x17c000, 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6",
-	 "93ac61ec5a8eb1396f9fbd350e3169a558528a40"},
-	{0, PMAP_KERNEL, 0xffff800000000000, 0xffffffffffffffff, 0, "[kernel.kallsyms]", ""},
+	 "93ac61ec5a8eb1396f9fbd350e3169a558528a40", NULL},
+	{0, PMAP_KERNEL, 0xffff800000000000, 0xffffffffffffffff, 0, "[kernel.kallsyms]", "", NULL},
 };
 
 static const struct fspec frames_doc[] = {

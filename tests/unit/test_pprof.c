@@ -147,7 +147,8 @@ static struct profile *make_profile(bool reversed)
 				   .limit = 0x2000,
 				   .offset = 0x1000,
 				   .path = "/bin/app",
-				   .build_id = "abcd"};
+				   .build_id = "abcd",
+				   .go_version = "go1.21.11 X:nocoverageredesign"};
 	struct prof_mapping lib = {.pid = 7,
 				   .kind = PMAP_FILE,
 				   .start = 0x7000,
@@ -599,6 +600,31 @@ static void test_pieces(void **state)
  * libraries (ld.so and libc.so.6 at lower pids and addresses), [vdso] (pid 0, address 0 in
  * its own addresses) after them, the kernel last.
  */
+/*
+ * A Go program's version: a comment "VERSION: PATH" after the two of every profile, once per
+ * program, none for the others (a library, the kernel).
+ */
+static void test_go_comment(void **state)
+{
+	struct profile *p = make_profile(false);
+	struct pb msg = PB_INIT;
+	struct decoded d;
+	size_t go = 0;
+
+	(void)state;
+	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
+	decode(&d, &msg);
+	assert_int_equal(count_top(&d, 13), 3);
+	for (size_t i = 0; i < d.n_top; i++)
+		if (d.top[i].num == 13 &&
+		    !strcmp(str(&d, d.top[i].v), "go1.21.11 X:nocoverageredesign: /bin/app"))
+			go++;
+	assert_int_equal(go, 1);
+	decoded_free(&d);
+	pb_free(&msg);
+	profile__free(p);
+}
+
 static void test_main_mapping_first(void **state)
 {
 	static const struct prof_mapping maps[] = {
@@ -703,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_main_mapping_first),
+		cmocka_unit_test(test_go_comment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
