@@ -581,6 +581,18 @@ unit: $(UNIT_TESTS) fixtures
 		CPUPROF_FIXTURES=$(O)/fixtures CPUPROF_TESTDATA=tests/data $$t || exit 1; \
 	done
 
+# test_gopclntab on the Go fixtures another toolchain builds, named against that toolchain's
+# go tool addr2line and its DWARF, its offsets against the table (CPUPROF_GO_EXTRA=/path/to/bin/go,
+# as for the Go end-to-end tests)
+unit-go-extra: $(O)/tests/test_gopclntab fixtures
+	$(Q)[ -n "$(CPUPROF_GO_EXTRA)" ] || { echo "unit-go-extra: set CPUPROF_GO_EXTRA=/path/to/bin/go" >&2; exit 1; }
+	$(Q)v=$$("$(CPUPROF_GO_EXTRA)" env GOVERSION) && \
+		$(MAKE) --no-print-directory go-fixtures GO="$(CPUPROF_GO_EXTRA)" GO_FIXDIR=$(O)/go-extra/$$v && \
+		echo "  UNIT     $(O)/tests/test_gopclntab ($$v)" && \
+		PATH="$$(dirname "$(CPUPROF_GO_EXTRA)"):$$PATH" CPUPROF_FIXTURES=$(O)/fixtures \
+		CPUPROF_GO_FIXTURES=$(O)/go-extra/$$v CPUPROF_TESTDATA=tests/data $(O)/tests/test_gopclntab
+.PHONY: unit-go-extra
+
 e2e: cpuprof-built fixtures
 	$(Q)CPUPROF=$(BIN) CPUPROF_FIXTURES=$(O)/fixtures tests/e2e/run.sh
 
