@@ -143,7 +143,7 @@ static void check_names(const char *name, const char *twin)
 		}
 		assert_int_equal(gopclntab__frames(gt, addrs[i], fr, 16, &k), 0);
 		assert_true(k >= 1);
-		/* the table's name as the DWARF one (Go 1.21 and later keep [6]T in the table too) */
+		/* named as the DWARF names (Go 1.21 and later keep [6]T in the table too) */
 		snprintf(got, sizeof(got), "%s", fr[k - 1].name);
 		if (twin)
 			normalize(got, nopos);
