@@ -283,6 +283,18 @@ endif
 go-fixtures: $(GO_FIXTURES)
 .PHONY: go-fixtures
 
+# Java's known call tree (tests/fixtures/java), compiled where javac is (make deps installs
+# openjdk-17-jdk-headless); the tests that need it fail in CI without it.
+JAVAC := $(shell command -v javac 2>/dev/null)
+JAVA_FIXTURES := $(O)/fixtures/java/cpfix/Tree.class $(O)/fixtures/java/cpfix/Inline.class
+$(O)/fixtures/java/cpfix/%.class: tests/fixtures/java/cpfix/%.java
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(O)/fixtures/java
+	$(Q)javac -d $(O)/fixtures/java $<
+ifneq ($(JAVAC),)
+fixtures: $(JAVA_FIXTURES)
+endif
+
 # cpuprof diff: the same program with one function doing 1 and 3 units of work
 DIFF_FIXTURES := $(O)/fixtures/fix_diff_base $(O)/fixtures/fix_diff_slow
 $(O)/fixtures/fix_diff_base: tests/fixtures/fix_diff.c tests/fixtures/fixture.h
@@ -574,6 +586,18 @@ $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(OBJS) scripts/link-objs.sh
 	$(call msg,LINK,$@)
 	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
 		$(CC) $(LDFLAGS_ALL) -o $@ $< $$objs $(LIBS) -lcmocka
+
+# test_record drives the session (record.c) with the units it sequences and, in place of
+# everything else it calls, the fakes of tests/unit/record_fakes.c: linked by hand (not by
+# link-objs.sh, which would bring the real modules), with the clock and the loop's poll
+# wrapped (tests/unit/record_fakes.h).
+RECORD_TEST_OBJS := $(addprefix $(O)/src/,session/record.o session/stop_rule.o \
+	session/set_queue.o session/proc_track.o util/log.o util/utf8safe.o)
+$(O)/tests/test_record: $(O)/tests/unit/test_record.o $(O)/tests/unit/record_fakes.o \
+		$(RECORD_TEST_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ \
+		-Wl,--wrap=clock_gettime,--wrap=epoll_wait,--wrap=setpriority -lcmocka
 
 unit: $(UNIT_TESTS) fixtures
 	$(Q)for t in $(UNIT_TESTS); do \

@@ -26,6 +26,8 @@
 #include "php_walk.bpf.h"
 #include "perl_shared.h"
 #include "perl_walk.bpf.h"
+/* HotSpot: a step of the JIT hook (jit_hook.bpf.h), no walker */
+#include "hotspot_shared.h"
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h, errno.h). */
 #define CP_EFAULT 14
@@ -261,6 +263,7 @@ struct cp_ustate {
 	struct cp_rowcache cache[CP_ROWCACHE_SLOTS];
 	__u32 go_jumped; /* went from a Go system stack to its goroutine (once a walk) */
 	__u32 go_pad;
+	__u64 r13; /* the sampled r13: HotSpot's interpreter keeps its bcp there (leaf frame) */
 };
 _Static_assert(sizeof(struct cp_ustate) <= CP_KLIMIT_PERCPU_VALUE,
 	       "a per-CPU value the kernel takes");
@@ -593,6 +596,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 		s->pc = ctx->regs.ip;
 		s->sp = ctx->regs.sp;
 		s->bp = ctx->regs.bp;
+		s->r13 = ctx->regs.r13;
 	} else {
 		/* sampled in the kernel: the registers saved at its entry from user mode */
 		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -600,6 +604,7 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 		s->pc = BPF_CORE_READ(regs, ip);
 		s->sp = BPF_CORE_READ(regs, sp);
 		s->bp = BPF_CORE_READ(regs, bp);
+		s->r13 = BPF_CORE_READ(regs, r13);
 	}
 	s->h1 = 0xcbf29ce484222325ull;
 	s->h2 = 0x9e3779b97f4a7c15ull;
@@ -610,6 +615,10 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	s->go_jumped = 0;
 	s->st.len = 0;
 	s->st.end = CP_DEND_OK;
+	/* the JIT hook records runtime frames during the native walk */
+	s->rt.st.len = 0;
+	s->rt.st.end = 0;
+	s->rt.st.flags = 0;
 	s->key = *key;
 	s->slot = slot;
 	s->runtime = rt_of(key->pid, key->gen);
@@ -864,12 +873,17 @@ static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind
 	return 0;
 }
 
+#include "jit_hook.bpf.h"
+
 /*
  * Push the current frame, then find its caller's pc, sp and bp from the row in force at its
  * pc (the exact pc for the leaf and after a signal frame, else the return address - 1, which
- * lies in the call instruction). Global, so that the verifier checks it once.
+ * lies in the call instruction). A pc in a JIT range of rp (the process's runtime record, may
+ * be NULL): the runtime's step instead (jit_hook.bpf.h). Global, so that the verifier checks
+ * it once.
  */
-__noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up)
+__noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up,
+			      const struct cp_rt_proc *rp)
 {
 	const struct cp_unwind_map *m;
 	const struct cp_unwind_row *r;
@@ -877,21 +891,31 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	__u64 look, cfa, ra, bp, rel, ip;
 	__u64 sig[3];
 	__u32 len, slot;
-	int mi;
+	int mi, ji = -1;
 
 	if (!s || !up)
 		return STEP_END;
 	len = s->st.len;
 	if (len >= CP_MAX_USTACK_DEPTH)
 		return step_end(s, CP_DEND_TRUNCATED);
+	look = s->exact ? s->pc : s->pc - 1;
+	if (rp)
+		ji = jit_range(rp, look);
 	/* a pc after a signal is named as it is; the leaf always is */
 	ip = s->pc | (s->exact && len ? CP_IP_EXACT : 0);
+	/* generated code: one pseudo pc per range, its frames are the runtime's */
+	if (ji >= 0 && rp)
+		ip = rp->jit[ji & (CP_RT_JIT_RANGES - 1)].start + 1;
 	s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = ip;
 	s->st.len = len + 1;
 	s->h1 = (s->h1 ^ ip) * 0x100000001b3ull;
 	s->h2 = ((s->h2 + ip) << 29 | (s->h2 + ip) >> 35) * 0x9e3779b97f4a7c15ull;
+	if (ji >= 0 && rp) {
+		mi = cp_jit_step(s, rp, look);
+		if (mi != STEP_NATIVE)
+			return mi;
+	}
 
-	look = s->exact ? s->pc : s->pc - 1;
 	slot = (__u32)(((look ^ (look >> 21)) + s->key.pid) * 0x9e3779b97f4a7c15ull >> 56);
 	c = &s->cache[slot & (CP_ROWCACHE_SLOTS - 1)];
 	if (c->look == look && c->pid == s->key.pid && c->gen == s->key.gen &&
@@ -1028,6 +1052,7 @@ SEC("perf_event")
 int cp_unwind(struct bpf_perf_event_data *ctx)
 {
 	struct cp_unwind_proc *up;
+	struct cp_rt_proc *rp;
 	struct cp_ustate *s;
 	__u32 zero = 0;
 
@@ -1042,8 +1067,12 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 		s->st.end = CP_DEND_NO_MAPPING;
 		goto done;
 	}
+	/* a runtime with generated code: its JIT ranges (jit_hook.bpf.h) */
+	rp = s->runtime ? bpf_map_lookup_elem(&rt_procs, &s->key.pid) : NULL;
+	if (rp && (rp->gen != s->key.gen || !rp->jit_n))
+		rp = NULL;
 	for (int i = 0; i < CP_UNWIND_FRAMES_PER_PROG; i++) {
-		if (cp_unwind_step(s, up) != STEP_MORE)
+		if (cp_unwind_step(s, up, rp) != STEP_MORE)
 			goto done;
 	}
 	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);

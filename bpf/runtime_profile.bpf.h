@@ -78,7 +78,7 @@ static __always_inline int rt_store(struct cp_ustate *s, __u32 runtime)
  * The walk state of this sample, and *proc the runtime's record of its process (NULL when
  * rt_procs no longer holds it for this generation and runtime).
  */
-static __always_inline struct cp_ustate *rt_begin(__u32 runtime, const void **proc)
+static __always_inline struct cp_ustate *rt_begin_keep(__u32 runtime, const void **proc, int keep)
 {
 	struct cp_rt_proc *rp;
 	struct cp_ustate *s;
@@ -90,11 +90,17 @@ static __always_inline struct cp_ustate *rt_begin(__u32 runtime, const void **pr
 		return NULL;
 	s->key.istack = 0;
 	s->key.istack_kind = CP_RT_NONE;
-	s->rt.st.len = 0;
+	if (!keep)
+		s->rt.st.len = 0;
 	rp = bpf_map_lookup_elem(&rt_procs, &s->key.pid);
 	if (rp && rp->gen == s->key.gen && rp->runtime == runtime)
 		*proc = rp->data;
 	return s;
+}
+
+static __always_inline struct cp_ustate *rt_begin(__u32 runtime, const void **proc)
+{
+	return rt_begin_keep(runtime, proc, 0);
 }
 
 /* Frame i of the stack's rt_names key in *k; 1 when it has nothing to name. */
@@ -222,6 +228,33 @@ static __always_inline int rt_end(struct cp_ustate *s, __u32 runtime, __u32 end)
 		return rt_end(s, (ID), end);                                             \
 	}
 
+/*
+ * A runtime's program PROG whose frames the JIT hook recorded during the native walk
+ * (jit_hook.bpf.h): the store, NAMER and STAMP (RT_NAMER) on a new stack, the walk's end (the
+ * last step's reason, s->rt.st.end; no frame: NO_FRAMES), the sample finished.
+ */
+#define RT_JIT_PROG(PROG, ID, TYPE, NAMER, STAMP, NO_FRAMES, END_MAX, END_READ) \
+	RT_NAMER(NAMER, STAMP, TYPE)                                            \
+                                                                                \
+	SEC("perf_event")                                                       \
+	int PROG(struct bpf_perf_event_data *ctx)                               \
+	{                                                                       \
+		const TYPE *proc;                                               \
+		struct cp_ustate *s;                                            \
+		__u32 end;                                                      \
+                                                                                \
+		(void)ctx;                                                      \
+		s = rt_begin_keep((ID), (const void **)&proc, 1);               \
+		if (!s)                                                         \
+			return 0;                                               \
+		end = s->rt.st.len ? s->rt.st.end : (NO_FRAMES);                \
+		if (end >= (END_MAX))                                           \
+			end = (END_READ);                                       \
+		if (proc && rt_store(s, (ID)))                                  \
+			RT_COPY_NAMES(s, (ID), proc, NAMER);                    \
+		return rt_end(s, (ID), end);                                    \
+	}
+
 /* The runtimes' programs, one line each. */
 RT_WALKER_PROG(cp_py, CP_RT_PYTHON, struct cp_py_proc, cp_py_walk, cp_py_name, cp_py_stamp,
 	       CP_PY_END_NO_PROC, CP_PY_END_MAX, CP_PY_END_READ)
@@ -232,5 +265,9 @@ RT_WALKER_PROG(cp_php, CP_RT_PHP, struct cp_php_proc, cp_php_walk, cp_php_name, 
 	       CP_PHP_END_NO_PROC, CP_PHP_END_MAX, CP_PHP_END_READ)
 RT_WALKER_PROG(cp_pl, CP_RT_PERL, struct cp_pl_proc, cp_pl_walk, cp_pl_name, cp_pl_stamp,
 	       CP_PL_END_NO_PROC, CP_PL_END_MAX, CP_PL_END_READ)
+
+/* runtimes of the JIT hook (jit_hook.bpf.h) */
+RT_JIT_PROG(cp_java, CP_RT_JAVA, struct cp_hs_proc, cp_hs_name, cp_hs_stamp, CP_HS_END_NO_FRAMES,
+	    CP_HS_END_MAX, CP_HS_END_READ)
 
 #endif

@@ -24,7 +24,8 @@
 #define CP_RT_RUBY   2
 #define CP_RT_PHP    3
 #define CP_RT_PERL   4
-#define CP_RT_MAX    5
+#define CP_RT_JAVA   5 /* HotSpot: frames recorded by the JIT hook (jit_hook.bpf.h) */
+#define CP_RT_MAX    6
 
 /* unwind_progs: slot 0 the native walk, slot CP_RT_WALKER(id) runtime id's walker. */
 #define CP_RT_WALKER(id) (id)
@@ -33,13 +34,30 @@
 /* Bytes of a runtime's own per-process record (struct cp_py_proc...) at most. */
 #define CP_RT_PROC_DATA 256
 
+/*
+ * The JIT code range hook (bpf/jit_hook.bpf.h): code a runtime generates at run time (HotSpot's
+ * CodeCache...) has no unwind table. When the native walk meets a pc in one of its process's
+ * ranges, the runtime's step function (cp_jit_step) records that frame as runtime frames
+ * (cp_rt_frame, the last flagged CP_RT_FF_ENTRY: one native frame, one activation) and gives
+ * the caller's pc, sp and fp; the native walk goes on from there. The runtime's descriptor
+ * fills the ranges (src/interp/runtime.h: jit), its program stores the frames (RT_JIT_PROG).
+ */
+#define CP_RT_JIT_RANGES 4
+struct cp_rt_jit_range {
+	__u64 start, end; /* [start, end) runtime addresses */
+};
+
 /* What the walkers know of one process (rt_procs, keyed by tgid, filled by user space). */
 struct cp_rt_proc {
 	__u32 runtime; /* CP_RT_* */
 	__u32 gen;     /* cp_proc.gen this is for: the profiler walks no other generation */
+	__u32 jit_n;   /* ranges of jit[] used: the JIT code range hook's */
+	__u32 pad;
+	struct cp_rt_jit_range jit[CP_RT_JIT_RANGES];
 	__u8 data[CP_RT_PROC_DATA] __attribute__((aligned(8))); /* the runtime's record */
 };
-_Static_assert(sizeof(struct cp_rt_proc) == 8 + CP_RT_PROC_DATA, "cp_rt_proc layout");
+_Static_assert(sizeof(struct cp_rt_proc) == 16 + 16 * CP_RT_JIT_RANGES + CP_RT_PROC_DATA,
+	       "cp_rt_proc layout");
 /* Processes with a runtime the walkers know at once. */
 #define CP_RT_DEF_PROCS 1024
 
@@ -61,6 +79,8 @@ _Static_assert(sizeof(struct cp_rt_frame) == 16, "cp_rt_frame layout");
  * called into): native frames of the loop consume interpreter frames up to the next flagged.
  */
 #define CP_RT_FF_ENTRY 1
+/* Inlined into the next frame's (its caller's) code: shown as an inlined frame */
+#define CP_RT_FF_INLINED 2
 
 /* The interpreter frames of one sample, innermost first. */
 struct cp_rt_stack {

@@ -52,6 +52,8 @@ enum {
 	OPT_NO_PHP,
 	OPT_PERL,
 	OPT_NO_PERL,
+	OPT_JAVA,
+	OPT_NO_JAVA,
 	OPT_NO_GO_LABELS,
 };
 
@@ -104,6 +106,11 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"java", OPT_JAVA, NULL, 0,
+	 "Show the Java methods HotSpot (JDK 9+, no JVM flag needed) runs in its stacks, "
+	 "interpreted and compiled (default; needs the DWARF unwinder)",
+	 2},
+	{"no-java", OPT_NO_JAVA, NULL, 0, "Walk the JVM's code cache natively (frame pointers)", 2},
 	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
 	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
@@ -295,6 +302,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PERL:
 		o->no_perl = true;
+		break;
+	case OPT_JAVA:
+		o->no_java = false;
+		break;
+	case OPT_NO_JAVA:
+		o->no_java = true;
 		break;
 	case OPT_NO_GO_LABELS:
 		o->no_go_labels = true;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "interp/hs_runtime.h"
 #include "interp/php_runtime.h"
 #include "interp/pl_runtime.h"
 #include "interp/py_runtime.h"
@@ -15,10 +16,8 @@
 #include "interp/runtime.h"
 
 static const struct runtime *const table[CP_RT_MAX] = {
-	[CP_RT_PYTHON] = &py_runtime,
-	[CP_RT_RUBY] = &rb_runtime,
-	[CP_RT_PHP] = &php_runtime,
-	[CP_RT_PERL] = &pl_runtime,
+	[CP_RT_PYTHON] = &py_runtime, [CP_RT_RUBY] = &rb_runtime, [CP_RT_PHP] = &php_runtime,
+	[CP_RT_PERL] = &pl_runtime,   [CP_RT_JAVA] = &hs_runtime,
 };
 
 const struct runtime *runtime_of(uint32_t id)

@@ -76,6 +76,11 @@ struct runtime {
 	void (*eval)(const void *proc, struct rt_eval_range *out);
 	/* cp_rt_frame.pos is the line running in the frame (0: unknown), kept with a copied name */
 	bool pos_is_line;
+	/*
+	 * The JIT code range hook (bpf/jit_hook.bpf.h; NULL: none): the ranges of generated code
+	 * in process proc that its BPF step walks, at most max into out. Their number.
+	 */
+	size_t (*jit)(const void *proc, struct cp_rt_jit_range *out, size_t max);
 };
 
 /* The runtime of id (CP_RT_*), NULL when there is none. */

@@ -550,6 +550,8 @@ static enum frame_kind rt_frame_kind(uint32_t id)
 		return FRAME_PHP;
 	case CP_RT_PERL:
 		return FRAME_PERL;
+	case CP_RT_JAVA:
+		return FRAME_JAVA;
 	}
 	return FRAME_PYTHON;
 }
@@ -565,7 +567,9 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 			const struct cp_rt_frame *rf, uint64_t count, uint32_t *n)
 {
 	const struct rt_frame_info *fi = NULL;
-	struct prof_frame f = {.kind = rt_frame_kind(rt->id), .named = true};
+	struct prof_frame f = {.kind = rt_frame_kind(rt->id),
+			       .named = true,
+			       .inlined = (rf->flags & CP_RT_FF_INLINED) != 0};
 	int err = a->o->rt_name(a->o->rt_ctx, k->pid, k->gen, rf, &fi);
 
 	a->st.rt_frames[rt->id] += count;

@@ -64,6 +64,8 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 		return k->progs.cp_php;
 	case CP_RT_PERL:
 		return k->progs.cp_pl;
+	case CP_RT_JAVA:
+		return k->progs.cp_java;
 	}
 	return NULL;
 }
@@ -80,6 +82,8 @@ static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
 		return cfg->php;
 	case CP_RT_PERL:
 		return cfg->perl;
+	case CP_RT_JAVA:
+		return cfg->java;
 	}
 	return false;
 }

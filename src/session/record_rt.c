@@ -65,6 +65,9 @@ _Static_assert(offsetof(struct rt_named, pid) == 0 && offsetof(struct rt_named, 
 
 struct record_rt {
 	bool on[CP_RT_MAX];
+	/* processes whose runtime is not supported (-ENOTSUP: a version, a build), the first why */
+	uint32_t refused[CP_RT_MAX], refused_pid[CP_RT_MAX];
+	char refused_why[CP_RT_MAX][160];
 	struct interp_plain *plain[CP_RT_MAX]; /* objects found not to be the runtime */
 	struct rt_known *known;
 	size_t n_known, cap_known;
@@ -240,6 +243,7 @@ int record_rt_init(struct record *r)
 	p->on[CP_RT_RUBY] = r->cfg.ruby;
 	p->on[CP_RT_PHP] = r->cfg.php;
 	p->on[CP_RT_PERL] = r->cfg.perl;
+	p->on[CP_RT_JAVA] = r->cfg.java;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
 		if (!runtime_of(id))
 			p->on[id] = false;
@@ -318,9 +322,21 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 			ret = 1;
 			continue;
 		}
+		if (!err && rt->jit) {
+			size_t nj = rt->jit(k.proc.data, k.proc.jit, CP_RT_JIT_RANGES);
+
+			k.proc.jit_n = (uint32_t)(nj < CP_RT_JIT_RANGES ? nj : CP_RT_JIT_RANGES);
+		}
 		if (err) {
 			if (why[0])
 				pr_debug("pid %u: %s: no %s frames", pid, why, rt->name);
+			/* a process is tried again when its mappings change: counted once */
+			if (err == -ENOTSUP && why[0] && p->refused_pid[id] != pid) {
+				p->refused_pid[id] = pid;
+				if (!p->refused[id]++)
+					snprintf(p->refused_why[id], sizeof(p->refused_why[id]),
+						 "%s", why);
+			}
 			if (err != -ENOENT && ret == -ENOENT)
 				ret = err;
 			continue;
@@ -481,6 +497,10 @@ void record_rt_summary(const struct record *r)
 
 		if (!p->on[id])
 			continue;
+		/* the user sees why frames are missing without -v */
+		if (p->refused[id])
+			pr_warn("%s frames missing in %u process%s: %s", rt->name, p->refused[id],
+				p->refused[id] == 1 ? "" : "es", p->refused_why[id]);
 		for (int i = 0; i < CP_RT_END_MAX; i++)
 			say(buf, sizeof(buf), &n, rt->ends[i] ? rt->ends[i] : "other", row[i]);
 		for (int i = CP_RT_END_MAX; i < CP_RT_STAT_ROW; i++)
