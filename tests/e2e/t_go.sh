@@ -19,7 +19,7 @@ GO_TREE='runtime.goexit;runtime.main;main.main;main.run;main.(heavy;main.leafA|l
 
 # go_checks GO FIXTURES: every check of one toolchain's fixtures, its go command for its tools
 go_checks() {
-	local gocmd=$1 fx=$2 ver g f twin leaf exact heavy gid gver sys linked vdso inc
+	local gocmd=$1 fx=$2 ver g f twin leaf exact heavy gid gver sys linked vdso inc n same
 	for f in go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g go_cgo_pie go_cgo_pie_g \
 		go_gc_s go_clock_s go_cgospin_s; do
 		[ -x "$fx/$f" ] || skip "no $fx/$f (go missing when the fixtures were built)"
@@ -63,6 +63,18 @@ go_checks() {
 	"$gocmd" tool pprof -comments "$TMP/id.pb.gz" 2>&1 | grep -qx "$gver: $TMP/go_tree_s" ||
 		fail "no comment '$gver: $TMP/go_tree_s': $("$gocmd" tool pprof -comments "$TMP/id.pb.gz" 2>&1 | head -5)"
 	note "$ver go_tree_s: pprof mapping build_id = hex of its Go build ID, comment '$gver: ...'"
+	# every address of the program in the samples named as that Go's addr2line names it (the
+	# function holding it: a location's last, outermost line)
+	awk '/^Locations/ { f = 1; next } /^Mappings/ { f = 0 } !f { next }
+		$3 == "M=1" { if (a) print a, fn; a = $2; fn = $4; next }
+		$3 ~ /^M=/ { if (a) print a, fn; a = ""; next }
+		a && $1 !~ /:$/ { fn = $1 } END { if (a) print a, fn }' "$TMP/id.raw" >"$TMP/id.want"
+	cut -d' ' -f1 "$TMP/id.want" | "$gocmd" tool addr2line "$TMP/go_tree_s" | awk 'NR % 2' >"$TMP/id.got"
+	n=$(wc -l <"$TMP/id.want")
+	same=$(paste -d' ' "$TMP/id.want" "$TMP/id.got" | awk '$2 == $3' | wc -l)
+	note "$ver go_tree_s: $same of $n sampled addresses named as $gocmd tool addr2line names them"
+	[ "$n" -ge 10 ] || fail "$ver go_tree_s: only $n addresses in the pprof file"
+	[ "$same" -eq "$n" ] || fail "$ver go_tree_s: names differ from go tool addr2line: $(paste -d' ' "$TMP/id.want" "$TMP/id.got" | awk '$2 != $3' | head -3)"
 
 	# the collector's mark workers run on the system stack: linked to their goroutine
 	expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/gc.folded" -- "$fx/go_gc_s" 2
