@@ -23,8 +23,8 @@ label_checks() {
 	done
 	ver=$("$gocmd" version "$fx/go_labels_s" | sed 's/.*: //')
 	for g in go_labels_s go_labels_g; do
-		expect_status 0 "$CPUPROF" record -F 499 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
-			-o "$TMP/$g.json" -- "$fx/$g" 2
+		expect_status 0 "$CPUPROF" record -F 999 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
+			-o "$TMP/$g.json" -- "$fx/$g" 3
 		check_folded_grammar "$TMP/$g.folded"
 		a=$(count "$TMP/$g.folded" ';main\.workA( |;)')
 		b=$(count "$TMP/$g.folded" ';main\.workB( |;)')
