@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cmocka_inc.h"
@@ -256,6 +257,54 @@ static inline double interp_harness_run(pid_t pid, uint32_t runtime, const void 
 	ring_buffer__free(rb);
 	cpuprof_rtwalk__destroy(skel);
 	return cost;
+}
+/* The stacks a harness run sent for one process, kept to be named once it has ended. */
+struct interp_stacks {
+	pid_t pid;
+	struct cp_rt_stack *st;
+	size_t n, cap;
+};
+
+/* ring_buffer_sample_fn: keep an event's stack if it is of the process ctx (interp_stacks). */
+static inline int interp_keep_stack(void *ctx, void *data, size_t size)
+{
+	const struct cp_rt_event *ev = data;
+	struct interp_stacks *s = ctx;
+
+	if (size < sizeof(*ev) || ev->tid != (uint32_t)s->pid)
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->st = realloc(s->st, s->cap * sizeof(*s->st));
+		assert_non_null(s->st);
+	}
+	s->st[s->n++] = ev->st;
+	return 0;
+}
+
+/*
+ * The harness skel (loaded) on the process s->pid, whose record is rp, on every CPU until the
+ * process ends by itself: its stacks into s. The process's wait status.
+ */
+static inline int interp_sample_until_exit(struct cpuprof_rtwalk *skel, const struct cp_rt_proc *rp,
+					   struct interp_stacks *s)
+{
+	struct bpf_link *links[INTERP_MAX_LINKS];
+	struct ring_buffer *rb;
+	int nlinks, status = 0;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs),
+					     &(__u32){(__u32)s->pid}, rp, BPF_ANY),
+			 0);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), interp_keep_stack, s, NULL);
+	assert_non_null(rb);
+	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
+	while (waitpid(s->pid, &status, WNOHANG) == 0)
+		ring_buffer__poll(rb, 50);
+	interp_detach_clocks(links, nlinks);
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return status;
 }
 #endif
 #endif

@@ -12,12 +12,14 @@
 #include <poll.h>
 #include <time.h>
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/php_detect.h"
 #include "interp/pl_detect.h"
 #include "interp/runtime.h"
 #include "proc/proc_snapshot.h"
-#include "rtwalk.skel.h"
 
 /* ARGV[1]: CPU seconds to run (fractions allowed: a loaded machine stretches the wall time,
  * not the samples); the leaf's loop is on LEAF_LINE. */
@@ -67,29 +69,11 @@ static const char PERL_SCRIPT[] =
 
 struct run {
 	bool php;
-	pid_t pid;
 	unsigned int samples, empty, leaves, exact, heavy, light, lines_ok, unnamed, frames,
 		files_ok;
 	char example[1024];
-	struct cp_rt_stack *st;
-	size_t nst, cap;
+	struct interp_stacks s; /* its pid and the stacks it sent */
 };
-
-static int on_sample(void *ctx, void *data, size_t size)
-{
-	const struct cp_rt_event *ev = data;
-	struct run *r = ctx;
-
-	if (size < sizeof(*ev) || ev->tid != (uint32_t)r->pid)
-		return 0;
-	if (r->nst == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 256;
-		r->st = realloc(r->st, r->cap * sizeof(*r->st));
-		assert_non_null(r->st);
-	}
-	r->st[r->nst++] = ev->st;
-	return 0;
-}
 
 /* Name the stacks kept, now that the process is gone: only rt_names can name them. */
 static void check(struct run *r, int names_fd, uint32_t gen)
@@ -100,8 +84,8 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 				   : "<main>;main::main;main::run;Work::light;Work::leaf";
 	size_t k;
 
-	for (k = 0; k < r->nst; k++) {
-		const struct cp_rt_stack *st = &r->st[k];
+	for (k = 0; k < r->s.n; k++) {
+		const struct cp_rt_stack *st = &r->s.st[k];
 		char chain[1024] = "", name[300];
 		size_t n = 0;
 		int i;
@@ -114,7 +98,7 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 		for (i = (int)st->len - 1; i >= 0; i--) {
 			const struct cp_rt_frame *f = &st->frames[i];
 			struct cp_rt_name_key key = {
-				.ptr = f->ptr, .pid = (uint32_t)r->pid, .gen = gen};
+				.ptr = f->ptr, .pid = (uint32_t)r->s.pid, .gen = gen};
 			struct rt_frame_info fi;
 			struct cp_rt_name nm;
 			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm) &&
@@ -151,12 +135,10 @@ static void check(struct run *r, int names_fd, uint32_t gen)
 static void walk_one(const char *bin, const char *script, const char *secs, bool php, bool brief)
 {
 	struct cpuprof_rtwalk *skel;
-	struct bpf_link *links[INTERP_MAX_LINKS];
 	struct proc_snapshot *ps;
 	struct cp_rt_proc rp = {0};
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int nlinks, status;
+	int status;
 	char line[16];
 	pid_t pid;
 	FILE *f;
@@ -179,19 +161,10 @@ static void walk_one(const char *bin, const char *script, const char *secs, bool
 				 0);
 	else
 		assert_int_equal(pl_detect_process(ps, (uint32_t)pid, 0, NULL, (void *)rp.data), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs), &(__u32){(__u32)pid},
-					     &rp, BPF_ANY),
-			 0);
 	r->php = php;
-	r->pid = pid;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
+	r->s.pid = pid;
 	/* until the script ends by itself */
-	while (waitpid(pid, &status, WNOHANG) == 0)
-		ring_buffer__poll(rb, 50);
-	interp_detach_clocks(links, nlinks);
-	ring_buffer__consume(rb);
+	status = interp_sample_until_exit(skel, &rp, &r->s);
 	fclose(f);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	check(r, bpf_map__fd(skel->maps.rt_names), 0);
@@ -217,8 +190,7 @@ static void walk_one(const char *bin, const char *script, const char *secs, bool
 
 		assert_true(share > 0.65 && share < 0.85);
 	}
-	free(r->st);
-	ring_buffer__free(rb);
+	free(r->s.st);
 	cpuprof_rtwalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);

@@ -14,11 +14,13 @@
  * is too long to count. Needs root (BPF) and node.
  */
 #include "cmocka_inc.h"
+#include <linux/types.h>
+#include "rtwalk.skel.h"
+#include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/runtime.h"
 #include "interp/v8_detect.h"
 #include "proc/proc_snapshot.h"
-#include "rtwalk.skel.h"
 
 #define SCRIPT	    "tests/fixtures/fix_tree.js"
 #define SCRIPT_VM   "tests/fixtures/fix_tree_vm.js"
@@ -27,36 +29,18 @@
 #define LEAF_COLUMN 15 /* the "(" of "function leafA(" */
 
 struct run {
-	pid_t pid;
 	const char *file; /* what the script's name ends with */
 	unsigned int samples, leaves, exact, heavy, light, lines_ok, files_ok, unnamed, frames;
 	char example[1024];
-	struct cp_rt_stack *st;
-	size_t nst, cap;
+	struct interp_stacks s; /* its pid and the stacks it sent */
 };
-
-static int on_sample(void *ctx, void *data, size_t size)
-{
-	const struct cp_rt_event *ev = data;
-	struct run *r = ctx;
-
-	if (size < sizeof(*ev) || ev->tid != (uint32_t)r->pid)
-		return 0;
-	if (r->nst == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 256;
-		r->st = realloc(r->st, r->cap * sizeof(*r->st));
-		assert_non_null(r->st);
-	}
-	r->st[r->nst++] = ev->st;
-	return 0;
-}
 
 static void check(struct run *r, int names_fd)
 {
 	static const char heavy[] = "main;run;heavy;leafA", light[] = "main;run;light;leafB";
 
-	for (size_t k = 0; k < r->nst; k++) {
-		const struct cp_rt_stack *st = &r->st[k];
+	for (size_t k = 0; k < r->s.n; k++) {
+		const struct cp_rt_stack *st = &r->s.st[k];
 		char chain[1024] = "";
 		int firstline = 0, column = 0;
 		bool file_ok = false;
@@ -65,7 +49,7 @@ static void check(struct run *r, int names_fd)
 		r->samples++;
 		for (int i = (int)st->len - 1; i >= 0; i--) {
 			const struct cp_rt_frame *f = &st->frames[i];
-			struct cp_rt_name_key key = {.ptr = f->ptr, .pid = (uint32_t)r->pid};
+			struct cp_rt_name_key key = {.ptr = f->ptr, .pid = (uint32_t)r->s.pid};
 			struct rt_frame_info fi;
 			struct cp_rt_name nm;
 			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm) &&
@@ -105,13 +89,11 @@ static void check(struct run *r, int names_fd)
 /* The tree of node argv (its script's name ending with file) sampled, checked. */
 static void run_tree(const char *const *argv, const char *file)
 {
-	struct bpf_link *links[INTERP_MAX_LINKS];
 	struct cpuprof_rtwalk *skel;
 	struct proc_snapshot *ps;
 	struct cp_rt_proc rp = {0};
-	struct ring_buffer *rb;
 	struct run *r = calloc(1, sizeof(*r));
-	int nlinks, status;
+	int status;
 	char line[16];
 	FILE *f;
 
@@ -127,21 +109,12 @@ static void run_tree(const char *const *argv, const char *file)
 		return;
 	}
 	assert_int_equal(cpuprof_rtwalk__load(skel), 0);
-	r->pid = interp_start(argv, &f, line, sizeof(line));
+	r->s.pid = interp_start(argv, &f, line, sizeof(line));
 	ps = proc_snapshot__new("/proc");
-	assert_int_equal(proc_snapshot__take(ps, (uint32_t)r->pid, 0), 0);
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)r->s.pid, 0), 0);
 	rp.runtime = CP_RT_V8;
-	assert_int_equal(v8_detect_process(ps, (uint32_t)r->pid, 0, NULL, (void *)rp.data), 0);
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs),
-					     &(__u32){(__u32)r->pid}, &rp, BPF_ANY),
-			 0);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), on_sample, r, NULL);
-	assert_non_null(rb);
-	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
-	while (waitpid(r->pid, &status, WNOHANG) == 0)
-		ring_buffer__poll(rb, 50);
-	interp_detach_clocks(links, nlinks);
-	ring_buffer__consume(rb);
+	assert_int_equal(v8_detect_process(ps, (uint32_t)r->s.pid, 0, NULL, (void *)rp.data), 0);
+	status = interp_sample_until_exit(skel, &rp, &r->s);
 	fclose(f);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	check(r, bpf_map__fd(skel->maps.rt_names));
@@ -162,8 +135,7 @@ static void run_tree(const char *const *argv, const char *file)
 
 		assert_true(share > 0.65 && share < 0.85);
 	}
-	free(r->st);
-	ring_buffer__free(rb);
+	free(r->s.st);
 	cpuprof_rtwalk__destroy(skel);
 	proc_snapshot__free(ps);
 	free(r);
