@@ -873,7 +873,8 @@ static int reindex(struct profile *p)
 	for (size_t i = 0; i < p->n_samples; i++) {
 		bool found;
 		uint32_t h = sample_hash(&p->samples[i]);
-		struct idslot *sl = idtable_probe(&sidx, h, sample_id_eq, p, &p->samples[i], &found);
+		struct idslot *sl =
+			idtable_probe(&sidx, h, sample_id_eq, p, &p->samples[i], &found);
 
 		idtable_fill(&sidx, sl, h, (uint32_t)i);
 	}
