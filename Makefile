@@ -133,7 +133,7 @@ $(GEN)/%.skel.h: $(GEN)/%.bpf.o
 $(O)/src/session/bpf_loader.o $(O)/src/session/bpf_probe.o: $(GEN)/profile.skel.h
 # the walkers' harness, loaded by their unit tests
 $(O)/tests/unit/test_py_walk.o $(O)/tests/unit/test_rb_walk.o $(O)/tests/unit/test_pp_walk.o \
-	$(O)/tests/unit/test_go_labels.o: $(GEN)/rtwalk.skel.h
+	$(O)/tests/unit/test_go_labels.o $(O)/tests/unit/test_v8_walk.o: $(GEN)/rtwalk.skel.h
 
 # ---- user space --------------------------------------------------------------------------
 # protoc-c writes both files; the reader (and anything that includes the header) waits for them
@@ -168,7 +168,22 @@ FIXTURE_CFLAGS := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -f
 FIXTURES := $(addprefix $(O)/fixtures/,fix_tree fix_syscall fix_fork fix_dlopen fix_jit demo \
 	fix_paths fix_golabels)
 FIXTURE_EXTRA := $(O)/fixtures/libcpfix.so $(O)/fixtures/fix_nopie $(O)/fixtures/fix_shared \
-	$(O)/fixtures/fix_inline
+	$(O)/fixtures/fix_inline $(O)/fixtures/fake_v8 $(O)/fixtures/fake_v8_old \
+	$(O)/fixtures/fake_v8_compressed
+
+# V8 metadata the reader accepts, and two it refuses (tests/unit/test_v8_detect.c)
+$(O)/fixtures/fake_v8: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -o $@ $<
+$(O)/fixtures/fake_v8_old: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -DFAKE_V8_OLD -o $@ $<
+$(O)/fixtures/fake_v8_compressed: tests/fixtures/fake_v8.c
+	$(call msg,FIXTURE,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O0 -rdynamic -DFAKE_V8_COMPRESSED -o $@ $<
 
 $(O)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,FIXTURE,$@)
@@ -577,6 +592,18 @@ $(O)/tests/test_%: $(O)/tests/unit/test_%.o $(OBJS) scripts/link-objs.sh
 	$(call msg,LINK,$@)
 	$(Q)objs=$$(scripts/link-objs.sh $(O) $<) && \
 		$(CC) $(LDFLAGS_ALL) -o $@ $< $$objs $(LIBS) -lcmocka
+
+# test_record drives the session (record.c) with the units it sequences and, in place of
+# everything else it calls, the fakes of tests/unit/record_fakes.c: linked by hand (not by
+# link-objs.sh, which would bring the real modules), with the clock and the loop's poll
+# wrapped (tests/unit/record_fakes.h).
+RECORD_TEST_OBJS := $(addprefix $(O)/src/,session/record.o session/stop_rule.o \
+	session/set_queue.o session/proc_track.o util/log.o util/utf8safe.o)
+$(O)/tests/test_record: $(O)/tests/unit/test_record.o $(O)/tests/unit/record_fakes.o \
+		$(RECORD_TEST_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ \
+		-Wl,--wrap=clock_gettime,--wrap=epoll_wait,--wrap=setpriority -lcmocka
 
 unit: $(UNIT_TESTS) fixtures
 	$(Q)for t in $(UNIT_TESTS); do \

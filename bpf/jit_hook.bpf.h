@@ -73,6 +73,7 @@ static __always_inline int jit_caller(struct cp_ustate *s, __u64 pc, __u64 sp, _
 }
 
 /* the runtimes' steps: int cp_X_step(struct cp_ustate *, const struct cp_X_proc *, __u64 look) */
+#include "v8_step.bpf.h"
 #include "hotspot_step.bpf.h"
 
 /*
@@ -85,6 +86,8 @@ __noinline int cp_jit_step(struct cp_ustate *s, const struct cp_rt_proc *rp, __u
 	if (!s || !rp || !look)
 		return STEP_END;
 	switch (rp->runtime) {
+	case CP_RT_V8:
+		return cp_v8_step(s, (const struct cp_v8_proc *)rp->data, look);
 	case CP_RT_JAVA:
 		return cp_hs_step(s, (const struct cp_hs_proc *)rp->data, look);
 	default:

@@ -26,6 +26,8 @@
 #include "php_walk.bpf.h"
 #include "perl_shared.h"
 #include "perl_walk.bpf.h"
+#include "v8_shared.h"
+#include "v8_walk.bpf.h"
 /* HotSpot: a step of the JIT hook (jit_hook.bpf.h), no walker */
 #include "hotspot_shared.h"
 
@@ -903,18 +905,25 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 		ji = jit_range(rp, look);
 	/* a pc after a signal is named as it is; the leaf always is */
 	ip = s->pc | (s->exact && len ? CP_IP_EXACT : 0);
-	/* generated code: one pseudo pc per range, its frames are the runtime's */
-	if (ji >= 0 && rp)
-		ip = rp->jit[ji & (CP_RT_JIT_RANGES - 1)].start + 1;
 	s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = ip;
 	s->st.len = len + 1;
-	s->h1 = (s->h1 ^ ip) * 0x100000001b3ull;
-	s->h2 = ((s->h2 + ip) << 29 | (s->h2 + ip) >> 35) * 0x9e3779b97f4a7c15ull;
+	/*
+	 * generated code: the runtime's step (it sees this frame pushed: st.len counts it); a
+	 * frame it records gets one pseudo pc per range (its frames are the runtime's), one it
+	 * leaves (STEP_NATIVE: a stub, an entry frame) keeps its pc and the native rules
+	 */
+	mi = STEP_NATIVE;
 	if (ji >= 0 && rp) {
 		mi = cp_jit_step(s, rp, look);
-		if (mi != STEP_NATIVE)
-			return mi;
+		if (mi != STEP_NATIVE) {
+			ip = rp->jit[ji & (CP_RT_JIT_RANGES - 1)].start + 1;
+			s->st.ips[len & (CP_MAX_USTACK_DEPTH - 1)] = ip;
+		}
 	}
+	s->h1 = (s->h1 ^ ip) * 0x100000001b3ull;
+	s->h2 = ((s->h2 + ip) << 29 | (s->h2 + ip) >> 35) * 0x9e3779b97f4a7c15ull;
+	if (mi != STEP_NATIVE)
+		return mi;
 
 	slot = (__u32)(((look ^ (look >> 21)) + s->key.pid) * 0x9e3779b97f4a7c15ull >> 56);
 	c = &s->cache[slot & (CP_ROWCACHE_SLOTS - 1)];

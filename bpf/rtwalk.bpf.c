@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test harness of the runtimes' walkers (python_walk.bpf.h, ruby_walk.bpf.h, php_walk.bpf.h,
- * perl_walk.bpf.h), apart from the profiler's program: on each cpu-clock sample of process
- * target_tgid (0: any process rt_procs holds), walk the sampled thread's frames with the walker
- * of the process's runtime (rt_procs, as in the profiler) and send them on a ring buffer; the
- * names of PHP and Perl frames new to rt_names are copied there by their namers, as the
- * profiler does. tests/unit/test_py_walk.c, test_rb_walk.c and test_pp_walk.c load it against
- * live interpreters. Also the goroutine label reader (go_labels.bpf.h, cp_go_test): the labels of
- * process target_tgid's running goroutine at each sample, as its entry in go_procs says where
- * they are (generation 0); tests/unit/test_go_labels.c runs it on hand-made Go memory.
+ * perl_walk.bpf.h, v8_walk.bpf.h), apart from the profiler's program: on each cpu-clock sample of
+ * process target_tgid (0: any process rt_procs holds), walk the sampled thread's frames with the
+ * walker of the process's runtime (rt_procs, as in the profiler) and send them on a ring buffer;
+ * the names of PHP and Perl frames new to rt_names are copied there by their namers, as the
+ * profiler does. V8 frames are found here by their frame pointers alone, from the sampled rbp
+ * (the profiler finds them in its native walk: the frames whose pc is V8's code), which
+ * tests the frame reader and the namer. tests/unit/test_py_walk.c, test_rb_walk.c,
+ * test_pp_walk.c and test_v8_walk.c load it against live interpreters. Also the goroutine label
+ * reader (go_labels.bpf.h, cp_go_test): the labels of process target_tgid's running goroutine at
+ * each sample, as its entry in go_procs says where they are (generation 0);
+ * tests/unit/test_go_labels.c runs it on hand-made Go memory.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -22,6 +25,8 @@
 #include "php_walk.bpf.h"
 #include "perl_shared.h"
 #include "perl_walk.bpf.h"
+#include "v8_shared.h"
+#include "v8_walk.bpf.h"
 #include "shared.h"
 #include "go_labels.bpf.h"
 
@@ -110,11 +115,50 @@ static long name_one(__u64 i, void *arg)
 	n->runtime = (__u16)c->rp->runtime;
 	if (c->rp->runtime == CP_RT_PHP)
 		cp_php_name((const struct cp_php_proc *)c->rp->data, f, n);
+	else if (c->rp->runtime == CP_RT_V8)
+		cp_v8_name((const struct cp_v8_proc *)c->rp->data, f, n);
 	else
 		cp_pl_name((const struct cp_pl_proc *)c->rp->data, f, n);
 	if (n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK))
 		bpf_map_update_elem(&rt_names, &k, n, BPF_NOEXIST);
 	return 0;
+}
+
+struct v8_fp_ctx {
+	const struct cp_v8_proc *p;
+	struct cp_rt_stack *st;
+	__u64 fp;
+	__u32 end;
+};
+
+/* bpf_loop's step: the frame at fp, then its caller's by the saved rbp */
+static long v8_fp_step(__u64 i, void *arg)
+{
+	struct v8_fp_ctx *c = arg;
+	__u64 next;
+
+	(void)i;
+	if (cp_v8_frame(c->p, c->fp, c->st, 0) < 0) {
+		c->end = CP_V8_END_READ;
+		return 1;
+	}
+	next = rt_ptr(c->fp);
+	if (!next || next <= c->fp || next - c->fp > (1u << 20)) {
+		c->end = CP_V8_END_OK;
+		return 1;
+	}
+	c->fp = next;
+	return c->st->len >= CP_RT_MAX_FRAMES;
+}
+
+/* The V8 frames on the frame-pointer chain from the sampled rbp. */
+static __always_inline __u32 v8_fp_walk(const struct cp_v8_proc *p, __u64 fp,
+					struct cp_rt_stack *st)
+{
+	struct v8_fp_ctx c = {.p = p, .st = st, .fp = fp, .end = CP_V8_END_TRUNCATED};
+
+	bpf_loop(256, v8_fp_step, &c, 0);
+	return c.end;
 }
 
 SEC("perf_event")
@@ -148,8 +192,10 @@ int cp_rt_test(struct bpf_perf_event_data *ctx)
 		end = cp_php_walk((const struct cp_php_proc *)rp->data, fsbase, &ev->st);
 	else if (rp->runtime == CP_RT_PERL)
 		end = cp_pl_walk((const struct cp_pl_proc *)rp->data, fsbase, &ev->st);
+	else if (rp->runtime == CP_RT_V8)
+		end = v8_fp_walk((const struct cp_v8_proc *)rp->data, ctx->regs.bp, &ev->st);
 	t0 = bpf_ktime_get_ns() - t0;
-	if (rp->runtime == CP_RT_PHP || rp->runtime == CP_RT_PERL) {
+	if (rp->runtime == CP_RT_PHP || rp->runtime == CP_RT_PERL || rp->runtime == CP_RT_V8) {
 		struct names_ctx c = {.rp = rp, .st = &ev->st, .pid = tgid};
 
 		bpf_loop(CP_RT_MAX_FRAMES, name_one, &c, 0);

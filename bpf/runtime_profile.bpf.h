@@ -265,6 +265,8 @@ RT_WALKER_PROG(cp_php, CP_RT_PHP, struct cp_php_proc, cp_php_walk, cp_php_name, 
 	       CP_PHP_END_NO_PROC, CP_PHP_END_MAX, CP_PHP_END_READ)
 RT_WALKER_PROG(cp_pl, CP_RT_PERL, struct cp_pl_proc, cp_pl_walk, cp_pl_name, cp_pl_stamp,
 	       CP_PL_END_NO_PROC, CP_PL_END_MAX, CP_PL_END_READ)
+RT_JIT_PROG(cp_v8, CP_RT_V8, struct cp_v8_proc, cp_v8_name, cp_v8_stamp, CP_V8_END_NO_FRAMES,
+	    CP_V8_END_MAX, CP_V8_END_READ)
 
 /* runtimes of the JIT hook (jit_hook.bpf.h) */
 RT_JIT_PROG(cp_java, CP_RT_JAVA, struct cp_hs_proc, cp_hs_name, cp_hs_stamp, CP_HS_END_NO_FRAMES,

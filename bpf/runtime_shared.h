@@ -25,7 +25,8 @@
 #define CP_RT_PHP    3
 #define CP_RT_PERL   4
 #define CP_RT_JAVA   5 /* HotSpot: frames recorded by the JIT hook (jit_hook.bpf.h) */
-#define CP_RT_MAX    6
+#define CP_RT_V8     6 /* V8 (node): frames recorded by the JIT hook */
+#define CP_RT_MAX    7
 
 /* unwind_progs: slot 0 the native walk, slot CP_RT_WALKER(id) runtime id's walker. */
 #define CP_RT_WALKER(id) (id)
@@ -127,10 +128,13 @@ struct cp_rt_name {
 	char file[CP_RT_FILE_LEN];
 };
 _Static_assert(sizeof(struct cp_rt_name) == 16 + CP_RT_NAME_LEN + CP_RT_FILE_LEN, "cp_rt_name");
-#define CP_RT_NAME_OK	1 /* name[] holds the function's name */
-#define CP_RT_FILE_OK	2 /* file[] holds its file */
-#define CP_RT_NAME_CUT	4 /* the name was longer than its field: its head is kept */
-#define CP_RT_FILE_CUT	8 /* the file was longer than its field: its tail is kept */
+#define CP_RT_NAME_OK  1 /* name[] holds the function's name */
+#define CP_RT_FILE_OK  2 /* file[] holds its file */
+#define CP_RT_NAME_CUT 4 /* the name was longer than its field: its head is kept */
+#define CP_RT_FILE_CUT 8 /* the file was longer than its field: its tail is kept */
+/* firstline is not a line: 1 + the character position where the code starts in its file
+   (V8), made a line and column by user space from the file (interp/src_pos.h) */
+#define CP_RT_NAME_POS	16
 #define CP_RT_DEF_NAMES 16384
 /* Names a sample copies at most (the rest wait for a later sample holding the frame). */
 #define CP_RT_NAMES_PER_SAMPLE 32

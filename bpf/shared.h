@@ -103,10 +103,12 @@ struct cp_config {
 	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
 	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
 	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
+	__u8 node;	      /* V8 frames too (--node; needs unwind_dwarf) */
 	__u8 java;	      /* HotSpot frames through the JIT hook (--java; needs unwind_dwarf) */
 	__u8 go_labels;	      /* read the running goroutine's labels (off: --no-go-labels) */
+	__u8 pad0[3];
 };
-_Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
+_Static_assert(sizeof(struct cp_config) == 20, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 

@@ -52,6 +52,8 @@ enum {
 	OPT_NO_PHP,
 	OPT_PERL,
 	OPT_NO_PERL,
+	OPT_NODE,
+	OPT_NO_NODE,
 	OPT_JAVA,
 	OPT_NO_JAVA,
 	OPT_NO_GO_LABELS,
@@ -106,6 +108,11 @@ static const struct argp_option record_options[] = {
 	 "unwinder)",
 	 2},
 	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"node", OPT_NODE, NULL, 0,
+	 "Show the JavaScript functions node (V8) runs in its stacks, with no node flag "
+	 "(default; needs the DWARF unwinder)",
+	 2},
+	{"no-node", OPT_NO_NODE, NULL, 0, "Show node's native frames only", 2},
 	{"java", OPT_JAVA, NULL, 0,
 	 "Show the Java methods HotSpot (JDK 9+, no JVM flag needed) runs in its stacks, "
 	 "interpreted and compiled (default; needs the DWARF unwinder)",
@@ -302,6 +309,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PERL:
 		o->no_perl = true;
+		break;
+	case OPT_NODE:
+		o->no_node = false;
+		break;
+	case OPT_NO_NODE:
+		o->no_node = true;
 		break;
 	case OPT_JAVA:
 		o->no_java = false;

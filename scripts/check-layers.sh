@@ -77,19 +77,19 @@ done
 
 # The runtime layer (src/interp/README.md): a runtime's own code (src/interp/X_*, its contract
 # bpf/NAME_shared.h) is included only by that runtime's files; everything else reaches it through
-# the table (interp/runtime.h). X: py (python), rb (ruby), php (php), pl (perl), hs (hotspot).
-declare -A rt_of_contract=([python_shared.h]=py [ruby_shared.h]=rb [php_shared.h]=php [perl_shared.h]=pl [hotspot_shared.h]=hs)
+# the table (interp/runtime.h). X: py (python), rb (ruby), php (php), pl (perl), v8 (v8), hs (hotspot).
+declare -A rt_of_contract=([python_shared.h]=py [ruby_shared.h]=rb [php_shared.h]=php [perl_shared.h]=pl [v8_shared.h]=v8 [hotspot_shared.h]=hs)
 for f in src/*/*.[ch] cmd/*.[ch]; do
 	mine=
 	case $f in
-	src/interp/py_* | src/interp/rb_* | src/interp/php_* | src/interp/pl_* | src/interp/hs_*)
+	src/interp/py_* | src/interp/rb_* | src/interp/php_* | src/interp/pl_* | src/interp/v8_* | src/interp/hs_*)
 		mine=${f#src/interp/}
 		mine=${mine%%_*}
 		;;
 	esac
 	while IFS= read -r inc; do
 		case $inc in
-		interp/py_* | interp/rb_* | interp/php_* | interp/pl_* | interp/hs_*)
+		interp/py_* | interp/rb_* | interp/php_* | interp/pl_* | interp/v8_* | interp/hs_*)
 			rt=${inc#interp/}
 			rt=${rt%%_*}
 			;;

@@ -59,7 +59,7 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_hs_proc *p = proc;
 
-	*out = (struct rt_eval_range){p->cc_low, p->cc_high, 0, 0};
+	*out = (struct rt_eval_range){p->cc_low, p->cc_high, 0, 0, NULL, 0};
 }
 
 static size_t jit(const void *proc, struct cp_rt_jit_range *out, size_t max)

@@ -4,6 +4,12 @@
 
 static bool in_eval(const struct rt_eval_range *e, uint64_t pc)
 {
+	/* the JIT hook's pseudo pc: start + 1, looked up as itself (a leaf) or less one */
+	for (size_t i = 0; i < e->n_jit; i++)
+		if (pc == e->jit[i].start || pc == e->jit[i].start + 1)
+			return true;
+	if (e->n_jit)
+		return false;
 	return (pc >= e->start && pc < e->end) ||
 	       (e->cold_start && pc >= e->cold_start && pc < e->cold_end);
 }

@@ -34,7 +34,7 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_php_proc *pp = proc;
 
-	*out = (struct rt_eval_range){pp->exec_start, pp->exec_end, 0, 0};
+	*out = (struct rt_eval_range){pp->exec_start, pp->exec_end, 0, 0, NULL, 0};
 }
 
 static const char *const ends[CP_RT_END_MAX] = {

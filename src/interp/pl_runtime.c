@@ -36,7 +36,7 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_pl_proc *lp = proc;
 
-	*out = (struct rt_eval_range){lp->runops_start, lp->runops_end, 0, 0};
+	*out = (struct rt_eval_range){lp->runops_start, lp->runops_end, 0, 0, NULL, 0};
 }
 
 static const char *const ends[CP_RT_END_MAX] = {

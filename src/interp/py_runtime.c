@@ -46,8 +46,8 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_py_proc *pp = proc;
 
-	*out = (struct rt_eval_range){pp->eval_start, pp->eval_end, pp->eval_cold_start,
-				      pp->eval_cold_end};
+	*out = (struct rt_eval_range){pp->eval_start,	 pp->eval_end, pp->eval_cold_start,
+				      pp->eval_cold_end, NULL,	       0};
 }
 
 static const char *const ends[CP_RT_END_MAX] = {

@@ -63,7 +63,7 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_rb_proc *rp = proc;
 
-	*out = (struct rt_eval_range){rp->vm_exec_start, rp->vm_exec_end, 0, 0};
+	*out = (struct rt_eval_range){rp->vm_exec_start, rp->vm_exec_end, 0, 0, NULL, 0};
 }
 
 static const char *const ends[CP_RT_END_MAX] = {

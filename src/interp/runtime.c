@@ -14,10 +14,12 @@
 #include "interp/py_runtime.h"
 #include "interp/rb_runtime.h"
 #include "interp/runtime.h"
+#include "interp/src_pos.h"
+#include "interp/v8_runtime.h"
 
 static const struct runtime *const table[CP_RT_MAX] = {
 	[CP_RT_PYTHON] = &py_runtime, [CP_RT_RUBY] = &rb_runtime, [CP_RT_PHP] = &php_runtime,
-	[CP_RT_PERL] = &pl_runtime,   [CP_RT_JAVA] = &hs_runtime,
+	[CP_RT_PERL] = &pl_runtime,   [CP_RT_JAVA] = &hs_runtime, [CP_RT_V8] = &v8_runtime,
 };
 
 const struct runtime *runtime_of(uint32_t id)
@@ -56,5 +58,15 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 		copy_clean(out->file, sizeof(out->file), n->file, sizeof(n->file),
 			   n->flags & CP_RT_FILE_CUT);
 	out->firstline = n->firstline <= 1u << 30 ? (int)n->firstline : 0;
+	if ((n->flags & CP_RT_NAME_POS) && out->firstline) {
+		int line, col;
+
+		/* where the code is defined: its line, and the column there */
+		out->firstline = 0;
+		if (!src_pos_line(out->file, n->firstline - 1, &line, &col)) {
+			out->firstline = out->line = line;
+			out->column = col;
+		}
+	}
 	return 0;
 }

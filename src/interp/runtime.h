@@ -22,12 +22,19 @@ struct rt_frame_info {
 	char file[512]; /* its file; "" when it has none (a C method) */
 	int firstline;	/* its first line; 0 when unknown */
 	int line;	/* the line of the instruction recorded; -1 when unknown */
+	int column;	/* the column of line (from 1); 0 when unknown */
 };
 
-/* The interpreter loop's code in one process (runtime addresses; cold 0 when none). */
+/*
+ * The interpreter loop's code in one process (runtime addresses; cold 0 when none). A runtime of
+ * the JIT code range hook gives its ranges instead (jit, n_jit): the frames its frames replace
+ * are the hook's pseudo pcs (a range's start + 1), not every pc in them.
+ */
 struct rt_eval_range {
 	uint64_t start, end;
 	uint64_t cold_start, cold_end;
+	const struct cp_rt_jit_range *jit;
+	size_t n_jit;
 };
 
 /* Why a frame has no name (counted per runtime in the summary). */
@@ -81,6 +88,12 @@ struct runtime {
 	 * in process proc that its BPF step walks, at most max into out. Their number.
 	 */
 	size_t (*jit)(const void *proc, struct cp_rt_jit_range *out, size_t max);
+	/*
+	 * The JIT ranges of process pid read again into proc (its record) when its mappings
+	 * changed (NULL: they never change): 1 changed (the session gives BPF the new ranges),
+	 * 0 the same, or -errno.
+	 */
+	int (*jit_refresh)(void *proc, uint32_t pid);
 };
 
 /* The runtime of id (CP_RT_*), NULL when there is none. */

@@ -199,8 +199,13 @@ static int frame_name(const struct prof_frame *f, const struct folded_opts *opts
 		const char *base = strrchr(f->file, '/');
 		char full[1024];
 
-		snprintf(full, sizeof(full), "%s (%s:%u)", f->name, base ? base + 1 : f->file,
-			 f->line);
+		/* a JS function: where it is defined, with the column as V8 and node name it */
+		if (f->kind == FRAME_JS && f->column)
+			snprintf(full, sizeof(full), "%s (%s:%u:%u)", f->name,
+				 base ? base + 1 : f->file, f->line, f->column);
+		else
+			snprintf(full, sizeof(full), "%s (%s:%u)", f->name,
+				 base ? base + 1 : f->file, f->line);
 		folded_frame_name(full, false, name, sizeof(name) - 4);
 	} else {
 		folded_frame_name(f->name, false, name, sizeof(name) - 4);

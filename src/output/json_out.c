@@ -26,6 +26,7 @@ enum jkind {
 	JK_RUBY,
 	JK_PHP,
 	JK_PERL,
+	JK_JS,
 	JK_JAVA,
 };
 
@@ -33,7 +34,7 @@ static const char *const jkind_names[] = {
 	[JK_PROCESS] = "process", [JK_THREAD] = "thread", [JK_USER] = "user",
 	[JK_KERNEL] = "kernel",	  [JK_PSEUDO] = "pseudo", [JK_PYTHON] = "python",
 	[JK_RUBY] = "ruby",	  [JK_PHP] = "php",	  [JK_PERL] = "perl",
-	[JK_JAVA] = "java",
+	[JK_JS] = "js",		  [JK_JAVA] = "java",
 };
 
 static const char *const map_kind_names[] = {
@@ -424,6 +425,7 @@ static enum jkind kind_of(const struct prof_frame *f)
 	       : f->kind == FRAME_RUBY	 ? JK_RUBY
 	       : f->kind == FRAME_PHP	 ? JK_PHP
 	       : f->kind == FRAME_PERL	 ? JK_PERL
+	       : f->kind == FRAME_JS	 ? JK_JS
 	       : f->kind == FRAME_JAVA	 ? JK_JAVA
 					 : JK_USER;
 }

@@ -452,7 +452,7 @@ static void encode_location(struct enc *e, uint64_t id, const struct loc *l)
 	 */
 	if (outer.named || outer.kind == FRAME_PSEUDO || outer.kind == FRAME_PYTHON ||
 	    outer.kind == FRAME_RUBY || outer.kind == FRAME_PHP || outer.kind == FRAME_PERL ||
-	    outer.kind == FRAME_JAVA) {
+	    outer.kind == FRAME_JS || outer.kind == FRAME_JAVA) {
 		for (uint32_t j = 0; j < l->n; j++) {
 			const struct prof_frame *f = loc_frame(e, l, j);
 			size_t lat = pb_open(&e->msg, LOCATION_LINE);

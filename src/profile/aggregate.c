@@ -27,6 +27,7 @@ struct named_addr {
 	bool leaf;
 	bool entry;	   /* the function is where a process's or thread's stack begins */
 	bool known;	   /* a user address in an executable mapping of the process */
+	bool anon;	   /* in anonymous executable memory, no perf map naming it */
 	uint32_t first, n; /* ids in agg.pool[first..first+n), root first */
 };
 
@@ -360,6 +361,7 @@ static int use_cached(struct agg *a, struct named_addr *na, const struct cached_
 	na->n = cn->n;
 	na->entry = cn->entry;
 	na->known = !kernel;
+	na->anon = false;
 	memcpy(&a->pool[a->n_pool], &a->nc->pool[cn->first], cn->n * sizeof(*a->pool));
 	a->n_pool += cn->n;
 	return 0;
@@ -410,6 +412,7 @@ again:
 	na->entry = !kernel && a->chain[n - 1].named && is_entry_point(a->chain[n - 1].name);
 	/* JIT code mapped after the last read of the mappings is known by its perf map name */
 	na->known = !kernel && (a->chain[0].map_kind != SYM_MAP_NONE || a->chain[0].named);
+	na->anon = !kernel && a->chain[0].map_kind == SYM_MAP_ANON && !a->chain[0].named;
 	err = intern_chain(a, &pl, kernel, na->pid, na->addr, a->chain, n, &a->pool[a->n_pool]);
 	if (err)
 		return err;
@@ -491,9 +494,29 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
  * a leaf outside them is the previous program's pc in a sample taken during execve, or
  * memory never seen mapped). *depth is cut there; the pseudo-frame that says so in *why.
  */
-static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
-		       size_t *depth, const char **why)
+/* Count count samples of k's process with frames in anonymous memory no perf map names. */
+static void count_anon(struct aggregate_stats *st, const struct cp_count_key *k, uint64_t count)
 {
+	st->anon_samples += count;
+	for (int i = 0; i < AGG_ANON_PROCS; i++) {
+		struct agg_anon_proc *p = &st->anon[i];
+
+		if (p->samples && p->pid != k->pid)
+			continue;
+		if (!p->samples) {
+			p->pid = k->pid;
+			memcpy(p->comm, k->comm, sizeof(p->comm));
+			p->comm[sizeof(p->comm) - 1] = 0;
+		}
+		p->samples += count;
+		return;
+	}
+}
+
+static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
+		       size_t *depth, const char **why, uint64_t count)
+{
+	bool anon = false;
 	size_t idx;
 	int err;
 
@@ -503,6 +526,7 @@ static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64
 				   i == 0 || (ips[i] & CP_IP_EXACT), false, &idx);
 		if (err)
 			return err;
+		anon |= a->named[idx].anon;
 		if (!a->named[idx].known) {
 			*why = i ? "[truncated: bad return address]"
 				 : "[truncated: pc outside the mappings]";
@@ -510,6 +534,13 @@ static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64
 			break;
 		}
 	}
+	/* a runtime's frames stand for its code's (the JIT hook's pseudo pcs are there) */
+	if (anon && k->istack_kind == CP_RT_NONE)
+		count_anon(&a->st, k, count);
+	else if (k->istack_kind != CP_RT_NONE && a->st.anon_samples)
+		for (int i = 0; i < AGG_ANON_PROCS; i++)
+			if (a->st.anon[i].samples && a->st.anon[i].pid == k->pid)
+				a->st.anon[i].walked += count;
 	return 0;
 }
 
@@ -550,6 +581,8 @@ static enum frame_kind rt_frame_kind(uint32_t id)
 		return FRAME_PHP;
 	case CP_RT_PERL:
 		return FRAME_PERL;
+	case CP_RT_V8:
+		return FRAME_JS;
 	case CP_RT_JAVA:
 		return FRAME_JAVA;
 	}
@@ -590,6 +623,7 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 		}
 		f.line = fi->line > 0 ? (uint32_t)fi->line : 0;
 		f.start_line = fi->firstline > 0 ? (uint32_t)fi->firstline : 0;
+		f.column = fi->column > 0 ? (uint32_t)fi->column : 0;
 	}
 	if (*n >= MAX_FRAMES)
 		return -E2BIG;
@@ -702,7 +736,7 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 		return add_pseudo(a, "[user stack lost: missing]", n);
 	}
 	depth = a->dlen > CP_MAX_USTACK_DEPTH ? CP_MAX_USTACK_DEPTH : a->dlen;
-	err = cut_unknown(a, k, a->dips, &depth, &cut);
+	err = cut_unknown(a, k, a->dips, &depth, &cut, count);
 	if (err)
 		return err;
 	if (a->dend != CP_DEND_OK && a->dend < CP_DEND_MAX)
@@ -765,7 +799,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	/* the outermost callers are the ones lost: mark the root end */
 	truncated = depth >= a->o->max_depth;
 	if (!kernel) {
-		err = cut_unknown(a, k, ips, &depth, &cut);
+		err = cut_unknown(a, k, ips, &depth, &cut, count);
 		if (err)
 			return err;
 		if (cut) {
@@ -1229,6 +1263,20 @@ void aggregate_stats_add(struct aggregate_stats *to, const struct aggregate_stat
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		to->kept[i] += from->kept[i];
 	to->bad_ra += from->bad_ra;
+	for (int i = 0; i < AGG_ANON_PROCS && from->anon_samples; i++) {
+		const struct agg_anon_proc *p = &from->anon[i];
+		struct cp_count_key k = {.pid = p->pid};
+
+		if (!p->samples)
+			continue;
+		memcpy(k.comm, p->comm, sizeof(p->comm));
+		count_anon(to, &k, p->samples);
+		to->anon_samples -= p->samples;
+		for (int j = 0; j < AGG_ANON_PROCS; j++)
+			if (to->anon[j].samples && to->anon[j].pid == p->pid)
+				to->anon[j].walked += p->walked;
+	}
+	to->anon_samples += from->anon_samples;
 	to->labeled += from->labeled;
 	to->labels_lost += from->labels_lost;
 	for (int i = 0; i < CP_RT_MAX; i++) {

@@ -58,6 +58,8 @@ struct aggregate_opts {
 	unsigned int jobs;
 };
 
+#define AGG_ANON_PROCS 4
+
 struct aggregate_stats {
 	uint64_t comm_filtered;	 /* samples --comm left out */
 	uint64_t stacks_missing; /* samples whose stack id could not be read back */
@@ -83,6 +85,18 @@ struct aggregate_stats {
 	uint64_t comm_checks;			/* --comm matches tried: one per count */
 	uint64_t labeled;			/* samples with goroutine labels */
 	uint64_t labels_lost;			/* samples whose label set was gone from golabels */
+	/*
+	 * Samples whose user stack holds a frame in anonymous executable memory that no perf map
+	 * names (JIT code of a runtime cpuprof does not walk), and the processes with the most
+	 * (the first AGG_ANON_PROCS met; their comm as the kernel keeps it).
+	 */
+	uint64_t anon_samples;
+	struct agg_anon_proc {
+		uint32_t pid;
+		char comm[16];
+		uint64_t samples;
+		uint64_t walked; /* its samples with a runtime's frames after the first of those */
+	} anon[AGG_ANON_PROCS];
 };
 
 /*

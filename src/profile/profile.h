@@ -18,7 +18,8 @@ enum frame_kind {
 	FRAME_RUBY = 4,	  /* a Ruby method or block MRI ran ("rb::LABEL"; addr: its iseq body) */
 	FRAME_PHP = 5,	  /* a PHP function or method ("php::Class::method") */
 	FRAME_PERL = 6,	  /* a Perl sub ("pl::Package::sub") */
-	FRAME_JAVA = 7,	  /* a Java method or VM stub ("java::pkg.Class.method") */
+	FRAME_JS = 7,	  /* a JavaScript function V8 ran ("js::NAME") */
+	FRAME_JAVA = 8,	  /* a Java method or VM stub ("java::pkg.Class.method") */
 };
 
 enum prof_map_kind {

@@ -64,6 +64,8 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 		return k->progs.cp_php;
 	case CP_RT_PERL:
 		return k->progs.cp_pl;
+	case CP_RT_V8:
+		return k->progs.cp_v8;
 	case CP_RT_JAVA:
 		return k->progs.cp_java;
 	}
@@ -82,6 +84,8 @@ static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
 		return cfg->php;
 	case CP_RT_PERL:
 		return cfg->perl;
+	case CP_RT_V8:
+		return cfg->node;
 	case CP_RT_JAVA:
 		return cfg->java;
 	}

@@ -37,6 +37,7 @@ struct cp_options {
 	bool no_ruby;		 /* --no-ruby: no Ruby (MRI) frames */
 	bool no_php;		 /* --no-php: no PHP frames */
 	bool no_perl;		 /* --no-perl: no Perl frames */
+	bool no_node;		 /* --no-node: no V8 (node) frames */
 	bool no_java;		 /* --no-java: no Java (HotSpot) frames */
 	bool no_go_labels;	 /* --no-go-labels: no goroutine labels */
 

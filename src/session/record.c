@@ -2,7 +2,8 @@
 /*
  * The recording session: it sequences the units (record_int.h) and owns no decision they
  * make: setup steps from a table, then the loop (requests from BPF, timers, signals), the
- * drains (take a set, name it step by step), the last drain, the output.
+ * drains (take a set, name it step by step), the last drain, the output. Its order is unit
+ * tested without BPF: tests/unit/test_record.c links it with fakes of what it calls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,14 +181,18 @@ static bool consume_interrupted(struct record *r)
 	return stop_rule_interrupts(&r->stop);
 }
 
-/* A request from BPF (ring buffer): the first sample of (pid, gen) and the like. */
+/*
+ * A request from BPF (ring buffer): the first sample of (pid, gen) and the like. Answered
+ * before giving way: libbpf drops the record whose callback fails, and BPF does not ask again.
+ */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct record *r = ctx;
+	int err = proc_track_event(&r->track, data, size);
 
-	if (consume_interrupted(r))
+	if (!err && consume_interrupted(r))
 		return -EINTR; /* ends ring_buffer__consume; what is left stays queued */
-	return proc_track_event(&r->track, data, size);
+	return err;
 }
 
 /* Seconds from a to b. */

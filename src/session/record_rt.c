@@ -243,6 +243,7 @@ int record_rt_init(struct record *r)
 	p->on[CP_RT_RUBY] = r->cfg.ruby;
 	p->on[CP_RT_PHP] = r->cfg.php;
 	p->on[CP_RT_PERL] = r->cfg.perl;
+	p->on[CP_RT_V8] = r->cfg.node;
 	p->on[CP_RT_JAVA] = r->cfg.java;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
 		if (!runtime_of(id))
@@ -352,12 +353,32 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 	return ret;
 }
 
+/* The mappings of a known process changed: its runtime's JIT ranges read again. */
+static void jit_refresh(struct record *r, struct rt_known *k)
+{
+	size_t nj;
+
+	if (k->gone || !k->rt->jit || !k->rt->jit_refresh ||
+	    k->rt->jit_refresh(k->proc.data, k->pid) != 1)
+		return;
+	nj = k->rt->jit(k->proc.data, k->proc.jit, CP_RT_JIT_RANGES);
+	k->proc.jit_n = (uint32_t)(nj < CP_RT_JIT_RANGES ? nj : CP_RT_JIT_RANGES);
+	if (bpf_session__set_rt_proc(r->bpf, k->pid, &k->proc))
+		pr_debug("pid %u: its new %s code ranges not given to BPF", k->pid, k->rt->name);
+}
+
 void record_rt_new(struct record *r, uint32_t pid, uint32_t gen)
 {
 	struct record_rt *p = r->rt;
+	struct rt_known *k;
 
-	if (!p || known_find(p, pid, gen) || superseded(p, pid, gen))
+	if (!p || superseded(p, pid, gen))
 		return;
+	k = known_find(p, pid, gen);
+	if (k) {
+		jit_refresh(r, k);
+		return;
+	}
 	if (attach(r, pid, gen) == 1)
 		interp_queue_add(&p->pending, pid, gen);
 }

@@ -211,6 +211,7 @@ int record_load_bpf(struct record *r)
 	r->cfg.ruby = !o->no_ruby;
 	r->cfg.php = !o->no_php;
 	r->cfg.perl = !o->no_perl;
+	r->cfg.node = !o->no_node;
 	r->cfg.java = !o->no_java;
 	r->cfg.go_labels = !o->no_go_labels;
 

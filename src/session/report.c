@@ -144,6 +144,64 @@ static void unwind_left_out(const struct report *r)
 		     r->o->max_unwind_mib, act);
 }
 
+/* Whether comm (the kernel's, 15 bytes at most) is a process's of program name. */
+static bool comm_is(const char *comm, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(comm, name, n) && (!comm[n] || (comm[n] >= '0' && comm[n] <= '9'));
+}
+
+/*
+ * Samples in JIT code nothing names (anonymous executable memory, no perf map): the process
+ * with the most, and what would name them. Said when they are 5% of the samples or more, of
+ * processes whose runtime was not walked (one walked has a few, taken before it was found).
+ */
+static void anon_summary(const struct report *r, uint64_t total)
+{
+	const struct agg_anon_proc *top = NULL;
+	char comm[sizeof(top->comm) + 1], others[64] = "";
+	uint64_t shown = r->agg.anon_samples;
+	const char *hint;
+	int n = 0;
+
+	for (int i = 0; i < AGG_ANON_PROCS; i++) {
+		const struct agg_anon_proc *p = &r->agg.anon[i];
+
+		/* a walked runtime's process: samples taken before it was found */
+		if (p->walked)
+			shown -= p->samples;
+		if (!p->samples || p->walked)
+			continue;
+		n++;
+		if (!top || p->samples > top->samples)
+			top = p;
+	}
+	if (!top || shown * 20 < total)
+		return;
+	/* the kernel's bytes: the log escapes what the terminal should not get */
+	memcpy(comm, top->comm, sizeof(top->comm));
+	comm[sizeof(top->comm)] = 0;
+	if (comm_is(top->comm, "node") || comm_is(top->comm, "nodejs"))
+		hint = r->o->no_node ? "cpuprof names node's JS frames without --no-node, or start "
+				       "node with --perf-basic-prof"
+				     : "this node's V8 metadata could not be used (-v says why); "
+				       "node --perf-basic-prof writes a perf map that names them";
+	else if (comm_is(top->comm, "java"))
+		hint = r->o->no_java ? "cpuprof names Java frames without --no-java"
+				     : "this JVM could not be walked (a line says why, or -v); "
+				       "-XX:+DumpPerfMapAtExit writes a perf map that names them";
+	else
+		hint = "a runtime that writes /tmp/perf-PID.map (its perf map) gets them named";
+	if (n > 1)
+		snprintf(others, sizeof(others), " (and %d other process%s)", n - 1,
+			 n - 1 == 1 ? "" : "es");
+	pr_warn_more("%" PRIu64
+		     " samples ran JIT code no perf map names ([anon]+0x... frames), %" PRIu64
+		     " of them in %s (pid %" PRIu32 ")%s: %s",
+		     shown, top->samples, comm, top->pid, others, hint);
+}
+
 /*
  * The summary on stderr: one short line (samples, processes, time, where, how complete), then
  * an indented line for what was left out and one for what was damaged, each as "reason
@@ -214,6 +272,7 @@ void report_summary(const struct report *r, size_t n_outs)
 		pr_warn_more("with lost or unnamed frames: %s", damaged);
 	if (*wide)
 		pr_warn_more("in all processes sampled, before --comm: %s", wide);
+	anon_summary(r, total);
 	if (r->um)
 		unwind_left_out(r);
 	if (r->o->comm_regex && !nproc)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# node 18 (Debian 12's) or 20 with --perf-basic-prof: V8's JIT code (anonymous executable memory mapped
+# node 18 (Debian 12's) or 20 with --perf-basic-prof and cpuprof's --no-node (the V8 walker off:
+# t_node.sh tests it): V8's JIT code (anonymous executable memory mapped
 # read-write-execute, after the first snapshot) and its embedded builtins (no CFI) are walked
 # in mixed mode, so a JS leaf keeps both its JS callers, named from the perf map, and the
 # native chain down to _start ... node::Start. Exact chains of a known call tree.
@@ -29,7 +30,7 @@ out=$TMP/node.folded
 # every function a frame; node runs in $TMP, where V8 may write its log. Exec'd by the command:
 # its mappings read again as it exits (when open() of its files fails) once cost every native
 # name (node+0x..., libc.so.6+0x...) in about 1 run in 10
-expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
+expect_status 0 "$CPUPROF" record -v --no-node -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' \
 	--perf-basic-prof --interpreted-frames-native-stack --max-inlined-bytecode-size=0 \
 	'$TMP/tree.js' 2500"
 rm -f "/tmp/perf-$(cat "$TMP/pid").map"

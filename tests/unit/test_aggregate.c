@@ -662,10 +662,10 @@ static const void *fake_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t g
 static int fake_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
 			const struct rt_frame_info **out)
 {
-	static struct rt_frame_info outer = {"Outer.run", "/srv/app.py", 10, 12},
-				    inner = {"inner", "/srv/lib.py", 3, 7},
-				    rb_outer = {"outer", "/srv/app.rb", 20, 22},
-				    times = {"times", "", 0, -1};
+	static struct rt_frame_info outer = {"Outer.run", "/srv/app.py", 10, 12, 0},
+				    inner = {"inner", "/srv/lib.py", 3, 7, 0},
+				    rb_outer = {"outer", "/srv/app.rb", 20, 22, 0},
+				    times = {"times", "", 0, -1, 0};
 
 	(void)ctx;
 	if (pid != PID || gen != 0)
@@ -1340,16 +1340,50 @@ static void test_drains_merge(void **state)
 /* aggregate_stats_add adds every field (a field left out would be lost after a drain). */
 static void test_stats_add(void **state)
 {
-	struct aggregate_stats to = {1, 2, 3, 4, 5, 6, {0}, {0}, {0}, {{0}}, {0}, {0}, 9, 7, 8},
-			       from = {10,  20,	   30,	40,  50, 60, {0}, {0},
-				       {0}, {{0}}, {0}, {0}, 90, 70, 80};
+	struct aggregate_stats
+		to = {1,
+		      2,
+		      3,
+		      4,
+		      5,
+		      6,
+		      {0},
+		      {0},
+		      {0},
+		      {{0}},
+		      {0},
+		      {0},
+		      9,
+		      7,
+		      8,
+		      3,
+		      {{7, "node", 3, 0}, {0, "", 0, 0}, {0, "", 0, 0}, {0, "", 0, 0}}},
+		from = {10,
+			20,
+			30,
+			40,
+			50,
+			60,
+			{0},
+			{0},
+			{0},
+			{{0}},
+			{0},
+			{0},
+			90,
+			70,
+			80,
+			9,
+			{{8, "java", 4, 0}, {7, "node", 5, 2}, {0, "", 0, 0}, {0, "", 0, 0}}};
 
 	(void)state;
 	/* the initializers above fill every field: a new field must be added there and here */
 	_Static_assert(sizeof(struct aggregate_stats) ==
-			       (9 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
-				       sizeof(uint64_t),
+			       (10 + CP_STAT_MAX + CP_RT_MAX * (4 + RT_UNNAMED_MAX)) *
+					       sizeof(uint64_t) +
+				       AGG_ANON_PROCS * sizeof(struct agg_anon_proc),
 		       "fields");
+	_Static_assert(sizeof(struct agg_anon_proc) == 40, "agg_anon_proc fields");
 	for (int i = 0; i < CP_RT_MAX; i++) {
 		to.rt_stacks[i] = 77;
 		from.rt_frames[i] = 88;
@@ -1373,6 +1407,14 @@ static void test_stats_add(void **state)
 	assert_int_equal(to.comm_checks, 99);
 	assert_int_equal(to.labeled, 77);
 	assert_int_equal(to.labels_lost, 88);
+	/* the processes by pid (9 samples from has beyond its two kept ones stay counted) */
+	assert_int_equal(to.anon_samples, 12);
+	assert_int_equal(to.anon[0].pid, 7);
+	assert_int_equal(to.anon[0].samples, 3 + 5);
+	assert_int_equal(to.anon[0].walked, 2);
+	assert_int_equal(to.anon[1].pid, 8);
+	assert_string_equal(to.anon[1].comm, "java");
+	assert_int_equal(to.anon[1].samples, 4);
 	for (int i = 0; i < CP_STAT_MAX; i++)
 		assert_int_equal(to.kept[i], 100 + i);
 	for (int i = 0; i < CP_RT_MAX; i++) {

@@ -15,14 +15,18 @@
 #include "python_shared.h"
 #include "ruby_shared.h"
 
-static const struct rt_eval_range EVAL = {0x1000, 0x2000, 0x9000, 0x9010};
+static const struct rt_eval_range EVAL = {0x1000, 0x2000, 0x9000, 0x9010, NULL, 0};
 #define EV	 0x1800 /* in the eval loop */
 #define COLD	 0x9008 /* in its .cold part */
 
 #define VM_START 0x1000
 #define VM_END	 0x2000
 #define VM	 0x1800 /* a return address in rb_vm_exec */
-static const struct rt_eval_range VM_RANGE = {VM_START, VM_END, 0, 0};
+static const struct rt_eval_range VM_RANGE = {VM_START, VM_END, 0, 0, NULL, 0};
+
+/* a runtime of the JIT hook: its code ranges; its frames' native pcs are start + 1 */
+static const struct cp_rt_jit_range JIT[2] = {{0x4000, 0x5000}, {0x7000, 0x8000}};
+static const struct rt_eval_range JIT_RANGE = {0, 0, 0, 0, JIT, 2};
 
 /* "p0 n1 ..." of a merge (letter: an interpreter frame, n: native frame, T: truncated), leaf
  * first. */
@@ -75,6 +79,22 @@ static void rb_check(const uint64_t *pcs, size_t npcs, const char *frames, bool 
 		     const char *want, unsigned int no_frames, unsigned int leftover)
 {
 	check(pcs, npcs, frames, truncated, &VM_RANGE, 'r', want, no_frames, leftover);
+}
+
+/*
+ * The JIT hook's merge: the pseudo pcs (a range's start + 1: the leaf's as it is, callers'
+ * looked up less one) are replaced by one frame each; other pcs in the ranges (a stub, an entry
+ * frame the step left native) stay native frames; the ranges' frames come in order.
+ */
+static void test_jit_pseudo_pcs(void **state)
+{
+	/* leaf: a JS frame; a stub in the code range; two JS frames (two ranges); the entry */
+	const uint64_t pcs[] = {0x4001, 0x4100, 0x7001, 0x4001, 0x7400, 0x600};
+
+	(void)state;
+	check(pcs, 6, "EEE", false, &JIT_RANGE, 'j', "j0 n1 j1 j2 n4 n5", 0, 0);
+	/* a pseudo pc without its frame (the hook's stack full): native, counted */
+	check(pcs, 6, "EE", true, &JIT_RANGE, 'j', "j0 n1 j1 T0 n3 n4 n5", 0, 0);
 }
 
 static void test_up_to_310(void **state)
@@ -243,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_rb_native_cut_short),
 		cmocka_unit_test(test_ruby_cut_short),
 		cmocka_unit_test(test_no_ruby),
+		cmocka_unit_test(test_jit_pseudo_pcs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF <-> user-space contract for V8 (node): the frame-slot offsets, instance types and
+ * field offsets user space reads from the binary's postmortem metadata (the v8dbg_* symbols)
+ * at attach (struct cp_v8_proc, the runtime layer's cp_rt_proc.data), the frame kinds and
+ * walk ends of bpf/v8_walk.bpf.h. Frames, stacks and names are the runtime layer's
+ * (runtime_shared.h). Same rules as bpf/shared.h. Include it after vmlinux.h (BPF) or
+ * <linux/types.h> (user space).
+ *
+ * Facts: ../shared/design/runtimes.md 0, 4, 7; where each number comes from is in
+ * src/interp/v8_detect.c (tests/unit/test_v8_detect.c checks them on the machine's node).
+ */
+#ifndef CPUPROF_V8_SHARED_H
+#define CPUPROF_V8_SHARED_H
+#include "runtime_shared.h"
+
+#define CP_V8_VER(maj, min, build) (((__u32)(maj) << 24) | ((__u32)(min) << 16) | (__u32)(build))
+
+/* What the walker and the namer read of V8's objects (bytes, from the v8dbg_* metadata). */
+struct cp_v8_offsets {
+	__u32 version; /* CP_V8_VER */
+	/* frame slots, relative to the frame pointer (v8dbg_off_fp_*) */
+	__s16 fp_marker;	  /* the context, or a SMI frame-type marker: off_fp_context */
+	__s16 fp_function;	  /* the JSFunction: off_fp_function */
+	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI): for the line
+				     running, not decoded yet */
+	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray (idem) */
+	__u16 map;		  /* HeapObject.map */
+	__u16 map_instance_type;  /* Map.instance_type: u16 */
+	__u16 jsfunc_shared;	  /* JSFunction.shared */
+	__u16 sfi_name;		  /* SharedFunctionInfo.name_or_scope_info */
+	__u16 sfi_script;	  /* SharedFunctionInfo.script_or_debug_info */
+	__u16 script_name;	  /* Script.name */
+	__u16 string_length;	  /* String.length: i32 */
+	__u16 seq_chars;	  /* SeqOneByteString.chars (two-byte: the same) */
+	__u16 cons_first;	  /* ConsString.first */
+	__u16 cons_second;	  /* ConsString.second */
+	__u16 thin_actual;	  /* ThinString.actual */
+	__u16 type_jsfunc_first;  /* JSFunction instance types [first, last] */
+	__u16 type_jsfunc_last;
+	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
+	__u16 type_script;	    /* SCRIPT_TYPE */
+	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
+	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
+	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
+	__u8 string_enc_mask;	    /* StringEncodingMask */
+	__u8 string_repr_mask;	    /* StringRepresentationMask */
+	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
+	__u8 seq_tag;		    /* SeqStringTag */
+	__u8 cons_tag;		    /* ConsStringTag */
+	__u8 thin_tag;		    /* ThinStringTag */
+	__u8 scope_first_vars;	    /* scopeinfo_idx_first_vars: slots before the context locals */
+	__u8 scope_ncontext;	    /* scopeinfo_idx_ncontextlocals: the slot of their count */
+	__u8 heap_tag;		    /* HeapObjectTag */
+	__u8 heap_tag_mask;	    /* HeapObjectTagMask */
+	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
+	__u8 frame_entry;	    /* frametype_EntryFrame */
+	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
+	__u8 pad[1];
+};
+_Static_assert(sizeof(struct cp_v8_offsets) == 64, "cp_v8_offsets layout");
+
+/* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
+#define CP_V8_CODE_RANGES 3
+
+/*
+ * What the V8 frame reader knows of one process (a map value keyed by tgid). Its code, the
+ * JIT code range hook's ranges: node's embedded builtins (Builtins_* in its .text), then
+ * each code range (the anonymous executable memory an isolate compiles into and the
+ * reservation it grows in).
+ */
+struct cp_v8_proc {
+	struct cp_v8_offsets off;
+	__u32 gen;
+	__u32 n_code;  /* code[] used */
+	__u64 obj_ino; /* the inode of the object V8 is in (user space: its copies' mappings) */
+	struct cp_rt_jit_range builtins;
+	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
+};
+_Static_assert(sizeof(struct cp_v8_proc) == 80 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
+_Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
+
+/*
+ * Frame kinds (cp_rt_frame.kind). CP_V8_FRAME_JS: a JS function, ptr its SharedFunctionInfo
+ * (tagged), pos ~0 (where in it is not read yet).
+ */
+#define CP_V8_FRAME_JS 1
+
+/* Characters of a name BPF follows through cons strings at most (first, then second). */
+#define CP_V8_CONS_DEPTH 4
+/* ScopeInfo slots the namer looks at for the function's name (as OTel's analyzeScopeInfo). */
+#define CP_V8_SCOPE_SLOTS 16
+/* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
+#define CP_V8_SCOPE_LOCALS 4096
+
+/* How a V8 walk ended (cp_rt_stack.end), counted per reason. */
+enum cp_v8_end {
+	CP_V8_END_OK = 0,    /* every V8 frame of the native walk was read */
+	CP_V8_END_NO_FRAMES, /* the native walk met no JS frame */
+	CP_V8_END_TRUNCATED, /* more frames than a stack holds */
+	CP_V8_END_READ,	     /* a frame's slots could not be read */
+	CP_V8_END_MAX,
+};
+_Static_assert(CP_V8_END_MAX <= CP_RT_END_MAX, "the V8 ends fit an rt_stats row");
+
+#endif

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * V8 frames (node) and their names (include after runtime_walk.bpf.h and v8_shared.h). V8
+ * keeps a frame pointer in every frame it makes, and below it the function's slots
+ * (frames.h of V8: StandardFrameConstants, described by the v8dbg_off_fp_* metadata):
+ *
+ *   fp - 8   the context, or a SMI frame-type marker (a typed frame: entry, exit, stub...)
+ *   fp - 16  the JSFunction of a JS frame
+ *   fp - 32  the BytecodeArray of an interpreted or baseline frame
+ *   fp - 40  its bytecode offset (a SMI)
+ *
+ * cp_v8_frame reads one frame the native walk is in (its pc in V8's code: JIT memory or the
+ * embedded builtins) and pushes the function's SharedFunctionInfo; cp_v8_name copies its name
+ * (the SFI's name string, or the name in its ScopeInfo), its script's name and the line it
+ * starts at, while the process lives (objects move at each GC: an address is copied again when
+ * its stamp changed). Every object is checked by its instance type before it is followed.
+ * Facts: ../shared/design/runtimes.md 4; OTel's support/ebpf/v8_tracer.ebpf.c and
+ * interpreter/nodev8/v8.go (analyzeScopeInfo, the String representations).
+ */
+#ifndef CPUPROF_V8_WALK_BPF_H
+#define CPUPROF_V8_WALK_BPF_H
+
+#define V8_NO_TYPE 0xffffffffu
+
+/* Whether w is a SMI (tag bit 0). */
+static __always_inline int v8_is_smi(__u64 w)
+{
+	return (w & 1) == 0;
+}
+
+/* The untagged address of heap object w (0 when w is not one). */
+static __always_inline __u64 v8_obj(const struct cp_v8_offsets *o, __u64 w)
+{
+	if ((w & o->heap_tag_mask) != o->heap_tag || w < 4096)
+		return 0;
+	return w - o->heap_tag;
+}
+
+/* The instance type of heap object w (its map's), V8_NO_TYPE when w is not one. Global:
+ * verified once. */
+__noinline __u32 cp_v8_type(const struct cp_v8_offsets *o, __u64 w)
+{
+	__u64 obj, map;
+	__u16 t;
+
+	if (!o)
+		return V8_NO_TYPE;
+	obj = v8_obj(o, w);
+	if (!obj)
+		return V8_NO_TYPE;
+	map = v8_obj(o, rt_ptr(obj + o->map));
+	if (!map || bpf_probe_read_user(&t, sizeof(t), (void *)(map + o->map_instance_type)))
+		return V8_NO_TYPE;
+	return t;
+}
+
+/* The slot of the frame at fp at offset off (negative, a multiple of 8, >= -64). */
+static __always_inline __u64 v8_slot(const __u64 *below, __s16 off)
+{
+	return below[((__u32)(64 + off) >> 3) & 7];
+}
+
+/*
+ * The frame whose frame pointer is fp: 1 when it is a JS frame (its SFI pushed on st, flags
+ * on it), 2 when it is a typed V8 frame (entry, exit, stub: nothing pushed), 0 when its slots
+ * are not a V8 frame's, -1 when they cannot be read.
+ */
+__noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_stack *st,
+			   __u32 flags)
+{
+	const struct cp_v8_offsets *o;
+	__u64 below[8], fn, sfi;
+	__u32 t;
+
+	if (!p || !st)
+		return -1;
+	o = &p->off;
+	if (fp < 64 || bpf_probe_read_user(below, sizeof(below), (void *)(fp - 64)))
+		return -1;
+	if (v8_is_smi(v8_slot(below, o->fp_marker)))
+		return 2;
+	fn = v8_slot(below, o->fp_function);
+	t = cp_v8_type(o, fn);
+	if (t < o->type_jsfunc_first || t > o->type_jsfunc_last)
+		return 0;
+	sfi = rt_ptr(v8_obj(o, fn) + o->jsfunc_shared);
+	if (cp_v8_type(o, sfi) != o->type_sfi)
+		return 0;
+	/*
+	 * the function, not where in it: the line running needs the bytecode offset
+	 * (fp_bytecode_offset) or the pc mapped through V8's source position tables, not decoded
+	 * yet; a position kept would make a stack per position for the same functions
+	 */
+	rt_push(st, sfi, ~0u, CP_V8_FRAME_JS, (__u8)flags);
+	return 1;
+}
+
+/* Pieces of a string (its cons strings' halves) copied at most. */
+#define V8_STR_PIECES 8
+/* Where a string is copied: cp_rt_name.name or .file. */
+#define V8_TO_NAME 0
+#define V8_TO_FILE 1
+/* Characters of a two-byte string copied at most (few names are). */
+#define V8_TWO_BYTE_MAX 64
+
+/* A string being copied: twice the longest field, so that a piece at any offset below it
+ * fits whatever its length (what the verifier can check); per CPU. */
+struct v8_strbuf {
+	char b[2 * CP_RT_FILE_LEN];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct v8_strbuf);
+	__uint(max_entries, 1);
+} v8_str_buf SEC(".maps");
+
+/* cp_v8_flat's how: where (V8_TO_*), whether the tail is kept, at which byte */
+#define V8_HOW(to, tail, off) ((to) | ((tail) ? 2u : 0u) | ((__u32)(off) << 8))
+/* cp_v8_flat's result: the bytes copied, this bit set when the string was cut */
+#define V8_FLAT_CUT (1 << 20)
+
+/*
+ * Copy the flat (sequential) string at obj (untagged), of instance type t, into sb from byte
+ * off (how: V8_HOW; room up to the field's size, less its NUL): its head, or with tail its
+ * tail when it does not fit; two-byte characters above 0x7f as '?'. The bytes copied
+ * (| V8_FLAT_CUT when cut), or -1.
+ */
+__noinline int cp_v8_flat(const struct cp_v8_offsets *o, __u64 obj, __u32 t, struct v8_strbuf *sb,
+			  __u32 how)
+{
+	__u32 off = how >> 8, size = (how & 1) == V8_TO_FILE ? CP_RT_FILE_LEN : CP_RT_NAME_LEN;
+	__u32 room, len, cut = 0;
+	__u64 data;
+	__s32 slen;
+
+	if (!o || !sb || off >= size - 1)
+		return -1;
+	if (bpf_probe_read_user(&slen, sizeof(slen), (void *)(obj + o->string_length)) || slen < 0)
+		return -1;
+	len = (__u32)slen;
+	room = size - 1 - off;
+	data = obj + o->seq_chars;
+	if ((t & o->string_enc_mask) == o->one_byte_tag) {
+		if (len > room) {
+			cut = V8_FLAT_CUT;
+			if (how & 2)
+				data += len - room;
+			len = room;
+		}
+		if (len && bpf_probe_read_user(sb->b + (off & (CP_RT_FILE_LEN - 1)),
+					       len & (CP_RT_FILE_LEN - 1), (void *)data))
+			return -1;
+		return (int)(len | cut);
+	}
+	/* two bytes a character */
+	if (len > room || len > V8_TWO_BYTE_MAX) {
+		cut = V8_FLAT_CUT;
+		len = len > room ? room : len;
+		len = len > V8_TWO_BYTE_MAX ? V8_TWO_BYTE_MAX : len;
+	}
+	for (__u32 k = 0; k < V8_TWO_BYTE_MAX; k++) {
+		__u16 c;
+
+		if (k >= len)
+			break;
+		if (bpf_probe_read_user(&c, sizeof(c), (void *)(data + 2 * k)))
+			return -1;
+		sb->b[(off + k) & (2 * CP_RT_FILE_LEN - 1)] = c < 0x80 && c ? (char)c : '?';
+	}
+	return (int)(len | cut);
+}
+
+/*
+ * Copy String w to n's name or file (to: V8_TO_*; n zeroed): its characters, cons strings
+ * first half then second (at most V8_STR_PIECES pieces, CP_V8_CONS_DEPTH pending), through
+ * thin strings; with tail the tail of a flat string that does not fit. The length copied, or
+ * -1 when w is not a string laid out as the reader knows (sliced and external strings are not
+ * read).
+ */
+__noinline int cp_v8_str(const struct cp_v8_offsets *o, __u64 w, struct cp_rt_name *n, __u32 to,
+			 __u32 tail)
+{
+	__u64 pending[CP_V8_CONS_DEPTH];
+	__u32 off = 0, np = 0, t, repr, cut = 0, zero = 0;
+	struct v8_strbuf *sb = bpf_map_lookup_elem(&v8_str_buf, &zero);
+	__u64 obj;
+	int got;
+
+	if (!o || !n || !sb)
+		return -1;
+	/* zeroed: what follows the characters copied is their NUL */
+	__builtin_memset(sb->b, 0, sizeof(sb->b));
+	for (int i = 0; i < V8_STR_PIECES; i++) {
+		t = cp_v8_type(o, w);
+		obj = v8_obj(o, w);
+		if (t >= o->first_nonstring || !obj)
+			break;
+		repr = t & o->string_repr_mask;
+		if (repr == o->thin_tag) {
+			w = rt_ptr(obj + o->thin_actual);
+			continue;
+		}
+		if (repr == o->cons_tag) {
+			if (np < CP_V8_CONS_DEPTH)
+				pending[np++ & (CP_V8_CONS_DEPTH - 1)] =
+					rt_ptr(obj + o->cons_second);
+			else
+				cut = 1;
+			w = rt_ptr(obj + o->cons_first);
+			continue;
+		}
+		if (repr != o->seq_tag)
+			break;
+		got = cp_v8_flat(o, obj, t, sb, V8_HOW(to, tail && off == 0 && np == 0, off));
+		if (got < 0)
+			break;
+		cut |= got & V8_FLAT_CUT;
+		off += (__u32)got & (V8_FLAT_CUT - 1);
+		if (np == 0)
+			break;
+		w = pending[--np & (CP_V8_CONS_DEPTH - 1)];
+	}
+	if (!off && !(t < o->first_nonstring && repr == o->seq_tag))
+		return -1;
+	if (to == V8_TO_FILE) {
+		__builtin_memcpy(n->file, sb->b, CP_RT_FILE_LEN);
+		n->file[CP_RT_FILE_LEN - 1] = 0;
+		n->flags |= cut ? CP_RT_FILE_CUT : 0;
+	} else {
+		__builtin_memcpy(n->name, sb->b, CP_RT_NAME_LEN);
+		n->name[CP_RT_NAME_LEN - 1] = 0;
+		n->flags |= cut ? CP_RT_NAME_CUT : 0;
+	}
+	return (int)off;
+}
+
+/*
+ * The name of a function whose name_or_scope_info is a ScopeInfo, and the script position it
+ * starts at (*start, 0 when not found). V8 publishes no layout of the ScopeInfo's variable
+ * part: after scope_first_vars fixed slots and two per context local, the first string is the
+ * function's name, followed by its start and end positions, two SMIs (OTel analyzeScopeInfo,
+ * the same heuristic, looking at CP_V8_SCOPE_SLOTS slots past the context locals, however many).
+ * An anonymous function's name is empty, the string after it is the name
+ * V8 inferred ("Module._load" for a function assigned there): taken then.
+ */
+__noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct cp_rt_name *n,
+				__u32 *start)
+{
+	__u64 slots[CP_V8_SCOPE_SLOTS], prev = 1, cur, obj, data, locals;
+	int found = -1;
+	__u32 ndx;
+
+	if (!o || !n || !start)
+		return -1;
+	*start = 0;
+	obj = v8_obj(o, si);
+	if (!obj)
+		return -1;
+	data = obj + o->map + 8;
+	/* the slots after the context locals' names and infos: where the name is */
+	locals = rt_ptr(data + 8 * (__u64)o->scope_ncontext);
+	if (!v8_is_smi(locals) || (locals >> o->smi_shift) > CP_V8_SCOPE_LOCALS)
+		return -1;
+	ndx = o->scope_first_vars + 2 * (__u32)(locals >> o->smi_shift);
+	if (bpf_probe_read_user(slots, sizeof(slots), (void *)(data + 8 * (__u64)ndx)))
+		return -1;
+	for (__u32 i = 0; i < CP_V8_SCOPE_SLOTS; i++) {
+		cur = slots[i & (CP_V8_SCOPE_SLOTS - 1)];
+		if (found <= 0 && !v8_is_smi(cur) && cp_v8_type(o, cur) < o->first_nonstring)
+			found = cp_v8_str(o, cur, n, V8_TO_NAME, 0);
+		if (v8_is_smi(cur) && v8_is_smi(prev) &&
+		    (prev >> o->smi_shift) < (cur >> o->smi_shift)) {
+			*start = (__u32)(prev >> o->smi_shift);
+			break;
+		}
+		prev = cur;
+	}
+	return found;
+}
+
+/* Copy what names frame f (a JS frame's SFI) into n. */
+static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct cp_rt_frame *f,
+				       struct cp_rt_name *n)
+{
+	const struct cp_v8_offsets *o = &p->off;
+	__u64 sfi = v8_obj(o, f->ptr), nos, script;
+	__u32 start = 0;
+	int len;
+
+	if (f->kind != CP_V8_FRAME_JS || !sfi)
+		return;
+	nos = rt_ptr(sfi + o->sfi_name);
+	if (cp_v8_type(o, nos) == o->type_scope_info)
+		len = cp_v8_scope_name(o, nos, n, &start);
+	else
+		len = cp_v8_str(o, nos, n, V8_TO_NAME, 0);
+	if (len == 0)
+		RT_LITERAL(n->name, "(anonymous)");
+	if (len >= 0)
+		n->flags |= CP_RT_NAME_OK;
+	script = rt_ptr(sfi + o->sfi_script);
+	if (cp_v8_type(o, script) != o->type_script)
+		return;
+	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
+		n->flags |= CP_RT_FILE_OK;
+	/* its start position (+ 1): user space reads the line and column in the script file
+	   (V8 computes its scripts' line ends only when it needs them) */
+	if (start) {
+		n->firstline = start + 1;
+		n->flags |= CP_RT_NAME_POS;
+	}
+}
+
+/*
+ * The stamp of frame f's SFI as it is now: its name and script words. A GC that moved another
+ * function's SFI to this address changes them; the same function keeps them.
+ */
+static __always_inline __u64 cp_v8_stamp(const struct cp_v8_proc *p, const struct cp_rt_frame *f)
+{
+	const struct cp_v8_offsets *o = &p->off;
+	__u64 sfi = v8_obj(o, f->ptr);
+
+	if (!sfi)
+		return 0;
+	return rt_ptr(sfi + o->sfi_name) * 31 + rt_ptr(sfi + o->sfi_script);
+}
+
+#endif

@@ -1,0 +1,84 @@
+#!/bin/bash
+# node (V8) with no node flag: the JS functions of a known call tree
+# (tests/fixtures/fix_tree.js: main -> run -> {heavy -> leafA 3/4, light -> leafB 1/4}) are
+# walked from V8's own metadata and named js::NAME, in order, down to node::Start; with
+# --perf-basic-prof too (V8 then names its code in a perf map) each JS frame appears once.
+. "$(dirname "$0")/lib.sh"
+require_bpf
+
+node=/usr/bin/node
+[ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
+script=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js
+cp "$script" "$(dirname "$script")/fix_worker.js" "$TMP/"
+
+# a frame, with --lines its file and line
+l='( \([^;]*\))?'
+native="^node;_start$l;__libc_start_main$l;__libc_start_call_main$l;node::Start\\(int, char\\*\\*\\)$l;([^;]*;)*"
+# a JS frame, with --lines where its function is defined
+js() { echo "js::$1$l"; }
+chain_a="${native}$(js main);$(js run);$(js heavy);$(js leafA) [0-9]+$"
+chain_b="${native}$(js main);$(js run);$(js light);$(js leafB) [0-9]+$"
+
+# check OUT LABEL: the leaves' chains whole, the hot share
+check() {
+	local out=$1 label=$2 leaves a b all
+	leaves=$(count "$out" "^node;.*;$(js 'leaf[AB]') [0-9]+$")
+	a=$(count "$out" "$chain_a")
+	b=$(count "$out" "$chain_b")
+	all=$(count "$out" '^node;')
+	note "$label: $all samples, $leaves in leafA/leafB, whole chain: leafA $a, leafB $b ($(share "$a" "$b")% heavy)"
+	[ "$leaves" -ge 300 ] || fail "$label: only $leaves samples in the leaves: $(grep -E 'leaf[AB]' "$out" | head -2)"
+	[ $((100 * (a + b))) -ge $((97 * leaves)) ] ||
+		fail "$label: only $((a + b)) of $leaves leaf samples have the whole chain; others: $(grep -E "$(js 'leaf[AB]') [0-9]+$" "$out" | grep -vE "$chain_a|$chain_b" | cut -c1-400 | head -3)"
+	# 3/4 of the work is heavy's: within 0.05
+	[ $((100 * a)) -ge $((70 * (a + b))) ] && [ $((100 * a)) -le $((80 * (a + b))) ] ||
+		fail "$label: heavy's share is $(share "$a" "$b")%, not 75 +- 5"
+}
+
+out=$TMP/node.folded
+expect_status 0 "$CPUPROF" record -v --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 3"
+check_folded_grammar "$out"
+check "$out" "node (no flag)"
+grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
+! grep -F 'JIT code no perf map names' "$TMP/err" || fail "walked, yet said to be unnamed"
+# the line and column V8 gives a function (its "("), read in the script
+for f in 'main (fix_tree.js:28:14)' 'run (fix_tree.js:22:13)' 'heavy (fix_tree.js:16:15)' \
+	'light (fix_tree.js:17:15)' 'leafA (fix_tree.js:6:15)' 'leafB (fix_tree.js:11:15)'; do
+	grep -qF ";js::$f" "$out" || fail "no frame js::$f: $(grep -oE 'js::leafA[^;]*' "$out" | head -1)"
+done
+
+# V8's perf map names its code too: the walker's frames stand for it, no frame twice
+out=$TMP/perf.folded
+expect_status 0 "$CPUPROF" record -v -F 499 -o "$out" -- sh -c "echo \$\$ >'$TMP/pid'; cd '$TMP' && exec '$node' --perf-basic-prof fix_tree.js 3"
+rm -f "/tmp/perf-$(cat "$TMP/pid").map"
+check "$out" "node --perf-basic-prof"
+twice=$(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -E '(JS|LazyCompile|Function):[~*^+]?(main|run|heavy|light|leaf[AB]) ' | head -1)
+[ -z "$twice" ] || fail "a JS frame named by the perf map beside the walker's: $(echo "$twice" | cut -c1-400)"
+
+# worker threads: each its own JS stack, under its own thread (--per-thread)
+out=$TMP/worker.folded
+expect_status 0 "$CPUPROF" record --per-thread -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_worker.js 3 >/dev/null"
+w=$(count "$out" ';js::workerMain;js::spin;js::leafW [0-9]+$')
+m=$(count "$out" ';js::mainLoop;js::spin;js::leafM [0-9]+$')
+tw=$(grep -E ';js::workerMain;' "$out" | cut -d';' -f2 | sort -u)
+tm=$(grep -E ';js::mainLoop;' "$out" | cut -d';' -f2 | sort -u)
+note "workers: worker chain $w samples (thread $tw), main chain $m (thread $tm)"
+# (a loaded machine finds the process late: the seconds are wall-clock ones)
+[ "$w" -ge 50 ] && [ "$m" -ge 50 ] || fail "worker $w, main $m samples with their whole chain"
+[ "$(echo "$tw" | wc -l)" -eq 1 ] && [ "$(echo "$tm" | wc -l)" -eq 1 ] && [ "$tw" != "$tm" ] ||
+	fail "the two JS stacks are not each on their own thread: worker '$tw', main '$tm'"
+! grep -E 'js::workerMain;.*js::mainLoop|js::mainLoop;.*js::workerMain|js::mainLoop;.*leafW|js::workerMain;.*leafM' "$out" ||
+	fail "a stack mixes the two threads' JS frames"
+
+# a V8 the walker does not know (pointer compression): refused, and the summary says why
+cp "$FIX/fake_v8_compressed" "$TMP/node"
+expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/fake.folded" -- "$TMP/node" 0.5
+grep -qE 'V8 frames missing in 1 process: V8 11\.3\.244, whose version or metadata the walker does not know' "$TMP/err" ||
+	fail "no line says why the fake V8 was refused: $(cat "$TMP/err")"
+
+# the walker off: the summary names the process whose JIT code nothing names, and what helps
+expect_status 0 "$CPUPROF" record --no-node -F 499 -o "$TMP/off.folded" -- sh -c "cd '$TMP' && exec '$node' fix_tree.js 1"
+line=$(grep -F 'JIT code no perf map names' "$TMP/err") || fail "no summary line of JIT code unnamed: $(cat "$TMP/err")"
+echo "$line" | grep -qE 'of them in node \(pid [0-9]+\): cpuprof names node.s JS frames without --no-node' ||
+	fail "the line does not name node and the way out: $line"
+exit 0

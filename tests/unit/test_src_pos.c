@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lines and columns of character positions in source files (interp/src_pos.h): positions in
+ * UTF-16 units of UTF-8 text (V8's), a file changed under the same path read again, what is
+ * not a file refused.
+ */
+#include "cmocka_inc.h"
+#include "interp/src_pos.h"
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_starts(void **state)
+{
+	/* "é" is 2 bytes, 1 unit; the emoji 4 bytes, 2 units */
+	const char *t = "ab\n\xc3\xa9x\n\xf0\x9f\x98\x80y\nz";
+	uint32_t s[8];
+	size_t n;
+
+	(void)state;
+	n = src_pos_starts((const unsigned char *)t, strlen(t), s, 8);
+	assert_int_equal(n, 4);
+	assert_int_equal(s[0], 0);
+	assert_int_equal(s[1], 3);
+	assert_int_equal(s[2], 6);
+	assert_int_equal(s[3], 10);
+	/* a full array stops there */
+	assert_int_equal(src_pos_starts((const unsigned char *)t, strlen(t), s, 2), 2);
+}
+
+static void test_file(void **state)
+{
+	char dir[] = "/tmp/cp_srcpos_XXXXXX", path[64];
+	int line, col;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.js", dir);
+	write_file(path, "// one\nfunction f(x) {\n  return x;\n}\n");
+	/* "(" of f: line 2, column 11 */
+	assert_int_equal(src_pos_line(path, 17, &line, &col), 0);
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 11);
+	assert_int_equal(src_pos_line(path, 0, &line, &col), 0);
+	assert_int_equal(line, 1);
+	assert_int_equal(col, 1);
+	assert_int_equal(src_pos_line(path, 1000, &line, &col), -ERANGE);
+	/* the file changed (its size too): read again */
+	write_file(path, "\n\n\nfunction f(x) {}\n");
+	assert_int_equal(src_pos_line(path, 13, &line, &col), 0);
+	assert_int_equal(line, 4);
+	assert_int_equal(col, 11);
+	/* not a file of this machine, a directory, a relative name */
+	assert_int_equal(src_pos_line("node:internal/main/run_main_module", 3, &line, &col),
+			 -ENOENT);
+	assert_true(src_pos_line(dir, 3, &line, &col) < 0);
+	assert_int_equal(src_pos_line("a.js", 3, &line, &col), -ENOENT);
+	src_pos_reset();
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_starts),
+		cmocka_unit_test(test_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

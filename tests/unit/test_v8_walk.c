@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The V8 frame reader and namer (bpf/v8_walk.bpf.h, through the walkers' harness
+ * bpf/rtwalk.bpf.c, which finds V8 frames on the frame-pointer chain from the sampled rbp) on
+ * the machine's node: tests/fixtures/fix_tree.js (main -> run -> {heavy -> leafA 3/4, light
+ * -> leafB 1/4}) runs with no flag; each sample's frames are named from what BPF copied into
+ * rt_names, read after the process is gone. The leaves' samples must show the whole JS chain
+ * in order with the fixture's file and the leaf's first line (V8 gives the position where the
+ * function starts, user space reads its line in the file: interp/src_pos.h), the heavy share
+ * within 0.1 of
+ * 3/4 (t_node judges the profiler's stacks). Needs root (BPF) and node.
+ */
+#include "cmocka_inc.h"
+#include "interp_fixture.h"
+#include "interp/runtime.h"
+#include "interp/v8_detect.h"
+#include "proc/proc_snapshot.h"
+#include "rtwalk.skel.h"
+
+#define SCRIPT	   "tests/fixtures/fix_tree.js"
+#define LEAFA_LINE 6 /* function leafA( */
+#define LEAFB_LINE 11
+
+struct run {
+	pid_t pid;
+	unsigned int samples, leaves, exact, heavy, light, lines_ok, files_ok, unnamed, frames;
+	char example[1024];
+	struct cp_rt_stack *st;
+	size_t nst, cap;
+};
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	const struct cp_rt_event *ev = data;
+	struct run *r = ctx;
+
+	if (size < sizeof(*ev) || ev->tid != (uint32_t)r->pid)
+		return 0;
+	if (r->nst == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->st = realloc(r->st, r->cap * sizeof(*r->st));
+		assert_non_null(r->st);
+	}
+	r->st[r->nst++] = ev->st;
+	return 0;
+}
+
+static void check(struct run *r, int names_fd)
+{
+	static const char heavy[] = "main;run;heavy;leafA", light[] = "main;run;light;leafB";
+
+	for (size_t k = 0; k < r->nst; k++) {
+		const struct cp_rt_stack *st = &r->st[k];
+		char chain[1024] = "";
+		int firstline = 0;
+		bool file_ok = false;
+		size_t n = 0;
+
+		r->samples++;
+		for (int i = (int)st->len - 1; i >= 0; i--) {
+			const struct cp_rt_frame *f = &st->frames[i];
+			struct cp_rt_name_key key = {.ptr = f->ptr, .pid = (uint32_t)r->pid};
+			struct rt_frame_info fi;
+			struct cp_rt_name nm;
+			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm) &&
+				  !runtime_name_copied(&nm, &fi) && (nm.flags & CP_RT_NAME_OK);
+
+			r->frames++;
+			r->unnamed += !ok;
+			if (ok && i == 0) {
+				firstline = fi.firstline;
+				file_ok = interp_ends_with(fi.file, "/fix_tree.js");
+			}
+			n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "",
+					      ok ? fi.name : "[unknown]");
+			if (n >= sizeof(chain))
+				n = sizeof(chain) - 1;
+		}
+		if (!interp_ends_with(chain, "leafA") && !interp_ends_with(chain, "leafB"))
+			continue;
+		r->leaves++;
+		r->files_ok += file_ok;
+		/* the chain ends at main: what called it is node's module loader */
+		if (strstr(chain, heavy) && interp_ends_with(chain, heavy)) {
+			r->exact++;
+			r->heavy++;
+			r->lines_ok += firstline == LEAFA_LINE;
+		} else if (strstr(chain, light) && interp_ends_with(chain, light)) {
+			r->exact++;
+			r->light++;
+			r->lines_ok += firstline == LEAFB_LINE;
+		} else if (!r->example[0]) {
+			snprintf(r->example, sizeof(r->example), "%s", chain);
+		}
+	}
+}
+
+static void test_node(void **state)
+{
+	struct bpf_link *links[INTERP_MAX_LINKS];
+	struct cpuprof_rtwalk *skel;
+	struct proc_snapshot *ps;
+	struct cp_rt_proc rp = {0};
+	struct ring_buffer *rb;
+	struct run *r = calloc(1, sizeof(*r));
+	int nlinks, status;
+	char line[16];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(r);
+	if (geteuid() != 0)
+		cp_skip("BPF needs root");
+	if (system("command -v node >/dev/null 2>&1"))
+		cp_skip("node is missing (Debian package nodejs)");
+	skel = cpuprof_rtwalk__open();
+	if (!skel) {
+		fail_msg("cannot open the BPF object");
+		return;
+	}
+	assert_int_equal(cpuprof_rtwalk__load(skel), 0);
+	r->pid = interp_start((const char *const[]){"node", SCRIPT, "1.5", NULL}, &f, line,
+			      sizeof(line));
+	ps = proc_snapshot__new("/proc");
+	assert_int_equal(proc_snapshot__take(ps, (uint32_t)r->pid, 0), 0);
+	rp.runtime = CP_RT_V8;
+	assert_int_equal(v8_detect_process(ps, (uint32_t)r->pid, 0, NULL, (void *)rp.data), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.rt_procs),
+					     &(__u32){(__u32)r->pid}, &rp, BPF_ANY),
+			 0);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.rt_events), on_sample, r, NULL);
+	assert_non_null(rb);
+	nlinks = interp_attach_clocks(skel->progs.cp_rt_test, links);
+	while (waitpid(r->pid, &status, WNOHANG) == 0)
+		ring_buffer__poll(rb, 50);
+	interp_detach_clocks(links, nlinks);
+	ring_buffer__consume(rb);
+	fclose(f);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check(r, bpf_map__fd(skel->maps.rt_names));
+	print_message(
+		"node: %u samples, %u in the leaves, %u whole chains (heavy %u light %u: "
+		"%.3f), first line ok %u, file ok %u, %u of %u frames unnamed; walk %.0f ns\n",
+		r->samples, r->leaves, r->exact, r->heavy, r->light,
+		(double)r->heavy / (r->heavy + r->light + !r->heavy), r->lines_ok, r->files_ok,
+		r->unnamed, r->frames, interp_walk_cost(bpf_map__fd(skel->maps.rt_cost)));
+	if (r->example[0])
+		print_message("  not exact: %s\n", r->example);
+	assert_true(r->leaves >= 100);
+	assert_true(r->exact * 100 >= r->leaves * 95);
+	assert_true(r->files_ok * 100 >= r->leaves * 95);
+	assert_true(r->lines_ok * 100 >= r->exact * 95);
+	{
+		double share = (double)r->heavy / (r->heavy + r->light);
+
+		assert_true(share > 0.65 && share < 0.85);
+	}
+	free(r->st);
+	ring_buffer__free(rb);
+	cpuprof_rtwalk__destroy(skel);
+	proc_snapshot__free(ps);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_node),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
