@@ -584,6 +584,14 @@ static int frames_in(struct profile *p, int *why)
 	idtable_free(&p->fidx);
 	frames_drop(p);
 	p->n_frames = 0;
+	/*
+	 * room for all at once when there is: grown by doubling, the last copy of the frames'
+	 * array (tens of MB) was made while the one before it was still there
+	 */
+	(void)reserve((void **)&p->frames, &p->cap_frames, total ? total : 1, sizeof(*p->frames));
+	(void)reserve((void **)&p->frec, &p->cap_frec, total ? total : 1, sizeof(*p->frec));
+	if (idtable_sized(&p->fidx, total))
+		p->fidx = (struct idtable){0};
 	err = frame_log__each(p->flog, load_frame, &lc);
 	/* out of memory: the rest is lost too, if memory is left for that (else the log stays) */
 	*why = err;
