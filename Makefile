@@ -244,50 +244,59 @@ fixtures: $(FIXTURES) $(FIXTURE_EXTRA) $(FAKEPY_FIXTURES)
 # collector-heavy program (system stacks), a clock-reading one (vDSO calls on g0) and one whose
 # goroutines carry pprof labels (stripped, and with DWARF). Built where go is (make deps installs golang-go);
 # the tests that need them fail in CI without them.
-GO := $(shell command -v go 2>/dev/null)
-GO_FIXTURES := $(addprefix $(O)/fixtures/,go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g \
+# Another toolchain builds the same set elsewhere: `make go-fixtures GO=/usr/lib/go-1.23/bin/go
+# GO_FIXDIR=build/go-extra/go1.23` (what tests/e2e/t_go.sh and t_go_labels.sh do with
+# CPUPROF_GO_EXTRA; the build cache beside the directory, Go keys it by toolchain).
+GO ?= $(shell command -v go 2>/dev/null)
+GO_FIXDIR ?= $(O)/fixtures
+GO_FIXTURES := $(addprefix $(GO_FIXDIR)/,go_tree_s go_tree_pie go_tree_pie_g go_cgo_s go_cgo_g \
 	go_cgo_pie go_cgo_pie_g go_gc_s go_clock_s go_cgospin_s go_labels_s go_labels_g)
-GO_BUILD = $(Q)mkdir -p $(@D) && GO111MODULE=off GOFLAGS= GOCACHE=$(abspath $(O))/gocache \
-	GOPATH=$(abspath $(O))/gopath go build
-$(O)/fixtures/go_tree_s: tests/fixtures/fix_tree.go
+GO_BUILD = $(Q)mkdir -p $(@D) && GO111MODULE=off GOFLAGS= GOTOOLCHAIN=local \
+	GOCACHE=$(abspath $(GO_FIXDIR)/..)/gocache GOPATH=$(abspath $(GO_FIXDIR)/..)/gopath $(GO) build
+$(GO_FIXDIR)/go_tree_s: tests/fixtures/fix_tree.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
-$(O)/fixtures/go_tree_pie_g: tests/fixtures/fix_tree.go
+$(GO_FIXDIR)/go_tree_pie_g: tests/fixtures/fix_tree.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -buildmode=pie -o $(abspath $@) $<
-$(O)/fixtures/go_cgo_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
+$(GO_FIXDIR)/go_cgo_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -o $(abspath $@) $^
-$(O)/fixtures/go_cgo_pie_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
+$(GO_FIXDIR)/go_cgo_pie_g: tests/fixtures/fix_tree.go tests/fixtures/fix_cgo.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -buildmode=pie -o $(abspath $@) $^
-$(O)/fixtures/go_cgo_pie: $(O)/fixtures/go_cgo_pie_g
+$(GO_FIXDIR)/go_cgo_pie: $(GO_FIXDIR)/go_cgo_pie_g
 	$(call msg,FIXTURE,$@)
 	$(Q)strip -o $@ $<
-$(O)/fixtures/go_tree_pie: $(O)/fixtures/go_tree_pie_g
+$(GO_FIXDIR)/go_tree_pie: $(GO_FIXDIR)/go_tree_pie_g
 	$(call msg,FIXTURE,$@)
 	$(Q)strip -o $@ $<
-$(O)/fixtures/go_cgo_s: $(O)/fixtures/go_cgo_g
+$(GO_FIXDIR)/go_cgo_s: $(GO_FIXDIR)/go_cgo_g
 	$(call msg,FIXTURE,$@)
 	$(Q)strip -o $@ $<
-$(O)/fixtures/go_clock_s: tests/fixtures/fix_clock.go
+$(GO_FIXDIR)/go_clock_s: tests/fixtures/fix_clock.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
-$(O)/fixtures/go_cgospin_s: tests/fixtures/fix_cgo_spin.go
+# its C functions named from .dynsym, as Go up to 1.20 exported every symbol (-rdynamic); from
+# 1.21 cmd/link exports only cgo exports where the linker can (--export-dynamic-symbol), and a
+# -s build's C functions have no name left (the test is of the link into the goroutine)
+$(GO_FIXDIR)/go_cgospin_s: tests/fixtures/fix_cgo_spin.go
+	$(call msg,FIXTURE,$@)
+	$(GO_BUILD) -ldflags='-s -w -extldflags=-rdynamic' -o $(abspath $@) $<
+$(GO_FIXDIR)/go_labels_s: tests/fixtures/fix_labels.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
-$(O)/fixtures/go_labels_s: tests/fixtures/fix_labels.go
-	$(call msg,FIXTURE,$@)
-	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
-$(O)/fixtures/go_labels_g: tests/fixtures/fix_labels.go
+$(GO_FIXDIR)/go_labels_g: tests/fixtures/fix_labels.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -o $(abspath $@) $<
-$(O)/fixtures/go_gc_s: tests/fixtures/fix_gc.go
+$(GO_FIXDIR)/go_gc_s: tests/fixtures/fix_gc.go
 	$(call msg,FIXTURE,$@)
 	$(GO_BUILD) -ldflags='-s -w' -o $(abspath $@) $<
 ifneq ($(GO),)
 fixtures: $(GO_FIXTURES)
 endif
+go-fixtures: $(GO_FIXTURES)
+.PHONY: go-fixtures
 
 # Java's known call tree (tests/fixtures/java), compiled where javac is (make deps installs
 # openjdk-17-jdk-headless); the tests that need it fail in CI without it.
@@ -610,6 +619,18 @@ unit: $(UNIT_TESTS) fixtures
 		echo "  UNIT     $$t"; \
 		CPUPROF_FIXTURES=$(O)/fixtures CPUPROF_TESTDATA=tests/data $$t || exit 1; \
 	done
+
+# test_gopclntab on the Go fixtures another toolchain builds, named against that toolchain's
+# go tool addr2line and its DWARF, its offsets against the table (CPUPROF_GO_EXTRA=/path/to/bin/go,
+# as for the Go end-to-end tests)
+unit-go-extra: $(O)/tests/test_gopclntab fixtures
+	$(Q)[ -n "$(CPUPROF_GO_EXTRA)" ] || { echo "unit-go-extra: set CPUPROF_GO_EXTRA=/path/to/bin/go" >&2; exit 1; }
+	$(Q)v=$$("$(CPUPROF_GO_EXTRA)" env GOVERSION) && \
+		$(MAKE) --no-print-directory go-fixtures GO="$(CPUPROF_GO_EXTRA)" GO_FIXDIR=$(O)/go-extra/$$v && \
+		echo "  UNIT     $(O)/tests/test_gopclntab ($$v)" && \
+		PATH="$$(dirname "$(CPUPROF_GO_EXTRA)"):$$PATH" CPUPROF_FIXTURES=$(O)/fixtures \
+		CPUPROF_GO_FIXTURES=$(O)/go-extra/$$v CPUPROF_TESTDATA=tests/data $(O)/tests/test_gopclntab
+.PHONY: unit-go-extra
 
 e2e: cpuprof-built fixtures
 	$(Q)CPUPROF=$(BIN) CPUPROF_FIXTURES=$(O)/fixtures tests/e2e/run.sh

@@ -3,8 +3,8 @@
 """Compare cpuprof's JS frames with node's own --cpu-prof profile of the same run (bench/tsc.sh).
 Usage: node_compare.py FOLDED CPUPROFILE [N]. FOLDED: cpuprof's folded output with --lines
 (js::NAME (FILE:LINE:COL) frames). Prints the share of the samples with JS frames whose
-innermost JS frame has a file and line (node's own JS, node:internal/..., and V8's builtins
-written in JS have none: counted apart), and the N (10) JS functions with the most self samples
+innermost JS frame is JS code (not one of V8's builtins, "NAME [builtin]": counted apart) named
+with a file and line, and the N (10) JS functions with the most self samples
 in node's profile beside their share in cpuprof's: a sample counts for its innermost JS frame;
 one in the garbage collector (a Heap:: or GC native frame below it) counts as node's
 "(garbage collector)"; shares are of the samples counted for a JS function."""
@@ -20,7 +20,7 @@ GC = re.compile(r"v8::internal::(Heap::|MarkCompact|Scavenger|ScavengerCollector
 def ours(path):
     self_ = collections.Counter()
     nofile = collections.Counter()
-    with_js = named = 0
+    with_js = named = builtin = 0
     for line in open(path, encoding="utf-8", errors="replace"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
         if not count.isdigit():
@@ -34,17 +34,21 @@ def ours(path):
                 break
         if inner is None:
             continue
-        with_js += c
         m = JS.match(frames[inner])
+        if m and m.group(1).endswith(" [builtin]"):
+            builtin += c
+        else:
+            with_js += c
         if m and m.group(2):
             named += c
-        elif m and m.group(1) != "[unknown]":
+        elif m and m.group(1) != "[unknown]" and not m.group(1).endswith(" [builtin]"):
             nofile[m.group(1)] += c
         if any(GC.search(f) for f in frames[inner + 1:]):
             continue
         name, line_no = (m.group(1), m.group(3)) if m else (frames[inner][4:], None)
+        name = name[:-len(" [builtin]")] if name.endswith(" [builtin]") else name
         self_[(name, int(line_no) if line_no else 0)] += c
-    return self_, with_js, named, nofile
+    return self_, with_js, named, nofile, builtin
 
 
 def theirs(path):
@@ -62,11 +66,12 @@ def theirs(path):
 
 def main():
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 10
-    a, with_js, named, nofile = ours(sys.argv[1])
+    a, with_js, named, nofile, builtin = ours(sys.argv[1])
     b = theirs(sys.argv[2])
     ta, tb = sum(a.values()), sum(b.values())
-    print(f"cpuprof: {with_js} samples with JS frames, {named} ({100.0 * named / max(with_js, 1):.1f}%) "
-          f"whose innermost JS frame has its file and line; {ta} counted for a JS function; "
+    print(f"cpuprof: {with_js} samples in JS code (and {builtin} in V8's builtins), {named} "
+          f"({100.0 * named / max(with_js, 1):.1f}%) whose innermost JS frame has its file and "
+          f"line; {ta} counted for a JS function; "
           f"node --cpu-prof: {tb}")
     print("without a file and line: " + ", ".join(f"{k} {v}" for k, v in nofile.most_common(6)))
     print(f"{'function (line)':48} {'--cpu-prof':>10} {'cpuprof':>8} {'diff':>6}")

@@ -8,7 +8,8 @@
 # pass at the end, which opens every file mapped during the recording and waited forever on a
 # FIFO another program had mapped; it only makes perf cheaper). Prints one line
 # per build, then medians and spreads (min-max): the build's wall time, the profiler's CPU (and
-# per sample: system-wide, the other work on the machine is sampled too) and peak RSS, and the
+# per sample: system-wide, the other work on the machine is sampled too) and peak RSS (cpuprof's:
+# the larger of the recording's and the output's, from its -v memory line and time), and the
 # 1-minute load average before each build.
 # CPUPROF_BASE=BINARY: a fourth build per round under that other cpuprof ("base"), for a before
 # and after under the same load.
@@ -95,6 +96,10 @@ run() { # MODE ROUND
 	cpuprof | base)
 		stop_timed
 		read -r cpu rss <<<"$(cpu_rss "$TMP/c.time")"
+		# -v resets the kernel's peak (clear_refs) before the output phase, so time's figure is
+		# the output's alone: the recording's own peak is on the memory line
+		rec=$(grep -o 'peak [0-9.]* MiB while recording' "$TMP/$mode.err" | cut -d' ' -f2)
+		rss=$(awk -v a="$rss" -v b="${rec:-0}" 'BEGIN { printf "%.1f", (a > b ? a : b) }')
 		[ -s "$TMP/c.pb.gz" ] || echo "$mode wrote no profile:" "$(tail -2 "$TMP/$mode.err")" >&2
 		extra=$(grep -o '[0-9]* samples from [0-9]* processes' "$TMP/$mode.err")
 		n=${extra%% *}

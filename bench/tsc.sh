@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tsc (TypeScript 5, its JavaScript compiler under the machine's node, no node flag for
 # cpuprof) on a generated project (bench/gen_ts.py, LINES lines, 2500 by default), recorded by
-# cpuprof with node's own --cpu-prof in the same run: the share of the samples with JS frames
-# whose innermost one has a file and line, and node's top 10 JS functions by self time beside
+# cpuprof with node's own --cpu-prof in the same run: the share of the samples in JS code (V8's
+# builtins apart) whose innermost JS frame has a file and line, and node's top 10 JS functions by self time beside
 # cpuprof's shares (bench/node_compare.py).
 # Usage: bench/tsc.sh CPUPROF OUTDIR (root; npm installs typescript@5 into OUTDIR once).
 # A figure, not a test.

@@ -124,18 +124,26 @@ struct cp_rt_name {
 	__u32 firstline; /* 0: unknown */
 	__u16 flags;	 /* CP_RT_NAME_* */
 	__u16 runtime;	 /* CP_RT_* */
+	__u32 column;	 /* CP_RT_NAME_LINE: the column of firstline (from 1); 0: unknown */
+	__u32 resv;
 	char name[CP_RT_NAME_LEN];
 	char file[CP_RT_FILE_LEN];
 };
-_Static_assert(sizeof(struct cp_rt_name) == 16 + CP_RT_NAME_LEN + CP_RT_FILE_LEN, "cp_rt_name");
+_Static_assert(sizeof(struct cp_rt_name) == 24 + CP_RT_NAME_LEN + CP_RT_FILE_LEN, "cp_rt_name");
 #define CP_RT_NAME_OK  1 /* name[] holds the function's name */
 #define CP_RT_FILE_OK  2 /* file[] holds its file */
 #define CP_RT_NAME_CUT 4 /* the name was longer than its field: its head is kept */
 #define CP_RT_FILE_CUT 8 /* the file was longer than its field: its tail is kept */
 /* firstline is not a line: 1 + the character position where the code starts in its file
-   (V8), made a line and column by user space from the file (interp/src_pos.h) */
-#define CP_RT_NAME_POS	16
-#define CP_RT_DEF_NAMES 16384
+   (V8), made a line and column by user space from the file (interp/src_pos.h), unless BPF
+   made it one (CP_RT_NAME_LINE) */
+#define CP_RT_NAME_POS 16
+/* with CP_RT_NAME_POS: BPF made the position a line (firstline) and column (column) from
+   what the runtime keeps in memory (V8: the script's line ends), no file read */
+#define CP_RT_NAME_LINE 32
+/* the code is one of the runtime's builtins, with no source (V8: Array.prototype.forEach...) */
+#define CP_RT_NAME_BUILTIN 64
+#define CP_RT_DEF_NAMES	   16384
 /* Names a sample copies at most (the rest wait for a later sample holding the frame). */
 #define CP_RT_NAMES_PER_SAMPLE 32
 

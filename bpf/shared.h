@@ -182,7 +182,8 @@ _Static_assert(sizeof(struct cp_count_key) <= CP_KLIMIT_BPF_STACK, "a hash key t
  * runtime/pprof's labelMap:
  * - CP_GO_LAYOUT_MAP (Go up to 1.23): a map[string]string, so a pointer to a runtime hmap
  *   (runtime/map.go:
- *   count at 0, B at 9, buckets at 16; unchanged from Go 1.4 to 1.23), whose buckets are
+ *   count at 0, B at 9, buckets at 16; unchanged from Go 1.4 to 1.23, and so in the DWARF of
+ *   Go 1.19.8, 1.21.13, 1.22.12 and 1.23.5 programs), whose buckets are
  *   bmap{tophash [8]u8; keys [8]string; values [8]string; overflow *bmap}, 272 bytes, a slot
  *   in use when its tophash is >= 5 (minTopHash). Buckets 0 to 2^min(B, 3) - 1 are read, not
  *   their overflow buckets nor an unfinished growth's old buckets: a labelMap is built once by

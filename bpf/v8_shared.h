@@ -43,6 +43,14 @@ struct cp_v8_offsets {
 	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
 	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
 	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
+	__u16 script_line_ends;	    /* Script.line_ends: a FixedArray of SMIs, or undefined */
+	__u16 fixed_length;	    /* FixedArrayBase.length: a SMI */
+	__u16 fixed_data;	    /* FixedArray.data: the first element */
+	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
+	__u16 script_source;	    /* Script.source: a String */
+	__u16 ext_resource;	    /* ExternalString.resource; its cached data pointer follows */
+	__u16 type_ext_one_byte;    /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
+	__u16 sfi_function_data;    /* SharedFunctionInfo.function_data: a SMI for a builtin */
 	__u8 string_enc_mask;	    /* StringEncodingMask */
 	__u8 string_repr_mask;	    /* StringRepresentationMask */
 	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
@@ -56,9 +64,9 @@ struct cp_v8_offsets {
 	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
 	__u8 frame_entry;	    /* frametype_EntryFrame */
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
-	__u8 pad[1];
+	__u8 pad[3];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 64, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 80, "cp_v8_offsets layout");
 
 /* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
 #define CP_V8_CODE_RANGES 3
@@ -77,7 +85,7 @@ struct cp_v8_proc {
 	struct cp_rt_jit_range builtins;
 	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 80 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 96 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
@@ -91,6 +99,12 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 #define CP_V8_CONS_DEPTH 4
 /* ScopeInfo slots the namer looks at for the function's name (as OTel's analyzeScopeInfo). */
 #define CP_V8_SCOPE_SLOTS 16
+/* Halvings of the binary search of a position in a script's line ends (2^24 lines). */
+#define CP_V8_LINE_STEPS 24
+/* Bytes of a script's source BPF reads at most to count the lines before a position (when
+   the script has no line ends), CP_V8_SRC_CHUNK at a time. */
+#define CP_V8_SRC_MAX	(256u << 10)
+#define CP_V8_SRC_CHUNK 256
 /* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
 #define CP_V8_SCOPE_LOCALS 4096
 

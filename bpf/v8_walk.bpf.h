@@ -279,6 +279,183 @@ __noinline int cp_v8_scope_name(const struct cp_v8_offsets *o, __u64 si, struct 
 	return found;
 }
 
+/*
+ * The line and column (from 1) of position pos of a script from its line ends (Script.line_ends:
+ * a FixedArray of SMIs, the position of each line's '\n', the last one the source's length;
+ * V8 makes it when something asked a line of the script: a stack trace, a profiler), into
+ * n->firstline and n->column with CP_RT_NAME_LINE. 0, or -1 when the script has none (undefined)
+ * or it is not laid out as the reader knows.
+ */
+__noinline int cp_v8_line(const struct cp_v8_offsets *o, __u64 script, __u32 pos,
+			  struct cp_rt_name *n)
+{
+	__u64 le, obj, data, w;
+	__u32 lo = 0, hi, mid, start = 0;
+
+	if (!o || !n)
+		return -1;
+	le = rt_ptr(script + o->script_line_ends);
+	if (cp_v8_type(o, le) != o->type_fixed_array)
+		return -1;
+	obj = v8_obj(o, le);
+	w = rt_ptr(obj + o->fixed_length);
+	if (!obj || !v8_is_smi(w))
+		return -1;
+	hi = (__u32)(w >> o->smi_shift);
+	if (!hi || hi > (1u << CP_V8_LINE_STEPS))
+		return -1;
+	data = obj + o->fixed_data;
+	/* the first line whose end is at or after pos */
+	for (int i = 0; i <= CP_V8_LINE_STEPS; i++) {
+		if (lo >= hi)
+			break;
+		mid = lo + (hi - lo) / 2;
+		w = rt_ptr(data + 8 * (__u64)mid);
+		if (!v8_is_smi(w))
+			return -1;
+		if ((__u32)(w >> o->smi_shift) < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		w = rt_ptr(data + 8 * (__u64)(lo - 1));
+		if (!v8_is_smi(w))
+			return -1;
+		start = (__u32)(w >> o->smi_shift) + 1;
+	}
+	if (start > pos)
+		return -1;
+	n->firstline = lo + 1;
+	n->column = pos - start + 1;
+	n->flags |= CP_RT_NAME_LINE;
+	return 0;
+}
+
+/* What v8_count_step counts in: the source's characters [at, pos) from data. */
+struct v8_count {
+	__u64 data;
+	__u32 pos, at, lines, start;
+	int err;
+};
+
+/* Read len (< CP_V8_SRC_CHUNK) bytes at addr into sb, in pieces of 64, 8 and 1 bytes. */
+static __always_inline long v8_read_tail(struct v8_strbuf *sb, __u64 addr, __u32 len)
+{
+	__u32 at = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (len - at < 64)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 64, (void *)(addr + at)))
+			return -1;
+		at += 64;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (len - at < 8)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 8, (void *)(addr + at)))
+			return -1;
+		at += 8;
+	}
+	for (int i = 0; i < 7; i++) {
+		if (at >= len)
+			break;
+		if (bpf_probe_read_user(sb->b + (at & 255), 1, (void *)(addr + at)))
+			return -1;
+		at++;
+	}
+	return 0;
+}
+
+/* The line ends in the next CP_V8_SRC_CHUNK bytes of c's source: 0, 1 at its end, -1. Global:
+ * verified once, its loop apart from bpf_loop's (whose step the verifier walks until the
+ * states it meets repeat). */
+__noinline int cp_v8_count_chunk(struct v8_count *c)
+{
+	__u32 zero = 0, len, lines, start, mask;
+	struct v8_strbuf *sb = bpf_map_lookup_elem(&v8_str_buf, &zero);
+
+	if (!c || !sb || c->at >= c->pos)
+		return 1;
+	/* a whole chunk, or the rest: each a constant size the verifier sees */
+	len = c->pos - c->at;
+	if (len >= CP_V8_SRC_CHUNK)
+		len = CP_V8_SRC_CHUNK;
+	if (len == CP_V8_SRC_CHUNK
+		    ? bpf_probe_read_user(sb->b, CP_V8_SRC_CHUNK, (void *)(c->data + c->at))
+		    : v8_read_tail(sb, c->data + c->at, len)) {
+		c->err = 1;
+		return -1;
+	}
+	/* without a branch on the characters: the verifier walks each path of a loop */
+	lines = c->lines;
+	start = c->start;
+	for (__u32 k = 0; k < CP_V8_SRC_CHUNK; k++) {
+		if (k >= len)
+			break;
+		mask = -(__u32)(sb->b[k & (CP_V8_SRC_CHUNK - 1)] == '\n');
+		lines += mask & 1;
+		start = (start & ~mask) | ((c->at + k + 1) & mask);
+	}
+	c->lines = lines;
+	c->start = start;
+	c->at += len;
+	return 0;
+}
+
+/* bpf_loop's step: the next chunk. */
+static long v8_count_step(__u32 i, void *arg)
+{
+	(void)i;
+	return cp_v8_count_chunk(arg) ? 1 : 0;
+}
+
+/*
+ * The line and column of position pos of a script with no line ends, counted in its source:
+ * a one-byte string, sequential (in V8's heap) or external and cached (node's own scripts:
+ * their text in node's binary), pos at most CP_V8_SRC_MAX. 0 (n->firstline, n->column,
+ * CP_RT_NAME_LINE), or -1.
+ */
+__noinline int cp_v8_src_line(const struct cp_v8_offsets *o, __u64 script, __u32 pos,
+			      struct cp_rt_name *n)
+{
+	struct v8_count c = {0};
+	__u64 w, obj;
+	__u32 t;
+	__s32 len;
+
+	if (!o || !n || pos > CP_V8_SRC_MAX)
+		return -1;
+	w = rt_ptr(script + o->script_source);
+	t = cp_v8_type(o, w);
+	obj = v8_obj(o, w);
+	if ((t & o->string_repr_mask) == o->thin_tag && t < o->first_nonstring) {
+		w = rt_ptr(obj + o->thin_actual);
+		t = cp_v8_type(o, w);
+		obj = v8_obj(o, w);
+	}
+	if (!obj || t >= o->first_nonstring || (t & o->string_enc_mask) != o->one_byte_tag)
+		return -1;
+	if ((t & o->string_repr_mask) == o->seq_tag)
+		c.data = obj + o->seq_chars;
+	else if (t == o->type_ext_one_byte)
+		c.data = rt_ptr(obj + o->ext_resource + 8); /* resource_data: after resource */
+	else
+		return -1;
+	if (!c.data || bpf_probe_read_user(&len, sizeof(len), (void *)(obj + o->string_length)) ||
+	    len < 0 || pos > (__u32)len)
+		return -1;
+	c.pos = pos;
+	bpf_loop(CP_V8_SRC_MAX / CP_V8_SRC_CHUNK + 1, v8_count_step, &c, 0);
+	if (c.err || c.at != pos)
+		return -1;
+	n->firstline = c.lines + 1;
+	n->column = pos - c.start + 1;
+	n->flags |= CP_RT_NAME_LINE;
+	return 0;
+}
+
 /* Copy what names frame f (a JS frame's SFI) into n. */
 static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct cp_rt_frame *f,
 				       struct cp_rt_name *n)
@@ -300,15 +477,22 @@ static __always_inline void cp_v8_name(const struct cp_v8_proc *p, const struct 
 	if (len >= 0)
 		n->flags |= CP_RT_NAME_OK;
 	script = rt_ptr(sfi + o->sfi_script);
-	if (cp_v8_type(o, script) != o->type_script)
+	if (cp_v8_type(o, script) != o->type_script) {
+		/* no script: a builtin's function data is its id (a SMI), an API function's not */
+		if (v8_is_smi(rt_ptr(sfi + o->sfi_function_data)))
+			n->flags |= CP_RT_NAME_BUILTIN;
 		return;
+	}
 	if (cp_v8_str(o, rt_ptr(v8_obj(o, script) + o->script_name), n, V8_TO_FILE, 1) > 0)
 		n->flags |= CP_RT_FILE_OK;
-	/* its start position (+ 1): user space reads the line and column in the script file
-	   (V8 computes its scripts' line ends only when it needs them) */
+	/* its start position as a line from the script's line ends (V8 computes them only when
+	   it needs them), else counted in its source (node:internal/... scripts are no files);
+	   else the position (+ 1): user space reads the line and column in the script file */
 	if (start) {
-		n->firstline = start + 1;
 		n->flags |= CP_RT_NAME_POS;
+		if (cp_v8_line(o, v8_obj(o, script), start, n) &&
+		    cp_v8_src_line(o, v8_obj(o, script), start, n))
+			n->firstline = start + 1;
 	}
 }
 

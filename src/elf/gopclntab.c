@@ -575,16 +575,19 @@ static unsigned int release_minor(const char *v)
  *   1.19  DWARF of Go 1.19.8 programs (Debian bookworm), and the machine code of its stripped
  *         toolchain (runtime.systemstack, gosave_systemstack_switch, runtime.nanotime1)
  *   1.20  runtime2.go go1.20.6, by hand: 1.19's plus m.isextra (a bool in padding)
- *   1.21  machine code of a stripped go1.21.11 program
- *   1.22  machine code of a stripped go1.22.12 program (a 1.22 pre-release differs: 1104)
- *   1.23  machine code of stripped go1.23.1, go1.23.3 and go1.23.8 programs
+ *   1.21  machine code of a stripped go1.21.11 program; DWARF of go1.21.13 programs (Debian)
+ *   1.22  machine code of a stripped go1.22.12 program (a 1.22 pre-release differs: 1104);
+ *         DWARF of go1.22.12 programs (Debian)
+ *   1.23  machine code of stripped go1.23.1, go1.23.3 and go1.23.8 programs; DWARF of
+ *         go1.23.5 programs (Debian)
  *   1.24  DWARF of a go1.24.3 program, machine code of it and of a stripped go1.24.4 one
  *   1.25+ the OTel eBPF profiler's Go offsets (interpreter/go/offsets.go: m.curg 184,
  *         g.sched.bp 96 for 1.25 and 1.26) and runtime2.go go1.25.3; m.vdsoSP not known (0:
  *         no vDSO linkage without DWARF)
- * g.labels (runtime/pprof's labels): 360 in the DWARF of Go 1.19.8; for the other releases
- * the OTel profiler's (Labels: 360 from 1.17, 344 from 1.21, 352 from 1.23, 344 in 1.25, 352
- * in 1.26), not checked against a program here (none links runtime/pprof's label calls).
+ * g.labels (runtime/pprof's labels): 360 in the DWARF of Go 1.19.8, 344 in that of go1.21.13
+ * and go1.22.12, 352 in that of go1.23.5 (Debian bookworm-backports' golang-1.2x-go: the
+ * fixtures built by `make unit-go-extra`, whose test_dwarf_offsets compares); for the other
+ * releases the OTel profiler's (Labels: 360 from 1.17, 344 in 1.25, 352 in 1.26), unchecked.
  * (scripts/go-offsets-check.sh compares a program's rows with its machine code.)
  */
 static const struct {

@@ -14,7 +14,9 @@
  * Inlined frames (the inline tree, funcdata 3 and pcdata 2) are read for 1.18 and later only,
  * when the go:func.* data was found (gopclntab__set_gofunc). Tested: 1.18 on Go 1.19 programs
  * (test_gopclntab against go tool addr2line), 1.2 and 1.16 on tables made from their
- * specification (against debug/gosym), 1.20 on the names of Go 1.21-1.24 programs.
+ * specification (against debug/gosym), 1.20 on the names of Go 1.21-1.24 programs, and on
+ * Debian's go1.21.13, go1.22.12 and go1.23.5 (make unit-go-extra: names and positions against
+ * that Go's addr2line and DWARF).
  *
  * Every byte of the table is hostile: each offset is checked against the data it points into,
  * each string must end inside it, each pc-value walk is bounded.

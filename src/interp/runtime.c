@@ -50,15 +50,22 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 	out->line = -1;
 	if (!n || !(n->flags & (CP_RT_NAME_OK | CP_RT_FILE_OK)))
 		return -ENOENT;
-	if (n->flags & CP_RT_NAME_OK)
+	if (n->flags & CP_RT_NAME_OK) {
 		copy_clean(out->name, sizeof(out->name), n->name, sizeof(n->name), false);
-	else
+		/* a builtin has no file nor line: said in its name */
+		if (n->flags & CP_RT_NAME_BUILTIN)
+			strncat(out->name, " [builtin]", sizeof(out->name) - strlen(out->name) - 1);
+	} else
 		snprintf(out->name, sizeof(out->name), "[unknown]");
 	if (n->flags & CP_RT_FILE_OK)
 		copy_clean(out->file, sizeof(out->file), n->file, sizeof(n->file),
 			   n->flags & CP_RT_FILE_CUT);
 	out->firstline = n->firstline <= 1u << 30 ? (int)n->firstline : 0;
-	if ((n->flags & CP_RT_NAME_POS) && out->firstline) {
+	if ((n->flags & (CP_RT_NAME_POS | CP_RT_NAME_LINE)) == (CP_RT_NAME_POS | CP_RT_NAME_LINE)) {
+		/* BPF made it a line in the runtime's memory: no file read (node:internal/...) */
+		out->line = out->firstline;
+		out->column = out->firstline && n->column <= 1u << 30 ? (int)n->column : 0;
+	} else if ((n->flags & CP_RT_NAME_POS) && out->firstline) {
 		int line, col;
 
 		/* where the code is defined: its line, and the column there */

@@ -80,16 +80,14 @@ static bool is_user_process(const char *procfs, pid_t pid)
 	return readlink(path, buf, sizeof(buf)) > 0;
 }
 
-static int add_proc(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
-		    pid_t pid, struct prebuild_result *st)
+static int add_proc(struct proc_snapshot *ps, const struct prebuild_opts *o, pid_t pid,
+		    struct prebuild_result *st)
 {
 	int err;
 
 	if (o->comm_re && !comm_matches(o->procfs, pid, o->comm_re))
 		return 0;
 	err = proc_snapshot__take(ps, (uint32_t)pid, 0);
-	if (!err && um)
-		err = unwind_maps__add_proc(um, ps, (uint32_t)pid, 0);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -109,7 +107,12 @@ static int add_proc(struct proc_snapshot *ps, struct unwind_maps *um, const stru
 	return 0;
 }
 
-static int add_all(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
+static bool stopped(const struct prebuild_opts *o)
+{
+	return o->stop && o->stop(o->stop_ctx);
+}
+
+static int add_all(struct proc_snapshot *ps, const struct prebuild_opts *o,
 		   struct prebuild_result *st)
 {
 	struct dirent *de;
@@ -122,14 +125,14 @@ static int add_all(struct proc_snapshot *ps, struct unwind_maps *um, const struc
 	while (!err && (de = readdir(d))) {
 		uint64_t v;
 
-		if (o->stop && o->stop(o->stop_ctx)) {
+		if (stopped(o)) {
 			err = -EINTR;
 			break;
 		}
 		if (parse_u64(de->d_name, 1, INT_MAX, &v) || (pid_t)v == o->self ||
 		    !is_user_process(o->procfs, (pid_t)v))
 			continue;
-		err = add_proc(ps, um, o, (pid_t)v, st);
+		err = add_proc(ps, o, (pid_t)v, st);
 	}
 	closedir(d);
 	return err;
@@ -142,17 +145,31 @@ int prebuild(struct proc_snapshot *ps, struct unwind_maps *um, const struct preb
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (um) {
-		err = add_runtime(um, o->procfs);
-		if (!err && o->exe)
-			err = add_elf_file(um, o->exe);
-	}
 	for (size_t i = 0; !err && i < o->n_pids; i++)
-		err = o->stop && o->stop(o->stop_ctx) ? -EINTR
-						      : add_proc(ps, um, o, o->pids[i], st);
+		err = stopped(o) ? -EINTR : add_proc(ps, o, o->pids[i], st);
 	if (!err && !o->n_pids && o->all)
-		err = add_all(ps, um, o, st);
+		err = add_all(ps, o, st);
 	st->ns = monotonic_ns() - t0;
+	if (!err && um)
+		err = prebuild_tables(ps, um, o, st);
+	return err;
+}
+
+int prebuild_tables(struct proc_snapshot *ps, struct unwind_maps *um, const struct prebuild_opts *o,
+		    struct prebuild_result *st)
+{
+	uint64_t t0 = monotonic_ns();
+	int err = add_runtime(um, o->procfs);
+
+	if (!err && o->exe)
+		err = add_elf_file(um, o->exe);
+	for (size_t i = 0; !err && i < st->procs; i++) {
+		err = stopped(o) ? -EINTR : unwind_maps__add_proc(um, ps, (uint32_t)st->pids[i], 0);
+		/* one process's table that cannot be published costs its DWARF walks only */
+		if (err && err != -ENOMEM && err != -EINTR)
+			err = 0;
+	}
+	st->tables_ns = monotonic_ns() - t0;
 	return err;
 }
 

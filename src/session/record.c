@@ -1184,6 +1184,7 @@ static int write_outputs(struct record *r)
 	if (rc)
 		return rc;
 	fill_report(r, &rep);
+	rep.rec_peak_kib = rec_mem.peak_kib;
 	if (report_write(&rep, r->outs, r->n_outs))
 		return CP_EXIT_FAILURE;
 	clock_gettime(CLOCK_MONOTONIC, &t_written);

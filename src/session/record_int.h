@@ -109,13 +109,16 @@ int record_open_outputs(struct record *r);
 /* Fork the command, held until sampling runs. */
 int record_prepare_command(struct record *r);
 
-/* Read the mappings of the processes that exist now and build their unwind tables. */
+/* Read the mappings of the processes that exist now (their unwind tables: record_load_bpf). */
 int record_prepare_tables(struct record *r);
 
 /* A stop signal has arrived (read from the signalfd now): for long steps to give up early. */
 bool record_stop_pending(struct record *r);
 
-/* Load the BPF programs (the DWARF unwinder sized from the tables built), move the tables in. */
+/*
+ * Load the BPF programs (the process mapping table sized from the processes read), then build
+ * the unwind tables of those processes straight into the row store.
+ */
 int record_load_bpf(struct record *r);
 
 /* Tell BPF the targets; watch -p targets for their exit. */

@@ -153,10 +153,17 @@ static int write_row_chunk(void *ctx, uint32_t chunk, uint32_t off,
 	return bpf_session__write_row_chunk(ctx, chunk, off, rows, n);
 }
 
-/* Move the tables built so far into the BPF maps; warn once about what could not be. */
+static void prebuild_opts_of(struct record *r, struct prebuild_opts *po);
+
+/*
+ * Attach the unwind tables to the BPF maps, then build those of the processes read before
+ * (each goes into the row store as it is built); warn once about what could not be stored.
+ * CP_EXIT_OK (also on a stop signal: the caller sees it), or CP_EXIT_FAILURE out of memory.
+ */
 static int attach_tables(struct record *r)
 {
 	struct unwind_maps_stats st;
+	struct prebuild_opts po;
 	struct unwind_sink sink = {
 		.rows = {.add_chunks = add_row_chunks, .write = write_row_chunk, .ctx = r->bpf},
 		.publish = publish_proc,
@@ -166,6 +173,16 @@ static int attach_tables(struct record *r)
 	int err;
 
 	err = unwind_maps__attach(r->um, &sink);
+	if (err)
+		pr_debug("cannot publish the unwind tables: %s", strerror(-err));
+	prebuild_opts_of(r, &po);
+	err = prebuild_tables(r->snap, r->um, &po, &r->pre);
+	if (err == -ENOMEM) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	pr_debug("built the unwind tables of %zu processes in %.1f ms", r->pre.procs,
+		 (double)r->pre.tables_ns / 1e6);
 	unwind_maps__stats(r->um, &st);
 	if (st.objects_dropped)
 		pr_warn("out of kernel memory for the unwind tables: %zu MiB allocated, so %zu "
@@ -173,9 +190,7 @@ static int attach_tables(struct record *r)
 			"pointers",
 			st.chunks * CP_ROW_CHUNK_ROWS * sizeof(struct cp_unwind_row) >> 20,
 			st.objects_dropped, st.rows_dropped);
-	if (err)
-		pr_debug("cannot publish the unwind tables: %s", strerror(-err));
-	return 0;
+	return CP_EXIT_OK;
 }
 
 static int open_bpf(struct record *r, const char **step)
@@ -250,9 +265,7 @@ int record_load_bpf(struct record *r)
 		pr_info("cannot follow executable mmaps in BPF (%s): code that programs started "
 			"during the recording map later waits for their mappings to be read",
 			strerror(-err));
-	if (r->um)
-		attach_tables(r);
-	return CP_EXIT_OK;
+	return r->um ? attach_tables(r) : CP_EXIT_OK;
 }
 
 /* ---- targets ----------------------------------------------------------------------------- */
@@ -325,18 +338,20 @@ int record_prepare_command(struct record *r)
 }
 
 /*
- * Before BPF is loaded: read the mappings of the processes that exist now and build their
- * unwind tables, so that the row array is sized from them and the first samples are exact.
+ * Before BPF is loaded: read the mappings of the processes that exist now (the process
+ * mapping table is sized from their number); their unwind tables are built once the row store
+ * exists (attach_tables), before sampling starts, so that the first samples are exact.
  */
 static bool prebuild_stop(void *ctx)
 {
 	return record_stop_pending(ctx);
 }
 
-int record_prepare_tables(struct record *r)
+static void prebuild_opts_of(struct record *r, struct prebuild_opts *po)
 {
 	const struct cp_options *o = r->o;
-	struct prebuild_opts po = {
+
+	*po = (struct prebuild_opts){
 		.procfs = "/proc",
 		.pids = r->pids,
 		.n_pids = o->n_pids,
@@ -349,8 +364,15 @@ int record_prepare_tables(struct record *r)
 		.stop = prebuild_stop,
 		.stop_ctx = r,
 	};
+}
+
+int record_prepare_tables(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	struct prebuild_opts po;
 	int err;
 
+	prebuild_opts_of(r, &po);
 	r->max_rows = (uint32_t)(o->max_unwind_mib * (1u << 20) / sizeof(struct cp_unwind_row));
 	if (o->unwind != UNWIND_FP && !o->kernel_only) {
 		r->um = unwind_maps__new(r->max_rows);
@@ -359,7 +381,7 @@ int record_prepare_tables(struct record *r)
 			return CP_EXIT_FAILURE;
 		}
 	}
-	err = prebuild(r->snap, r->um, &po, &r->pre);
+	err = prebuild(r->snap, NULL, &po, &r->pre);
 	if (err == -EINTR)
 		return CP_EXIT_OK; /* a stop signal: the caller sees it and stops */
 	if (err) {

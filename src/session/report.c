@@ -257,9 +257,15 @@ void report_summary(const struct report *r, size_t n_outs)
 	{
 		struct rusage ru;
 
-		/* -v: what naming and the rest cost in memory at their worst */
-		if (!getrusage(RUSAGE_SELF, &ru))
-			pr_info("peak RSS %.1f MB", (double)ru.ru_maxrss / 1024.0);
+		/* -v: what naming and the rest cost in memory at their worst: the kernel's mark was
+		   set back before the output phase, the recording's peak is kept apart */
+		if (!getrusage(RUSAGE_SELF, &ru)) {
+			uint64_t kib = (uint64_t)ru.ru_maxrss;
+
+			if (r->rec_peak_kib > kib)
+				kib = r->rec_peak_kib;
+			pr_info("peak RSS %.1f MB", (double)kib / 1024.0);
+		}
 	}
 	if (r->agg.ustacks)
 		snprintf(complete, sizeof(complete), "; %.1f%% of user stacks complete",

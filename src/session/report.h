@@ -27,6 +27,8 @@ struct report {
 	double recorded_s;	      /* length of the recording */
 	unsigned int frequency;	      /* the sampling rate used (-F, capped) */
 	const struct unwind_maps *um; /* NULL without --unwind dwarf */
+	uint64_t rec_peak_kib;	      /* the recording's peak RSS, before the output phase reset the
+					 kernel's mark (util/rss.h); 0 when not known */
 };
 
 /*

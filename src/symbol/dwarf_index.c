@@ -81,7 +81,15 @@ struct di_ctx {
 	size_t cap_nodes;
 };
 
-#define DI_MAX_JOBS 64
+/*
+ * Decoded line rows (12 bytes each) one index keeps between trims of its lookups: past this,
+ * the sequences not looked up since the last such trim are forgotten (and decoded again if
+ * needed). A drain of a busy machine held 10 MB of rows at the peak, over many indexes: this
+ * bounds one index with a big line program whose addresses are all named.
+ */
+#define DI_HELD_ROWS (1u << 19)
+
+#define DI_MAX_JOBS  64
 /* DIE bytes to index that make one more thread worth its set-up */
 #define DI_BYTES_PER_THREAD (4 << 20)
 
@@ -89,6 +97,8 @@ struct di_ctx {
 #define DI_MAX_ZSEC 32
 
 struct dwarf_index {
+	size_t held_rows; /* decoded line rows held: at the last trim, and added by lookups since */
+	size_t held_cap;  /* past it, cap_rows trims (DI_HELD_ROWS) */
 	Elf *elf, *dbg_elf, *mini_elf;
 	struct fmap map, dbg_map; /* whole files, guarded (see map_elf) */
 	int dbg_fd;
@@ -900,6 +910,8 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 	}
 }
 
+static void release_files(struct dwarf_index *di);
+
 struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct debug_paths *dp)
 {
 	struct dwarf_index *di = calloc(1, sizeof(*di));
@@ -912,6 +924,7 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 	di->dbg_map.slot = -1;
 	di->n_ctx = 1;
 	di->thread_bytes = DI_BYTES_PER_THREAD;
+	di->held_cap = DI_HELD_ROWS;
 	elf_version(EV_CURRENT);
 	di->ctx[0].dc = demangle_cache__new();
 	if (!di->ctx[0].dc)
@@ -929,6 +942,12 @@ struct dwarf_index *dwarf_index__open(int fd, const char *path, const struct deb
 		err = -ESTALE;
 	if (err)
 		goto fail;
+	/*
+	 * What opening read of the files (symbol tables, the CU headers) is read again only in
+	 * part, if at all: the rest of a drain's naming goes on without those pages in cpuprof's
+	 * RSS (libLLVM's .dynsym and names were 5.6 MB of it at the peak of a recording).
+	 */
+	release_files(di);
 	return di;
 fail:
 	dwarf_index__free(di);
@@ -989,20 +1008,28 @@ static void release_compressed(const struct dwarf_index *di)
 	}
 }
 
+/* The file pages read so far: mapped again as lookups read them (populate: a batch's). */
+static void release_files(struct dwarf_index *di)
+{
+	release_pages(&di->map, di->elf, di->serial);
+	release_pages(&di->dbg_map, di->dbg_elf, di->serial);
+	if (di->serial)
+		release_compressed(di);
+	di->populated = false;
+}
+
 size_t dwarf_index__trim(struct dwarf_index *di)
 {
 	size_t n = 0;
 
 	if (!di)
 		return 0;
-	/* the file pages read for the last batch: mapped again by the next one (populate) */
-	release_pages(&di->map, di->elf, di->serial);
-	release_pages(&di->dbg_map, di->dbg_elf, di->serial);
-	if (di->serial)
-		release_compressed(di);
-	di->populated = false;
-	for (size_t i = 0; i < di->n_cus; i++)
+	release_files(di);
+	di->held_rows = 0;
+	for (size_t i = 0; i < di->n_cus; i++) {
 		n += line_table__trim(di->cus[i].lt, false);
+		di->held_rows += line_table__held(di->cus[i].lt);
+	}
 	for (unsigned int i = 0; i < di->n_ctx; i++) {
 		free(di->ctx[i].ranges);
 		free(di->ctx[i].nodes);
@@ -1148,16 +1175,41 @@ static int lookup(struct dwarf_index *di, struct di_ctx *ctx, struct di_cu *cu, 
 	return 0;
 }
 
+/*
+ * After a lookup in cu that changed the rows its line table holds from before: past
+ * DI_HELD_ROWS in all since the last call that trimmed, the sequences of every CU not looked up
+ * since then go.
+ */
+static void cap_rows(struct dwarf_index *di, const struct di_cu *cu, size_t before)
+{
+	size_t after = cu ? line_table__held(cu->lt) : 0;
+
+	if (after <= before)
+		return;
+	di->held_rows += after - before;
+	if (di->held_rows <= di->held_cap)
+		return;
+	di->held_rows = 0;
+	for (size_t i = 0; i < di->n_cus; i++) {
+		line_table__trim(di->cus[i].lt, false);
+		di->held_rows += line_table__held(di->cus[i].lt);
+	}
+}
+
 int dwarf_index__lookup(struct dwarf_index *di, uint64_t vaddr, struct di_frame *out, size_t max,
 			size_t *n)
 {
+	struct di_cu *cu;
+	size_t before;
 	int err;
 
 	*n = 0;
 	if (changed(di))
 		return -ESTALE;
-	err = lookup(di, &di->ctx[0], di->ctx[0].dw ? find_cu(di, vaddr) : NULL, vaddr, out, max,
-		     n);
+	cu = di->ctx[0].dw ? find_cu(di, vaddr) : NULL;
+	before = cu ? line_table__held(cu->lt) : 0;
+	err = lookup(di, &di->ctx[0], cu, vaddr, out, max, n);
+	cap_rows(di, cu, before);
 	if (changed(di)) {
 		*n = 0;
 		err = -ESTALE;
@@ -1403,6 +1455,20 @@ void di_batch__free(struct di_batch *b)
 		free(b->fr[t].v);
 	free(b->ans);
 	free(b);
+}
+
+void dwarf_index__set_held_rows(struct dwarf_index *di, size_t rows)
+{
+	di->held_cap = rows;
+}
+
+size_t dwarf_index__held_rows(const struct dwarf_index *di)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < di->n_cus; i++)
+		n += line_table__held(di->cus[i].lt);
+	return n;
 }
 
 void dwarf_index__set_thread_bytes(struct dwarf_index *di, uint64_t bytes)

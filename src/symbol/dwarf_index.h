@@ -104,6 +104,15 @@ int dwarf_index__lookup_batch(struct dwarf_index *di, const uint64_t *vaddrs, si
  */
 void dwarf_index__set_thread_bytes(struct dwarf_index *di, uint64_t bytes);
 
+/*
+ * Decoded line rows dwarf_index__lookup lets the index hold before it forgets the sequences not
+ * looked up since it last did (default 524,288: 6 MiB). Tests lower it.
+ */
+void dwarf_index__set_held_rows(struct dwarf_index *di, size_t rows);
+
+/* The decoded line rows the index holds now. */
+size_t dwarf_index__held_rows(const struct dwarf_index *di);
+
 /* The frames of the batch's i-th address, innermost first, into *frames; their number. */
 size_t di_batch__frames(const struct di_batch *b, size_t i, const struct di_frame **frames);
 

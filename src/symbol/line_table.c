@@ -67,6 +67,7 @@ struct line_table {
 	uint32_t top_idx;
 	struct lt_block *blocks;
 	unsigned int epoch; /* line_table__trim calls so far */
+	size_t held;	    /* decoded rows kept */
 };
 
 /* ---- reading -------------------------------------------------------------------------- */
@@ -791,8 +792,14 @@ size_t line_table__trim(struct line_table *lt, bool all)
 		free(s->rows);
 		s->rows = NULL;
 	}
+	lt->held -= n;
 	lt->epoch++;
 	return n;
+}
+
+size_t line_table__held(const struct line_table *lt)
+{
+	return lt ? lt->held : 0;
 }
 
 void line_table__free(struct line_table *lt)
@@ -890,6 +897,7 @@ static int decode_seq(struct line_table *lt, struct lt_seq *s)
 		return err;
 	}
 	s->rows = ps.rows;
+	lt->held += s->n_rows;
 	return 0;
 }
 

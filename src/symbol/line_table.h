@@ -54,6 +54,9 @@ void line_table__free(struct line_table *lt);
  */
 size_t line_table__trim(struct line_table *lt, bool all);
 
+/* The decoded rows the table keeps now (0 for NULL). */
+size_t line_table__held(const struct line_table *lt);
+
 /* Number of file table entries; file i's name (NULL when out of range). */
 size_t line_table__n_files(const struct line_table *lt);
 const char *line_table__file(struct line_table *lt, size_t i);

@@ -267,6 +267,22 @@ static void count_node(const void *node, VISIT which, void *ctx)
 		(*(size_t *)ctx)++;
 }
 
+static void count_tables(const void *node, VISIT which, void *ctx)
+{
+	const struct sym_object *so = *(const struct sym_object *const *)node;
+
+	if ((which == postorder || which == leaf) && so->es)
+		(*(size_t *)ctx)++;
+}
+
+size_t symbolizer__symbol_tables(const struct symbolizer *sy)
+{
+	size_t n = 0;
+
+	twalk_r(sy->objs, count_tables, &n);
+	return n;
+}
+
 void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes, size_t *strings,
 		       size_t *string_bytes)
 {
@@ -584,14 +600,45 @@ static int map_vaddr(struct symbolizer *sy, const struct ps_map *m, const struct
 }
 
 /*
+ * Name out (its rel, for the address rel - off: 0 for a leaf, else 1 for the return address)
+ * as name (a JIT's, or NULL), else from es, or a stripped Go program's function table of so,
+ * or as label+offset.
+ */
+static int name_from(struct symbolizer *sy, struct sym_object *so, const struct elf_syms *es,
+		     const char *name, const char *label, uint64_t off, struct sym_frame *out)
+{
+	uint64_t vaddr = out->rel - off, soff;
+
+	if (es)
+		name = elf_syms__lookup(es, vaddr, &soff);
+	/* a stripped Go program: its names are in its function table */
+	if (!name && so && es) {
+		struct gopclntab *gp = object_gopclntab(sy, so);
+		struct go_func gf;
+
+		if (gp && gopclntab__func(gp, vaddr, &gf))
+			name = gf.name;
+	}
+	if (name) {
+		out->name = intern(sy, name);
+		out->named = true;
+	} else {
+		out->name = intern_at(sy, label, out->rel);
+	}
+	return out->name ? 0 : -ENOMEM;
+}
+
+/*
  * Name a user address of (pid, gen) from the symbol tables, as symbolizer__user; *mp is the
  * mapping that holds it (NULL when none does), *sop what the symbolizer knows of its object
- * (NULL when it is no file).
+ * (NULL when it is no file). later: an address in a file is placed (rel) but not named (name
+ * NULL): the caller names it with name_from when the DWARF index leaves it a name to give.
  */
 static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		     struct sym_frame *out, const struct ps_map **mp, struct sym_object **sop)
+		     bool later, struct sym_frame *out, const struct ps_map **mp,
+		     struct sym_object **sop)
 {
-	uint64_t look = leaf ? addr : addr - 1, off, vaddr, soff;
+	uint64_t look = leaf ? addr : addr - 1, off, vaddr, soff = 0;
 	const struct ps_map *m = proc_snapshot__find(sy->ps, pid, gen, look);
 	struct sym_object *so = NULL;
 	struct elf_syms *es = NULL;
@@ -645,7 +692,6 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		so->used = sy->epoch;
 		if (so->ie)
 			so->ie->used = sy->epoch;
-		es = object_syms(sy, so);
 		out->build_id = id;
 		out->go_version = proc_snapshot__go_version(sy->ps, m->obj);
 		out->map_kind = SYM_MAP_FILE;
@@ -666,31 +712,20 @@ static int name_user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 		break;
 	}
 	*sop = so;
+	/* a file's vaddr comes from the snapshot: its symbols are read only to name it */
 	if (m->kind == PS_MAP_ANON || m->kind == PS_MAP_SPECIAL)
 		vaddr = look;
 	else if (!map_vaddr(sy, m, es, &vaddr))
 		vaddr += look - m->start;
 	else
 		vaddr = off;
-	if (es)
-		name = elf_syms__lookup(es, vaddr, &soff);
-	/* a stripped Go program: its names are in its function table */
-	if (!name && so && es) {
-		struct gopclntab *gp = object_gopclntab(sy, so);
-		struct go_func gf;
-
-		if (gp && gopclntab__func(gp, vaddr, &gf))
-			name = gf.name;
-	}
 	/* report the address itself, not the return address - 1 used for the lookup */
 	out->rel = vaddr + (addr - look);
-	if (name) {
-		out->name = intern(sy, name);
-		out->named = true;
-	} else {
-		out->name = intern_at(sy, m->label, out->rel);
-	}
-	return out->name ? 0 : -ENOMEM;
+	if (so && later)
+		return 0;
+	if (so)
+		es = object_syms(sy, so);
+	return name_from(sy, so, es, name, m->label, addr - look, out);
 }
 
 int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
@@ -699,7 +734,7 @@ int symbolizer__user(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t
 	const struct ps_map *m;
 	struct sym_object *so;
 
-	return name_user(sy, pid, gen, addr, leaf, out, &m, &so);
+	return name_user(sy, pid, gen, addr, leaf, false, out, &m, &so);
 }
 
 int symbolizer__place(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
@@ -865,42 +900,65 @@ static int go_chain(struct symbolizer *sy, struct sym_object *so, bool leaf, str
 	return 0;
 }
 
-int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
-			   bool leaf, struct sym_frame *out, size_t max, size_t *n)
+/* A file that was seen damaged while its CUs were read: the first, for the summary. */
+static void note_damaged(struct symbolizer *sy, const struct sym_object *so,
+			 const struct dwarf_index *di)
 {
-	struct di_frame df[64];
-	const struct ps_map *m;
-	struct sym_object *so;
-	struct dwarf_index *di;
-	uint64_t look;
-	size_t k = 0;
-	int err;
-
-	*n = 0;
-	if (!max)
-		return -EINVAL;
-	err = name_user(sy, pid, gen, addr, leaf, &out[0], &m, &so);
-	if (err)
-		return err;
-	*n = 1;
-	/* DWARF only for files whose address we could translate (rel is then a file vaddr) */
-	if (!so || !so->es)
-		return 0;
-	di = object_index(sy, so);
-	if (!di) {
-		err = unnamed_if_changed(sy, so, m, out);
-		return err ? err : go_chain(sy, so, leaf, out, max, n);
-	}
-	/* the return address - 1 of a caller, as symbolizer__user looked it up */
-	look = leaf ? out[0].rel : out[0].rel - 1;
-	err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
-	/* damage shows as the CUs are read, so at lookups */
 	/* a file that shrank reads as zeros: damaged, but counted apart */
-	if ((dwarf_index__flags(di) & (DI_DAMAGED | DI_CHANGED)) == DI_DAMAGED) {
-		pthread_mutex_lock(&sy->lock);
-		if (!sy->damaged_object)
-			sy->damaged_object = so->obj->name;
-		pthread_mutex_unlock(&sy->lock);
+	if ((dwarf_index__flags(di) & (DI_DAMAGED | DI_CHANGED)) != DI_DAMAGED)
+		return;
+	pthread_mutex_lock(&sy->lock);
+	if (!sy->damaged_object)
+		sy->damaged_object = so->obj->name;
+	pthread_mutex_unlock(&sy->lock);
+}
+
+/* out[0, k) from DWARF's chain df, each frame where out[0] is; unnamed ones keep its name. */
+static int chain_from(struct sym_frame *out, const struct di_frame *df, size_t k, size_t *n)
+{
+	for (size_t i = k; i-- > 0;) {
+		struct sym_frame *f = &out[i];
+
+		*f = out[0];
+		if (df[i].name) {
+			f->name = df[i].name;
+			f->named = true;
+		}
+		f->mangled = df[i].mangled;
+		f->file = df[i].file;
+		f->line = df[i].line;
+		f->column = df[i].column;
+		f->inlined = df[i].inlined;
+	}
+	*n = k;
+	return 0;
+}
+
+static bool all_named(const struct di_frame *df, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if (!df[i].name)
+			return false;
+	return true;
+}
+
+/*
+ * After the DWARF lookup (err, k frames in df; di NULL: none), when it did not name every frame:
+ * out[0] named from the object's symbol table first, then as symbolizer__user_chain says.
+ */
+static int chain_by_symbols(struct symbolizer *sy, struct sym_object *so, const struct ps_map *m,
+			    bool leaf, struct dwarf_index *di, int err, struct di_frame *df,
+			    size_t k, struct sym_frame *out, size_t max, size_t *n)
+{
+	uint64_t look = leaf ? out[0].rel : out[0].rel - 1;
+	int e = name_from(sy, so, object_syms(sy, so), NULL, m->label, leaf ? 0 : 1, &out[0]);
+
+	/* DWARF only for files whose symbols could be read */
+	if (e || !so->es)
+		return e;
+	if (!di) {
+		e = unnamed_if_changed(sy, so, m, out);
+		return e ? e : go_chain(sy, so, leaf, out, max, n);
 	}
 	if (err == -ESTALE && so->ie && so->ie->opener != so->obj) {
 		/* the files of another object of this build-id shrank: so's own are read next */
@@ -923,24 +981,47 @@ int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, ui
 		}
 		return go_chain(sy, so, leaf, out, max, n);
 	}
-	if (!df[k - 1].name)
-		df[k - 1].name = dwarf_index__debug_symbol(di, look);
-	for (size_t i = k; i-- > 0;) {
-		struct sym_frame *f = &out[i];
+	return chain_from(out, df, k, n);
+}
 
-		*f = out[0];
-		if (df[i].name) {
-			f->name = df[i].name;
-			f->named = true;
-		}
-		f->mangled = df[i].mangled;
-		f->file = df[i].file;
-		f->line = df[i].line;
-		f->column = df[i].column;
-		f->inlined = df[i].inlined;
+/*
+ * A file's address is looked up in its DWARF index (llvm-symbolizer's symbol rules name the
+ * outermost frame there) before its own symbol table is read: when DWARF names every frame,
+ * that table is never built (it was, for every object: a second symbol table per object).
+ */
+int symbolizer__user_chain(struct symbolizer *sy, uint32_t pid, uint32_t gen, uint64_t addr,
+			   bool leaf, struct sym_frame *out, size_t max, size_t *n)
+{
+	struct di_frame df[64];
+	const struct ps_map *m;
+	struct sym_object *so;
+	struct dwarf_index *di;
+	uint64_t look;
+	size_t k = 0;
+	int err;
+
+	*n = 0;
+	if (!max)
+		return -EINVAL;
+	err = name_user(sy, pid, gen, addr, leaf, true, &out[0], &m, &so);
+	if (err)
+		return err;
+	*n = 1;
+	if (!so)
+		return 0;
+	di = object_index(sy, so);
+	/* the return address - 1 of a caller, as symbolizer__user looks it up */
+	look = leaf ? out[0].rel : out[0].rel - 1;
+	if (di) {
+		err = dwarf_index__lookup(di, look, df, max < 64 ? max : 64, &k);
+		/* damage shows as the CUs are read, so at lookups */
+		note_damaged(sy, so, di);
+		if (!err && k && !df[k - 1].name)
+			df[k - 1].name = dwarf_index__debug_symbol(di, look);
+		if (!err && k && all_named(df, k))
+			return chain_from(out, df, k, n);
 	}
-	*n = k;
-	return 0;
+	return chain_by_symbols(sy, so, m, leaf, di, err, df, k, out, max, n);
 }
 
 int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs)

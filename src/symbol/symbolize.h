@@ -109,6 +109,12 @@ void symbolizer__drop_indexes(struct symbolizer *sy, bool all);
 void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes, size_t *strings,
 		       size_t *string_bytes);
 
+/*
+ * The objects whose own symbol table (the profiler's rules, elf_syms.h) is built now: only
+ * those named by it (symbolizer__user, or a chain that DWARF and its symbols leave unnamed).
+ */
+size_t symbolizer__symbol_tables(const struct symbolizer *sy);
+
 /* Load kernel symbols from a kallsyms stream. 0 or a negative errno. */
 int symbolizer__load_kallsyms(struct symbolizer *sy, FILE *f);
 

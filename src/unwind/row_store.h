@@ -2,13 +2,15 @@
 /*
  * --unwind dwarf: the store of unwind rows the BPF walker searches, grown as tables are
  * loaded. Rows are appended (a bump allocator: nothing is freed during a recording) into
- * chunks of CP_ROW_CHUNK_ROWS rows (bpf/shared.h) created on demand, up to a cap in rows
+ * chunks of CP_ROW_CHUNK_ROWS rows (bpf/shared.h) created on demand (a quarter more than there
+ * are when more are needed, 8 at most), up to a cap in rows
  * (--max-unwind-memory). The chunks themselves are behind row_store_ops: BPF array maps in
  * an array of maps when recording (session/bpf_loader.c), a test's buffers in unit tests.
  * Nothing here prints.
  */
 #ifndef CPUPROF_ROW_STORE_H
 #define CPUPROF_ROW_STORE_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
@@ -51,6 +53,19 @@ void row_store__free(struct row_store *rs);
  */
 int row_store__add(struct row_store *rs, const struct cp_unwind_row *rows, uint32_t n,
 		   uint32_t *first);
+
+/*
+ * The same in parts, for a table streamed as it is built: begin a run at the end of the store
+ * (*first: its first row's index), append rows[0, n) to it in as many calls as it takes, then
+ * end it: kept, the rows take their room; not kept, none (they are overwritten by the next
+ * run). One run at a time, nothing else added meanwhile (-EBUSY). append: 0, -ENOSPC when the
+ * run would pass the cap (nothing appended), -EINVAL for n 0, or the error of ops (nothing
+ * appended).
+ */
+int row_store__begin(struct row_store *rs, uint32_t *first);
+int row_store__append(struct row_store *rs, const struct cp_unwind_row *rows, uint32_t n);
+/* Rows in the run; the run ends either way. */
+uint32_t row_store__end(struct row_store *rs, bool keep);
 
 void row_store__stats(const struct row_store *rs, struct row_store_stats *st);
 

@@ -155,22 +155,38 @@ static int place(struct unwind_maps *um, struct uw_obj *o, const struct cp_unwin
 	return 0;
 }
 
+/* The build of a table of n rows: its time, and the largest. */
+static void count_build(struct unwind_maps *um, const struct unwind_table *ut, size_t n)
+{
+	struct unwind_table_stats ts;
+
+	unwind_table__stats(ut, &ts);
+	um->st.build_ns += ts.build_ns;
+	if (n > um->st.largest_rows) {
+		um->st.largest_rows = n;
+		um->st.largest_ns = ts.build_ns;
+	}
+}
+
+/* o's n rows are in the row store from o->first. */
+static void count_kept(struct unwind_maps *um, struct uw_obj *o, size_t n)
+{
+	o->n = (uint32_t)n;
+	um->built += n;
+	um->st.objects++;
+	um->st.rows = um->built;
+}
+
 /*
  * Keep the table ut of o, and free ut: its rows go into the row store once attached; before,
  * o takes them over. Left out (counted) when over the budget or the rows cannot be written.
  */
 static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_table *ut)
 {
-	struct unwind_table_stats ts;
 	size_t n;
 
-	unwind_table__stats(ut, &ts);
 	unwind_table__rows(ut, &n);
-	um->st.build_ns += ts.build_ns;
-	if (n > um->st.largest_rows) {
-		um->st.largest_rows = n;
-		um->st.largest_ns = ts.build_ns;
-	}
+	count_build(um, ut, n);
 	o->base = unwind_table__base(ut);
 	if (!n)
 		goto out;
@@ -189,12 +205,66 @@ static void keep_table(struct unwind_maps *um, struct uw_obj *o, struct unwind_t
 		}
 		o->rows = unwind_table__take_rows(ut, &n);
 	}
-	o->n = (uint32_t)n;
-	um->built += n;
-	um->st.objects++;
-	um->st.rows = um->built;
+	count_kept(um, o, n);
 out:
 	unwind_table__free(ut);
+}
+
+/*
+ * Rows a streamed table is built into (after attach), a batch at a time: no copy of the whole
+ * table is held. The rows that 32 MiB of rows' worth of CFI makes would otherwise be held
+ * twice for a moment (the table, grown by doubling) besides the kernel's.
+ */
+#define STREAM_ROWS (CP_ROW_CHUNK_ROWS / 4)
+
+/* A table streamed into the row store: the first error; rows past it are only counted. */
+struct run {
+	struct row_store *store;
+	int err;
+};
+
+static int run_rows(void *ctx, const struct cp_unwind_row *rows, size_t n)
+{
+	struct run *r = ctx;
+
+	if (!r->err)
+		r->err = row_store__append(r->store, rows, (uint32_t)n);
+	return 0;
+}
+
+/*
+ * After attach: build the table of the file open on fd straight into the row store, as one
+ * run kept only when it is whole. Left out (counted, with its rows) when it passes the budget
+ * or its rows cannot be written. false when the file has no table.
+ */
+static bool stream_table(struct unwind_maps *um, struct uw_obj *o, int fd)
+{
+	struct run run = {.store = um->store};
+	struct unwind_table_stats ts;
+	struct unwind_table *ut;
+	bool keep;
+
+	run.err = row_store__begin(um->store, &o->first);
+	ut = run.err ? NULL : unwind_table__stream_fd(fd, STREAM_ROWS, run_rows, &run);
+	if (ut)
+		unwind_table__stats(ut, &ts);
+	keep = ut && !run.err && ts.rows;
+	row_store__end(um->store, keep);
+	if (!ut)
+		return false;
+	count_build(um, ut, ts.rows);
+	o->base = unwind_table__base(ut);
+	unwind_table__free(ut);
+	if (run.err == -ENOSPC) {
+		count_full(um, ts.rows);
+	} else if (run.err) {
+		um->st.objects_dropped++;
+		um->st.rows_dropped += ts.rows;
+	} else if (keep) {
+		o->placed = true;
+		count_kept(um, o, ts.rows);
+	}
+	return true;
 }
 
 /*
@@ -325,11 +395,19 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 	um->list[um->n_list++] = o;
 	if (index_obj(um, dev, ino, o) || (bid && index_obj(um, UINT64_MAX, (uintptr_t)bid, o)))
 		return NULL;
+	if (um->attached) {
+		if (!stream_table(um, o, fd)) {
+			um->st.objects_failed++;
+			return o;
+		}
+		read_segs(o, fd);
+		put_object(um, dev, ino, o);
+		return o;
+	}
 	ut = unwind_table__from_fd(fd);
 	if (ut) {
 		read_segs(o, fd);
 		keep_table(um, o, ut);
-		put_object(um, dev, ino, o);
 	} else {
 		um->st.objects_failed++;
 	}

@@ -6,15 +6,15 @@
  * the open files come from a proc_snapshot (proc/proc_snapshot.h), the one the symbolizer
  * names from.
  *
- * Two phases. Before the BPF maps exist, tables are built into memory (the processes that
- * exist when recording starts, the command's executable, the libraries every program maps),
- * within the budget of --max-unwind-memory (a table that does not fit pushes out a larger one
- * built before, so one huge table does not starve many small ones). attach() then moves them,
- * smallest first, into the row store (unwind/row_store.h), which grows a chunk at a time up to
- * that same budget, and publishes the mapping tables. After attach, new tables are appended as
- * they are built (rows are never freed during a recording); one over the budget is left out
- * (counted with its rows: the summary says how much more memory it wanted) and its code is
- * walked with frame pointers.
+ * Two phases. Before the BPF maps exist, tables may be built into memory, within the budget of
+ * --max-unwind-memory (a table that does not fit pushes out a larger one built before, so one
+ * huge table does not starve many small ones). attach() then moves them, smallest first, into
+ * the row store (unwind/row_store.h), which grows by chunks up to that same budget, and
+ * publishes the mapping tables. After attach, each new table is streamed into the row store as
+ * it is built, a batch of rows at a time (no copy of a whole table is held: a recording
+ * attaches first and builds the tables of the processes that exist after it); rows are never
+ * freed during a recording; a table over the budget is left out (counted with its rows: the
+ * summary says how much more memory it wanted) and its code is walked with frame pointers.
  * Nothing here prints.
  */
 #ifndef CPUPROF_UNWIND_MAPS_H

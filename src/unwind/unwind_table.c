@@ -79,7 +79,18 @@ struct builder {
 	struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
 	struct go_runtime_offsets go_off;
 	uint8_t go_tls_slot; /* g at fsbase - 8 * slot; 0: unknown (no CP_CFA_GO_SWITCH rows) */
+	unwind_rows_fn emit; /* streamed: rows go there as they are final, not into the table */
+	void *emit_ctx;
+	size_t emit_at;	  /* rows held before they are emitted */
+	size_t emitted;	  /* rows emitted so far */
+	uint32_t last_pc; /* of the last row emitted */
 };
+
+/*
+ * Streamed: rows are emitted at an FDE's start once emit_at are held, but the last KEEP_ROWS:
+ * push_row may replace the last row or drop a new one against it.
+ */
+#define KEEP_ROWS 2
 
 /* ---- CIEs -------------------------------------------------------------------------------- */
 
@@ -248,6 +259,9 @@ static int cmp_fde(const void *x, const void *y)
 }
 
 /* ---- rows -------------------------------------------------------------------------------- */
+
+static bool rows_ascending(const struct cp_unwind_row *rows, size_t n);
+static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n);
 
 static bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
 {
@@ -466,6 +480,30 @@ static int build_fde(struct builder *b, const struct fde *f)
 	return err;
 }
 
+/*
+ * Streamed: emit the rows held but the last keep, checked ascending (across emits too) and
+ * counted. 0, -EINVAL (not ascending), or the error of emit.
+ */
+static int emit_rows(struct builder *b, size_t keep)
+{
+	size_t n = b->nr_rows > keep ? b->nr_rows - keep : 0;
+	int err;
+
+	if (!n)
+		return 0;
+	if (!rows_ascending(b->rows, n) || (b->emitted && b->rows[0].pc <= b->last_pc))
+		return -EINVAL;
+	err = b->emit(b->emit_ctx, b->rows, n);
+	if (err)
+		return err;
+	count_rows(b->st, b->rows, n);
+	b->emitted += n;
+	b->last_pc = b->rows[n - 1].pc;
+	memmove(b->rows, b->rows + n, (b->nr_rows - n) * sizeof(*b->rows));
+	b->nr_rows -= n;
+	return 0;
+}
+
 static int build_rows(struct builder *b)
 {
 	uint64_t end = 0;
@@ -485,7 +523,10 @@ static int build_rows(struct builder *b)
 			if (err)
 				return err;
 		}
-		err = build_fde(b, f);
+		/* an FDE's rows start after mark (build_fde): those before are final */
+		err = b->emit && b->nr_rows >= b->emit_at ? emit_rows(b, KEEP_ROWS) : 0;
+		if (!err)
+			err = build_fde(b, f);
 		if (err)
 			return err;
 		b->st->fdes++;
@@ -608,13 +649,12 @@ static bool rows_ascending(const struct cp_unwind_row *rows, size_t n)
 	return true;
 }
 
-static void count_rows(struct unwind_table *ut)
+/* Add rows[0, n) to the counts of st. */
+static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n)
 {
-	struct unwind_table_stats *st = &ut->st;
-
-	st->rows = ut->nr_rows;
-	for (size_t i = 0; i < ut->nr_rows; i++) {
-		const struct cp_unwind_row *r = &ut->rows[i];
+	st->rows += n;
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_unwind_row *r = &rows[i];
 
 		switch (r->cfa_type) {
 		case CP_CFA_END_FUNC:
@@ -636,11 +676,15 @@ static void count_rows(struct unwind_table *ut)
 	}
 }
 
-/* The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. */
-static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
+/*
+ * The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. With
+ * emit, its rows go there as they are built (the table keeps none).
+ */
+static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void *emit_ctx,
+		 struct unwind_table **out)
 {
 	struct unwind_table *ut = calloc(1, sizeof(*ut));
-	struct builder b = {};
+	struct builder b = {.emit = emit, .emit_ctx = emit_ctx, .emit_at = batch + KEEP_ROWS};
 	GElf_Ehdr eh;
 	Elf_Data *d;
 	int err;
@@ -678,6 +722,8 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 	if (err)
 		goto out;
 	err = build_rows(&b);
+	if (!err && emit)
+		err = emit_rows(&b, 0);
 	if (err)
 		goto out;
 	if (!rows_ascending(b.rows, b.nr_rows)) {
@@ -694,7 +740,7 @@ static int build(Elf *elf, uint64_t t0, struct unwind_table **out)
 		if (fit)
 			ut->rows = fit;
 	}
-	count_rows(ut);
+	count_rows(&ut->st, ut->rows, ut->nr_rows);
 	ut->st.build_ns = monotonic_ns() - t0;
 	*out = ut;
 	ut = NULL;
@@ -707,7 +753,7 @@ out:
 	return err;
 }
 
-struct unwind_table *unwind_table__from_fd(int fd)
+struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_fn emit, void *ctx)
 {
 	uint64_t t0 = monotonic_ns();
 	struct unwind_table *ut = NULL;
@@ -715,7 +761,7 @@ struct unwind_table *unwind_table__from_fd(int fd)
 	int err;
 
 	elf_file_open(fd, &ef);
-	err = build(ef.elf, t0, &ut);
+	err = build(ef.elf, t0, batch, emit, ctx, &ut);
 	/* what a truncation left of the file is zeros: nothing built from it is kept */
 	if (!err && elf_file_changed(&ef)) {
 		unwind_table__free(ut);
@@ -728,6 +774,11 @@ struct unwind_table *unwind_table__from_fd(int fd)
 	return ut;
 }
 
+struct unwind_table *unwind_table__from_fd(int fd)
+{
+	return unwind_table__stream_fd(fd, 0, NULL, NULL);
+}
+
 struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
 {
 	uint64_t t0 = monotonic_ns();
@@ -738,7 +789,7 @@ struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
 
 	err = elf_image_open(image, size, &elf, &copy);
 	if (!err)
-		err = build(elf, t0, &ut);
+		err = build(elf, t0, 0, NULL, NULL, &ut);
 	elf_end(elf);
 	free(copy);
 	if (err)

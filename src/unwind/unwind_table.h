@@ -45,6 +45,21 @@ struct unwind_table_stats {
 struct unwind_table *unwind_table__from_fd(int fd);
 
 /*
+ * Rows handed over as they are built: rows[0, n) (n >= 1) follow those of the call before,
+ * sorted by pc. 0, or a negative errno that stops the build (the build fails with it).
+ */
+typedef int (*unwind_rows_fn)(void *ctx, const struct cp_unwind_row *rows, size_t n);
+
+/*
+ * The same, streamed: the rows go to emit as they are final, in batches of about batch rows
+ * (at an FDE's start once that many are held, and the rest at the end), not into the table,
+ * which keeps its base and stats (st.rows: the rows emitted) and no rows. On NULL (errno as
+ * above) what emit was given is not a table: a caller that stored it throws it away (e.g.
+ * ESTALE comes after the last row).
+ */
+struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_fn emit, void *ctx);
+
+/*
  * The same from an ELF image of size bytes in memory (the vDSO, which has no file). The image
  * is copied, never written; it need not outlive the call. errno as above; EINVAL image NULL.
  */

@@ -195,3 +195,22 @@ for i in range(shnum):
 sys.exit(1)
 PY
 }
+
+# The Go toolchains the Go tests run against, one "GO_COMMAND FIXTURE_DIR" line each: the go in
+# PATH with $FIX (the Makefile's fixtures), and, when CPUPROF_GO_EXTRA names another toolchain's
+# go command (e.g. Debian's /usr/lib/go-1.23/bin/go), the same fixtures built by it (make
+# go-fixtures, into go-extra/VERSION beside $FIX, kept for the next run). Unset, the tests run
+# for the one toolchain: nothing was asked, so that is not a skip and CI passes without it;
+# set but unusable, the test fails.
+go_toolchains() {
+	local ver dir root
+	echo "go $FIX"
+	[ -n "${CPUPROF_GO_EXTRA:-}" ] || return 0
+	ver=$("$CPUPROF_GO_EXTRA" env GOVERSION 2>"$TMP/goextra.err") && [ -n "$ver" ] ||
+		fail "CPUPROF_GO_EXTRA=$CPUPROF_GO_EXTRA is not a go command: $(cat "$TMP/goextra.err")"
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	dir=$(mkdir -p "$(dirname "$FIX")" && cd "$(dirname "$FIX")" && pwd)/go-extra/$ver
+	make -C "$root" --no-print-directory -s go-fixtures GO="$CPUPROF_GO_EXTRA" GO_FIXDIR="$dir" \
+		>"$TMP/goextra.err" 2>&1 || fail "make go-fixtures with $ver: $(tail -5 "$TMP/goextra.err")"
+	echo "$CPUPROF_GO_EXTRA $dir"
+}

@@ -5,75 +5,87 @@
 # samples carry its own labels (>= 99 %), in the folded output with --labels, as pprof sample
 # labels (go tool pprof -tags reads them), as JSON labels with the IDs as bytes; report --tag
 # keeps one goroutine's functions only, report --by label:KEY groups by a label, and the pprof,
-# JSON and folded files read back the same. --no-go-labels: none.
+# JSON and folded files read back the same. --no-go-labels: none. With CPUPROF_GO_EXTRA=/path/to/go
+# (lib.sh's go_toolchains) all of it again on the fixtures that toolchain builds (its g.labels
+# offset and label map from the table of its release).
 . "$(dirname "$0")/lib.sh"
 require_bpf
-for f in go_labels_s go_labels_g; do
-	[ -x "$FIX/$f" ] || skip "no $FIX/$f (go missing when the fixtures were built)"
-done
 A_ID=4bf92f3577b34da6a3ce929d0e0e4736
 B_ID=0af7651916cd43dd8448eb211c80319c
 A_SET="span_id=00f067aa0ba902b7,trace_id=$A_ID"
 B_SET="request=b,trace_id=$B_ID"
 
-for g in go_labels_s go_labels_g; do
-	expect_status 0 "$CPUPROF" record -F 499 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
-		-o "$TMP/$g.json" -- "$FIX/$g" 2
-	check_folded_grammar "$TMP/$g.folded"
-	a=$(count "$TMP/$g.folded" ';main\.workA( |;)')
-	b=$(count "$TMP/$g.folded" ';main\.workB( |;)')
-	a_own=$(count "$TMP/$g.folded" "^$g;\[labels $A_SET\];.*;main\.workA( |;)")
-	b_own=$(count "$TMP/$g.folded" "^$g;\[labels $B_SET\];.*;main\.workB( |;)")
-	note "$g: workA $a_own of $a samples with A's labels ($(share "$a_own" $((a - a_own)))%), workB $b_own of $b with B's ($(share "$b_own" $((b - b_own)))%)"
-	[ "$a" -ge 100 ] && [ "$b" -ge 100 ] || fail "$g: too few samples (A $a, B $b): $(cat "$TMP/err")"
-	[ $((100 * a_own)) -ge $((99 * a)) ] ||
-		fail "$g: only $a_own of $a workA samples carry A's labels: $(grep ';main.workA' "$TMP/$g.folded" | grep -v "\[labels $A_SET\]" | cut -c1-200 | head -3)"
-	[ $((100 * b_own)) -ge $((99 * b)) ] ||
-		fail "$g: only $b_own of $b workB samples carry B's labels: $(grep ';main.workB' "$TMP/$g.folded" | grep -v "\[labels $B_SET\]" | cut -c1-200 | head -3)"
-
-	# report --tag on each format: one goroutine's functions only, the same from every file
-	for f in pb.gz json folded; do
-		"$CPUPROF" report -n 0 --tag "trace_id=$A_ID" "$TMP/$g.$f" >"$TMP/a.$f" ||
-			fail "$g: report --tag of the $f file"
-		grep -q ' main\.workA$' "$TMP/a.$f" || fail "$g.$f: --tag A lost main.workA: $(head -5 "$TMP/a.$f")"
-		grep -q 'main\.workB' "$TMP/a.$f" && fail "$g.$f: --tag A shows main.workB: $(grep main.workB "$TMP/a.$f")"
-		"$CPUPROF" report -n 0 --tag "trace_id=$B_ID" --tag request=b "$TMP/$g.$f" >"$TMP/b.$f" ||
-			fail "$g: report --tag B of the $f file"
-		grep -q ' main\.workB$' "$TMP/b.$f" || fail "$g.$f: --tag B lost main.workB"
-		grep -q 'main\.workA' "$TMP/b.$f" && fail "$g.$f: --tag B shows main.workA"
-		"$CPUPROF" report -n 0 --by label:trace_id "$TMP/$g.$f" >"$TMP/by.$f" ||
-			fail "$g: report --by label:trace_id of the $f file"
-		grep -q " $A_ID\$" "$TMP/by.$f" && grep -q " $B_ID\$" "$TMP/by.$f" ||
-			fail "$g.$f: --by label:trace_id: $(cat "$TMP/by.$f")"
+# label_checks GO FIXTURES: every check of one toolchain's fixtures, its go command for its tools
+label_checks() {
+	local gocmd=$1 fx=$2 ver g f a b a_own b_own v
+	for f in go_labels_s go_labels_g; do
+		[ -x "$fx/$f" ] || skip "no $fx/$f (go missing when the fixtures were built)"
 	done
-	diff "$TMP/a.pb.gz" <(sed "s/$g.json: json/$g.pb.gz: pprof/" "$TMP/a.json") >/dev/null ||
-		fail "$g: --tag differs between the pprof and JSON files: $(diff "$TMP/a.pb.gz" "$TMP/a.json" | head -6)"
-	# diff takes the same filter: B's goroutine against itself, nothing of A's
-	"$CPUPROF" diff -n 0 --tag "trace_id=$B_ID" "$TMP/$g.pb.gz" "$TMP/$g.json" >"$TMP/d" ||
-		fail "$g: diff --tag"
-	grep -q 'main\.workA' "$TMP/d" && fail "$g: diff --tag B shows main.workA"
-	grep -q 'main\.workB' "$TMP/d" || fail "$g: diff --tag B lost main.workB"
+	ver=$("$gocmd" version "$fx/go_labels_s" | sed 's/.*: //')
+	for g in go_labels_s go_labels_g; do
+		expect_status 0 "$CPUPROF" record -F 999 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
+			-o "$TMP/$g.json" -- "$fx/$g" 3
+		check_folded_grammar "$TMP/$g.folded"
+		a=$(count "$TMP/$g.folded" ';main\.workA( |;)')
+		b=$(count "$TMP/$g.folded" ';main\.workB( |;)')
+		a_own=$(count "$TMP/$g.folded" "^$g;\[labels $A_SET\];.*;main\.workA( |;)")
+		b_own=$(count "$TMP/$g.folded" "^$g;\[labels $B_SET\];.*;main\.workB( |;)")
+		note "$ver $g: workA $a_own of $a samples with A's labels ($(share "$a_own" $((a - a_own)))%), workB $b_own of $b with B's ($(share "$b_own" $((b - b_own)))%)"
+		[ "$a" -ge 100 ] && [ "$b" -ge 100 ] || fail "$ver $g: too few samples (A $a, B $b): $(cat "$TMP/err")"
+		[ $((100 * a_own)) -ge $((99 * a)) ] ||
+			fail "$ver $g: only $a_own of $a workA samples carry A's labels: $(grep ';main.workA' "$TMP/$g.folded" | grep -v "\[labels $A_SET\]" | cut -c1-200 | head -3)"
+		[ $((100 * b_own)) -ge $((99 * b)) ] ||
+			fail "$ver $g: only $b_own of $b workB samples carry B's labels: $(grep ';main.workB' "$TMP/$g.folded" | grep -v "\[labels $B_SET\]" | cut -c1-200 | head -3)"
 
-	# JSON: the labels, and the trace and span IDs as bytes (4b f9 2f 35 ..., 00 f0 67 aa ...)
-	grep -q "\"trace_id\":\"$A_ID\"" "$TMP/$g.json" || fail "$g: no JSON label trace_id $A_ID"
-	grep -q '"trace_id":\[75,249,47,53,119,179,77,166,163,206,146,157,14,14,71,54\],"span_id":\[0,240,103,170,11,169,2,183\]' "$TMP/$g.json" ||
-		fail "$g: no trace and span IDs as bytes in the JSON file"
-done
+		# report --tag on each format: one goroutine's functions only, the same from every file
+		for f in pb.gz json folded; do
+			"$CPUPROF" report -n 0 --tag "trace_id=$A_ID" "$TMP/$g.$f" >"$TMP/a.$f" ||
+				fail "$ver $g: report --tag of the $f file"
+			grep -q ' main\.workA$' "$TMP/a.$f" || fail "$ver $g.$f: --tag A lost main.workA: $(head -5 "$TMP/a.$f")"
+			grep -q 'main\.workB' "$TMP/a.$f" && fail "$ver $g.$f: --tag A shows main.workB: $(grep main.workB "$TMP/a.$f")"
+			"$CPUPROF" report -n 0 --tag "trace_id=$B_ID" --tag request=b "$TMP/$g.$f" >"$TMP/b.$f" ||
+				fail "$ver $g: report --tag B of the $f file"
+			grep -q ' main\.workB$' "$TMP/b.$f" || fail "$ver $g.$f: --tag B lost main.workB"
+			grep -q 'main\.workA' "$TMP/b.$f" && fail "$ver $g.$f: --tag B shows main.workA"
+			"$CPUPROF" report -n 0 --by label:trace_id "$TMP/$g.$f" >"$TMP/by.$f" ||
+				fail "$ver $g: report --by label:trace_id of the $f file"
+			grep -q " $A_ID\$" "$TMP/by.$f" && grep -q " $B_ID\$" "$TMP/by.$f" ||
+				fail "$ver $g.$f: --by label:trace_id: $(cat "$TMP/by.$f")"
+		done
+		diff "$TMP/a.pb.gz" <(sed "s/$g.json: json/$g.pb.gz: pprof/" "$TMP/a.json") >/dev/null ||
+			fail "$ver $g: --tag differs between the pprof and JSON files: $(diff "$TMP/a.pb.gz" "$TMP/a.json" | head -6)"
+		# diff takes the same filter: B's goroutine against itself, nothing of A's
+		"$CPUPROF" diff -n 0 --tag "trace_id=$B_ID" "$TMP/$g.pb.gz" "$TMP/$g.json" >"$TMP/d" ||
+			fail "$ver $g: diff --tag"
+		grep -q 'main\.workA' "$TMP/d" && fail "$ver $g: diff --tag B shows main.workA"
+		grep -q 'main\.workB' "$TMP/d" || fail "$ver $g: diff --tag B lost main.workB"
 
-# Go's own reader takes the labels from cpuprof's pprof file
-if command -v go >/dev/null; then
-	go tool pprof -tags "$TMP/go_labels_s.pb.gz" >"$TMP/tags" 2>"$TMP/tags.err" ||
-		fail "go tool pprof -tags: $(cat "$TMP/tags.err")"
-	for v in "$A_ID" "$B_ID" 00f067aa0ba902b7; do
-		grep -q ": $v\$" "$TMP/tags" || fail "go tool pprof -tags has no $v: $(cat "$TMP/tags")"
+		# JSON: the labels, and the trace and span IDs as bytes (4b f9 2f 35 ..., 00 f0 67 aa ...)
+		grep -q "\"trace_id\":\"$A_ID\"" "$TMP/$g.json" || fail "$ver $g: no JSON label trace_id $A_ID"
+		grep -q '"trace_id":\[75,249,47,53,119,179,77,166,163,206,146,157,14,14,71,54\],"span_id":\[0,240,103,170,11,169,2,183\]' "$TMP/$g.json" ||
+			fail "$ver $g: no trace and span IDs as bytes in the JSON file"
 	done
-	note "go tool pprof -tags: $(grep -c '%' "$TMP/tags") label values"
-elif [ -n "${CI:-}" ]; then
-	fail "go missing: go tool pprof cannot check the labels"
-fi
 
-# --no-go-labels: none read
-expect_status 0 "$CPUPROF" record -F 499 --no-go-labels --labels -o "$TMP/off.folded" -- "$FIX/go_labels_s" 1
-grep -q '\[labels ' "$TMP/off.folded" && fail "--no-go-labels: labels in $(grep -m1 '\[labels ' "$TMP/off.folded")"
-[ "$(count "$TMP/off.folded" ';main\.work[AB]( |;)')" -ge 50 ] || fail "--no-go-labels: too few samples"
+	# Go's own reader takes the labels from cpuprof's pprof file
+	if command -v "$gocmd" >/dev/null; then
+		"$gocmd" tool pprof -tags "$TMP/go_labels_s.pb.gz" >"$TMP/tags" 2>"$TMP/tags.err" ||
+			fail "go tool pprof -tags: $(cat "$TMP/tags.err")"
+		for v in "$A_ID" "$B_ID" 00f067aa0ba902b7; do
+			grep -q ": $v\$" "$TMP/tags" || fail "go tool pprof -tags has no $v: $(cat "$TMP/tags")"
+		done
+		note "$ver go tool pprof -tags: $(grep -c '%' "$TMP/tags") label values"
+	elif [ -n "${CI:-}" ]; then
+		fail "go missing: go tool pprof cannot check the labels"
+	fi
+
+	# --no-go-labels: none read
+	expect_status 0 "$CPUPROF" record -F 499 --no-go-labels --labels -o "$TMP/off.folded" -- "$fx/go_labels_s" 1
+	grep -q '\[labels ' "$TMP/off.folded" && fail "--no-go-labels: labels in $(grep -m1 '\[labels ' "$TMP/off.folded")"
+	[ "$(count "$TMP/off.folded" ';main\.work[AB]( |;)')" -ge 50 ] || fail "--no-go-labels: too few samples"
+}
+
+go_toolchains >"$TMP/toolchains"
+while read -r -u 3 gocmd fx; do
+	label_checks "$gocmd" "$fx"
+done 3<"$TMP/toolchains"
 exit 0

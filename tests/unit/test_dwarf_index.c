@@ -128,6 +128,42 @@ static void test_inline_chain(void **state)
 	dwarf_index__free(di);
 }
 
+/*
+ * The decoded line rows are capped: with a cap of 1 row, a lookup in another sequence (main is
+ * in .text.startup) forgets the rows of the first (not looked up since the last trim), and both
+ * answer as before.
+ */
+static void test_held_rows(void **state)
+{
+	struct dwarf_index *di = open_fix("inl_fix", NULL), *all = open_fix("inl_fix", NULL);
+	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL), b = nm_addr("inl_fix", "main", NULL);
+	struct di_frame f[8], g[8];
+	size_t n, m, one;
+
+	(void)state;
+	dwarf_index__set_held_rows(di, 1);
+	assert_int_equal(dwarf_index__held_rows(di), 0);
+	assert_int_equal(dwarf_index__lookup(di, a, f, 8, &n), 0);
+	one = dwarf_index__held_rows(di);
+	assert_true(one > 0);
+	/* the other object, uncapped, keeps both sequences' rows */
+	assert_int_equal(dwarf_index__lookup(all, a, g, 8, &m), 0);
+	assert_int_equal(dwarf_index__lookup(all, b, g, 8, &m), 0);
+	assert_true(dwarf_index__held_rows(all) > one);
+	assert_int_equal(dwarf_index__lookup(di, b, f, 8, &n), 0);
+	assert_int_equal(n, m);
+	assert_string_equal(f[n - 1].name, g[m - 1].name);
+	assert_int_equal(f[0].line, g[0].line);
+	assert_true(dwarf_index__held_rows(di) < dwarf_index__held_rows(all));
+	/* the first again: decoded again, the same answer */
+	assert_int_equal(dwarf_index__lookup(di, a, f, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].name, "cp_inl_local");
+	assert_int_equal(f[0].line, 29);
+	dwarf_index__free(di);
+	dwarf_index__free(all);
+}
+
 static void test_debuglink(void **state)
 {
 	struct dwarf_index *di = open_fix("inl_fix.stripped", NULL);
@@ -582,12 +618,13 @@ static void test_batch_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inline_chain),  cmocka_unit_test(test_debuglink),
-		cmocka_unit_test(test_build_id_tree), cmocka_unit_test(test_debuglink_crc),
-		cmocka_unit_test(test_minidebuginfo), cmocka_unit_test(test_compressed),
-		cmocka_unit_test(test_cxx),	      cmocka_unit_test(test_compressed_symtab),
-		cmocka_unit_test(test_rust_names),    cmocka_unit_test(test_damaged_sections),
-		cmocka_unit_test(test_not_elf),	      cmocka_unit_test(test_batch_threads),
+		cmocka_unit_test(test_inline_chain),	  cmocka_unit_test(test_held_rows),
+		cmocka_unit_test(test_debuglink),	  cmocka_unit_test(test_build_id_tree),
+		cmocka_unit_test(test_debuglink_crc),	  cmocka_unit_test(test_minidebuginfo),
+		cmocka_unit_test(test_compressed),	  cmocka_unit_test(test_cxx),
+		cmocka_unit_test(test_compressed_symtab), cmocka_unit_test(test_rust_names),
+		cmocka_unit_test(test_damaged_sections),  cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_batch_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,6 +120,7 @@ static void probe(struct tally *t, const char *path, struct line_table *lt, Dwar
 static void check_cu(struct tally *t, const char *path, const struct lt_sections *sec,
 		     Dwarf_Die *cudie)
 {
+	size_t held, n_trim;
 	Dwarf_Attribute attr;
 	Dwarf_Word off;
 	Dwarf_Die die;
@@ -176,8 +177,14 @@ static void check_cu(struct tally *t, const char *path, const struct lt_sections
 	 * the decoded rows forgotten: kept by the first trim (looked up since), freed by the
 	 * second; the same answers, decoded again
 	 */
+	held = line_table__held(lt);
 	assert_int_equal(line_table__trim(lt, false), 0);
-	t->trimmed += line_table__trim(lt, false);
+	assert_int_equal(line_table__held(lt), held);
+	n_trim = line_table__trim(lt, false);
+	/* what it held, it counted */
+	assert_int_equal(n_trim, held);
+	assert_int_equal(line_table__held(lt), 0);
+	t->trimmed += n_trim;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Addr a;
 

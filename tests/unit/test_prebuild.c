@@ -119,6 +119,42 @@ static void test_exe(void **state)
 	proc_snapshot__free(ps);
 }
 
+static bool always(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/*
+ * As a recording does it: the snapshots first (no tables), the tables later from them (once
+ * the row store exists); a stop asked for between processes ends it with -EINTR.
+ */
+static void test_tables_later(void **state)
+{
+	struct proc_snapshot *ps = proc_snapshot__new("/proc");
+	struct unwind_maps *um = unwind_maps__new(1u << 22);
+	pid_t pids[] = {getpid()};
+	struct prebuild_opts o = {.procfs = "/proc", .pids = pids, .n_pids = 1};
+	struct prebuild_result res;
+	struct unwind_maps_stats st;
+
+	(void)state;
+	assert_int_equal(prebuild(ps, NULL, &o, &res), 0);
+	assert_int_equal(res.procs, 1);
+	unwind_maps__stats(um, &st);
+	assert_int_equal(st.objects, 0);
+	assert_int_equal(prebuild_tables(ps, um, &o, &res), 0);
+	unwind_maps__stats(um, &st);
+	/* this test's executable, the C library and the loader at least */
+	assert_true(st.objects >= 3);
+	assert_true(unwind_maps__rows(um) > 0);
+	o.stop = always;
+	assert_int_equal(prebuild_tables(ps, um, &o, &res), -EINTR);
+	prebuild_result_free(&res);
+	unwind_maps__free(um);
+	proc_snapshot__free(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_all_by_name),
 		cmocka_unit_test(test_kernel_threads_left_out),
 		cmocka_unit_test(test_exe),
+		cmocka_unit_test(test_tables_later),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,6 +214,89 @@ static void test_failures_take_no_room(void **state)
 	free_fake(&f);
 }
 
+/*
+ * A run (a table streamed as it is built): appended in parts across a chunk boundary, its rows
+ * land one after the other from its first index; one not kept takes no room and the next run
+ * writes over it; a part past the cap is refused whole; nothing else is added during a run.
+ */
+static void test_runs(void **state)
+{
+	struct fake f;
+	uint32_t cap = CP_ROW_CHUNK_ROWS + 100, first = 7, first2 = 0, n = CP_ROW_CHUNK_ROWS - 10;
+	struct row_store *rs = new_store(&f, cap);
+	struct cp_unwind_row *r = make_rows(cap + 1, 0), *q = make_rows(30, 1000000);
+	struct row_store_stats st;
+
+	(void)state;
+	assert_int_equal(row_store__append(rs, r, 1), -EBUSY);
+	assert_int_equal(row_store__begin(rs, &first), 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(row_store__begin(rs, &first2), -EBUSY);
+	assert_int_equal(row_store__add(rs, r, 1, &first2), -EBUSY);
+	assert_int_equal(row_store__append(rs, r, n), 0);
+	assert_int_equal(row_store__append(rs, r + n, 0), -EINVAL);
+	assert_int_equal(row_store__append(rs, r + n, 20), 0); /* crosses into chunk 1 */
+	assert_int_equal(row_store__end(rs, true), n + 20);
+	for (uint32_t i = 0; i < n + 20; i++)
+		assert_memory_equal(at(&f, i), &r[i], sizeof(*r));
+	/* a run not kept */
+	assert_int_equal(row_store__begin(rs, &first), 0);
+	assert_int_equal(first, n + 20);
+	assert_int_equal(row_store__append(rs, r, 30), 0);
+	assert_int_equal(row_store__end(rs, false), 30);
+	row_store__stats(rs, &st);
+	assert_int_equal(st.used, n + 20);
+	/* the next one starts where it did, and ends at the cap exactly */
+	assert_int_equal(row_store__begin(rs, &first), 0);
+	assert_int_equal(first, n + 20);
+	assert_int_equal(row_store__append(rs, q, 30), 0);
+	assert_int_equal(row_store__append(rs, r, cap - (n + 50) + 1), -ENOSPC);
+	assert_int_equal(row_store__append(rs, r, cap - (n + 50)), 0);
+	assert_int_equal(row_store__end(rs, true), cap - (n + 20));
+	assert_memory_equal(at(&f, n + 20), &q[0], sizeof(*q));
+	assert_memory_equal(at(&f, n + 49), &q[29], sizeof(*q));
+	assert_memory_equal(at(&f, n + 19), &r[n + 19], sizeof(*r));
+	row_store__stats(rs, &st);
+	assert_int_equal(st.used, cap);
+	assert_int_equal(st.chunks, 2);
+	/* after a run, add works again */
+	assert_int_equal(row_store__add(rs, r, 1, &first2), -ENOSPC);
+	free(r);
+	free(q);
+	row_store__free(rs);
+	free_fake(&f);
+}
+
+/*
+ * Rows that come a chunk at a time create chunks a quarter ahead (fewer creations, each an RCU
+ * grace period in BPF), 8 at most, never past the cap.
+ */
+static void test_grows_ahead(void **state)
+{
+	struct fake f;
+	uint32_t cap = 64 * CP_ROW_CHUNK_ROWS, first;
+	struct row_store *rs = new_store(&f, cap);
+	struct cp_unwind_row *r = make_rows(CP_ROW_CHUNK_ROWS, 0);
+	struct row_store_stats st;
+
+	(void)state;
+	for (uint32_t i = 0; i < 60; i++) {
+		assert_int_equal(row_store__add(rs, r, CP_ROW_CHUNK_ROWS, &first), 0);
+		row_store__stats(rs, &st);
+		assert_true(st.chunks >= i + 1 && st.chunks <= i + 1 + (i + 1) / 4 + 1);
+		assert_true(st.chunks <= i + 1 + 8);
+	}
+	/* 60 chunks of rows in fewer than 60 creations */
+	assert_true(f.n_adds < 30);
+	for (uint32_t i = 60; i < 64; i++)
+		assert_int_equal(row_store__add(rs, r, CP_ROW_CHUNK_ROWS, &first), 0);
+	assert_int_equal(f.n_chunks, 64);
+	assert_int_equal(row_store__add(rs, r, 1, &first), -ENOSPC);
+	free(r);
+	row_store__free(rs);
+	free_fake(&f);
+}
+
 static void test_bad_args(void **state)
 {
 	struct row_store_ops ops = {0};
@@ -232,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_lazy_and_across_chunks),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_failures_take_no_room),
+		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_grows_ahead),
 		cmocka_unit_test(test_bad_args),
 	};
 

@@ -2,9 +2,11 @@
 /*
  * Lines and columns of character positions in source files (interp/src_pos.h): positions in
  * UTF-16 units of UTF-8 text (V8's), a file changed under the same path read again, what is
- * not a file refused.
+ * not a file refused; and what runtime_name_copied makes of what BPF copied: a line BPF made
+ * (no file read: node's own scripts are no files), a builtin named as one.
  */
 #include "cmocka_inc.h"
+#include "interp/runtime.h"
 #include "interp/src_pos.h"
 
 static void write_file(const char *path, const char *text)
@@ -66,11 +68,40 @@ static void test_file(void **state)
 	rmdir(dir);
 }
 
+static void test_name_copied(void **state)
+{
+	struct cp_rt_name n = {.flags = CP_RT_NAME_OK | CP_RT_FILE_OK | CP_RT_NAME_POS |
+					CP_RT_NAME_LINE,
+			       .firstline = 1257,
+			       .column = 33,
+			       .name = "Module.load",
+			       .file = "node:internal/modules/cjs/loader"};
+	struct rt_frame_info fi;
+
+	(void)state;
+	assert_int_equal(runtime_name_copied(&n, &fi), 0);
+	assert_string_equal(fi.file, "node:internal/modules/cjs/loader");
+	assert_int_equal(fi.firstline, 1257);
+	assert_int_equal(fi.line, 1257);
+	assert_int_equal(fi.column, 33);
+	/* a position (no CP_RT_NAME_LINE) in a script that is no file: no line */
+	n.flags &= ~CP_RT_NAME_LINE;
+	assert_int_equal(runtime_name_copied(&n, &fi), 0);
+	assert_int_equal(fi.firstline, 0);
+	assert_int_equal(fi.line, -1);
+	/* a builtin */
+	n = (struct cp_rt_name){.flags = CP_RT_NAME_OK | CP_RT_NAME_BUILTIN, .name = "forEach"};
+	assert_int_equal(runtime_name_copied(&n, &fi), 0);
+	assert_string_equal(fi.name, "forEach [builtin]");
+	assert_string_equal(fi.file, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_starts),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_name_copied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -112,6 +112,11 @@ static void test_own_chain(void **state)
 	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 8, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(f[0].name, "cp_test_second");
+	/* DWARF named it: the object's own symbol table is not built, until asked for */
+	assert_int_equal(symbolizer__symbol_tables(sy), 0);
+	assert_int_equal(symbolizer__user(sy, getpid(), 0, a, true, &f[1]), 0);
+	assert_string_equal(f[1].name, "cp_test_second");
+	assert_int_equal(symbolizer__symbol_tables(sy), 1);
 	assert_non_null(f[0].file);
 	assert_non_null(strstr(f[0].file, "/tests/unit/test_symbolize.c"));
 	assert_true(f[0].line > 0);

@@ -769,6 +769,82 @@ static void test_take_rows(void **state)
 	free(taken);
 }
 
+/* A sink of streamed rows: their copy, the calls, and a failure at a call on demand. */
+struct stream {
+	struct cp_unwind_row *rows;
+	size_t n, cap, calls, fail_at;
+};
+
+static int stream_rows(void *ctx, const struct cp_unwind_row *rows, size_t n)
+{
+	struct stream *s = ctx;
+
+	assert_true(n > 0);
+	if (++s->calls == s->fail_at)
+		return -EIO;
+	if (s->n + n > s->cap) {
+		s->cap = 2 * (s->n + n);
+		s->rows = realloc(s->rows, s->cap * sizeof(*s->rows));
+		assert_non_null(s->rows);
+	}
+	memcpy(s->rows + s->n, rows, n * sizeof(*rows));
+	s->n += n;
+	return 0;
+}
+
+/*
+ * Streamed (unwind_table__stream_fd), libc's table and a fixture's come in batches (of about
+ * 1 row: at each FDE's start; and of 1000) that together are the rows and the stats of the
+ * table built whole; the table keeps none. An error of the sink fails the build with it.
+ */
+static void check_stream(const char *path, size_t batch)
+{
+	struct unwind_table_stats whole, st;
+	const struct cp_unwind_row *rows;
+	struct unwind_table *ut, *us;
+	struct stream s = {0};
+	size_t n, m;
+	int fd;
+
+	ut = open_table(path);
+	rows = unwind_table__rows(ut, &n);
+	unwind_table__stats(ut, &whole);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	us = unwind_table__stream_fd(fd, batch, stream_rows, &s);
+	assert_non_null(us);
+	assert_true(s.calls > 1 && s.calls <= n / batch + 1);
+	assert_int_equal(s.n, n);
+	assert_memory_equal(s.rows, rows, n * sizeof(*rows));
+	unwind_table__rows(us, &m);
+	assert_int_equal(m, 0);
+	assert_int_equal(unwind_table__base(us), unwind_table__base(ut));
+	unwind_table__stats(us, &st);
+	st.build_ns = whole.build_ns;
+	assert_memory_equal(&st, &whole, sizeof(st));
+	unwind_table__free(us);
+	/* the sink fails at its second call */
+	free(s.rows);
+	s = (struct stream){.fail_at = 2};
+	errno = 0;
+	assert_null(unwind_table__stream_fd(fd, batch, stream_rows, &s));
+	assert_int_equal(errno, EIO);
+	close(fd);
+	free(s.rows);
+	unwind_table__free(ut);
+}
+
+static void test_stream(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	check_stream(LIBC_PATH, 1);
+	check_stream(LIBC_PATH, 1000);
+	fixture(path, sizeof(path), "unw_nofp");
+	check_stream(path, 1);
+}
+
 /* ---- hostile CFI: crafted .eh_frame sections in a copy of a fixture ------------------------- */
 
 /* Section addresses of the fixture the crafted sections go into (readelf -S). */
@@ -972,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_ld_so),
 		cmocka_unit_test(test_python),
 		cmocka_unit_test(test_take_rows),
+		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_set_loc_backwards),
 		cmocka_unit_test(test_cie_without_fde),

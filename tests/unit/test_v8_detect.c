@@ -85,6 +85,15 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->type_script, 167);
 	assert_int_equal(o->type_scope_info, 261);
 	assert_int_equal(o->first_nonstring, 128);
+	/* the script line ends BPF makes a position a line with (V8 11.3) */
+	assert_int_equal(o->script_line_ends, 56);
+	assert_int_equal(o->fixed_length, 8);
+	assert_int_equal(o->fixed_data, 16);
+	assert_int_equal(o->type_fixed_array, 175);
+	assert_int_equal(o->script_source, 8);
+	assert_int_equal(o->ext_resource, 16);
+	assert_int_equal(o->type_ext_one_byte, 42);
+	assert_int_equal(o->sfi_function_data, 8);
 	assert_int_equal(o->string_enc_mask, 8);
 	assert_int_equal(o->string_repr_mask, 7);
 	assert_int_equal(o->one_byte_tag, 8);

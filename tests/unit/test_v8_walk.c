@@ -6,9 +6,12 @@
  * -> leafB 1/4}) runs with no flag; each sample's frames are named from what BPF copied into
  * rt_names, read after the process is gone. The leaves' samples must show the whole JS chain
  * in order with the fixture's file and the leaf's first line (V8 gives the position where the
- * function starts, user space reads its line in the file: interp/src_pos.h), the heavy share
- * within 0.1 of
- * 3/4 (t_node judges the profiler's stacks). Needs root (BPF) and node.
+ * function starts: BPF makes it a line from the script's line ends, or counts the lines in its
+ * source, or user space reads the file: interp/src_pos.h), the heavy share within 0.1 of 3/4
+ * (t_node judges the profiler's stacks). The same tree run from memory
+ * (tests/fixtures/fix_tree_vm.js: a script that is no file, as node's own node:internal/...)
+ * must have the same lines and columns, counted in its source, and from its line ends when it
+ * is too long to count. Needs root (BPF) and node.
  */
 #include "cmocka_inc.h"
 #include "interp_fixture.h"
@@ -17,12 +20,15 @@
 #include "proc/proc_snapshot.h"
 #include "rtwalk.skel.h"
 
-#define SCRIPT	   "tests/fixtures/fix_tree.js"
-#define LEAFA_LINE 6 /* function leafA( */
-#define LEAFB_LINE 11
+#define SCRIPT	    "tests/fixtures/fix_tree.js"
+#define SCRIPT_VM   "tests/fixtures/fix_tree_vm.js"
+#define LEAFA_LINE  6 /* function leafA( */
+#define LEAFB_LINE  11
+#define LEAF_COLUMN 15 /* the "(" of "function leafA(" */
 
 struct run {
 	pid_t pid;
+	const char *file; /* what the script's name ends with */
 	unsigned int samples, leaves, exact, heavy, light, lines_ok, files_ok, unnamed, frames;
 	char example[1024];
 	struct cp_rt_stack *st;
@@ -52,7 +58,7 @@ static void check(struct run *r, int names_fd)
 	for (size_t k = 0; k < r->nst; k++) {
 		const struct cp_rt_stack *st = &r->st[k];
 		char chain[1024] = "";
-		int firstline = 0;
+		int firstline = 0, column = 0;
 		bool file_ok = false;
 		size_t n = 0;
 
@@ -69,7 +75,8 @@ static void check(struct run *r, int names_fd)
 			r->unnamed += !ok;
 			if (ok && i == 0) {
 				firstline = fi.firstline;
-				file_ok = interp_ends_with(fi.file, "/fix_tree.js");
+				column = fi.column;
+				file_ok = interp_ends_with(fi.file, r->file);
 			}
 			n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "",
 					      ok ? fi.name : "[unknown]");
@@ -84,18 +91,19 @@ static void check(struct run *r, int names_fd)
 		if (strstr(chain, heavy) && interp_ends_with(chain, heavy)) {
 			r->exact++;
 			r->heavy++;
-			r->lines_ok += firstline == LEAFA_LINE;
+			r->lines_ok += firstline == LEAFA_LINE && column == LEAF_COLUMN;
 		} else if (strstr(chain, light) && interp_ends_with(chain, light)) {
 			r->exact++;
 			r->light++;
-			r->lines_ok += firstline == LEAFB_LINE;
+			r->lines_ok += firstline == LEAFB_LINE && column == LEAF_COLUMN;
 		} else if (!r->example[0]) {
 			snprintf(r->example, sizeof(r->example), "%s", chain);
 		}
 	}
 }
 
-static void test_node(void **state)
+/* The tree of node argv (its script's name ending with file) sampled, checked. */
+static void run_tree(const char *const *argv, const char *file)
 {
 	struct bpf_link *links[INTERP_MAX_LINKS];
 	struct cpuprof_rtwalk *skel;
@@ -107,8 +115,8 @@ static void test_node(void **state)
 	char line[16];
 	FILE *f;
 
-	(void)state;
 	assert_non_null(r);
+	r->file = file;
 	if (geteuid() != 0)
 		cp_skip("BPF needs root");
 	if (system("command -v node >/dev/null 2>&1"))
@@ -119,8 +127,7 @@ static void test_node(void **state)
 		return;
 	}
 	assert_int_equal(cpuprof_rtwalk__load(skel), 0);
-	r->pid = interp_start((const char *const[]){"node", SCRIPT, "1.5", NULL}, &f, line,
-			      sizeof(line));
+	r->pid = interp_start(argv, &f, line, sizeof(line));
 	ps = proc_snapshot__new("/proc");
 	assert_int_equal(proc_snapshot__take(ps, (uint32_t)r->pid, 0), 0);
 	rp.runtime = CP_RT_V8;
@@ -139,9 +146,9 @@ static void test_node(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	check(r, bpf_map__fd(skel->maps.rt_names));
 	print_message(
-		"node: %u samples, %u in the leaves, %u whole chains (heavy %u light %u: "
+		"node %s: %u samples, %u in the leaves, %u whole chains (heavy %u light %u: "
 		"%.3f), first line ok %u, file ok %u, %u of %u frames unnamed; walk %.0f ns\n",
-		r->samples, r->leaves, r->exact, r->heavy, r->light,
+		argv[1], r->samples, r->leaves, r->exact, r->heavy, r->light,
 		(double)r->heavy / (r->heavy + r->light + !r->heavy), r->lines_ok, r->files_ok,
 		r->unnamed, r->frames, interp_walk_cost(bpf_map__fd(skel->maps.rt_cost)));
 	if (r->example[0])
@@ -162,10 +169,33 @@ static void test_node(void **state)
 	free(r);
 }
 
+static void test_node(void **state)
+{
+	(void)state;
+	run_tree((const char *const[]){"node", SCRIPT, "1.5", NULL}, "/fix_tree.js");
+}
+
+/* a script that is no file: its lines counted in its source in memory */
+static void test_node_memory(void **state)
+{
+	(void)state;
+	run_tree((const char *const[]){"node", SCRIPT_VM, "1.5", NULL}, "node:cpuprof/fix_tree");
+}
+
+/* one too long to count: its lines from the line ends V8 made for a stack trace */
+static void test_node_line_ends(void **state)
+{
+	(void)state;
+	run_tree((const char *const[]){"node", SCRIPT_VM, "1.5", "ends", NULL},
+		 "node:cpuprof/fix_tree");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node),
+		cmocka_unit_test(test_node_memory),
+		cmocka_unit_test(test_node_line_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
