@@ -76,9 +76,9 @@ static uint32_t hash_u32(uint32_t h, uint32_t v)
 /* One Location: a run of frames at one address, innermost first. */
 struct loc {
 	const uint32_t *frames; /* points into a sample's frame array (root first) */
-	uint32_t n;		/* frames[-(n-1)] .. frames[0]: see loc_frame() */
-	bool leaf;
 	uint64_t address;
+	uint32_t n : 31; /* frames[-(n-1)] .. frames[0]: see loc_frame() */
+	uint32_t leaf : 1;
 	uint32_t mapping; /* profile mapping id + 1 */
 };
 
@@ -199,7 +199,19 @@ static bool loc_id_eq(const void *ctx, uint32_t id, const void *key)
 	return loc_eq(&((const struct enc *)ctx)->loc_v[id], key);
 }
 
-/* Location id (1-based) for a run of frames, added at its first use. 0 on failure. */
+/* A new location's id (1-based), not indexed. 0 on failure. */
+static uint64_t loc_new(struct enc *e, const struct loc *l)
+{
+	if (array_grow((void **)&e->loc_v, &e->cap_loc, e->n_loc + 1, sizeof(*e->loc_v)))
+		return 0;
+	e->loc_v[e->n_loc] = *l;
+	return ++e->n_loc;
+}
+
+/*
+ * Location id (1-based) for a run of several frames (inlined ones and the frame they are
+ * inlined into), added at its first use. 0 on failure.
+ */
 static uint64_t loc_id(struct enc *e, const struct loc *l)
 {
 	uint32_t h = hash_u32(IDTABLE_SEED, l->leaf);
@@ -392,7 +404,12 @@ static int encode_sample(struct enc *e, const struct prof_sample *s, struct pb *
 		l.frames = &s->frames[i + l.n - 1];
 		l.mapping = f->mapping;
 		l.address = f->addr && !l.leaf ? f->addr - 1 : f->addr;
-		e->ids[nids] = loc_id(e, &l);
+		/* a location of one frame is known by loc1 alone: the index holds the others */
+		if (l.n == 1 && *known) {
+			e->ids[nids++] = *known;
+			continue;
+		}
+		e->ids[nids] = l.n == 1 ? loc_new(e, &l) : loc_id(e, &l);
 		if (!e->ids[nids])
 			return -ENOMEM;
 		if (l.n == 1)

@@ -83,12 +83,16 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 	const unsigned height = tall + (note ? FONT_SIZE + 6 : 0);
 	char note_text[200] = "", deeper[80] = "";
 	uint64_t total = f->nodes[0].total, *x = calloc(f->n ? f->n : 1, sizeof(*x));
+	uint32_t *q = malloc((f->n ? f->n : 1) * sizeof(*q));
 	char esc[2048], label[1100], fill[32], info[160];
 	double max_change = 0;
 	int err = 0;
 
-	if (!x)
+	if (!x || !q) {
+		free(x);
+		free(q);
 		return -ENOMEM;
+	}
 	if (f->diff)
 		for (size_t i = 0; i < f->n; i++) {
 			double d = share_change(f, &f->nodes[i]);
@@ -134,7 +138,20 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 		SVG_WIDTH, height, SVG_WIDTH, height, FONT_SIZE, SVG_WIDTH, height, SVG_WIDTH / 2,
 		esc, note_text, SVG_XPAD, height - 17, (unsigned long long)total,
 		f->diff ? "; red: share grew, blue: share shrank (from the base profile)" : "");
-	for (size_t i = 0; i < f->n && !err; i++) {
+	/*
+	 * The nodes breadth first, children by name: an order of the tree's content. The order
+	 * the nodes were made in is that of the profile's samples, which a profile read back from
+	 * disk holds in another order than one kept in memory.
+	 */
+	q[0] = 0;
+	for (size_t head = 0, tail = 1; head < tail && tail < f->n; head++) {
+		const struct flame_node *n = &f->nodes[q[head]];
+
+		for (uint32_t c = 0; c < n->n_children && tail < f->n; c++)
+			q[tail++] = f->order[n->first_child + c];
+	}
+	for (size_t qi = 0; qi < f->n && !err; qi++) {
+		const uint32_t i = q[qi];
 		const struct flame_node *n = &f->nodes[i];
 		double w = total ? (double)n->total * width / (double)total : 0;
 		double x1 = SVG_XPAD + (total ? (double)x[i] * width / (double)total : 0);
@@ -179,6 +196,7 @@ int svg_write(const struct flame *f, const char *title, FILE *out)
 	if (!err && (fputs("</g>\n</svg>\n", out) < 0 || fflush(out)))
 		err = -EIO;
 	free(x);
+	free(q);
 	return err;
 }
 

@@ -73,6 +73,7 @@ struct profile {
 	size_t cap_fh;
 	int frame_err;	       /* why the frames came back to memory early, 0 if they did not */
 	const char *names[64]; /* process and thread names interned lately, by hash */
+	bool unindexed;	       /* sidx and kidx dropped by the read-back: rebuilt when needed */
 	bool sealed;	       /* profile__seal: nothing is added any more, no index kept */
 };
 
@@ -241,6 +242,21 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 		return -ENOMEM;
 	*v = nv;
 	*cap = ncap;
+	return 0;
+}
+
+/* Room for exactly n elements (at least). 0 or -ENOMEM with *v as it was. */
+static int reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n <= *cap)
+		return 0;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
 	return 0;
 }
 
@@ -568,6 +584,14 @@ static int frames_in(struct profile *p, int *why)
 	idtable_free(&p->fidx);
 	frames_drop(p);
 	p->n_frames = 0;
+	/*
+	 * room for all at once when there is: grown by doubling, the last copy of the frames'
+	 * array (tens of MB) was made while the one before it was still there
+	 */
+	(void)reserve((void **)&p->frames, &p->cap_frames, total ? total : 1, sizeof(*p->frames));
+	(void)reserve((void **)&p->frec, &p->cap_frec, total ? total : 1, sizeof(*p->frec));
+	if (idtable_sized(&p->fidx, total))
+		p->fidx = (struct idtable){0};
 	err = frame_log__each(p->flog, load_frame, &lc);
 	/* out of memory: the rest is lost too, if memory is left for that (else the log stays) */
 	*why = err;
@@ -837,6 +861,47 @@ static const uint32_t *intern_stack(struct profile *p, const uint32_t *frames, u
 	return copy;
 }
 
+/*
+ * The indexes of the samples and stacks again, after a read-back that dropped them (see
+ * profile__unspill): the stacks read back are not in stacks[], so they are not shared with
+ * a later sample (a copy more), but every sample is found. 0 or -ENOMEM.
+ */
+static int reindex(struct profile *p)
+{
+	struct idtable sidx, kidx;
+
+	if (!p->unindexed)
+		return 0;
+	if (idtable_sized(&sidx, p->n_samples))
+		return -ENOMEM;
+	if (idtable_sized(&kidx, p->n_stacks)) {
+		idtable_free(&sidx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_samples; i++) {
+		bool found;
+		uint32_t h = sample_hash(&p->samples[i]);
+		struct idslot *sl =
+			idtable_probe(&sidx, h, sample_id_eq, p, &p->samples[i], &found);
+
+		idtable_fill(&sidx, sl, h, (uint32_t)i);
+	}
+	for (size_t i = 0; i < p->n_stacks; i++) {
+		const struct stack *k = &p->stacks[i];
+		bool found;
+		uint32_t h = idtable_hash(IDTABLE_SEED, k->frames, k->n * sizeof(*k->frames));
+		struct idslot *sl = idtable_probe(&kidx, h, stack_id_eq, p, k, &found);
+
+		idtable_fill(&kidx, sl, h, (uint32_t)i);
+	}
+	idtable_free(&p->sidx);
+	idtable_free(&p->kidx);
+	p->sidx = sidx;
+	p->kidx = kidx;
+	p->unindexed = false;
+	return 0;
+}
+
 int profile__add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
 		 const char *thread, const uint32_t *frames, uint32_t nframes, uint64_t count)
 {
@@ -864,7 +929,7 @@ int profile__add_labeled(struct profile *p, uint32_t pid, uint32_t tid, const ch
 
 	if (p->sealed)
 		return -EINVAL;
-	if (!ns.comm || !ns.thread || !ns.labels)
+	if (!ns.comm || !ns.thread || !ns.labels || reindex(p))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nframes; i++)
 		if (frames[i] >= p->n_frames)
@@ -1033,7 +1098,7 @@ static int idtable_sized(struct idtable *t, size_t n)
  * Everything that can fail is done before the profile changes: 0, or a negative errno with
  * p as it was.
  */
-static int spill(struct profile *p)
+static int spill(struct profile *p, bool all)
 {
 	struct idtable kidx = {0}, sidx = {0};
 	struct run_rec *recs = NULL;
@@ -1052,7 +1117,7 @@ static int spill(struct profile *p)
 		kept_ids += p->samples[i].nframes ? p->samples[i].nframes : 1;
 	}
 	/* past the threshold once, at every merge: no saw-tooth of stacks piling up again */
-	if (!m || (m < p->spill_after && !sample_runs__n_runs(p->runs)))
+	if (!m || (!all && m < p->spill_after && !sample_runs__n_runs(p->runs)))
 		return 0;
 	recs = malloc(m * sizeof(*recs));
 	stacks = malloc((kept ? kept : 1) * sizeof(*stacks));
@@ -1139,6 +1204,8 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 
 	if (p->sealed)
 		return -EINVAL;
+	if (reindex(p))
+		return -ENOMEM;
 	/* room for every sample at a load of at most a half (idtable_reserve's): the loop below
 	 * cannot fail, and the index is no bigger than one grown sample by sample */
 	while (idx.cap < 2 * (p->n_samples + 1))
@@ -1174,7 +1241,7 @@ int profile__merge_ended(struct profile *p, bool (*ended)(void *ctx, uint32_t pi
 	if (n_merged)
 		*n_merged = merged;
 	if (p->runs)
-		p->spill_err = spill(p);
+		p->spill_err = spill(p, false);
 	return 0;
 }
 
@@ -1203,8 +1270,69 @@ static int add_back(void *ctx, const struct run_rec *r)
 				    r->count);
 }
 
+/*
+ * The stack of the last sample appended, grown to frames[0..n) in place when it is a prefix of
+ * them (or equal) and ends where the pool's block is used up to: the runs come in key order,
+ * so a stack sampled in a function comes just before those sampled in its callees, and they
+ * share its frame ids. NULL when they cannot.
+ */
+static const uint32_t *extend_last(struct profile *p, const uint32_t *frames, uint32_t n)
+{
+	const struct prof_sample *last = p->n_samples ? &p->samples[p->n_samples - 1] : NULL;
+	uint32_t *start;
+
+	if (!last || !last->nframes || last->nframes > n || !p->pool ||
+	    p->pool_used < last->nframes || p->pool_cap - p->pool_used < n - last->nframes)
+		return NULL;
+	start = &p->pool->ids[p->pool_used - last->nframes];
+	if (start != last->frames || memcmp(start, frames, last->nframes * sizeof(*frames)))
+		return NULL;
+	memcpy(start + last->nframes, frames + last->nframes,
+	       (n - last->nframes) * sizeof(*frames));
+	p->pool_used += n - last->nframes;
+	return start;
+}
+
+/*
+ * A sample read back, appended (profile__unspill: its key is new, the room is there): its
+ * stack not shared with another's, as no index finds one.
+ */
+static int append_back(void *ctx, const struct run_rec *r)
+{
+	struct profile *p = ctx;
+	struct prof_sample ns = {
+		.comm = intern_name(p, r->comm),
+		.thread = intern_name(p, r->thread),
+		.labels = intern_name(p, r->labels),
+		.nframes = r->n,
+		.count = r->count,
+	};
+	uint32_t *copy;
+
+	if (!ns.comm || !ns.thread || !ns.labels)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->frames[i] >= p->n_frames)
+			return -EINVAL;
+	if (grow((void **)&p->samples, &p->cap_samples, p->n_samples, sizeof(*p->samples)))
+		return -ENOMEM;
+	ns.frames = extend_last(p, r->frames, r->n);
+	if (!ns.frames) {
+		copy = pool_alloc(p, r->n ? r->n : 1);
+		if (!copy)
+			return -ENOMEM;
+		if (r->n)
+			memcpy(copy, r->frames, r->n * sizeof(*copy));
+		ns.frames = copy;
+	}
+	p->samples[p->n_samples++] = ns;
+	p->total += r->count;
+	return 0;
+}
+
 int profile__unspill(struct profile *p)
 {
+	bool fast;
 	int err;
 
 	if (p->flog) {
@@ -1218,10 +1346,31 @@ int profile__unspill(struct profile *p)
 	}
 	if (!p->runs)
 		return 0;
+	/*
+	 * With no sample of no process left in memory, every key read back is new: the samples
+	 * are appended as they come, without the indexes that would find an equal one (with
+	 * the stacks' array, a third of the memory of what is read back). Else (the move of
+	 * those samples to disk failed) each is added as any sample.
+	 */
+	fast = spill(p, true) == 0;
+	if (fast) {
+		uint64_t more = sample_runs__records(p->runs);
+
+		/* room for all at once: pages of the unused rest are never touched */
+		if (more <= SIZE_MAX / sizeof(*p->samples) - p->n_samples - 1 &&
+		    reserve((void **)&p->samples, &p->cap_samples, p->n_samples + (size_t)more,
+			    sizeof(*p->samples)) == 0) {
+			idtable_free(&p->sidx);
+			idtable_free(&p->kidx);
+			p->unindexed = true;
+		} else {
+			fast = false;
+		}
+	}
 	/* counted when first added: what comes back counts again, what does not is out */
 	p->total -= p->runs_count;
 	p->runs_count = 0;
-	err = sample_runs__each(p->runs, add_back, p);
+	err = sample_runs__each(p->runs, fast ? append_back : add_back, p);
 	sample_runs__free(p->runs);
 	p->runs = NULL;
 	return err;
