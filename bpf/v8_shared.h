@@ -22,9 +22,9 @@ struct cp_v8_offsets {
 	/* frame slots, relative to the frame pointer (v8dbg_off_fp_*) */
 	__s16 fp_marker;	  /* the context, or a SMI frame-type marker: off_fp_context */
 	__s16 fp_function;	  /* the JSFunction: off_fp_function */
-	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (SMI): for the line
-				     running, not decoded yet */
-	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray (idem) */
+	__s16 fp_bytecode_offset; /* an interpreted frame's bytecode offset (a SMI: from the
+				     BytecodeArray's tagged address) */
+	__s16 fp_bytecode_array;  /* an interpreted or baseline frame's BytecodeArray */
 	__u16 map;		  /* HeapObject.map */
 	__u16 map_instance_type;  /* Map.instance_type: u16 */
 	__u16 jsfunc_shared;	  /* JSFunction.shared */
@@ -38,19 +38,24 @@ struct cp_v8_offsets {
 	__u16 thin_actual;	  /* ThinString.actual */
 	__u16 type_jsfunc_first;  /* JSFunction instance types [first, last] */
 	__u16 type_jsfunc_last;
-	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
-	__u16 type_script;	    /* SCRIPT_TYPE */
-	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
-	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
-	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
-	__u16 script_line_ends;	    /* Script.line_ends: a FixedArray of SMIs, or undefined */
-	__u16 fixed_length;	    /* FixedArrayBase.length: a SMI */
-	__u16 fixed_data;	    /* FixedArray.data: the first element */
-	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
-	__u16 script_source;	    /* Script.source: a String */
-	__u16 ext_resource;	    /* ExternalString.resource; its cached data pointer follows */
-	__u16 type_ext_one_byte;    /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
-	__u16 sfi_function_data;    /* SharedFunctionInfo.function_data: a SMI for a builtin */
+	__u16 type_sfi;		 /* SHARED_FUNCTION_INFO_TYPE */
+	__u16 type_script;	 /* SCRIPT_TYPE */
+	__u16 type_bytecode;	 /* BYTECODE_ARRAY_TYPE */
+	__u16 type_scope_info;	 /* SCOPE_INFO_TYPE */
+	__u16 first_nonstring;	 /* FirstNonstringType: strings are below */
+	__u16 script_line_ends;	 /* Script.line_ends: a FixedArray of SMIs, or undefined */
+	__u16 fixed_length;	 /* FixedArrayBase.length: a SMI */
+	__u16 fixed_data;	 /* FixedArray.data: the first element */
+	__u16 type_fixed_array;	 /* FIXED_ARRAY_TYPE */
+	__u16 script_source;	 /* Script.source: a String */
+	__u16 ext_resource;	 /* ExternalString.resource; its cached data pointer follows */
+	__u16 type_ext_one_byte; /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
+	__u16 sfi_function_data; /* SharedFunctionInfo.function_data: a SMI for a builtin */
+	__u16 bytecode_data;	 /* BytecodeArray.data: its first bytecode */
+	__u16 bytecode_spt;	 /* BytecodeArray.source_position_table (a ByteArray, or
+				    undefined until V8 collects it); 0: not known, no lines */
+	__u16 type_byte_array;	 /* BYTE_ARRAY_TYPE (its bytes at fixed_data, FixedArray's) */
+	__u16 pad16;
 	__u8 string_enc_mask;	    /* StringEncodingMask */
 	__u8 string_repr_mask;	    /* StringRepresentationMask */
 	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
@@ -66,7 +71,7 @@ struct cp_v8_offsets {
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
 	__u8 pad[3];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 80, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 88, "cp_v8_offsets layout");
 
 /* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
 #define CP_V8_CODE_RANGES 3
@@ -85,13 +90,16 @@ struct cp_v8_proc {
 	struct cp_rt_jit_range builtins;
 	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 96 + 16 * (1 + CP_V8_CODE_RANGES), "cp_v8_proc layout");
+_Static_assert(sizeof(struct cp_v8_proc) == 104 + 16 * (1 + CP_V8_CODE_RANGES),
+	       "cp_v8_proc layout");
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
 
 /*
  * Frame kinds (cp_rt_frame.kind). CP_V8_FRAME_JS: a JS function, ptr its SharedFunctionInfo
- * (tagged), pos ~0 (where in it is not read yet).
+ * (tagged), pos 1 + the script position (UTF-16 units) of the bytecode an interpreted frame
+ * runs (its BytecodeArray's source position table at its bytecode offset), ~0 when not known
+ * (baseline and optimized frames, a table V8 has not collected, longer than CP_V8_SPT_MAX).
  */
 #define CP_V8_FRAME_JS 1
 
@@ -105,6 +113,9 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
    the script has no line ends), CP_V8_SRC_CHUNK at a time. */
 #define CP_V8_SRC_MAX	(256u << 10)
 #define CP_V8_SRC_CHUNK 256
+/* Bytes of a source position table BPF decodes at most, CP_V8_SPT_CHUNK at a time. */
+#define CP_V8_SPT_MAX	(16u << 10)
+#define CP_V8_SPT_CHUNK 256
 /* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
 #define CP_V8_SCOPE_LOCALS 4096
 

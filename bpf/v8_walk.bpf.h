@@ -61,6 +61,141 @@ static __always_inline __u64 v8_slot(const __u64 *below, __s16 off)
 }
 
 /*
+ * Decoding a source position table (V8's source-position-table.cc; OTel v8.go decodePosition):
+ * pairs of signed VLQs (7 bits a byte, low first, bit 7 set when more follow; zigzag: the low
+ * bit the sign), the code offset's delta (is_statement in its sign: a negative delta d
+ * means -d - 1) then the source position's, from code offset -1 and position 0. A position is
+ * V8's SourcePosition: bit 0 external, bits 1-30 the script offset + 1, the inlining id above.
+ * The position of bytecode offset at: the last entry whose code offset is at most at.
+ */
+struct v8_spt {
+	__u64 data;	 /* the table's bytes */
+	__s64 code, src; /* the entry being decoded */
+	__s64 found;	 /* the position of the last entry at or before at */
+	__u64 acc;	 /* the VLQ being read, shift its bits read */
+	__u32 shift, field, len, done, at;
+	int err;
+};
+
+/* A source position table being decoded, per CPU (apart from the strings' buffer). */
+struct v8_sptbuf {
+	__u8 b[CP_V8_SPT_CHUNK];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct v8_sptbuf);
+	__uint(max_entries, 1);
+} v8_spt_buf SEC(".maps");
+
+/* The next CP_V8_SPT_CHUNK bytes of table c: 0, 1 at its end or past the offset, -1. Global:
+ * verified once; without a branch on the bytes (the verifier walks each path of a loop). */
+__noinline int cp_v8_spt_chunk(struct v8_spt *c)
+{
+	__u32 zero = 0, len, k;
+	struct v8_sptbuf *sb = bpf_map_lookup_elem(&v8_spt_buf, &zero);
+	__u64 acc, b, end, isc, neg, val, upd;
+	__u32 shift, field;
+	__s64 code, src, found;
+
+	if (!c || !sb || c->done >= c->len)
+		return 1;
+	len = c->len - c->done;
+	if (len >= CP_V8_SPT_CHUNK)
+		len = CP_V8_SPT_CHUNK;
+	__builtin_memset(sb->b, 0, sizeof(sb->b));
+	if (bpf_probe_read_user(sb->b,
+				len & (CP_V8_SPT_CHUNK - 1) ? len & (CP_V8_SPT_CHUNK - 1)
+							    : CP_V8_SPT_CHUNK,
+				(void *)(c->data + c->done))) {
+		c->err = 1;
+		return -1;
+	}
+	acc = c->acc;
+	shift = c->shift;
+	field = c->field;
+	code = c->code;
+	src = c->src;
+	found = c->found;
+	for (k = 0; k < CP_V8_SPT_CHUNK; k++) {
+		if (k >= len)
+			break;
+		b = sb->b[k & (CP_V8_SPT_CHUNK - 1)];
+		acc |= (b & 0x7f) << (shift & 63);
+		shift += 7;
+		end = -(__u64)((b >> 7) ^ 1); /* all ones at a VLQ's last byte */
+		val = (acc >> 1) ^ -(acc & 1);
+		isc = end & -(__u64)(field == 0);
+		neg = (__u64)((__s64)val >> 63);
+		code += (__s64)((val ^ neg) & isc);
+		src += (__s64)(val & end & ~isc);
+		/* a whole entry at or before the offset: its position */
+		upd = end & ~isc & -(__u64)(code <= (__s64)c->at);
+		found = (__s64)(((__u64)found & ~upd) | ((__u64)src & upd));
+		field ^= (__u32)end & 1;
+		acc &= ~end;
+		shift &= ~(__u32)end;
+	}
+	c->acc = acc;
+	c->shift = shift;
+	c->field = field;
+	c->code = code;
+	c->src = src;
+	c->found = found;
+	c->done += len;
+	/* code offsets only grow: past the offset, no later entry is before it */
+	return code > (__s64)c->at || c->done >= c->len;
+}
+
+/* bpf_loop's step: the next chunk of the table. */
+static long v8_spt_step(__u32 i, void *arg)
+{
+	(void)i;
+	return cp_v8_spt_chunk(arg) ? 1 : 0;
+}
+
+/*
+ * 1 + the script position of the bytecode an interpreted frame runs (its slots below: its
+ * BytecodeArray and bytecode offset), ~0 when it is not an interpreted frame or its table is
+ * not there (V8 collects tables lazily: undefined until something asked) or too long.
+ */
+static __always_inline __u32 cp_v8_bytecode_pos(const struct cp_v8_offsets *o, const __u64 *below)
+{
+	struct v8_spt c = {0};
+	__u64 ba = v8_slot(below, o->fp_bytecode_array),
+	      off = v8_slot(below, o->fp_bytecode_offset);
+	__u64 obj, w, spt;
+	__s64 delta;
+	__u32 pos;
+
+	if (!o->bytecode_spt || !v8_is_smi(off) || cp_v8_type(o, ba) != o->type_bytecode)
+		return ~0u;
+	obj = v8_obj(o, ba);
+	w = rt_ptr(obj + o->fixed_length);
+	/* the offset counts from the BytecodeArray's tagged address (frames.cc) */
+	delta = (__s64)off >> o->smi_shift;
+	delta -= (__s64)o->bytecode_data - o->heap_tag;
+	if (!v8_is_smi(w) || delta < 0 || delta >= (__s64)(w >> o->smi_shift))
+		return ~0u;
+	spt = rt_ptr(obj + o->bytecode_spt);
+	if (cp_v8_type(o, spt) != o->type_byte_array)
+		return ~0u;
+	w = rt_ptr(v8_obj(o, spt) + o->fixed_length);
+	if (!v8_is_smi(w) || (w >> o->smi_shift) > CP_V8_SPT_MAX)
+		return ~0u;
+	c.data = v8_obj(o, spt) + o->fixed_data;
+	c.len = (__u32)(w >> o->smi_shift);
+	c.at = (__u32)delta;
+	c.code = -1;
+	c.found = -1;
+	bpf_loop(CP_V8_SPT_MAX / CP_V8_SPT_CHUNK + 1, v8_spt_step, &c, 0);
+	if (c.err || c.found < 0 || (c.found & 1))
+		return ~0u;
+	pos = (__u32)((__u64)c.found >> 1) & ((1u << 30) - 1);
+	return pos ? pos : ~0u;
+}
+
+/*
  * The frame whose frame pointer is fp: 1 when it is a JS frame (its SFI pushed on st, flags
  * on it), 2 when it is a typed V8 frame (entry, exit, stub: nothing pushed), 0 when its slots
  * are not a V8 frame's, -1 when they cannot be read.
@@ -86,12 +221,9 @@ __noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_st
 	sfi = rt_ptr(v8_obj(o, fn) + o->jsfunc_shared);
 	if (cp_v8_type(o, sfi) != o->type_sfi)
 		return 0;
-	/*
-	 * the function, not where in it: the line running needs the bytecode offset
-	 * (fp_bytecode_offset) or the pc mapped through V8's source position tables, not decoded
-	 * yet; a position kept would make a stack per position for the same functions
-	 */
-	rt_push(st, sfi, ~0u, CP_V8_FRAME_JS, (__u8)flags);
+	/* where in it: an interpreted frame's position (the same function at another line is
+	   another frame, as an interpreter's); baseline and optimized frames: ~0 */
+	rt_push(st, sfi, cp_v8_bytecode_pos(o, below), CP_V8_FRAME_JS, (__u8)flags);
 	return 1;
 }
 

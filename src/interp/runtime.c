@@ -77,3 +77,15 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 	}
 	return 0;
 }
+
+void runtime_name_pos(struct rt_frame_info *out, uint32_t pos)
+{
+	int line, col;
+
+	if (!out || !pos || pos > 1u << 30 || !out->file[0] || out->file[0] != '/')
+		return;
+	if (src_pos_line(out->file, pos - 1, &line, &col))
+		return;
+	out->line = line;
+	out->column = col;
+}

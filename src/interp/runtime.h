@@ -83,6 +83,9 @@ struct runtime {
 	void (*eval)(const void *proc, struct rt_eval_range *out);
 	/* cp_rt_frame.pos is the line running in the frame (0: unknown), kept with a copied name */
 	bool pos_is_line;
+	/* cp_rt_frame.pos is 1 + the character position running in the frame's script (~0 or 0:
+	   unknown; V8), made the line and column from the script's file (interp/src_pos.h) */
+	bool pos_is_src;
 	/*
 	 * The JIT code range hook (bpf/jit_hook.bpf.h; NULL: none): the ranges of generated code
 	 * in process proc that its BPF step walks, at most max into out. Their number.
@@ -104,5 +107,13 @@ const struct runtime *runtime_of(uint32_t id);
  * the name, file and first line (no current line: -1). 0, or -ENOENT when n names nothing.
  */
 int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out);
+
+/*
+ * The line and column running in a frame named out (its file) from pos, 1 + a character
+ * position in the file (descriptor's pos_is_src), into out->line and out->column; out stays as
+ * it is when pos is unknown or the file cannot tell (no such file: node:internal/..., a script
+ * made in memory; the line and column where the function starts stay).
+ */
+void runtime_name_pos(struct rt_frame_info *out, uint32_t pos);
 
 #endif

@@ -3,7 +3,8 @@
  * V8's descriptor (runtime.h): v8_detect_process, and its code (the embedded builtins, the
  * code range) as the JIT code range hook's ranges (bpf/v8_step.bpf.h records the JS frames met
  * there during the native walk). Its frames are named from what BPF copied
- * (bpf/v8_walk.bpf.h cp_v8_name); pos is a bytecode offset, not a line.
+ * (bpf/v8_walk.bpf.h cp_v8_name); pos is 1 + the script position an interpreted frame runs,
+ * made a line from the script's file (runtime_name_pos).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -85,6 +86,7 @@ const struct runtime v8_runtime = {
 	.name_frame = NULL,
 	.eval = eval,
 	.pos_is_line = false,
+	.pos_is_src = true,
 	.jit = jit,
 	.jit_refresh = jit_refresh,
 };

@@ -198,6 +198,8 @@ static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct
 		x->err = 0;
 		if (k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
 			x->info.line = (int)f->pos;
+		else if (k->rt->pos_is_src)
+			runtime_name_pos(&x->info, f->pos);
 	}
 	idtable_fill(&p->index, slot, h, (uint32_t)p->n_named++);
 	*out = x;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # node (V8) with no node flag: the JS functions of a known call tree
 # (tests/fixtures/fix_tree.js: main -> run -> {heavy -> leafA 3/4, light -> leafB 1/4}) are
-# walked from V8's own metadata and named js::NAME, in order, down to node::Start; with
-# --perf-basic-prof too (V8 then names its code in a perf map) each JS frame appears once.
+# walked from V8's own metadata and named js::NAME, in order, down to node::Start, an
+# interpreted frame at the line it runs; with --perf-basic-prof too (V8 then names its code in a
+# perf map) each JS frame appears once.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
@@ -41,11 +42,31 @@ check_folded_grammar "$out"
 check "$out" "node (no flag)"
 grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
 ! grep -F 'JIT code no perf map names' "$TMP/err" || fail "walked, yet said to be unnamed"
-# the line and column V8 gives a function (its "("), read in the script
-for f in 'main (fix_tree.js:28:14)' 'run (fix_tree.js:22:13)' 'heavy (fix_tree.js:16:15)' \
-	'light (fix_tree.js:17:15)' 'leafA (fix_tree.js:6:15)' 'leafB (fix_tree.js:11:15)'; do
-	grep -qF ";js::$f" "$out" || fail "no frame js::$f: $(grep -oE 'js::leafA[^;]*' "$out" | head -1)"
+# an interpreted frame: the line and column running (main, called once, at its call of run;
+# run at its calls of cpu, heavy and light...); an optimized or baseline one: where its function is
+# defined (its "("), as V8 gives it, read in the script. Each function's frames are at those only.
+for f in 'main (30:6)' 'run (22:13|25:9|25:29|25:43)' 'heavy (16:15|16:27)' 'light (17:15|17:27)' \
+	'leafA (6:15|8:[0-9]+)' 'leafB (11:15|13:[0-9]+)'; do
+	name=${f%% *} want="^js::$name \\(fix_tree.js:${f#* }\\)\$"
+	got=$(grep -oE "js::$name \\([^)]*\\)" "$out" | sort -u)
+	[ -n "$got" ] || fail "no frame js::$name"
+	bad=$(echo "$got" | grep -vE "$want") && fail "js::$name at lines it does not run: $bad"
 done
+grep -qF ';js::main (fix_tree.js:30:6);' "$out" ||
+	fail "main (interpreted) not at the line running: $(grep -oE 'js::main [^;]*' "$out" | head -1)"
+
+# only the interpreter (the flags make every frame an interpreted one): the leaves at the line
+# of their loop, not the one their function starts at
+out=$TMP/interp.folded
+expect_status 0 "$CPUPROF" record --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' --no-opt --no-sparkplug --no-maglev fix_tree.js 3"
+# (a leaf's frame, then the bytecode handler running, in node's builtins)
+leaf_end='(;Builtins_[A-Za-z0-9_]+)? [0-9]+$'
+leaves=$(count "$out" ";$(js 'leaf[AB]')$leaf_end")
+loop=$(count "$out" ";js::(leafA \\(fix_tree.js:8|leafB \\(fix_tree.js:13):[0-9]+\\)$leaf_end")
+note "node, interpreter only: $loop of $leaves leaf samples at their loop's line"
+[ "$leaves" -ge 300 ] || fail "only $leaves samples in the leaves: $(grep -E 'leaf[AB]' "$out" | head -2)"
+[ $((100 * loop)) -ge $((95 * leaves)) ] ||
+	fail "only $loop of $leaves leaf samples at their loop's line: $(grep -oE 'js::leaf[AB] \([^)]*\)' "$out" | sort | uniq -c | sort -rn | head -3)"
 
 # V8's perf map names its code too: the walker's frames stand for it, no frame twice
 out=$TMP/perf.folded

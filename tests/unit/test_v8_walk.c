@@ -11,7 +11,11 @@
  * (t_node judges the profiler's stacks). The same tree run from memory
  * (tests/fixtures/fix_tree_vm.js: a script that is no file, as node's own node:internal/...)
  * must have the same lines and columns, counted in its source, and from its line ends when it
- * is too long to count. Needs root (BPF) and node.
+ * is too long to count. An interpreted frame's position (its bytecode offset in its source
+ * position table) must be the line running, made from the file as the profiler does: main
+ * (called once: interpreted) at its call of run, and with no tier but the interpreter
+ * (node --no-opt --no-sparkplug --no-maglev) the leaves at their loop's line, in 95 % of their
+ * samples. Needs root (BPF) and node.
  */
 #include "cmocka_inc.h"
 #include <linux/types.h>
@@ -19,6 +23,7 @@
 #include "runtime_shared.h"
 #include "interp_fixture.h"
 #include "interp/runtime.h"
+#include "interp/src_pos.h"
 #include "interp/v8_detect.h"
 #include "proc/proc_snapshot.h"
 
@@ -27,13 +32,30 @@
 #define LEAFA_LINE  6 /* function leafA( */
 #define LEAFB_LINE  11
 #define LEAF_COLUMN 15 /* the "(" of "function leafA(" */
+/* the line of a leaf's loop, from the line it starts at */
+#define LOOP_LINE(first) ((first) + 2)
+#define MAIN_CALL_LINE	 30 /* main's call of run */
 
 struct run {
 	const char *file; /* what the script's name ends with */
 	unsigned int samples, leaves, exact, heavy, light, lines_ok, files_ok, unnamed, frames;
+	unsigned int main_pos, main_at_call; /* main's frames with a position, at its call */
+	unsigned int interp, at_loop; /* leaves with a position (interpreted), at the loop line */
+	int off_loop;		      /* a line of one not at its loop */
 	char example[1024];
 	struct interp_stacks s; /* its pid and the stacks it sent */
 };
+
+/* The line running in a frame named fi at position pos, as the profiler makes it; 0 when the
+ * file cannot tell. */
+static int running_line(const struct rt_frame_info *fi, uint32_t pos)
+{
+	struct rt_frame_info x = *fi;
+
+	x.line = 0;
+	runtime_name_pos(&x, pos);
+	return x.line;
+}
 
 static void check(struct run *r, int names_fd)
 {
@@ -42,7 +64,7 @@ static void check(struct run *r, int names_fd)
 	for (size_t k = 0; k < r->s.n; k++) {
 		const struct cp_rt_stack *st = &r->s.st[k];
 		char chain[1024] = "";
-		int firstline = 0, column = 0;
+		int firstline = 0, column = 0, line = -1;
 		bool file_ok = false;
 		size_t n = 0;
 
@@ -56,11 +78,17 @@ static void check(struct run *r, int names_fd)
 				  !runtime_name_copied(&nm, &fi) && (nm.flags & CP_RT_NAME_OK);
 
 			r->frames++;
+			if (ok && f->pos != ~0u && !strcmp(fi.name, "main")) {
+				r->main_pos++;
+				r->main_at_call += running_line(&fi, f->pos) == MAIN_CALL_LINE;
+			}
 			r->unnamed += !ok;
 			if (ok && i == 0) {
 				firstline = fi.firstline;
 				column = fi.column;
 				file_ok = interp_ends_with(fi.file, r->file);
+				if (f->pos != ~0u)
+					line = running_line(&fi, f->pos);
 			}
 			n += (size_t)snprintf(chain + n, sizeof(chain) - n, "%s%s", n ? ";" : "",
 					      ok ? fi.name : "[unknown]");
@@ -71,6 +99,12 @@ static void check(struct run *r, int names_fd)
 			continue;
 		r->leaves++;
 		r->files_ok += file_ok;
+		if (line >= 0) {
+			r->interp++;
+			r->at_loop += line == LOOP_LINE(firstline);
+			if (line != LOOP_LINE(firstline) && !r->off_loop)
+				r->off_loop = line;
+		}
 		/* the chain ends at main: what called it is node's module loader */
 		if (strstr(chain, heavy) && interp_ends_with(chain, heavy)) {
 			r->exact++;
@@ -87,7 +121,11 @@ static void check(struct run *r, int names_fd)
 }
 
 /* The tree of node argv (its script's name ending with file) sampled, checked. */
-static void run_tree(const char *const *argv, const char *file)
+/* what run_tree checks of the lines running (the script a file: user space reads it) */
+#define LINES_MAIN 1 /* main (interpreted: called once) at its call of run */
+#define LINES_LEAF 2 /* the leaves (interpreted: no optimizing tier) at their loop */
+
+static void run_tree(const char *const *argv, const char *file, unsigned int lines)
 {
 	struct cpuprof_rtwalk *skel;
 	struct proc_snapshot *ps;
@@ -126,6 +164,9 @@ static void run_tree(const char *const *argv, const char *file)
 		r->unnamed, r->frames, interp_walk_cost(bpf_map__fd(skel->maps.rt_cost)));
 	if (r->example[0])
 		print_message("  not exact: %s\n", r->example);
+	print_message("  interpreted leaves %u, at their loop's line %u (another: %d); main with a "
+		      "position %u, at its call's line %u\n",
+		      r->interp, r->at_loop, r->off_loop, r->main_pos, r->main_at_call);
 	assert_true(r->leaves >= 100);
 	assert_true(r->exact * 100 >= r->leaves * 95);
 	assert_true(r->files_ok * 100 >= r->leaves * 95);
@@ -134,6 +175,14 @@ static void run_tree(const char *const *argv, const char *file)
 		double share = (double)r->heavy / (r->heavy + r->light);
 
 		assert_true(share > 0.65 && share < 0.85);
+	}
+	if (lines & LINES_MAIN) {
+		assert_true(r->main_pos >= 100);
+		assert_true(r->main_at_call * 100 >= r->main_pos * 95);
+	}
+	if (lines & LINES_LEAF) {
+		assert_true(r->interp >= 100);
+		assert_true(r->at_loop * 100 >= r->interp * 95);
 	}
 	free(r->s.st);
 	cpuprof_rtwalk__destroy(skel);
@@ -144,22 +193,31 @@ static void run_tree(const char *const *argv, const char *file)
 static void test_node(void **state)
 {
 	(void)state;
-	run_tree((const char *const[]){"node", SCRIPT, "1.5", NULL}, "/fix_tree.js");
+	run_tree((const char *const[]){"node", SCRIPT, "1.5", NULL}, "/fix_tree.js", LINES_MAIN);
 }
 
 /* a script that is no file: its lines counted in its source in memory */
 static void test_node_memory(void **state)
 {
 	(void)state;
-	run_tree((const char *const[]){"node", SCRIPT_VM, "1.5", NULL}, "node:cpuprof/fix_tree");
+	run_tree((const char *const[]){"node", SCRIPT_VM, "1.5", NULL}, "node:cpuprof/fix_tree", 0);
 }
 
 /* one too long to count: its lines from the line ends V8 made for a stack trace */
+/* no tier but the interpreter: the leaves' frames at the line of their loop */
+static void test_node_interpreted(void **state)
+{
+	(void)state;
+	run_tree((const char *const[]){"node", "--no-opt", "--no-sparkplug", "--no-maglev", SCRIPT,
+				       "1.5", NULL},
+		 "/fix_tree.js", LINES_MAIN | LINES_LEAF);
+}
+
 static void test_node_line_ends(void **state)
 {
 	(void)state;
 	run_tree((const char *const[]){"node", SCRIPT_VM, "1.5", "ends", NULL},
-		 "node:cpuprof/fix_tree");
+		 "node:cpuprof/fix_tree", 0);
 }
 
 int main(void)
@@ -167,6 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_node),
 		cmocka_unit_test(test_node_memory),
+		cmocka_unit_test(test_node_interpreted),
 		cmocka_unit_test(test_node_line_ends),
 	};
 
