@@ -79,8 +79,6 @@ static const struct field FIELDS[] = {
 	U16("class_ExternalString__resource__Object", ext_resource),
 	U16("class_SharedFunctionInfo__function_data__Object", sfi_function_data),
 	U16("type_ExternalOneByteString__EXTERNAL_ONE_BYTE_STRING_TYPE", type_ext_one_byte),
-	U16("class_BytecodeArray__data__uintptr_t", bytecode_data),
-	U16("type_ByteArray__BYTE_ARRAY_TYPE", type_byte_array),
 	U8("StringEncodingMask", string_enc_mask),
 	U8("StringRepresentationMask", string_repr_mask),
 	U8("OneByteStringTag", one_byte_tag),
@@ -149,7 +147,7 @@ static int put(struct cp_v8_offsets *off, const struct field *f, int32_t v)
 static int check(struct v8_object_info *info, const struct elf_named *en)
 {
 	struct cp_v8_offsets *o = &info->off;
-	int32_t smi_shift = -1, smi_mask = -1;
+	int32_t smi_shift = -1, smi_mask = -1, data = 0, byte_array = 0;
 
 	if (dbg_u32(en, "SmiShiftSize", &smi_shift) || dbg_u32(en, "SmiTagMask", &smi_mask)) {
 		info->missing = "v8dbg_SmiShiftSize";
@@ -169,12 +167,19 @@ static int check(struct v8_object_info *info, const struct elf_named *en)
 	    !o->jsfunc_shared || !o->sfi_name || !o->string_length || !o->seq_chars)
 		return -ENOTSUP;
 	/*
+	 * The line running in interpreted frames (optional: without, the functions' start lines).
 	 * BytecodeArray.source_position_table has no metadata (node 20): three words after the
 	 * length (constant_pool, handler_table before it), 8 + 14 bytes before the bytecodes
 	 * (OTel v8.go's fallback for V8 9.x-12.x; V8's code.tq); another layout: no lines
 	 */
-	if (o->bytecode_data == o->fixed_length + 3 * 8 + 8 + 14 && o->fixed_data == 16)
+	if (!dbg_u32(en, "class_BytecodeArray__data__uintptr_t", &data) &&
+	    !dbg_u32(en, "type_ByteArray__BYTE_ARRAY_TYPE", &byte_array) && byte_array > 0 &&
+	    byte_array <= 0xffff && data == o->fixed_length + 3 * 8 + 8 + 14 &&
+	    o->fixed_data == 16) {
+		o->bytecode_data = (__u16)data;
+		o->type_byte_array = (__u16)byte_array;
 		o->bytecode_spt = (__u16)(o->fixed_length + 3 * 8);
+	}
 	/* 15 JSFunction instance types from 9.6.138 (OTel v8.go, V8 commit 1cd7a58) */
 	o->type_jsfunc_last = o->type_jsfunc_first + 14;
 	return 0;

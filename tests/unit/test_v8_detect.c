@@ -68,6 +68,10 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->fp_bytecode_offset, -40);
 	assert_int_equal(o->fp_bytecode_array, -32);
 	assert_int_equal(o->type_bytecode, 191);
+	/* the source position table (the line running): its offset follows from the bytecodes' */
+	assert_int_equal(o->bytecode_data, 54);
+	assert_int_equal(o->bytecode_spt, 32);
+	assert_int_equal(o->type_byte_array, 190);
 	assert_int_equal(o->map, 0);
 	assert_int_equal(o->map_instance_type, 12);
 	assert_int_equal(o->jsfunc_shared, 24);
