@@ -25,11 +25,11 @@ struct bpf_session {
 	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
-	bool unwind;	/* the DWARF walker is started: its tables may be written */
-	bool dwarf;	/* the dstacks maps are in use */
-	bool runtimes;	/* the rtstacks maps are in use (a runtime's walker, with dwarf) */
-	int mmap_hooks; /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
-	bool verifier_log;	     /* the kernel's verifier log asked for (-v -v) */
+	bool unwind;	   /* the DWARF walker is started: its tables may be written */
+	bool dwarf;	   /* the dstacks maps are in use */
+	bool runtimes;	   /* the rtstacks maps are in use (a runtime's walker, with dwarf) */
+	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
+	bool verifier_log; /* the kernel's verifier log asked for (-v -v) */
 	bool rt_loaded[CP_RT_MAX]; /* runtime id's walker is in unwind_progs */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
@@ -273,7 +273,8 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		/*
 		 * System-wide (or by name), a walker is loaded (verified) only when its first
 		 * process is found (bpf_session__load_rt_walker): most runtimes never are. The
-		 * processes of -p or a command are loaded with the rest, ready at their first sample.
+		 * processes of -p or a command are loaded with the rest, ready at their first
+		 * sample.
 		 */
 		s->rt_loaded[id] = on && cfg->filter_mode == CP_FILTER_PIDS && rt_prog(s->skel, id);
 		if (cfg->unwind_dwarf && rt_prog(s->skel, id) && !s->rt_loaded[id])

@@ -74,9 +74,9 @@ int bpf_session__set_go_proc(struct bpf_session *s, uint32_t pid, const struct c
 /*
  * Load (verify) runtime id's walker and put it where the DWARF walk tail-calls it; until then
  * that runtime's processes are walked natively (system-wide and --comm recordings; with -p or
- * a command every wanted walker is loaded at bpf_session__open). Once per session (0 when loaded before);
- * -EINVAL without --unwind dwarf or that runtime's option. Safe at run time; takes as long as
- * the verifier does (up to about half a second).
+ * a command every wanted walker is loaded at bpf_session__open). Once per session (0 when loaded
+ * before); -EINVAL without --unwind dwarf or that runtime's option. Safe at run time; takes as long
+ * as the verifier does (up to about half a second).
  */
 int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id);
 /* Whether runtime id's walker is loaded (with -p or a command: from the start). */

@@ -317,14 +317,14 @@ static int load_walker(struct record *r, uint32_t id, uint32_t pid)
 	err = bpf_session__load_rt_walker(r->bpf, id);
 	if (err) {
 		p->on[id] = false;
-		pr_warn("pid %u: the %s walker did not load (%s: %s); %s frames are left out",
-			pid, runtime_of(id)->name, bpf_session__step(r->bpf), log_errname(-err),
+		pr_warn("pid %u: the %s walker did not load (%s: %s); %s frames are left out", pid,
+			runtime_of(id)->name, bpf_session__step(r->bpf), log_errname(-err),
 			runtime_of(id)->name);
 		return -ENOTSUP;
 	}
 	p->loaded[id] = true;
-	pr_info("pid %u: %s found, its walker loaded in %" PRIu64 " ms", pid,
-		runtime_of(id)->name, (monotonic_ns() - t0) / 1000000);
+	pr_info("pid %u: %s found, its walker loaded in %" PRIu64 " ms", pid, runtime_of(id)->name,
+		(monotonic_ns() - t0) / 1000000);
 	return 0;
 }
 
