@@ -25,10 +25,12 @@ struct bpf_session {
 	int *pfds;		  /* one perf event per CPU, -1 when closed */
 	struct bpf_link **plinks; /* the program attached to each */
 	const char *step;
-	bool unwind;	/* the DWARF walker is started: its tables may be written */
-	bool dwarf;	/* the dstacks maps are in use */
-	bool runtimes;	/* the rtstacks maps are in use (a runtime's walker, with dwarf) */
-	int mmap_hooks; /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
+	bool unwind;	   /* the DWARF walker is started: its tables may be written */
+	bool dwarf;	   /* the dstacks maps are in use */
+	bool runtimes;	   /* the rtstacks maps are in use (a runtime's walker, with dwarf) */
+	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
+	bool verifier_log; /* the kernel's verifier log asked for (-v -v) */
+	bool rt_loaded[CP_RT_MAX]; /* runtime id's walker is in unwind_progs */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	/* how each aggregation map of each set is read and cleared (batched or per key) */
@@ -268,7 +270,14 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		bool on = cfg->unwind_dwarf && rt_wanted(cfg, id);
 
 		s->runtimes |= on;
-		if (!on && cfg->unwind_dwarf && rt_prog(s->skel, id))
+		/*
+		 * System-wide (or by name), a walker is loaded (verified) only when its first
+		 * process is found (bpf_session__load_rt_walker): most runtimes never are. The
+		 * processes of -p or a command are loaded with the rest, ready at their first
+		 * sample.
+		 */
+		s->rt_loaded[id] = on && cfg->filter_mode == CP_FILTER_PIDS && rt_prog(s->skel, id);
+		if (cfg->unwind_dwarf && rt_prog(s->skel, id) && !s->rt_loaded[id])
 			err = bpf_program__set_autoload(rt_prog(s->skel, id), false);
 		if (err)
 			goto fail;
@@ -294,11 +303,11 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		if (err)
 			goto fail;
 	}
-	for (uint32_t id = 1; s->runtimes && id < CP_RT_MAX; id++) {
+	for (uint32_t id = 1; id < CP_RT_MAX; id++) {
 		uint32_t slot = CP_RT_WALKER(id);
 		int fd;
 
-		if (!rt_wanted(cfg, id) || !rt_prog(s->skel, id))
+		if (!s->rt_loaded[id])
 			continue;
 		fd = bpf_program__fd(rt_prog(s->skel, id));
 		s->step = "set up an interpreter's walker";
@@ -308,6 +317,7 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 			goto fail;
 		}
 	}
+	s->verifier_log = verifier_log;
 	s->step = "";
 	*failed_step = "";
 	*out = s;
@@ -316,6 +326,76 @@ fail:
 	*failed_step = s->step;
 	bpf_session__free(s);
 	return err < 0 ? err : -EINVAL;
+}
+
+/*
+ * A second object from the same ELF bytes, every map the main object's (globals included: the
+ * internal .rodata/.data/.bss/.kconfig maps are reused, so not written again), only runtime
+ * id's walker loaded, then its fd in the slot cp_unwind tail-calls. The object is closed
+ * after: the prog array holds the program.
+ */
+int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = s->verifier_log ? 1 : 0);
+	struct bpf_map *mine, *theirs = NULL;
+	struct bpf_program *prog, *want;
+	struct bpf_object *obj;
+	const void *bytes;
+	uint32_t slot = CP_RT_WALKER(id);
+	size_t size;
+	int err = 0, fd;
+
+	if (id >= CP_RT_MAX || !rt_prog(s->skel, id) || !s->runtimes ||
+	    !rt_wanted(&s->skel->rodata->cfg, id))
+		return -EINVAL;
+	if (s->rt_loaded[id])
+		return 0;
+	s->step = "load an interpreter's walker";
+	bytes = cpuprof_profile__elf_bytes(&size);
+	obj = bpf_object__open_mem(bytes, size, &oopts);
+	if (!obj)
+		return -errno;
+	want = bpf_object__find_program_by_name(obj, bpf_program__name(rt_prog(s->skel, id)));
+	if (!want) {
+		err = -ENOENT;
+		goto out;
+	}
+	bpf_object__for_each_program(prog, obj)
+	{
+		err = bpf_program__set_autoload(prog, prog == want);
+		if (err)
+			goto out;
+	}
+	/* the same bytes: the same maps in the same order */
+	bpf_object__for_each_map(mine, obj)
+	{
+		theirs = bpf_object__next_map(s->skel->obj, theirs);
+		if (!theirs || bpf_map__fd(theirs) < 0) {
+			err = -EINVAL;
+			goto out;
+		}
+		err = bpf_map__reuse_fd(mine, bpf_map__fd(theirs));
+		if (err)
+			goto out;
+	}
+	err = bpf_object__load(obj);
+	if (err)
+		goto out;
+	fd = bpf_program__fd(want);
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &slot, &fd, BPF_ANY)) {
+		err = -errno;
+		goto out;
+	}
+	s->rt_loaded[id] = true;
+	s->step = "";
+out:
+	bpf_object__close(obj);
+	return err < 0 ? err : (err ? -EINVAL : 0);
+}
+
+bool bpf_session__rt_walker_loaded(const struct bpf_session *s, uint32_t id)
+{
+	return id < CP_RT_MAX && s->rt_loaded[id];
 }
 
 int bpf_session__attach_tracking(struct bpf_session *s)

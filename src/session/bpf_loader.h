@@ -71,6 +71,17 @@ int bpf_session__put_object(struct bpf_session *s, const struct cp_obj_key *key,
  */
 int bpf_session__set_go_proc(struct bpf_session *s, uint32_t pid, const struct cp_go_proc *gp);
 
+/*
+ * Load (verify) runtime id's walker and put it where the DWARF walk tail-calls it; until then
+ * that runtime's processes are walked natively (system-wide and --comm recordings; with -p or
+ * a command every wanted walker is loaded at bpf_session__open). Once per session (0 when loaded
+ * before); -EINVAL without --unwind dwarf or that runtime's option. Safe at run time; takes as long
+ * as the verifier does (up to about half a second).
+ */
+int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id);
+/* Whether runtime id's walker is loaded (with -p or a command: from the start). */
+bool bpf_session__rt_walker_loaded(const struct bpf_session *s, uint32_t id);
+
 /* A runtime's process pid, for its walker (replaces any). Safe at run time. */
 int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp);
 /*

@@ -27,6 +27,7 @@
 #include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_rt.h"
+#include "util/clock.h"
 #include "util/grow.h"
 #include "util/idtable.h"
 #include "util/log.h"
@@ -65,6 +66,7 @@ _Static_assert(offsetof(struct rt_named, pid) == 0 && offsetof(struct rt_named, 
 
 struct record_rt {
 	bool on[CP_RT_MAX];
+	bool loaded[CP_RT_MAX]; /* its walker program is loaded (at its first process) */
 	/* processes whose runtime is not supported (-ENOTSUP: a version, a build), the first why */
 	uint32_t refused[CP_RT_MAX], refused_pid[CP_RT_MAX];
 	char refused_why[CP_RT_MAX][160];
@@ -300,6 +302,35 @@ static int keep(struct record_rt *p, const struct rt_known *k)
 }
 
 /*
+ * The first process of runtime id: its walker is loaded now (the verifier's time is spent only
+ * when the runtime is there). If it does not load, the runtime is off for this recording: its
+ * processes keep their native frames.
+ */
+static int load_walker(struct record *r, uint32_t id, uint32_t pid)
+{
+	struct record_rt *p = r->rt;
+	uint64_t t0 = monotonic_ns();
+	int err;
+
+	if (bpf_session__rt_walker_loaded(r->bpf, id)) {
+		p->loaded[id] = true;
+		return 0;
+	}
+	err = bpf_session__load_rt_walker(r->bpf, id);
+	if (err) {
+		p->on[id] = false;
+		pr_warn("pid %u: the %s walker did not load (%s: %s); %s frames are left out", pid,
+			runtime_of(id)->name, bpf_session__step(r->bpf), log_errname(-err),
+			runtime_of(id)->name);
+		return -ENOTSUP;
+	}
+	p->loaded[id] = true;
+	pr_info("pid %u: %s found, its walker loaded in %" PRIu64 " ms", pid, runtime_of(id)->name,
+		(monotonic_ns() - t0) / 1000000);
+	return 0;
+}
+
+/*
  * One attempt, each runtime in turn: 0 attached, 1 try again at a tick (one is not
  * initialised yet), -ENOENT no runtime mapped (looked at again when the mappings change), < 0
  * not now, not later.
@@ -343,6 +374,13 @@ static int attach(struct record *r, uint32_t pid, uint32_t gen)
 			if (err != -ENOENT && ret == -ENOENT)
 				ret = err;
 			continue;
+		}
+		if (!superseded(p, pid, gen) && !p->loaded[id]) {
+			err = load_walker(r, id, pid);
+			if (err) {
+				rt->state_free(k.state);
+				return err;
+			}
 		}
 		if (superseded(p, pid, gen) ||
 		    (err = bpf_session__set_rt_proc(r->bpf, pid, &k.proc)) || (err = keep(p, &k))) {
