@@ -77,6 +77,11 @@ struct v8_spt {
 	int err;
 };
 
+/* A BytecodeArray's words read at once: its map, length, ..., its table (V8 11.3: the 5th;
+   user space checks it lies in V8_BA_READ bytes), over a frame's V8_BA_WORDS slots */
+#define V8_BA_WORDS 8
+#define V8_BA_READ  40
+
 /* A source position table being decoded, per CPU (apart from the strings' buffer). */
 struct v8_sptbuf {
 	__u8 b[CP_V8_SPT_CHUNK];
@@ -118,7 +123,9 @@ __noinline int cp_v8_spt_chunk(struct v8_spt *c)
 	src = c->src;
 	found = c->found;
 	for (k = 0; k < CP_V8_SPT_CHUNK; k++) {
-		if (k >= len)
+		/* the table's end, or an entry past the offset: no later one is before it (a
+		   branch that leaves the loop: the verifier's paths do not multiply) */
+		if (k >= len || code > (__s64)c->at)
 			break;
 		b = sb->b[k & (CP_V8_SPT_CHUNK - 1)];
 		acc |= (b & 0x7f) << (shift & 63);
@@ -156,34 +163,49 @@ static long v8_spt_step(__u32 i, void *arg)
 
 /*
  * 1 + the script position of the bytecode an interpreted frame runs (its slots below: its
- * BytecodeArray and bytecode offset), ~0 when it is not an interpreted frame or its table is
- * not there (V8 collects tables lazily: undefined until something asked) or too long.
+ * BytecodeArray and bytecode offset; below is overwritten), ~0 when it is not an interpreted frame
+ * or its table is not there (V8 collects tables lazily: undefined until something asked) or too
+ * long.
  */
-static __always_inline __u32 cp_v8_bytecode_pos(const struct cp_v8_offsets *o, const __u64 *below)
+static __always_inline __u32 cp_v8_bytecode_pos(const struct cp_v8_offsets *o, __u64 *below)
 {
 	struct v8_spt c = {0};
 	__u64 ba = v8_slot(below, o->fp_bytecode_array),
 	      off = v8_slot(below, o->fp_bytecode_offset);
-	__u64 obj, w, spt;
+	__u64 *h = below, obj, map, w, spt; /* the slots read: the words read next (stack) */
+	__u16 t;
 	__s64 delta;
 	__u32 pos;
 
-	if (!o->bytecode_spt || !v8_is_smi(off) || cp_v8_type(o, ba) != o->type_bytecode)
-		return ~0u;
+	/* the BytecodeArray's words up to its table (over the slots), then its map's type: two
+	   reads (each read costs: the walk reads this for every interpreted frame of every sample)
+	 */
 	obj = v8_obj(o, ba);
-	w = rt_ptr(obj + o->fixed_length);
+	if (!o->bytecode_spt || !v8_is_smi(off) || !obj ||
+	    bpf_probe_read_user(h, V8_BA_READ, (void *)obj))
+		return ~0u;
+	map = v8_obj(o, h[(o->map >> 3) & (V8_BA_WORDS - 1)]);
+	if (!map || bpf_probe_read_user(&t, sizeof(t), (void *)(map + o->map_instance_type)) ||
+	    t != o->type_bytecode)
+		return ~0u;
+	w = h[(o->fixed_length >> 3) & (V8_BA_WORDS - 1)];
 	/* the offset counts from the BytecodeArray's tagged address (frames.cc) */
 	delta = (__s64)off >> o->smi_shift;
 	delta -= (__s64)o->bytecode_data - o->heap_tag;
 	if (!v8_is_smi(w) || delta < 0 || delta >= (__s64)(w >> o->smi_shift))
 		return ~0u;
-	spt = rt_ptr(obj + o->bytecode_spt);
-	if (cp_v8_type(o, spt) != o->type_byte_array)
+	/* its table: a ByteArray (undefined until V8 collects it), its map and length */
+	spt = v8_obj(o, h[(o->bytecode_spt >> 3) & (V8_BA_WORDS - 1)]);
+	if (!spt || bpf_probe_read_user(h, 16, (void *)spt))
 		return ~0u;
-	w = rt_ptr(v8_obj(o, spt) + o->fixed_length);
+	map = v8_obj(o, h[(o->map >> 3) & 1]);
+	if (!map || bpf_probe_read_user(&t, sizeof(t), (void *)(map + o->map_instance_type)) ||
+	    t != o->type_byte_array)
+		return ~0u;
+	w = h[(o->fixed_length >> 3) & 1];
 	if (!v8_is_smi(w) || (w >> o->smi_shift) > CP_V8_SPT_MAX)
 		return ~0u;
-	c.data = v8_obj(o, spt) + o->fixed_data;
+	c.data = spt + o->fixed_data;
 	c.len = (__u32)(w >> o->smi_shift);
 	c.at = (__u32)delta;
 	c.code = -1;
@@ -223,7 +245,7 @@ __noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_st
 		return 0;
 	/* where in it: an interpreted frame's position (the same function at another line is
 	   another frame, as an interpreter's); baseline and optimized frames: ~0 */
-	rt_push(st, sfi, cp_v8_bytecode_pos(o, below), CP_V8_FRAME_JS, (__u8)flags);
+	rt_push(st, sfi, cp_v8_bytecode_pos(o, below), CP_V8_FRAME_JS, (__u8)flags); /* last use */
 	return 1;
 }
 
