@@ -107,10 +107,17 @@ static void test_label_hostile(void **state)
 	/* the set's own escapes (labelset.h) of ESC, '\n' and ';'; then C1 CSI and 0xff raw */
 	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "", "k=a%1B[2J<b>%3Bx%0Ay", s, 1, 3),
 			 0);
-	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "", "k=\xc2\x9b" "2J\xff", s, 1, 2), 0);
+	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "",
+					      "k=\xc2\x9b"
+					      "2J\xff",
+					      s, 1, 2),
+			 0);
 	assert_int_equal(top_compute(p, &o, &t), 0);
 	check_row(&t, "a\xef\xbf\xbd[2J<b>;x\xef\xbf\xbdy", 3, 3);
-	check_row(&t, "\xef\xbf\xbd" "2J\xef\xbf\xbd", 2, 2);
+	check_row(&t,
+		  "\xef\xbf\xbd"
+		  "2J\xef\xbf\xbd",
+		  2, 2);
 	for (size_t i = 0; i < t.n; i++)
 		for (const char *c = t.rows[i].key; *c; c++)
 			assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
