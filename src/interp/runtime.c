@@ -44,7 +44,8 @@ static void copy_clean(char *out, size_t size, const char *s, size_t max, bool c
 	out[n] = 0;
 }
 
-int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
+int runtime_name_copied(const struct cp_rt_name *n, const struct src_pos_who *who,
+			struct rt_frame_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->line = -1;
@@ -70,7 +71,7 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 
 		/* where the code is defined: its line, and the column there */
 		out->firstline = 0;
-		if (!src_pos_line(out->file, n->firstline - 1, &line, &col)) {
+		if (!src_pos_line(who, out->file, n->firstline - 1, &line, &col)) {
 			out->firstline = out->line = line;
 			out->column = col;
 		}

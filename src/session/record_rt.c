@@ -22,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "interp/interp_find.h"
 #include "interp/runtime.h"
+#include "interp/src_pos.h"
 #include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_rt.h"
@@ -144,8 +146,19 @@ static int name_copied(struct record *r, uint32_t pid, uint32_t gen, const struc
 		       struct rt_frame_info *out)
 {
 	struct cp_rt_name n;
+	struct src_pos_who who = {.euid = proc_snapshot__euid(r->snap, pid, gen)};
+	char root[4096];
 
-	if (bpf_session__rt_name(r->bpf, pid, gen, f->ptr, &n) || runtime_name_copied(&n, out))
+	/*
+	 * its script files are read inside its root as its user may read them (src_pos.h); gone,
+	 * in the host's when it was of the host's pid namespace (as its perf map: symbolize.c)
+	 */
+	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(r->snap), pid);
+	who.root = root;
+	if (access(root, F_OK) && proc_snapshot__nspid(r->snap, pid, gen) == pid)
+		who.root = "/";
+	if (bpf_session__rt_name(r->bpf, pid, gen, f->ptr, &n) ||
+	    runtime_name_copied(&n, &who, out))
 		return -ESRCH;
 	if (n.runtime < CP_RT_MAX)
 		r->rt->copied[n.runtime]++;
