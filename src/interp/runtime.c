@@ -44,7 +44,8 @@ static void copy_clean(char *out, size_t size, const char *s, size_t max, bool c
 	out[n] = 0;
 }
 
-int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
+int runtime_name_copied(const struct cp_rt_name *n, const struct src_pos_who *who,
+			struct rt_frame_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->line = -1;
@@ -70,7 +71,7 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 
 		/* where the code is defined: its line, and the column there */
 		out->firstline = 0;
-		if (!src_pos_line(out->file, n->firstline - 1, &line, &col)) {
+		if (!src_pos_line(who, out->file, n->firstline - 1, &line, &col)) {
 			out->firstline = out->line = line;
 			out->column = col;
 		}
@@ -78,13 +79,13 @@ int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out)
 	return 0;
 }
 
-void runtime_name_pos(struct rt_frame_info *out, uint32_t pos)
+void runtime_name_pos(const struct src_pos_who *who, struct rt_frame_info *out, uint32_t pos)
 {
 	int line, col;
 
-	if (!out || !pos || pos > 1u << 30 || !out->file[0] || out->file[0] != '/')
+	if (!who || !out || !pos || pos > 1u << 30 || !out->file[0] || out->file[0] != '/')
 		return;
-	if (src_pos_line(out->file, pos - 1, &line, &col))
+	if (src_pos_line(who, out->file, pos - 1, &line, &col))
 		return;
 	out->line = line;
 	out->column = col;

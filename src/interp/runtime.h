@@ -46,6 +46,7 @@ enum rt_unnamed_why {
 };
 
 struct proc_snapshot;
+struct src_pos_who;
 struct interp_plain;
 
 struct runtime {
@@ -104,16 +105,20 @@ const struct runtime *runtime_of(uint32_t id);
 
 /*
  * Name frame f from what BPF copied while its process lived (bpf/runtime_shared.h: rt_names):
- * the name, file and first line (no current line: -1). 0, or -ENOENT when n names nothing.
+ * the name, file and first line (no current line: -1). A position BPF did not make a line is
+ * made one from the file, as its process who may read it (src_pos.h; NULL: not read). 0, or
+ * -ENOENT when n names nothing.
  */
-int runtime_name_copied(const struct cp_rt_name *n, struct rt_frame_info *out);
+int runtime_name_copied(const struct cp_rt_name *n, const struct src_pos_who *who,
+			struct rt_frame_info *out);
 
 /*
  * The line and column running in a frame named out (its file) from pos, 1 + a character
  * position in the file (descriptor's pos_is_src), into out->line and out->column; out stays as
  * it is when pos is unknown or the file cannot tell (no such file: node:internal/..., a script
- * made in memory; the line and column where the function starts stay).
+ * made in memory; the line and column where the function starts stay). The file is read as
+ * its process who may read it (src_pos.h; NULL: not read).
  */
-void runtime_name_pos(struct rt_frame_info *out, uint32_t pos);
+void runtime_name_pos(const struct src_pos_who *who, struct rt_frame_info *out, uint32_t pos);
 
 #endif

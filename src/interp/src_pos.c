@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "interp/src_pos.h"
+#include "util/grow.h"
 #include "util/safe_file.h"
 
 /* files whose line starts are kept */
@@ -70,50 +72,84 @@ void src_pos_reset(void)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Read the file open on fd (st its status) into k's line starts. 0 or -errno. */
+/*
+ * Read the file open on fd (st its status; no more than its size is read, should it grow)
+ * into k's line starts, a chunk at a time: the text is never kept whole. 0 or -errno.
+ */
 static int load(struct kept *k, int fd, const struct stat *st)
 {
-	size_t len = (size_t)st->st_size, got = 0, max;
-	unsigned char *text = malloc(len ? len : 1);
-	uint32_t *starts;
-	ssize_t r;
+	unsigned char buf[1 << 16];
+	size_t left = (size_t)st->st_size, cap = 0, n = 0;
+	uint32_t *starts = NULL, pos = 0;
+	int err = 0;
 
-	if (!text)
+	if (array_grow((void **)&starts, &cap, 1, sizeof(*starts)))
 		return -ENOMEM;
-	while (got < len) {
-		r = read(fd, text + got, len - got);
+	starts[n++] = 0;
+	while (left && !err) {
+		ssize_t r = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
-		got += (size_t)r;
+		left -= (size_t)r;
+		for (ssize_t i = 0; i < r && !err; i++) {
+			pos += units(buf[i]);
+			if (buf[i] != '\n')
+				continue;
+			if (n >= SRC_POS_MAX_LINES)
+				err = -EFBIG;
+			else if (array_grow((void **)&starts, &cap, n + 1, sizeof(*starts)))
+				err = -ENOMEM;
+			else
+				starts[n++] = pos;
+		}
 	}
-	/* a line per byte at most: counted first, then kept */
-	max = 1;
-	for (size_t i = 0; i < got; i++)
-		max += text[i] == '\n';
-	starts = malloc(max * sizeof(*starts));
-	if (!starts) {
-		free(text);
-		return -ENOMEM;
+	if (err) {
+		free(starts);
+		return err;
 	}
-	k->n = src_pos_starts(text, got, starts, max);
 	k->starts = starts;
-	k->total = 0;
-	for (size_t i = 0; i < got; i++)
-		k->total += units(text[i]);
-	free(text);
+	k->n = n;
+	k->total = pos;
 	return 0;
 }
 
+bool src_pos_readable(const struct stat *st, int64_t euid)
+{
+	if (euid == 0 || (st->st_mode & S_IROTH))
+		return true;
+	return euid > 0 && (int64_t)st->st_uid == euid && (st->st_mode & S_IRUSR);
+}
+
+/* path (absolute) opened in who's root: the descriptor or -errno (see src_pos_line) */
+static int open_in(const struct src_pos_who *who, const char *path, struct stat *st)
+{
+	int dirfd, fd;
+
+	while (*path == '/')
+		path++;
+	dirfd = open(who->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	fd = safe_openat(dirfd, path, SRC_POS_MAX_FILE, st);
+	close(dirfd);
+	if (fd >= 0 && !src_pos_readable(st, who->euid)) {
+		close(fd);
+		fd = -EACCES;
+	}
+	return fd;
+}
+
 /* The kept entry of path as it is now (st), loaded when new. NULL with *err set. */
-static struct kept *find(const char *path, int *err)
+static struct kept *find(const struct src_pos_who *who, const char *path, int *err)
 {
 	struct kept *k = NULL, *old = &kept[0];
 	struct stat st;
 	int fd;
 
-	fd = safe_open(path, SRC_POS_MAX_FILE, &st);
+	fd = open_in(who, path, &st);
 	if (fd < 0) {
 		*err = fd;
 		return NULL;
@@ -151,17 +187,17 @@ static struct kept *find(const char *path, int *err)
 	return k;
 }
 
-int src_pos_line(const char *path, uint32_t pos, int *line, int *col)
+int src_pos_line(const struct src_pos_who *who, const char *path, uint32_t pos, int *line, int *col)
 {
 	struct kept *k;
 	size_t lo, hi;
 	int err = 0;
 
 	*line = *col = 0;
-	if (!path || path[0] != '/')
+	if (!who || !who->root || !path || path[0] != '/')
 		return -ENOENT;
 	pthread_mutex_lock(&lock);
-	k = find(path, &err);
+	k = find(who, path, &err);
 	if (k) {
 		/* the last line start <= pos */
 		lo = 0;

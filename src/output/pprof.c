@@ -144,6 +144,14 @@ static int64_t str_index(struct enc *e, const char *s)
 	return (int64_t)e->n_str++;
 }
 
+/* str_index of a string that does not outlive its caller (a buffer): the table keeps a copy. */
+static int64_t str_index_copy(struct enc *e, const char *s)
+{
+	const char *c = strset_intern(&e->safe, s);
+
+	return c ? str_index(e, c) : -ENOMEM;
+}
+
 static bool func_eq(const void *ctx, uint32_t id, const void *key)
 {
 	const struct func *a = &((const struct enc *)ctx)->func_v[id], *b = key;
@@ -520,7 +528,7 @@ static void go_comments(struct enc *e, size_t nm)
 		if (seen)
 			continue;
 		snprintf(comment, sizeof(comment), "%s: %s", m->go_version, m->path);
-		pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
+		pb_int(&e->msg, PROFILE_COMMENT, str_index_copy(e, comment));
 	}
 }
 
@@ -697,7 +705,7 @@ static int encode(struct enc *e, emit_fn emit, void *ctx)
 	pb_int(&e->msg, PROFILE_PERIOD, (int64_t)e->m->period_ns);
 	snprintf(comment, sizeof(comment), "cpuprof %s; %s at %u Hz", e->m->version, e->m->event,
 		 e->m->frequency);
-	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, comment));
+	pb_int(&e->msg, PROFILE_COMMENT, str_index_copy(e, comment));
 	pb_int(&e->msg, PROFILE_COMMENT, str_index(e, e->m->command_line));
 	go_comments(e, nm);
 	pb_int(&e->msg, PROFILE_DEFAULT_SAMPLE_TYPE, str_index(e, "cpu"));

@@ -8,6 +8,7 @@
 #include "util/idtable.h"
 #include "util/index_sort.h"
 #include "util/labelset.h"
+#include "util/utf8safe.h"
 
 static const char *const by_names[] = {"function", "file", "line", "process", "thread", "label"};
 
@@ -235,7 +236,7 @@ static bool counted(const struct top_opts *o, const struct prof_sample *s)
 static int by_sample(const struct profile *p, const struct top_opts *o, struct acc *a,
 		     struct top *t)
 {
-	char key[1024];
+	char key[1024], val[1024];
 	size_t r;
 	int err;
 
@@ -251,10 +252,11 @@ static int by_sample(const struct profile *p, const struct top_opts *o, struct a
 		if (o->by == TOP_PROCESS)
 			snprintf(key, sizeof(key), s->pid ? "%s (pid %u)" : "%s", s->comm, s->pid);
 		else if (o->by == TOP_LABEL &&
-			 !labelset_get(s->labels, o->label ? o->label : "", key, sizeof(key)))
+			 !labelset_get(s->labels, o->label ? o->label : "", val, sizeof(val)))
 			snprintf(key, sizeof(key), "[no %s label]", o->label ? o->label : "");
 		else if (o->by == TOP_LABEL)
-			;
+			/* the value decoded is the target's bytes again (ESC, '\n'): as a name */
+			utf8safe_copy(key, sizeof(key), val);
 		else
 			snprintf(key, sizeof(key), s->tid ? "%s (tid %u)" : "%s",
 				 *s->thread ? s->thread : s->comm, s->tid);

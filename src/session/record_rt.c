@@ -22,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "interp/interp_find.h"
 #include "interp/runtime.h"
+#include "interp/src_pos.h"
 #include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_rt.h"
@@ -143,12 +145,28 @@ static bool superseded(const struct record_rt *p, uint32_t pid, uint32_t gen)
 static int name_copied(struct record *r, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
 		       struct rt_frame_info *out)
 {
+	const struct runtime *rt;
 	struct cp_rt_name n;
+	struct src_pos_who who = {.euid = proc_snapshot__euid(r->snap, pid, gen)};
+	char root[4096];
 
-	if (bpf_session__rt_name(r->bpf, pid, gen, f->ptr, &n) || runtime_name_copied(&n, out))
+	/*
+	 * its script files are read inside its root as its user may read them (src_pos.h); gone,
+	 * in the host's when it was of the host's pid namespace (as its perf map: symbolize.c)
+	 */
+	snprintf(root, sizeof(root), "%s/%u/root", proc_snapshot__procfs(r->snap), pid);
+	who.root = root;
+	if (access(root, F_OK) && proc_snapshot__nspid(r->snap, pid, gen) == pid)
+		who.root = "/";
+	if (bpf_session__rt_name(r->bpf, pid, gen, f->ptr, &n) ||
+	    runtime_name_copied(&n, &who, out))
 		return -ESRCH;
 	if (n.runtime < CP_RT_MAX)
 		r->rt->copied[n.runtime]++;
+	/* the line running (V8: a position in the script), from the file read as above */
+	rt = runtime_of(n.runtime);
+	if (rt && rt->pos_is_src)
+		runtime_name_pos(&who, out, f->pos);
 	return 0;
 }
 
@@ -200,8 +218,6 @@ static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct
 		x->err = 0;
 		if (k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
 			x->info.line = (int)f->pos;
-		else if (k->rt->pos_is_src)
-			runtime_name_pos(&x->info, f->pos);
 	}
 	idtable_fill(&p->index, slot, h, (uint32_t)p->n_named++);
 	*out = x;

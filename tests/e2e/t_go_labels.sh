@@ -5,7 +5,8 @@
 # samples carry its own labels (>= 99 %), in the folded output with --labels, as pprof sample
 # labels (go tool pprof -tags reads them), as JSON labels with the IDs as bytes; report --tag
 # keeps one goroutine's functions only, report --by label:KEY groups by a label, and the pprof,
-# JSON and folded files read back the same. --no-go-labels: none. With CPUPROF_GO_EXTRA=/path/to/go
+# JSON and folded files read back the same; a label of hostile bytes is escaped in every output.
+# --no-go-labels: none. With CPUPROF_GO_EXTRA=/path/to/go
 # (lib.sh's go_toolchains) all of it again on the fixtures that toolchain builds (its g.labels
 # offset and label map from the table of its release).
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +83,29 @@ label_checks() {
 	expect_status 0 "$CPUPROF" record -F 499 --no-go-labels --labels -o "$TMP/off.folded" -- "$fx/go_labels_s" 1
 	grep -q '\[labels ' "$TMP/off.folded" && fail "--no-go-labels: labels in $(grep -m1 '\[labels ' "$TMP/off.folded")"
 	[ "$(count "$TMP/off.folded" ';main\.work[AB]( |;)')" -ge 50 ] || fail "--no-go-labels: too few samples"
+
+	# A label of bytes the program chose (key "k;=,%", value "a;b\nc <script>\x1b[2J"): escaped
+	# in the folded set (one frame, grammar kept), each control byte U+FFFD in the report's rows
+	# from every file read back, the JSON valid; no ESC anywhere
+	expect_status 0 "$CPUPROF" record -F 499 --labels -o "$TMP/h.folded" -o "$TMP/h.pb.gz" \
+		-o "$TMP/h.json" -- "$fx/go_labels_s" 1 hostile
+	check_folded_grammar "$TMP/h.folded"
+	grep -qF ';[labels k%3B%3D%2C%25=a%3Bb%0Ac <script>%1B[2J,span_id=' "$TMP/h.folded" ||
+		fail "$ver: the hostile label is not escaped in the folded set: $(grep -m1 -o '\[labels [^]]*' "$TMP/h.folded" | cat -v)"
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/h.json" 2>/dev/null ||
+		fail "$ver: the JSON file with the hostile label does not parse"
+	for f in folded pb.gz json; do
+		"$CPUPROF" report -n 0 --by 'label:k;=,%' "$TMP/h.$f" >"$TMP/h.by" ||
+			fail "$ver: report --by label of h.$f"
+		grep -qF " a;b"$'\xef\xbf\xbd'"c <script>"$'\xef\xbf\xbd'"[2J" "$TMP/h.by" ||
+			fail "$ver: h.$f: no row of the hostile value: $(cat -v "$TMP/h.by")"
+		[ "$(wc -l <"$TMP/h.by")" -eq 4 ] || fail "$ver: h.$f: not 4 lines: $(cat -v "$TMP/h.by")"
+		cp "$TMP/h.by" "$TMP/h.by.$f"
+	done
+	# (the gzip file's bytes are not text)
+	if LC_ALL=C grep -l $'\x1b' "$TMP/h.folded" "$TMP/h.json" "$TMP"/h.by.* >"$TMP/esc"; then
+		fail "$ver: an ESC byte reached $(cat "$TMP/esc")"
+	fi
 }
 
 go_toolchains >"$TMP/toolchains"

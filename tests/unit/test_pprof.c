@@ -607,19 +607,37 @@ static void test_pieces(void **state)
 static void test_go_comment(void **state)
 {
 	struct profile *p = make_profile(false);
+	/* a second Go program: its comment is its own, not a copy of the last one written */
+	struct prof_mapping tool = {.pid = 9,
+				    .kind = PMAP_FILE,
+				    .start = 0x1000,
+				    .limit = 0x2000,
+				    .offset = 0x1000,
+				    .path = "/bin/tool",
+				    .go_version = "go1.19.8"};
+	struct prof_frame tf = {
+		.name = "main.main", .addr = 0x1100, .kind = FRAME_USER, .named = true};
 	struct pb msg = PB_INIT;
 	struct decoded d;
-	size_t go = 0;
+	size_t go = 0, tools = 0;
+	uint32_t mt, ft;
 
 	(void)state;
+	assert_int_equal(profile__intern_mapping(p, &tool, &mt), 0);
+	tf.mapping = mt + 1;
+	assert_int_equal(profile__intern_frame(p, &tf, &ft), 0);
+	assert_int_equal(profile__add(p, 9, 9, "tool", "tool", &ft, 1, 1), 0);
 	assert_int_equal(pprof_encode(p, &meta, &msg), 0);
 	decode(&d, &msg);
-	assert_int_equal(count_top(&d, 13), 3);
-	for (size_t i = 0; i < d.n_top; i++)
-		if (d.top[i].num == 13 &&
-		    !strcmp(str(&d, d.top[i].v), "go1.21.11 X:nocoverageredesign: /bin/app"))
-			go++;
+	assert_int_equal(count_top(&d, 13), 4);
+	for (size_t i = 0; i < d.n_top; i++) {
+		if (d.top[i].num != 13)
+			continue;
+		go += !strcmp(str(&d, d.top[i].v), "go1.21.11 X:nocoverageredesign: /bin/app");
+		tools += !strcmp(str(&d, d.top[i].v), "go1.19.8: /bin/tool");
+	}
 	assert_int_equal(go, 1);
+	assert_int_equal(tools, 1);
 	decoded_free(&d);
 	pb_free(&msg);
 	profile__free(p);

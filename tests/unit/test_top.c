@@ -90,6 +90,41 @@ static void test_labels(void **state)
 	profile__free(p);
 }
 
+/*
+ * A label value is the target's (a Go program sets any bytes): --by label:KEY rows show it by
+ * the rule of names (util/utf8safe.h), never a control byte that reaches the terminal: ESC,
+ * a newline that would make a row of its own, a C1 CSI, a byte of no UTF-8.
+ */
+static void test_label_hostile(void **state)
+{
+	struct profile *p = profile__new();
+	uint32_t m = frame(p, "main", FRAME_USER, NULL);
+	uint32_t s[] = {m};
+	struct top_opts o = {.by = TOP_LABEL, .label = "k"};
+	struct top t;
+
+	(void)state;
+	/* the set's own escapes (labelset.h) of ESC, '\n' and ';'; then C1 CSI and 0xff raw */
+	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "", "k=a%1B[2J<b>%3Bx%0Ay", s, 1, 3),
+			 0);
+	assert_int_equal(profile__add_labeled(p, 1, 0, "go", "",
+					      "k=\xc2\x9b"
+					      "2J\xff",
+					      s, 1, 2),
+			 0);
+	assert_int_equal(top_compute(p, &o, &t), 0);
+	check_row(&t, "a\xef\xbf\xbd[2J<b>;x\xef\xbf\xbdy", 3, 3);
+	check_row(&t,
+		  "\xef\xbf\xbd"
+		  "2J\xef\xbf\xbd",
+		  2, 2);
+	for (size_t i = 0; i < t.n; i++)
+		for (const char *c = t.rows[i].key; *c; c++)
+			assert_true((unsigned char)*c >= 0x20 && *c != 0x7f);
+	top_free(&t);
+	profile__free(p);
+}
+
 static void test_functions(void **state)
 {
 	struct profile *p = build();
@@ -261,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_functions),	 cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_keys_and_filters), cmocka_unit_test(test_text),
 		cmocka_unit_test(test_many_rows),	 cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_label_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

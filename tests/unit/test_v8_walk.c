@@ -46,6 +46,9 @@ struct run {
 	struct interp_stacks s; /* its pid and the stacks it sent */
 };
 
+/* the fixture ran in our root as root: its files read as ours */
+static const struct src_pos_who host = {.root = "/", .euid = 0};
+
 /* The line running in a frame named fi at position pos, as the profiler makes it; 0 when the
  * file cannot tell. */
 static int running_line(const struct rt_frame_info *fi, uint32_t pos)
@@ -53,7 +56,7 @@ static int running_line(const struct rt_frame_info *fi, uint32_t pos)
 	struct rt_frame_info x = *fi;
 
 	x.line = 0;
-	runtime_name_pos(&x, pos);
+	runtime_name_pos(&host, &x, pos);
 	return x.line;
 }
 
@@ -75,7 +78,8 @@ static void check(struct run *r, int names_fd)
 			struct rt_frame_info fi;
 			struct cp_rt_name nm;
 			bool ok = !bpf_map_lookup_elem(names_fd, &key, &nm) &&
-				  !runtime_name_copied(&nm, &fi) && (nm.flags & CP_RT_NAME_OK);
+				  !runtime_name_copied(&nm, &host, &fi) &&
+				  (nm.flags & CP_RT_NAME_OK);
 
 			r->frames++;
 			if (ok && f->pos != ~0u && !strcmp(fi.name, "main")) {
