@@ -8,6 +8,13 @@
 #ifndef CPUPROF_GO_LABELS_BPF_H
 #define CPUPROF_GO_LABELS_BPF_H
 
+/* a counter of the includer's (profile.bpf.c: its stats map); none in the test harness */
+#ifndef cp_go_stat
+#define cp_go_stat(idx) \
+	do {            \
+	} while (0)
+#endif
+
 /* set by user space once a Go process is in go_procs: before that no sample looks there */
 volatile __u32 go_present;
 
@@ -137,7 +144,20 @@ __noinline __u64 cp_go_labels(__u32 pid, __u32 gen)
 	__u32 zero = 0;
 
 	gp = bpf_map_lookup_elem(&go_procs, &pid);
-	if (!gp || gp->gen != gen || !gp->tls_slot)
+	if (!gp)
+		return 0;
+	/*
+	 * The offsets of the program before or after an exec: never read the wrong one's g.
+	 * exec drops those of an earlier generation (cp_exec), so such offsets here were entered
+	 * after it, from a stale read: counted. A sample in the command's execve, before the
+	 * offsets set for after it, is not.
+	 */
+	if (gp->gen != gen) {
+		if (gp->gen < gen)
+			cp_go_stat(CP_STAT_GO_OLD_GEN);
+		return 0;
+	}
+	if (!gp->tls_slot)
 		return 0;
 	b = bpf_map_lookup_elem(&golabel_buf, &zero);
 	fsbase = BPF_CORE_READ(t, thread.fsbase);

@@ -455,6 +455,8 @@ enum cp_stat {
 	CP_STAT_SLOT_BUSY,	   /* dropped: the aggregation maps switched twice meanwhile */
 	CP_STAT_IN_EXECVE,	   /* user stack left out: sampled in execve, whose user
 				      registers are the replaced program's */
+	CP_STAT_GO_OLD_GEN,	   /* goroutine labels not read: the Go offsets in go_procs
+				      are of an earlier generation of the process */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&
