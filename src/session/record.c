@@ -938,6 +938,14 @@ static void release_naming(struct record *r)
 	r->snap = NULL;
 	if (r->um)
 		unwind_maps__set_go_tables(r->um, NULL);
+	if (r->gotab) {
+		size_t files, go;
+
+		go_tables__counts(r->gotab, &files, &go);
+		pr_debug("Go function tables: %zu files looked at, %zu Go programs, each read once "
+			 "for unwinder, labels and names",
+			 files, go);
+	}
 	go_tables__free(r->gotab);
 	r->gotab = NULL;
 	name_cache__free(r->names);
@@ -997,6 +1005,7 @@ static int setup_naming(struct record *r)
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
+	symbolizer__set_go_tables(r->sym, r->gotab);
 	if (r->o->debuginfod) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 

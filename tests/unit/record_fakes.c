@@ -1105,6 +1105,19 @@ void go_tables__free(struct go_tables *t)
 	(void)t;
 }
 
+void go_tables__counts(struct go_tables *t, size_t *files, size_t *go)
+{
+	(void)t;
+	*files = 0;
+	*go = 0;
+}
+
+void symbolizer__set_go_tables(struct symbolizer *sy, struct go_tables *t)
+{
+	(void)sy;
+	(void)t;
+}
+
 void unwind_maps__set_go_tables(struct unwind_maps *um, struct go_tables *t)
 {
 	(void)um;
