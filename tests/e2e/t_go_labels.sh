@@ -31,6 +31,8 @@ label_checks() {
 		# exec, entered over the command's own): its samples go without labels, counted
 		grep -q 'goroutine labels not read' "$TMP/err" &&
 			fail "$ver $g: $(grep -o 'goroutine labels not read[^,]*' "$TMP/err")"
+		grep -q 'goroutine labels unreadable' "$TMP/err" &&
+			note "$ver $g: $(grep -o 'goroutine labels unreadable[^,]*' "$TMP/err")"
 		a=$(count "$TMP/$g.folded" ';main\.workA( |;)')
 		b=$(count "$TMP/$g.folded" ';main\.workB( |;)')
 		a_own=$(count "$TMP/$g.folded" "^$g;\[labels $A_SET\];.*;main\.workA( |;)")
