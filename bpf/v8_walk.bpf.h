@@ -288,8 +288,8 @@ struct {
  * literals (*lit: a WeakFixedArray, untagged; *nlit its length) and InliningPositions (*inl: a
  * ByteArray's bytes; *ninl entries): 0 or -1.
  */
-static __always_inline int v8_deopt(const struct cp_v8_offsets *o, struct v8_optbuf *b,
-				    __u64 *lit, __u32 *nlit, __u64 *inl, __u32 *ninl)
+static __always_inline int v8_deopt(const struct cp_v8_offsets *o, struct v8_optbuf *b, __u64 *lit,
+				    __u32 *nlit, __u64 *inl, __u32 *ninl)
 {
 	__u64 dd = b->hdr[(o->code_deopt >> 3) & (CP_V8_CODE_READ / 8 - 1)], obj, w;
 
@@ -330,8 +330,7 @@ static __always_inline int v8_deopt(const struct cp_v8_offsets *o, struct v8_opt
  * JSFunction.code, the code it runs now: a frame of code replaced since (a deoptimization, an
  * on-stack replacement) does not hold look. Global: verified once.
  */
-__noinline int cp_v8_code(const struct cp_v8_offsets *o, __u64 fn, __u64 look,
-			  struct v8_optbuf *b)
+__noinline int cp_v8_code(const struct cp_v8_offsets *o, __u64 fn, __u64 look, struct v8_optbuf *b)
 {
 	__u64 code, start;
 	__u32 kind, size;
@@ -346,8 +345,7 @@ __noinline int cp_v8_code(const struct cp_v8_offsets *o, __u64 fn, __u64 look,
 	kind = (kind & o->kind_mask) >> (o->kind_shift & 31);
 	start = b->hdr[(o->code_start >> 3) & (CP_V8_CODE_READ / 8 - 1)];
 	size = ((__u32 *)b->hdr)[(o->code_size >> 2) & (CP_V8_CODE_READ / 4 - 1)];
-	if (kind <= o->kind_baseline || look < start || look - start >= size ||
-	    size >= (1u << 30))
+	if (kind <= o->kind_baseline || look < start || look - start >= size || size >= (1u << 30))
 		return 0;
 	return (int)(look - start) + 1;
 }
@@ -403,8 +401,8 @@ __noinline int cp_v8_inlined(const struct cp_v8_offsets *o, struct v8_optbuf *b,
 	for (__u32 i = 0; i < CP_V8_INLINE_MAX; i++) {
 		if (i >= n)
 			break;
-		cp_v8_push(st, b->fn[i & (CP_V8_INLINE_MAX - 1)], b->pos[i & (CP_V8_INLINE_MAX - 1)],
-			   CP_RT_FF_INLINED);
+		cp_v8_push(st, b->fn[i & (CP_V8_INLINE_MAX - 1)],
+			   b->pos[i & (CP_V8_INLINE_MAX - 1)], CP_RT_FF_INLINED);
 	}
 	cp_v8_push(st, sfi, own, 0);
 	return 0;
@@ -416,8 +414,8 @@ __noinline int cp_v8_inlined(const struct cp_v8_offsets *o, struct v8_optbuf *b,
  * flagged inlined only), 2 when it is a typed V8 frame (entry, exit, stub: nothing pushed), 0
  * when its slots are not a V8 frame's, -1 when they cannot be read.
  */
-__noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, __u64 look,
-			   struct cp_rt_stack *st, __u32 flags)
+__noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, __u64 look, struct cp_rt_stack *st,
+			   __u32 flags)
 {
 	const struct cp_v8_offsets *o;
 	__u64 below[8], fn, sfi;
