@@ -222,12 +222,10 @@ int record_load_bpf(struct record *r)
 	r->cfg.per_thread = o->per_thread;
 	r->cfg.follow_children = o->command != NULL;
 	r->cfg.unwind_dwarf = r->um != NULL;
-	r->cfg.python = !o->no_python;
-	r->cfg.ruby = !o->no_ruby;
-	r->cfg.php = !o->no_php;
-	r->cfg.perl = !o->no_perl;
-	r->cfg.node = !o->no_node;
-	r->cfg.java = !o->no_java;
+	r->cfg.runtimes = 0;
+	for (uint32_t id = CP_RT_NONE + 1; id < CP_RT_MAX; id++)
+		if (!o->no_runtime[id])
+			r->cfg.runtimes |= 1u << id;
 	r->cfg.go_labels = !o->no_go_labels;
 
 	libbpf_set_print(libbpf_print);
