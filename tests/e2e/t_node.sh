@@ -43,11 +43,12 @@ check_folded_grammar "$out"
 check "$out" "node (no flag)"
 grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
 ! grep -F 'JIT code no perf map names' "$TMP/err" || fail "walked, yet said to be unnamed"
-# an interpreted frame: the line and column running (main, called once, at its call of run;
-# run at its calls of cpu, heavy and light...); an optimized or baseline one: where its function is
-# defined (its "("), as V8 gives it, read in the script. Each function's frames are at those only.
-for f in 'main (30:6)' 'run (22:13|25:9|25:29|25:43)' 'heavy (16:15|16:27)' 'light (17:15|17:27)' \
-	'leafA (6:15|8:[0-9]+)' 'leafB (11:15|13:[0-9]+)'; do
+# an interpreted or optimized frame: the line and column running (main, called once, at its
+# write of "up" or its call of run; run at its calls of cpu, heavy and light...); a baseline one:
+# where its function is defined (its "("), as V8 gives it, read in the script. Each function's
+# frames are at lines of its own body only.
+for f in 'main (29:[0-9]+|30:6)' 'run (22:13|2[3-6]:[0-9]+)' 'heavy (16:[0-9]+)' 'light (17:[0-9]+)' \
+	'leafA (6:15|[7-9]:[0-9]+)' 'leafB (11:15|1[2-4]:[0-9]+)'; do
 	name=${f%% *} want="^js::$name \\(fix_tree.js:${f#* }\\)\$"
 	got=$(grep -oE "js::$name \\([^)]*\\)" "$out" | sort -u)
 	[ -n "$got" ] || fail "no frame js::$name"
@@ -60,7 +61,7 @@ grep -qF ';js::main (fix_tree.js:30:6);' "$out" ||
 # node --trace-turbo-inlining says "Inlining ... callee ... into ... caller"): its own frame,
 # flagged inlined, under its caller, each at the line running (callee's loop, caller's call)
 out=$TMP/inline.folded
-expect_status 0 "$CPUPROF" record --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_inline.js 2"
+expect_status 0 "$CPUPROF" record --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_inline.js 1.5"
 calls=$(count "$out" ";$(js main);$(js caller);js::callee$l(_\\[i\\])? [0-9]+$")
 inl=$(count "$out" ";js::main \\(fix_inline.js:[0-9:]+\\);js::caller \\(fix_inline.js:13:[0-9]+\\);js::callee \\(fix_inline.js:8:[0-9]+\\)_\\[i\\] [0-9]+$")
 note "node, TurboFan inlining: $inl of $calls samples in callee inlined into caller at their lines"
