@@ -561,9 +561,6 @@ static void debug_memory(const struct record *r)
 		 objs, idx, sym_strs, (double)sym_bytes / 1048576);
 }
 
-/* The heap in use past which the indexes of objects the last drain did not name go. */
-#define CP_KEEP_INDEX_HEAP (24ull << 20)
-
 /*
  * While recording, after the queue is named: every address so far is named, its names kept
  * in r->names, so the indexes of objects this drain did not use go (memory follows what
@@ -573,18 +570,8 @@ static void debug_memory(const struct record *r)
  */
 static void give_back_memory(struct record *r)
 {
-	struct mallinfo2 mi = mallinfo2();
-
 	r->phase = "dropping indexes";
-	/*
-	 * Past CP_KEEP_INDEX_HEAP in use, only the indexes the last drain used stay: during a
-	 * build, each drain met new short-lived programs and the indexes of 8 drains (50 of them,
-	 * 48 MiB of heap) were what a new big unwind table's transient memory came on top of.
-	 */
-	if (mi.uordblks + mi.hblkhd > CP_KEEP_INDEX_HEAP)
-		symbolizer__drop_unused(r->sym, 1);
-	else
-		symbolizer__drop_indexes(r->sym, false);
+	symbolizer__drop_indexes(r->sym, false);
 	if (monotonic_ns() >= r->next_trim_ns) {
 		r->phase = "trimming the heap";
 		malloc_trim(0);

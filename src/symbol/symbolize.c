@@ -302,6 +302,8 @@ void symbolizer__sizes(struct symbolizer *sy, size_t *objects, size_t *indexes, 
 
 void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 {
+	struct collected c = {0};
+
 	if (all) {
 		tdestroy(sy->objs, free_sym_obj);
 		sy->objs = NULL;
@@ -310,19 +312,12 @@ void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 		sy->epoch++;
 		return;
 	}
-	symbolizer__drop_unused(sy, SYM_KEEP_CALLS);
-}
-
-void symbolizer__drop_unused(struct symbolizer *sy, unsigned int calls)
-{
-	struct collected c = {0};
-
 	/* objects first: a shared index looked up since is kept by its stamp */
 	twalk_r(sy->objs, collect, &c);
 	for (size_t i = 0; !c.failed && i < c.n; i++) {
 		struct sym_object *so = c.v[i];
 
-		if (sy->epoch - so->used < calls) {
+		if (sy->epoch - so->used < SYM_KEEP_CALLS) {
 			if (so->di_own)
 				dwarf_index__trim(so->di);
 			continue;
@@ -335,7 +330,7 @@ void symbolizer__drop_unused(struct symbolizer *sy, unsigned int calls)
 	for (size_t i = 0; !c.failed && i < c.n; i++) {
 		struct index_entry *e = c.v[i];
 
-		if (sy->epoch - e->used < calls) {
+		if (sy->epoch - e->used < SYM_KEEP_CALLS) {
 			/* kept for its CUs and symbols; decoded line rows follow each drain */
 			dwarf_index__trim(e->di);
 			continue;

@@ -102,13 +102,6 @@ void symbolizer__perf_maps(const struct symbolizer *sy, struct sym_perf_maps *st
 void symbolizer__drop_indexes(struct symbolizer *sy, bool all);
 
 /*
- * symbolizer__drop_indexes, keeping only what was used during the last calls calls (one: since
- * the last call): for when memory is short, the indexes of objects the last drain did not name
- * go at once rather than after 8 drains.
- */
-void symbolizer__drop_unused(struct symbolizer *sy, unsigned int calls);
-
-/*
  * The objects known and the DWARF indexes shared by build-id, now, and the strings the
  * symbolizer keeps for the whole recording (labels of unnamed addresses, kernel names) and
  * their bytes (for -vv).

@@ -908,12 +908,6 @@ void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 	(void)all;
 }
 
-void symbolizer__drop_unused(struct symbolizer *sy, unsigned int calls)
-{
-	(void)sy;
-	(void)calls;
-}
-
 void symbolizer__forget_perf_maps(struct symbolizer *sy)
 {
 	(void)sy;

@@ -156,47 +156,6 @@ static void test_own_chain(void **state)
 }
 
 /*
- * symbolizer__drop_unused(sy, 1): an index used since the last call stays, one unused for a
- * single call goes (symbolizer__drop_indexes keeps it for 8), and comes back with the same
- * answer at the next lookup.
- */
-static void test_drop_unused(void **state)
-{
-	struct proc_snapshot *ps;
-	struct symbolizer *sy = self_symbolizer(&ps);
-	uint64_t a = (uint64_t)(uintptr_t)&cp_test_second;
-	size_t objs, idx, strs, bytes, n = 0;
-	struct sym_frame f[8];
-
-	(void)state;
-	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 8, &n), 0);
-	assert_string_equal(f[0].name, "cp_test_second");
-	symbolizer__sizes(sy, &objs, &idx, &strs, &bytes);
-	assert_int_equal(idx, 1);
-	/* used since the last call: kept */
-	symbolizer__drop_unused(sy, 1);
-	symbolizer__sizes(sy, &objs, &idx, &strs, &bytes);
-	assert_int_equal(idx, 1);
-	assert_int_equal(objs, 1);
-	/* a call without use: kept by drop_indexes, gone with drop_unused(1) */
-	symbolizer__drop_indexes(sy, false);
-	symbolizer__sizes(sy, &objs, &idx, &strs, &bytes);
-	assert_int_equal(idx, 1);
-	symbolizer__drop_unused(sy, 1);
-	symbolizer__sizes(sy, &objs, &idx, &strs, &bytes);
-	assert_int_equal(idx, 0);
-	assert_int_equal(objs, 0);
-	memset(f, 0, sizeof(f));
-	assert_int_equal(symbolizer__user_chain(sy, getpid(), 0, a, true, f, 8, &n), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(f[0].name, "cp_test_second");
-	symbolizer__sizes(sy, &objs, &idx, &strs, &bytes);
-	assert_int_equal(idx, 1);
-	symbolizer__free(sy);
-	proc_snapshot__free(ps);
-}
-
-/*
  * Indexes dropped between drains: kept while used, dropped after 8 calls unused (or all at
  * once), and built again, with the same answers, at the next lookup; the place of an address
  * (object and vaddr) does not depend on them.
@@ -500,10 +459,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_process),    cmocka_unit_test(test_own_chain),
-		cmocka_unit_test(test_drop_indexes),   cmocka_unit_test(test_drop_unused),
-		cmocka_unit_test(test_debug_dirs),     cmocka_unit_test(test_needs_snapshot),
-		cmocka_unit_test(test_fake_procfs),    cmocka_unit_test(test_kernel),
-		cmocka_unit_test(test_perf_map_trust),
+		cmocka_unit_test(test_drop_indexes),   cmocka_unit_test(test_debug_dirs),
+		cmocka_unit_test(test_needs_snapshot), cmocka_unit_test(test_fake_procfs),
+		cmocka_unit_test(test_kernel),	       cmocka_unit_test(test_perf_map_trust),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
