@@ -15,7 +15,9 @@
  * Objects known not to be one interpreter, by identity (dev, ino). The verdict is per object,
  * never per process: the pyenv launcher bin/python3.7 is not CPython, and a process running it
  * is CPython as soon as its libpython3.7m.so is mapped (or a program dlopen()s libpython).
- * One set per interpreter: an object that is not CPython may be Ruby.
+ * One set per interpreter: an object that is not CPython may be Ruby. The set also remembers
+ * up to 64 objects found to be the interpreter (or refused, -ENOTSUP) with what detect said of
+ * them, by identity and name: the next process that maps one is answered without opening it.
  */
 struct interp_plain;
 

@@ -122,6 +122,42 @@ static void test_fake_objects(void **state)
 	assert_int_equal(detect_path("/lib/x86_64-linux-gnu/libc.so.6", &info), -ENOENT);
 }
 
+static unsigned int n_detect;
+
+static int counting_detect(int fd, const char *name, void *info)
+{
+	n_detect++;
+	return py_detect_object(fd, name, info);
+}
+
+/*
+ * An object found to be CPython is opened once per set, whatever the processes that map it:
+ * the second look answers from the set, with the same info (libpython is mapped by this
+ * process at (dev, ino)).
+ */
+static void found_once(struct proc_snapshot *ps, uint32_t self, uint64_t dev, uint64_t ino)
+{
+	struct interp_plain *plain = interp_plain__new();
+	struct py_object_info a, b;
+	struct interp_found fa, fb;
+	unsigned int first;
+
+	assert_non_null(plain);
+	n_detect = 0;
+	assert_int_equal(interp_find(ps, self, 1, plain, counting_detect, &a, sizeof(a), &fa), 0);
+	assert_int_equal(fa.dev, dev);
+	assert_int_equal(fa.ino, ino);
+	first = n_detect;
+	assert_true(first >= 1);
+	assert_int_equal(interp_find(ps, self, 1, plain, counting_detect, &b, sizeof(b), &fb), 0);
+	/* the objects before it are plain, libpython is remembered: nothing opened */
+	assert_int_equal(n_detect, first);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(fb.bias, fa.bias);
+	assert_int_equal(fb.ino, ino);
+	interp_plain__free(plain);
+}
+
 /*
  * This process has no CPython; once it dlopen()s (fake) libpython it has: the objects cached as
  * plain by the first look must not hide it.
@@ -163,6 +199,7 @@ static void test_plain_then_dlopen(void **state)
 	assert_false(interp_plain__has(plain, st.st_dev, st.st_ino));
 	/* and again, with the cache as the first look left it */
 	assert_int_equal(py_detect_process(ps, self, 1, plain, &pp), 0);
+	found_once(ps, self, st.st_dev, st.st_ino);
 	dlclose(h);
 	interp_plain__free(plain);
 	proc_snapshot__free(ps);
