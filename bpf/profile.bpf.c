@@ -881,12 +881,12 @@ static __always_inline int go_switch(struct cp_ustate *s, const struct cp_unwind
 /*
  * Push the current frame, then find its caller's pc, sp and bp from the row in force at its
  * pc (the exact pc for the leaf and after a signal frame, else the return address - 1, which
- * lies in the call instruction). A pc in a JIT range of rp (the process's runtime record, may
- * be NULL): the runtime's step instead (jit_hook.bpf.h). Global, so that the verifier checks
- * it once.
+ * lies in the call instruction). With jit, a pc in a JIT range of rp (the process's runtime
+ * record, may be NULL): the runtime's step instead (jit_hook.bpf.h). jit is a constant: the
+ * step without it has no JIT code at all (cp_unwind_step, cp_unwind_step_jit below).
  */
-__noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up,
-			      const struct cp_rt_proc *rp)
+static __always_inline int unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up,
+				       const struct cp_rt_proc *rp, const bool jit)
 {
 	const struct cp_unwind_map *m;
 	const struct cp_unwind_row *r;
@@ -902,7 +902,7 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	if (len >= CP_MAX_USTACK_DEPTH)
 		return step_end(s, CP_DEND_TRUNCATED);
 	look = s->exact ? s->pc : s->pc - 1;
-	if (rp)
+	if (jit && rp)
 		ji = jit_range(rp, look);
 	/* a pc after a signal is named as it is; the leaf always is */
 	ip = s->pc | (s->exact && len ? CP_IP_EXACT : 0);
@@ -914,7 +914,7 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	 * leaves (STEP_NATIVE: a stub, an entry frame) keeps its pc and the native rules
 	 */
 	mi = STEP_NATIVE;
-	if (ji >= 0 && rp) {
+	if (jit && ji >= 0 && rp) {
 		mi = cp_jit_step(s, rp, look);
 		if (mi != STEP_NATIVE) {
 			ip = rp->jit[ji & (CP_RT_JIT_RANGES - 1)].start + 1;
@@ -1020,6 +1020,21 @@ __noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *
 	return STEP_MORE;
 }
 
+/*
+ * The step of the walk without the JIT hook (cp_unwind) and with it (cp_unwind_jit). Global,
+ * so that the verifier checks each once per program, not once per frame of the walk.
+ */
+__noinline int cp_unwind_step(struct cp_ustate *s, const struct cp_unwind_proc *up)
+{
+	return unwind_step(s, up, NULL, false);
+}
+
+__noinline int cp_unwind_step_jit(struct cp_ustate *s, const struct cp_unwind_proc *up,
+				  const struct cp_rt_proc *rp)
+{
+	return unwind_step(s, up, rp, true);
+}
+
 /* Store the walked stack in the dstacks map of its slot and count the sample under it. */
 static __always_inline void dwarf_finish(struct cp_ustate *s)
 {
@@ -1057,14 +1072,20 @@ static __always_inline void dwarf_finish(struct cp_ustate *s)
 	count_sample(&s->key, s->slot);
 }
 
-/* The walker: CP_UNWIND_FRAMES_PER_PROG frames per run, then a tail call to itself. */
-SEC("perf_event")
-int cp_unwind(struct bpf_perf_event_data *ctx)
+/*
+ * The walker: CP_UNWIND_FRAMES_PER_PROG frames per run, then a tail call to the program in
+ * unwind_progs[CP_PROG_UNWIND] (itself, or cp_unwind_jit once loaded). Two programs from one
+ * body: cp_unwind has no JIT hook, so that the verifier's time for the hook (HotSpot's and
+ * V8's steps, most of the walk's) is spent only once a process of such a runtime is found
+ * (src/session/bpf_loader.c: cp_unwind_jit then replaces it in the slot).
+ */
+static __always_inline int unwind_run(struct bpf_perf_event_data *ctx, const bool jit)
 {
 	struct cp_unwind_proc *up;
-	struct cp_rt_proc *rp;
+	struct cp_rt_proc *rp = NULL;
 	struct cp_ustate *s;
 	__u32 zero = 0;
+	int ret;
 
 	s = bpf_map_lookup_elem(&ustate, &zero);
 	if (!s)
@@ -1078,11 +1099,14 @@ int cp_unwind(struct bpf_perf_event_data *ctx)
 		goto done;
 	}
 	/* a runtime with generated code: its JIT ranges (jit_hook.bpf.h) */
-	rp = s->runtime ? bpf_map_lookup_elem(&rt_procs, &s->key.pid) : NULL;
-	if (rp && (rp->gen != s->key.gen || !rp->jit_n))
-		rp = NULL;
+	if (jit && s->runtime) {
+		rp = bpf_map_lookup_elem(&rt_procs, &s->key.pid);
+		if (rp && (rp->gen != s->key.gen || !rp->jit_n))
+			rp = NULL;
+	}
 	for (int i = 0; i < CP_UNWIND_FRAMES_PER_PROG; i++) {
-		if (cp_unwind_step(s, up, rp) != STEP_MORE)
+		ret = jit ? cp_unwind_step_jit(s, up, rp) : cp_unwind_step(s, up);
+		if (ret != STEP_MORE)
 			goto done;
 	}
 	bpf_tail_call(ctx, &unwind_progs, CP_PROG_UNWIND);
@@ -1098,6 +1122,18 @@ done:
 	}
 	dwarf_finish(s);
 	return 0;
+}
+
+SEC("perf_event")
+int cp_unwind(struct bpf_perf_event_data *ctx)
+{
+	return unwind_run(ctx, false);
+}
+
+SEC("perf_event")
+int cp_unwind_jit(struct bpf_perf_event_data *ctx)
+{
+	return unwind_run(ctx, true);
 }
 
 /* the walkers of the runtimes: cp_py, cp_rb... */

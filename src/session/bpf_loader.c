@@ -31,6 +31,7 @@ struct bpf_session {
 	int mmap_hooks;	   /* the attach of cp_sys_exit: 0, or its -errno (dwarf only) */
 	bool verifier_log; /* the kernel's verifier log asked for (-v -v) */
 	bool rt_loaded[CP_RT_MAX]; /* runtime id's walker is in unwind_progs */
+	bool jit_hook;		   /* cp_unwind_jit (the walk with the JIT hook) is in its slot */
 	/* sums of cp_slot_counters.counts, .ustacks, .dstacks when each set was last cleared */
 	uint64_t base[CP_SLOTS][3];
 	/* how each aggregation map of each set is read and cleared (batched or per key) */
@@ -72,6 +73,12 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 		return k->progs.cp_java;
 	}
 	return NULL;
+}
+
+/* Whether runtime id's frames are found by the JIT hook of the walk (bpf/jit_hook.bpf.h). */
+static bool rt_jit(uint32_t id)
+{
+	return id == CP_RT_V8 || id == CP_RT_JAVA;
 }
 
 /* Whether the configuration asks for runtime id's frames (its option). */
@@ -177,6 +184,8 @@ static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwi
 	}
 	err = bpf_program__set_autoload(k->progs.cp_unwind, false);
 	if (!err)
+		err = bpf_program__set_autoload(k->progs.cp_unwind_jit, false);
+	if (!err)
 		err = bpf_program__set_autoload(k->progs.cp_sys_exit, false);
 	for (uint32_t id = 1; !err && id < CP_RT_MAX; id++)
 		if (rt_prog(k, id))
@@ -198,7 +207,7 @@ static int start_unwind(struct bpf_session *s)
 {
 	struct cpuprof_profile *k = s->skel;
 	uint32_t zero = 0;
-	int fd = bpf_program__fd(k->progs.cp_unwind);
+	int fd = bpf_program__fd(s->jit_hook ? k->progs.cp_unwind_jit : k->progs.cp_unwind);
 
 	if (bpf_map_update_elem(bpf_map__fd(k->maps.unwind_progs), &zero, &fd, BPF_ANY))
 		return -errno;
@@ -268,6 +277,18 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		if (err)
 			goto fail;
 	}
+	/*
+	 * The walk with the JIT hook (HotSpot's and V8's steps: most of the verifier's time for the
+	 * walk) replaces the one without when its first process is found, as the walkers are
+	 * loaded; with -p or a command, at the start if their walkers are.
+	 */
+	s->jit_hook = s->rt_loaded[CP_RT_V8] || s->rt_loaded[CP_RT_JAVA];
+	if (cfg->unwind_dwarf)
+		err = bpf_program__set_autoload(s->jit_hook ? s->skel->progs.cp_unwind
+							    : s->skel->progs.cp_unwind_jit,
+						false);
+	if (err)
+		goto fail;
 	if (!s->runtimes) {
 		for (unsigned int i = 0; !err && i < CP_SLOTS; i++)
 			err = bpf_map__set_max_entries(slot_maps(s, i).rtstacks, 1);
@@ -317,24 +338,26 @@ fail:
 /*
  * A second object from the same ELF bytes, every map the main object's (globals included: the
  * internal .rodata/.data/.bss/.kconfig maps are reused, so not written again), only runtime
- * id's walker loaded, then its fd in the slot cp_unwind tail-calls. The object is closed
- * after: the prog array holds the program.
+ * id's walker loaded (and, for a runtime of the JIT hook, cp_unwind_jit, unless it is in
+ * already), then its fd in the slot cp_unwind tail-calls (cp_unwind_jit's in the walk's own
+ * slot, after the walker's: the hook's frames need their walker). The object is closed
+ * after: the prog array holds the programs.
  */
 int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .kernel_log_level = s->verifier_log ? 1 : 0);
 	struct bpf_map *mine, *theirs = NULL;
-	struct bpf_program *prog, *want;
+	struct bpf_program *prog, *want, *hook = NULL;
 	struct bpf_object *obj;
 	const void *bytes;
-	uint32_t slot = CP_RT_WALKER(id);
+	uint32_t slot = CP_RT_WALKER(id), zero = 0;
 	size_t size;
 	int err = 0, fd;
 
 	if (id >= CP_RT_MAX || !rt_prog(s->skel, id) || !s->runtimes ||
 	    !rt_wanted(&s->skel->rodata->cfg, id))
 		return -EINVAL;
-	if (s->rt_loaded[id])
+	if (bpf_session__rt_walker_loaded(s, id))
 		return 0;
 	s->step = "load an interpreter's walker";
 	bytes = cpuprof_profile__elf_bytes(&size);
@@ -346,9 +369,17 @@ int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id)
 		err = -ENOENT;
 		goto out;
 	}
+	if (rt_jit(id) && !s->jit_hook) {
+		hook = bpf_object__find_program_by_name(
+			obj, bpf_program__name(s->skel->progs.cp_unwind_jit));
+		if (!hook) {
+			err = -ENOENT;
+			goto out;
+		}
+	}
 	bpf_object__for_each_program(prog, obj)
 	{
-		err = bpf_program__set_autoload(prog, prog == want);
+		err = bpf_program__set_autoload(prog, prog == want || prog == hook);
 		if (err)
 			goto out;
 	}
@@ -372,6 +403,15 @@ int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id)
 		err = -errno;
 		goto out;
 	}
+	if (hook) {
+		fd = bpf_program__fd(hook);
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_progs), &zero, &fd,
+					BPF_ANY)) {
+			err = -errno;
+			goto out;
+		}
+		s->jit_hook = true;
+	}
 	s->rt_loaded[id] = true;
 	s->step = "";
 out:
@@ -381,7 +421,12 @@ out:
 
 bool bpf_session__rt_walker_loaded(const struct bpf_session *s, uint32_t id)
 {
-	return id < CP_RT_MAX && s->rt_loaded[id];
+	return id < CP_RT_MAX && s->rt_loaded[id] && (!rt_jit(id) || s->jit_hook);
+}
+
+bool bpf_session__jit_hook_loaded(const struct bpf_session *s)
+{
+	return s->jit_hook;
 }
 
 int bpf_session__attach_tracking(struct bpf_session *s)

@@ -79,8 +79,16 @@ int bpf_session__set_go_proc(struct bpf_session *s, uint32_t pid, const struct c
  * as the verifier does (up to about half a second).
  */
 int bpf_session__load_rt_walker(struct bpf_session *s, uint32_t id);
-/* Whether runtime id's walker is loaded (with -p or a command: from the start). */
+/*
+ * Whether runtime id's walker is loaded (with -p or a command: from the start), and for
+ * HotSpot and V8 the walk's JIT hook with it.
+ */
 bool bpf_session__rt_walker_loaded(const struct bpf_session *s, uint32_t id);
+/*
+ * Whether the native walk has its JIT hook (HotSpot's and V8's steps): loaded with the first
+ * of their walkers (bpf_session__load_rt_walker).
+ */
+bool bpf_session__jit_hook_loaded(const struct bpf_session *s);
 
 /* A runtime's process pid, for its walker (replaces any). Safe at run time. */
 int bpf_session__set_rt_proc(struct bpf_session *s, uint32_t pid, const struct cp_rt_proc *rp);

@@ -319,6 +319,7 @@ static int load_walker(struct record *r, uint32_t id, uint32_t pid)
 {
 	struct record_rt *p = r->rt;
 	uint64_t t0 = monotonic_ns();
+	bool hook = bpf_session__jit_hook_loaded(r->bpf);
 	int err;
 
 	if (bpf_session__rt_walker_loaded(r->bpf, id)) {
@@ -334,7 +335,10 @@ static int load_walker(struct record *r, uint32_t id, uint32_t pid)
 		return -ENOTSUP;
 	}
 	p->loaded[id] = true;
-	pr_info("pid %u: %s found, its walker loaded in %" PRIu64 " ms", pid, runtime_of(id)->name,
+	/* the JIT hook of the walk comes with the first walker of HotSpot or V8 */
+	pr_info("pid %u: %s found, its walker%s loaded in %" PRIu64 " ms", pid,
+		runtime_of(id)->name,
+		!hook && bpf_session__jit_hook_loaded(r->bpf) ? " and the JIT hook" : "",
 		(monotonic_ns() - t0) / 1000000);
 	return 0;
 }
