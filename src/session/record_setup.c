@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpuprof record: what happens before sampling starts (see record_int.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/safe_regex.h"
 #include "proc/host.h"
@@ -235,10 +237,26 @@ static int open_bpf(struct record *r, const char **step)
 	return bpf_session__open(&r->bpf, &r->cfg, &uw, log_get_level() >= LOG_DEBUG, step);
 }
 
+/* -v: how long the programs took to load, and whether the walk has its JIT hook yet. */
+static void loaded_info(const struct record *r, uint64_t t0)
+{
+	uint64_t ms = (monotonic_ns() - t0) / 1000000;
+
+	if (!r->cfg.unwind_dwarf || !(r->cfg.runtimes & (1u << CP_RT_V8 | 1u << CP_RT_JAVA)))
+		pr_info("BPF programs loaded in %" PRIu64 " ms", ms);
+	else if (bpf_session__jit_hook_loaded(r->bpf))
+		pr_info("BPF programs loaded in %" PRIu64 " ms, the walk's JIT hook with them", ms);
+	else
+		pr_info("BPF programs loaded in %" PRIu64 " ms; the walk's JIT hook (Java, node) "
+			"comes with the first such process",
+			ms);
+}
+
 int record_load_bpf(struct record *r)
 {
 	const struct cp_options *o = r->o;
 	const char *step = "";
+	uint64_t t0 = monotonic_ns();
 	int err;
 
 	r->cfg.filter_mode = o->command || o->n_pids ? CP_FILTER_PIDS
@@ -280,6 +298,7 @@ int record_load_bpf(struct record *r)
 		       strerror(-err));
 		return CP_EXIT_FAILURE;
 	}
+	loaded_info(r, t0);
 	err = bpf_session__attach_tracking(r->bpf);
 	if (err) {
 		pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),
