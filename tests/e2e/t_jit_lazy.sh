@@ -15,15 +15,18 @@ require_bpf
 node=/usr/bin/node
 [ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
 cp "$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js" "$TMP/"
+# a name of its own (comm is the name exec'd): no other node on the machine is recorded
+name=cpjl$$
+ln -s "$node" "$TMP/$name"
 
 out=$TMP/lazy.folded
-start_recording -F 499 --comm '^node$' --no-python --no-ruby --no-php --no-perl --no-java -o "$out"
+start_recording -F 499 --comm "^$name\$" --no-python --no-ruby --no-php --no-perl --no-java -o "$out"
 start=$(sed -n '/sampling [0-9]* CPUs/q;p' "$TMP/rec.err")
 grep -q "BPF programs loaded in [0-9]* ms; the walk's JIT hook (Java, node) comes with the first such process" <<<"$start" ||
 	fail "the start does not say the JIT hook is left for later: $start"
 ! grep -q 'JIT hook with them' <<<"$start" || fail "the JIT hook was loaded at the start: $start"
 
-(cd "$TMP" && exec "$node" fix_tree.js 3 >/dev/null) &
+(cd "$TMP" && exec "./$name" fix_tree.js 3 >/dev/null) &
 npid=$!
 wait "$npid" || fail "node failed"
 kill -INT "$REC"
@@ -35,8 +38,8 @@ sed -n '/sampling [0-9]* CPUs/,$p' "$TMP/rec.err" | grep -q "pid $npid: V8 found
 	fail "the hook was not loaded for node (pid $npid) after sampling began: $(grep -E 'V8|JIT' "$TMP/rec.err")"
 
 check_folded_grammar "$out"
-leaves=$(count "$out" '^node;.*;js::leaf[AB] [0-9]+$')
-whole=$(count "$out" '^node;.*;js::main;js::run;(js::heavy;js::leafA|js::light;js::leafB) [0-9]+$')
+leaves=$(count "$out" "^$name;.*;js::leaf[AB] [0-9]+\$")
+whole=$(count "$out" "^$name;.*;js::main;js::run;(js::heavy;js::leafA|js::light;js::leafB) [0-9]+\$")
 note "node started mid-recording: $leaves samples in js::leafA/leafB, $whole with the whole JS chain; $(grep 'V8 found' "$TMP/rec.err")"
 [ "$leaves" -ge 300 ] || fail "only $leaves samples in js::leafA/leafB: $(grep -E 'leaf[AB]' "$out" | head -2)"
 [ $((100 * whole)) -ge $((95 * leaves)) ] ||
