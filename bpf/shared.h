@@ -99,16 +99,12 @@ struct cp_config {
 	__u8 per_thread;      /* keep tid and thread name in the count key */
 	__u8 follow_children; /* processes forked by a traced process are traced too */
 	__u8 unwind_dwarf;    /* user stacks from unwind tables (--unwind dwarf) */
-	__u8 python;	      /* walk CPython frames too (--python; needs unwind_dwarf) */
-	__u8 ruby;	      /* walk Ruby (MRI) frames too (--ruby; needs unwind_dwarf) */
-	__u8 php;	      /* walk PHP frames too (--php; needs unwind_dwarf) */
-	__u8 perl;	      /* walk Perl frames too (--perl; needs unwind_dwarf) */
-	__u8 node;	      /* V8 frames too (--node; needs unwind_dwarf) */
-	__u8 java;	      /* HotSpot frames through the JIT hook (--java; needs unwind_dwarf) */
+	__u8 runtimes;	      /* bit 1 << CP_RT_* (runtime_shared.h): walk that runtime's frames
+				 (--no-python...: clear; needs unwind_dwarf); read by user space */
 	__u8 go_labels;	      /* read the running goroutine's labels (off: --no-go-labels) */
-	__u8 pad0[3];
+	__u8 pad0[4];
 };
-_Static_assert(sizeof(struct cp_config) == 20, "cp_config layout");
+_Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 
 /* ---- per-process state (procs map: tgid -> cp_proc) ------------------------------------ */
 

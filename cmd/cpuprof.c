@@ -44,19 +44,11 @@ enum {
 	OPT_UNWIND,
 	OPT_MAX_UNWIND_MEMORY,
 	OPT_DRAIN_INTERVAL,
-	OPT_PYTHON,
-	OPT_NO_PYTHON,
-	OPT_RUBY,
-	OPT_NO_RUBY,
-	OPT_PHP,
-	OPT_NO_PHP,
-	OPT_PERL,
-	OPT_NO_PERL,
-	OPT_NODE,
-	OPT_NO_NODE,
-	OPT_JAVA,
-	OPT_NO_JAVA,
 	OPT_NO_GO_LABELS,
+	/* --python/--no-python...: OPT_RT_ON + id and OPT_RT_OFF + id, id a CP_RT_* runtime */
+	OPT_RT_ON,
+	OPT_RT_OFF = OPT_RT_ON + CP_RT_MAX,
+	OPT_RT_END = OPT_RT_OFF + CP_RT_MAX,
 };
 
 static const struct argp_option record_options[] = {
@@ -88,36 +80,38 @@ static const struct argp_option record_options[] = {
 	 "Move the kernel's counts into the profile every TIME while recording (default 5s; "
 	 "sooner when a map is a quarter full; at least 10ms)",
 	 2},
-	{"python", OPT_PYTHON, NULL, 0,
+	{"python", OPT_RT_ON + CP_RT_PYTHON, NULL, 0,
 	 "Show the Python functions CPython runs in its stacks (default; needs the DWARF "
 	 "unwinder)",
 	 2},
-	{"no-python", OPT_NO_PYTHON, NULL, 0, "Show CPython's own native frames only", 2},
-	{"ruby", OPT_RUBY, NULL, 0,
+	{"no-python", OPT_RT_OFF + CP_RT_PYTHON, NULL, 0, "Show CPython's own native frames only",
+	 2},
+	{"ruby", OPT_RT_ON + CP_RT_RUBY, NULL, 0,
 	 "Show the Ruby methods and blocks MRI runs in its stacks (default; needs the DWARF "
 	 "unwinder)",
 	 2},
-	{"no-ruby", OPT_NO_RUBY, NULL, 0, "Show Ruby's own native frames only", 2},
-	{"php", OPT_PHP, NULL, 0,
+	{"no-ruby", OPT_RT_OFF + CP_RT_RUBY, NULL, 0, "Show Ruby's own native frames only", 2},
+	{"php", OPT_RT_ON + CP_RT_PHP, NULL, 0,
 	 "Show the PHP functions and methods PHP (NTS builds) runs in its stacks (default; needs "
 	 "the DWARF unwinder)",
 	 2},
-	{"no-php", OPT_NO_PHP, NULL, 0, "Show PHP's own native frames only", 2},
-	{"perl", OPT_PERL, NULL, 0,
+	{"no-php", OPT_RT_OFF + CP_RT_PHP, NULL, 0, "Show PHP's own native frames only", 2},
+	{"perl", OPT_RT_ON + CP_RT_PERL, NULL, 0,
 	 "Show the subs Perl (threaded builds) runs in its stacks (default; needs the DWARF "
 	 "unwinder)",
 	 2},
-	{"no-perl", OPT_NO_PERL, NULL, 0, "Show Perl's own native frames only", 2},
-	{"node", OPT_NODE, NULL, 0,
+	{"no-perl", OPT_RT_OFF + CP_RT_PERL, NULL, 0, "Show Perl's own native frames only", 2},
+	{"node", OPT_RT_ON + CP_RT_V8, NULL, 0,
 	 "Show the JavaScript functions node (V8) runs in its stacks, with no node flag "
 	 "(default; needs the DWARF unwinder)",
 	 2},
-	{"no-node", OPT_NO_NODE, NULL, 0, "Show node's native frames only", 2},
-	{"java", OPT_JAVA, NULL, 0,
+	{"no-node", OPT_RT_OFF + CP_RT_V8, NULL, 0, "Show node's native frames only", 2},
+	{"java", OPT_RT_ON + CP_RT_JAVA, NULL, 0,
 	 "Show the Java methods HotSpot (JDK 9+, no JVM flag needed) runs in its stacks, "
 	 "interpreted and compiled (default; needs the DWARF unwinder)",
 	 2},
-	{"no-java", OPT_NO_JAVA, NULL, 0, "Walk the JVM's code cache natively (frame pointers)", 2},
+	{"no-java", OPT_RT_OFF + CP_RT_JAVA, NULL, 0,
+	 "Walk the JVM's code cache natively (frame pointers)", 2},
 	{"no-go-labels", OPT_NO_GO_LABELS, NULL, 0,
 	 "Do not read the labels of Go programs' goroutines (pprof.Do, SetGoroutineLabels)", 2},
 	{NULL, 0, NULL, 0, "Output:", 3},
@@ -242,6 +236,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	size_t n;
 	int err;
 
+	if (key >= OPT_RT_ON && key < OPT_RT_END) {
+		/* --python / --no-python...: the last one given wins */
+		o->no_runtime[(key - OPT_RT_ON) % CP_RT_MAX] = key >= OPT_RT_OFF;
+		return 0;
+	}
 	switch (key) {
 	case 'p':
 		err = parse_pid_list(arg, &pids, &n);
@@ -285,42 +284,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PER_THREAD:
 		o->per_thread = true;
-		break;
-	case OPT_PYTHON:
-		o->no_python = false;
-		break;
-	case OPT_NO_PYTHON:
-		o->no_python = true;
-		break;
-	case OPT_RUBY:
-		o->no_ruby = false;
-		break;
-	case OPT_NO_RUBY:
-		o->no_ruby = true;
-		break;
-	case OPT_PHP:
-		o->no_php = false;
-		break;
-	case OPT_NO_PHP:
-		o->no_php = true;
-		break;
-	case OPT_PERL:
-		o->no_perl = false;
-		break;
-	case OPT_NO_PERL:
-		o->no_perl = true;
-		break;
-	case OPT_NODE:
-		o->no_node = false;
-		break;
-	case OPT_NO_NODE:
-		o->no_node = true;
-		break;
-	case OPT_JAVA:
-		o->no_java = false;
-		break;
-	case OPT_NO_JAVA:
-		o->no_java = true;
 		break;
 	case OPT_NO_GO_LABELS:
 		o->no_go_labels = true;

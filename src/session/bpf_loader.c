@@ -77,21 +77,7 @@ static struct bpf_program *rt_prog(const struct cpuprof_profile *k, uint32_t id)
 /* Whether the configuration asks for runtime id's frames (its option). */
 static bool rt_wanted(const struct cp_config *cfg, uint32_t id)
 {
-	switch (id) {
-	case CP_RT_PYTHON:
-		return cfg->python;
-	case CP_RT_RUBY:
-		return cfg->ruby;
-	case CP_RT_PHP:
-		return cfg->php;
-	case CP_RT_PERL:
-		return cfg->perl;
-	case CP_RT_V8:
-		return cfg->node;
-	case CP_RT_JAVA:
-		return cfg->java;
-	}
-	return false;
+	return id < CP_RT_MAX && (cfg->runtimes >> id & 1);
 }
 
 static int read_file_str(const char *path, char *buf, size_t size)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "output/output.h"
+#include <linux/types.h>
+#include "runtime_shared.h"
 
 /* --unwind: how user stacks are walked */
 enum unwind_mode {
@@ -30,16 +32,12 @@ struct cp_options {
 	bool kernel_only;
 	bool include_idle;
 	bool per_thread;
-	enum unwind_mode unwind; /* --unwind */
-	uint64_t max_unwind_mib; /* --max-unwind-memory: unwind rows, MiB */
-	uint64_t drain_ms;	 /* --drain-interval: read the kernel's counts this often */
-	bool no_python;		 /* --no-python: no CPython frames */
-	bool no_ruby;		 /* --no-ruby: no Ruby (MRI) frames */
-	bool no_php;		 /* --no-php: no PHP frames */
-	bool no_perl;		 /* --no-perl: no Perl frames */
-	bool no_node;		 /* --no-node: no V8 (node) frames */
-	bool no_java;		 /* --no-java: no Java (HotSpot) frames */
-	bool no_go_labels;	 /* --no-go-labels: no goroutine labels */
+	enum unwind_mode unwind;    /* --unwind */
+	uint64_t max_unwind_mib;    /* --max-unwind-memory: unwind rows, MiB */
+	uint64_t drain_ms;	    /* --drain-interval: read the kernel's counts this often */
+	bool no_runtime[CP_RT_MAX]; /* by CP_RT_* id: --no-python, --no-ruby, --no-php,
+				       --no-perl, --no-node, --no-java */
+	bool no_go_labels;	    /* --no-go-labels: no goroutine labels */
 
 	/* output: each -o FILE ("-": stdout; none: stdout), all from the same recording */
 	const char **outputs;

@@ -259,15 +259,8 @@ int record_rt_init(struct record *r)
 	if (!p)
 		return -ENOMEM;
 	r->rt = p;
-	p->on[CP_RT_PYTHON] = r->cfg.python;
-	p->on[CP_RT_RUBY] = r->cfg.ruby;
-	p->on[CP_RT_PHP] = r->cfg.php;
-	p->on[CP_RT_PERL] = r->cfg.perl;
-	p->on[CP_RT_V8] = r->cfg.node;
-	p->on[CP_RT_JAVA] = r->cfg.java;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
-		if (!runtime_of(id))
-			p->on[id] = false;
+		p->on[id] = runtime_of(id) && (r->cfg.runtimes >> id & 1);
 		if (!p->on[id])
 			continue;
 		any = true;

@@ -16,10 +16,9 @@
 
 /* ---- checks before anything is loaded --------------------------------------------------- */
 
-int record_check_environment(struct record *r)
+/* Root or CAP_BPF + CAP_PERFMON, and BTF: CP_EXIT_OK or the exit status, the reason printed. */
+static int check_host(void)
 {
-	const struct cp_options *o = r->o;
-	long max_rate, max_stack;
 	const char *btf;
 
 	if (!host_may_record(geteuid(), host_caps())) {
@@ -36,32 +35,39 @@ int record_check_environment(struct record *r)
 		       btf);
 		return CP_EXIT_UNAVAIL;
 	}
-	r->pids = calloc(o->n_pids ? o->n_pids : 1, sizeof(*r->pids));
-	r->pidfds = malloc((o->n_pids ? o->n_pids : 1) * sizeof(*r->pidfds));
-	if (!r->pids || !r->pidfds) {
-		pr_err("out of memory");
-		return CP_EXIT_FAILURE;
-	}
-	for (size_t i = 0; i < o->n_pids; i++)
-		r->pidfds[i] = -1;
+	return CP_EXIT_OK;
+}
+
+/* The stack depth and the rate the kernel allows, at most what was asked. */
+static void set_limits(struct record *r)
+{
+	long max_rate, max_stack;
+
 	/* the kernel cuts stacks at kernel.perf_event_max_stack frames */
 	r->max_depth = CP_MAX_STACK_DEPTH;
 	if (host_sysctl("perf_event_max_stack", &max_stack) == 0 && max_stack > 0 &&
 	    max_stack < CP_MAX_STACK_DEPTH)
 		r->max_depth = (unsigned int)max_stack;
-	r->frequency = o->frequency;
+	r->frequency = r->o->frequency;
 	if (host_sysctl("perf_event_max_sample_rate", &max_rate) == 0 && max_rate > 0 &&
 	    (long)r->frequency > max_rate) {
 		pr_warn("-F %u Hz is above the kernel's limit (kernel.perf_event_max_sample_rate): "
 			"sampling at %ld Hz",
-			o->frequency, max_rate);
+			r->o->frequency, max_rate);
 		r->frequency = (unsigned int)max_rate;
 	}
 	if (r->frequency > CP_SAFE_MAX_FREQUENCY) {
 		pr_warn("-F %u Hz would spend the CPUs on sampling itself: sampling at %u Hz",
-			o->frequency, CP_SAFE_MAX_FREQUENCY);
+			r->o->frequency, CP_SAFE_MAX_FREQUENCY);
 		r->frequency = CP_SAFE_MAX_FREQUENCY;
 	}
+}
+
+/* Each -p pid alive, a thread id replaced by its process: CP_EXIT_OK or CP_EXIT_NOPROC. */
+static int check_pids(struct record *r)
+{
+	const struct cp_options *o = r->o;
+
 	for (size_t i = 0; i < o->n_pids; i++) {
 		struct proc_status ps;
 
@@ -84,6 +90,28 @@ int record_check_environment(struct record *r)
 			r->pids[i] = (pid_t)ps.tgid;
 		}
 	}
+	return CP_EXIT_OK;
+}
+
+int record_check_environment(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	int status = check_host();
+
+	if (status != CP_EXIT_OK)
+		return status;
+	r->pids = calloc(o->n_pids ? o->n_pids : 1, sizeof(*r->pids));
+	r->pidfds = malloc((o->n_pids ? o->n_pids : 1) * sizeof(*r->pidfds));
+	if (!r->pids || !r->pidfds) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < o->n_pids; i++)
+		r->pidfds[i] = -1;
+	set_limits(r);
+	status = check_pids(r);
+	if (status != CP_EXIT_OK)
+		return status;
 	if (o->comm_regex) {
 		char msg[256];
 
@@ -222,12 +250,10 @@ int record_load_bpf(struct record *r)
 	r->cfg.per_thread = o->per_thread;
 	r->cfg.follow_children = o->command != NULL;
 	r->cfg.unwind_dwarf = r->um != NULL;
-	r->cfg.python = !o->no_python;
-	r->cfg.ruby = !o->no_ruby;
-	r->cfg.php = !o->no_php;
-	r->cfg.perl = !o->no_perl;
-	r->cfg.node = !o->no_node;
-	r->cfg.java = !o->no_java;
+	r->cfg.runtimes = 0;
+	for (uint32_t id = CP_RT_NONE + 1; id < CP_RT_MAX; id++)
+		if (!o->no_runtime[id])
+			r->cfg.runtimes |= 1u << id;
 	r->cfg.go_labels = !o->no_go_labels;
 
 	libbpf_set_print(libbpf_print);

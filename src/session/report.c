@@ -183,14 +183,16 @@ static void anon_summary(const struct report *r, uint64_t total)
 	memcpy(comm, top->comm, sizeof(top->comm));
 	comm[sizeof(top->comm)] = 0;
 	if (comm_is(top->comm, "node") || comm_is(top->comm, "nodejs"))
-		hint = r->o->no_node ? "cpuprof names node's JS frames without --no-node, or start "
-				       "node with --perf-basic-prof"
-				     : "this node's V8 metadata could not be used (-v says why); "
-				       "node --perf-basic-prof writes a perf map that names them";
+		hint = r->o->no_runtime[CP_RT_V8]
+			       ? "cpuprof names node's JS frames without --no-node, or start "
+				 "node with --perf-basic-prof"
+			       : "this node's V8 metadata could not be used (-v says why); "
+				 "node --perf-basic-prof writes a perf map that names them";
 	else if (comm_is(top->comm, "java"))
-		hint = r->o->no_java ? "cpuprof names Java frames without --no-java"
-				     : "this JVM could not be walked (a line says why, or -v); "
-				       "-XX:+DumpPerfMapAtExit writes a perf map that names them";
+		hint = r->o->no_runtime[CP_RT_JAVA]
+			       ? "cpuprof names Java frames without --no-java"
+			       : "this JVM could not be walked (a line says why, or -v); "
+				 "-XX:+DumpPerfMapAtExit writes a perf map that names them";
 	else
 		hint = "a runtime that writes /tmp/perf-PID.map (its perf map) gets them named";
 	if (n > 1)
