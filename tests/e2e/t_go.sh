@@ -77,7 +77,7 @@ go_checks() {
 	[ "$same" -eq "$n" ] || fail "$ver go_tree_s: names differ from go tool addr2line: $(paste -d' ' "$TMP/id.want" "$TMP/id.got" | awk '$2 != $3' | head -3)"
 
 	# the collector's mark workers run on the system stack: linked to their goroutine
-	expect_status 0 "$CPUPROF" record -F 999 -o "$TMP/gc.folded" -- "$fx/go_gc_s" 1
+	expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/gc.folded" -- "$fx/go_gc_s" 2
 	check_folded_grammar "$TMP/gc.folded"
 	sys=$(count "$TMP/gc.folded" ';runtime.systemstack;')
 	linked=$(count "$TMP/gc.folded" '^go_gc_s;runtime.goexit;([^;]*;)*runtime.systemstack;')
@@ -87,7 +87,7 @@ go_checks() {
 		fail "$ver go_gc_s: $linked of $sys system-stack samples reach runtime.goexit; others: $(grep ';runtime.systemstack;' "$TMP/gc.folded" | grep -v '^go_gc_s;runtime.goexit;' | cut -c1-200 | head -3)"
 
 	# clock reads: the vDSO runs on g0, the caller's frame in m.vdsoSP/vdsoPC
-	expect_status 0 "$CPUPROF" record -F 999 -o "$TMP/clock.folded" -- "$fx/go_clock_s" 1
+	expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/clock.folded" -- "$fx/go_clock_s" 2
 	check_folded_grammar "$TMP/clock.folded"
 	vdso=$(count "$TMP/clock.folded" ';__vdso_clock_gettime( |;)')
 	linked=$(count "$TMP/clock.folded" '^go_clock_s;runtime.goexit;runtime.main;main.main;main.clocks;time.Now;time.now;__vdso_clock_gettime( |;)')
@@ -98,7 +98,7 @@ go_checks() {
 
 	# C code called through cgo runs on g0 (runtime.asmcgocall): its frames go on into the goroutine
 	# (before: [truncated: bad return address];runtime.asmcgocall;...;cspin)
-	expect_status 0 "$CPUPROF" record -F 999 -o "$TMP/cgo.folded" -- "$fx/go_cgospin_s" 1
+	expect_status 0 "$CPUPROF" record -F 499 -o "$TMP/cgo.folded" -- "$fx/go_cgospin_s" 2
 	check_folded_grammar "$TMP/cgo.folded"
 	inc=$(count "$TMP/cgo.folded" ';cleaf( |;)')
 	linked=$(count "$TMP/cgo.folded" '^go_cgospin_s;runtime.goexit;runtime.main;main.main;main.callC;main._Cfunc_cspin;runtime.cgocall;runtime.asmcgocall;[^;]*_Cfunc_cspin;cspin;cleaf( |;)')

@@ -80,7 +80,7 @@ twice=$(grep -E 'js::leaf[AB] [0-9]+$' "$out" | grep -E '(JS|LazyCompile|Functio
 
 # worker threads: each its own JS stack, under its own thread (--per-thread)
 out=$TMP/worker.folded
-expect_status 0 "$CPUPROF" record --per-thread -F 999 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_worker.js 1.5 >/dev/null"
+expect_status 0 "$CPUPROF" record --per-thread -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_worker.js 3 >/dev/null"
 w=$(count "$out" ';js::workerMain;js::spin;js::leafW [0-9]+$')
 m=$(count "$out" ';js::mainLoop;js::spin;js::leafM [0-9]+$')
 tw=$(grep -E ';js::workerMain;' "$out" | cut -d';' -f2 | sort -u)
