@@ -5,7 +5,8 @@ Usage: node_compare.py FOLDED CPUPROFILE [N]. FOLDED: cpuprof's folded output wi
 (js::NAME (FILE:LINE:COL) frames). Prints the share of the samples with JS frames whose
 innermost JS frame is JS code (not one of V8's builtins, "NAME [builtin]": counted apart) named
 with a file and line, and the N (10) JS functions with the most self samples
-in node's profile beside their share in cpuprof's: a sample counts for its innermost JS frame;
+in node's profile beside their share in cpuprof's: a sample counts for its innermost JS frame
+(at the line running: counted for the function of that name starting last before it);
 one in the garbage collector (a Heap:: or GC native frame below it) counts as node's
 "(garbage collector)"; shares are of the samples counted for a JS function."""
 import collections
@@ -13,7 +14,8 @@ import json
 import re
 import sys
 
-JS = re.compile(r"^js::(.*?)(?: \(([^;()]*):(\d+):(\d+)\))?$")
+# a JS frame, inlined into its caller's code ("_[i]": TurboFan's) or not
+JS = re.compile(r"^js::(.*?)(?: \(([^;()]*):(\d+):(\d+)\))?(?:_\[i\])?$")
 GC = re.compile(r"v8::internal::(Heap::|MarkCompact|Scavenger|ScavengerCollector|MinorMarkCompact)")
 
 
@@ -51,6 +53,20 @@ def ours(path):
     return self_, with_js, named, nofile, builtin
 
 
+def by_function(a, b):
+    """cpuprof's self samples keyed as node's: node keys a function by the line it starts at,
+    cpuprof's frame has the line running in it (interpreted and optimized frames) or the one it
+    starts at: a frame of NAME at line L counts for node's NAME starting last at or before L."""
+    starts = collections.defaultdict(list)
+    for name, line in b:
+        starts[name].append(line)
+    out = collections.Counter()
+    for (name, line), c in a.items():
+        s = [x for x in starts.get(name, []) if x <= line] if line else []
+        out[(name, max(s) if s else line)] += c
+    return out
+
+
 def theirs(path):
     p = json.load(open(path))
     nodes = {n["id"]: n for n in p["nodes"]}
@@ -68,6 +84,7 @@ def main():
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     a, with_js, named, nofile, builtin = ours(sys.argv[1])
     b = theirs(sys.argv[2])
+    a = by_function(a, b)
     ta, tb = sum(a.values()), sum(b.values())
     print(f"cpuprof: {with_js} samples in JS code (and {builtin} in V8's builtins), {named} "
           f"({100.0 * named / max(with_js, 1):.1f}%) whose innermost JS frame has its file and "

@@ -8,6 +8,13 @@
 #ifndef CPUPROF_GO_LABELS_BPF_H
 #define CPUPROF_GO_LABELS_BPF_H
 
+/* a counter of the includer's (profile.bpf.c: its stats map); none in the test harness */
+#ifndef cp_go_stat
+#define cp_go_stat(idx) \
+	do {            \
+	} while (0)
+#endif
+
 /* set by user space once a Go process is in go_procs: before that no sample looks there */
 volatile __u32 go_present;
 
@@ -73,17 +80,19 @@ static __always_inline int go_label_put(struct cp_go_labels *b, __u32 i, const _
  * A label map's labels, map layout: lm points at the labelMap, a map value, itself a pointer
  * to the runtime's hmap; the slots in use of its first buckets.
  */
-static __always_inline void go_read_map(struct cp_go_labels *b, __u64 lm)
+static __always_inline int go_read_map(struct cp_go_labels *b, __u64 lm)
 {
 	__u64 hdr[3], buckets, bucket = 0, kv[2][2], tophash = 0, hmap = go_ptr(lm);
 	__u8 lb;
 
-	if (!hmap || bpf_probe_read_user(hdr, sizeof(hdr), (void *)hmap) || !hdr[0])
-		return;
+	if (!hmap || bpf_probe_read_user(hdr, sizeof(hdr), (void *)hmap))
+		return -1;
+	if (!hdr[0])
+		return 0;
 	lb = (__u8)(hdr[1] >> ((CP_GO_HMAP_B - 8) * 8));
 	buckets = hdr[CP_GO_HMAP_BUCKETS / 8];
 	if (!buckets)
-		return;
+		return 0;
 	if (lb > CP_GO_MAX_B)
 		lb = CP_GO_MAX_B;
 	for (__u32 i = 0; i < (8u << CP_GO_MAX_B); i++) {
@@ -95,33 +104,38 @@ static __always_inline void go_read_map(struct cp_go_labels *b, __u64 lm)
 			bucket = buckets + (__u64)(i >> 3) * CP_GO_BUCKET_SIZE;
 			/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
 			if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
-				break;
+				return -1;
 		}
 		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
 			continue;
 		if (bpf_probe_read_user(kv[0], 16, (void *)(bucket + CP_GO_BUCKET_KEYS + 16 * j)) ||
 		    bpf_probe_read_user(kv[1], 16, (void *)(bucket + CP_GO_BUCKET_VALS + 16 * j)))
-			break;
+			return -1;
 		if (go_label_put(b, b->n, kv[0], kv[1]))
-			break;
+			return -1;
 		b->n++;
 	}
+	return 0;
 }
 
 /* The slice layout: labelMap{LabelSet{list []label}}. */
-static __always_inline void go_read_slice(struct cp_go_labels *b, __u64 lm)
+static __always_inline int go_read_slice(struct cp_go_labels *b, __u64 lm)
 {
 	__u64 hdr[2], lab[4];
 
-	if (bpf_probe_read_user(hdr, sizeof(hdr), (void *)lm) || !hdr[0])
-		return;
+	if (bpf_probe_read_user(hdr, sizeof(hdr), (void *)lm))
+		return -1;
+	if (!hdr[0])
+		return 0;
 	for (__u32 i = 0; i < CP_GO_LABELS; i++) {
-		if (i >= hdr[1] ||
-		    bpf_probe_read_user(lab, sizeof(lab), (void *)(hdr[0] + 32 * (__u64)i)) ||
-		    go_label_put(b, i, &lab[0], &lab[2]))
+		if (i >= hdr[1])
 			break;
+		if (bpf_probe_read_user(lab, sizeof(lab), (void *)(hdr[0] + 32 * (__u64)i)) ||
+		    go_label_put(b, i, &lab[0], &lab[2]))
+			return -1;
 		b->n = i + 1;
 	}
+	return 0;
 }
 
 /*
@@ -135,9 +149,23 @@ __noinline __u64 cp_go_labels(__u32 pid, __u32 gen)
 	struct cp_go_labels *b;
 	struct cp_go_proc *gp;
 	__u32 zero = 0;
+	int err = 0;
 
 	gp = bpf_map_lookup_elem(&go_procs, &pid);
-	if (!gp || gp->gen != gen || !gp->tls_slot)
+	if (!gp)
+		return 0;
+	/*
+	 * The offsets of the program before or after an exec: never read the wrong one's g.
+	 * exec drops those of an earlier generation (cp_exec), so such offsets here were entered
+	 * after it, from a stale read: counted. A sample in the command's execve, before the
+	 * offsets set for after it, is not.
+	 */
+	if (gp->gen != gen) {
+		if (gp->gen < gen)
+			cp_go_stat(CP_STAT_GO_OLD_GEN);
+		return 0;
+	}
+	if (!gp->tls_slot)
 		return 0;
 	b = bpf_map_lookup_elem(&golabel_buf, &zero);
 	fsbase = BPF_CORE_READ(t, thread.fsbase);
@@ -152,9 +180,12 @@ __noinline __u64 cp_go_labels(__u32 pid, __u32 gen)
 	b->n = 0;
 	b->cut = 0;
 	if (gp->layout == CP_GO_LAYOUT_MAP)
-		go_read_map(b, lm);
+		err = go_read_map(b, lm);
 	else if (gp->layout == CP_GO_LAYOUT_SLICE)
-		go_read_slice(b, lm);
+		err = go_read_slice(b, lm);
+	/* none read of labels the goroutine has: memory that could not be read, counted */
+	if (err && !b->n)
+		cp_go_stat(CP_STAT_GO_UNREAD);
 	if (!b->n)
 		return 0;
 	/* a sum of one hash per label: the same set in any order has one key */

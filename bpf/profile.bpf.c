@@ -531,6 +531,7 @@ static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx, __u32
 	return id;
 }
 
+#define cp_go_stat(idx) stat_inc(idx)
 #include "go_labels.bpf.h"
 
 /* Count the sample of key in the counts map of slot, then leave the slot. */
@@ -1134,6 +1135,7 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 tgid = p->tgid;
 	struct cp_proc *cp = bpf_map_lookup_elem(&procs, &tgid), fresh = {};
+	struct cp_go_proc *gp;
 
 	bpf_map_delete_elem(&excluded, &tgid);
 	bpf_map_delete_elem(&refresh, &tgid);
@@ -1152,6 +1154,10 @@ int BPF_PROG(cp_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		if (!cp)
 			return 0;
 	}
+	/* the Go offsets of the program replaced (a command's, set before its exec, stay) */
+	gp = bpf_map_lookup_elem(&go_procs, &tgid);
+	if (gp && gp->gen < cp->gen)
+		bpf_map_delete_elem(&go_procs, &tgid);
 	if (cfg.filter_mode == CP_FILTER_PIDS && !(cp->flags & CP_PROC_TRACED))
 		return 0;
 	if (cfg.user_stacks)

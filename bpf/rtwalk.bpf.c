@@ -138,7 +138,7 @@ static long v8_fp_step(__u64 i, void *arg)
 	__u64 next;
 
 	(void)i;
-	if (cp_v8_frame(c->p, c->fp, c->st, 0) < 0) {
+	if (cp_v8_frame(c->p, c->fp, 0, c->st, 0) < 0) {
 		c->end = CP_V8_END_READ;
 		return 1;
 	}

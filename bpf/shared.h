@@ -451,12 +451,17 @@ enum cp_stat {
 	CP_STAT_SLOT_BUSY,	   /* dropped: the aggregation maps switched twice meanwhile */
 	CP_STAT_IN_EXECVE,	   /* user stack left out: sampled in execve, whose user
 				      registers are the replaced program's */
+	CP_STAT_GO_OLD_GEN,	   /* goroutine labels not read: the Go offsets in go_procs
+				      are of an earlier generation of the process */
+	CP_STAT_GO_UNREAD,	   /* goroutine labels lost: the goroutine has labels, but
+				      their memory could not be read (bpf_probe_read_user
+				      takes no page fault) */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&
 		       CP_DEND_BAD_RA + 1 == CP_DEND_MAX,
 	       "end reasons and their counters in step");
-_Static_assert(CP_STAT_MAX <= 32, "cp_stat fits the stats map");
+_Static_assert(CP_STAT_MAX <= 40, "cp_stat fits the stats map");
 
 /* ---- unwind tables (user space builds them from .eh_frame / .debug_frame) -------------- */
 

@@ -38,24 +38,24 @@ struct cp_v8_offsets {
 	__u16 thin_actual;	  /* ThinString.actual */
 	__u16 type_jsfunc_first;  /* JSFunction instance types [first, last] */
 	__u16 type_jsfunc_last;
-	__u16 type_sfi;		 /* SHARED_FUNCTION_INFO_TYPE */
-	__u16 type_script;	 /* SCRIPT_TYPE */
-	__u16 type_bytecode;	 /* BYTECODE_ARRAY_TYPE */
-	__u16 type_scope_info;	 /* SCOPE_INFO_TYPE */
-	__u16 first_nonstring;	 /* FirstNonstringType: strings are below */
-	__u16 script_line_ends;	 /* Script.line_ends: a FixedArray of SMIs, or undefined */
-	__u16 fixed_length;	 /* FixedArrayBase.length: a SMI */
-	__u16 fixed_data;	 /* FixedArray.data: the first element */
-	__u16 type_fixed_array;	 /* FIXED_ARRAY_TYPE */
-	__u16 script_source;	 /* Script.source: a String */
-	__u16 ext_resource;	 /* ExternalString.resource; its cached data pointer follows */
-	__u16 type_ext_one_byte; /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
-	__u16 sfi_function_data; /* SharedFunctionInfo.function_data: a SMI for a builtin */
-	__u16 bytecode_data;	 /* BytecodeArray.data: its first bytecode */
-	__u16 bytecode_spt;	 /* BytecodeArray.source_position_table (a ByteArray, or
-				    undefined until V8 collects it); 0: not known, no lines */
-	__u16 type_byte_array;	 /* BYTE_ARRAY_TYPE (its bytes at fixed_data, FixedArray's) */
-	__u16 pad16;
+	__u16 type_sfi;		    /* SHARED_FUNCTION_INFO_TYPE */
+	__u16 type_script;	    /* SCRIPT_TYPE */
+	__u16 type_bytecode;	    /* BYTECODE_ARRAY_TYPE */
+	__u16 type_scope_info;	    /* SCOPE_INFO_TYPE */
+	__u16 first_nonstring;	    /* FirstNonstringType: strings are below */
+	__u16 script_line_ends;	    /* Script.line_ends: a FixedArray of SMIs, or undefined */
+	__u16 fixed_length;	    /* FixedArrayBase.length: a SMI */
+	__u16 fixed_data;	    /* FixedArray.data: the first element */
+	__u16 type_fixed_array;	    /* FIXED_ARRAY_TYPE */
+	__u16 script_source;	    /* Script.source: a String */
+	__u16 ext_resource;	    /* ExternalString.resource; its cached data pointer follows */
+	__u16 type_ext_one_byte;    /* EXTERNAL_ONE_BYTE_STRING_TYPE (cached: its data kept) */
+	__u16 sfi_function_data;    /* SharedFunctionInfo.function_data: a SMI for a builtin */
+	__u16 bytecode_data;	    /* BytecodeArray.data: its first bytecode */
+	__u16 bytecode_spt;	    /* BytecodeArray.source_position_table (a ByteArray, or
+				       undefined until V8 collects it); 0: not known, no lines */
+	__u16 type_byte_array;	    /* BYTE_ARRAY_TYPE (its bytes at fixed_data, FixedArray's) */
+	__u16 jsfunc_code;	    /* JSFunction.code: its Code; 0: optimized code not read */
 	__u8 string_enc_mask;	    /* StringEncodingMask */
 	__u8 string_repr_mask;	    /* StringRepresentationMask */
 	__u8 one_byte_tag;	    /* OneByteStringTag (the encoding bit set: one byte a char) */
@@ -69,9 +69,24 @@ struct cp_v8_offsets {
 	__u8 smi_shift;		    /* SmiShiftSize + kSmiTagSize: a SMI's value is word >> this */
 	__u8 frame_entry;	    /* frametype_EntryFrame */
 	__u8 frame_construct_entry; /* frametype_ConstructEntryFrame */
+	/* optimized code (Maglev, TurboFan): its Code's kind, source positions and deoptimization
+	   data, for the line running and the functions inlined (used when jsfunc_code is set) */
+	__u8 kind_mask;	       /* CodeKindFieldMask (of Code.flags) */
+	__u8 kind_shift;       /* CodeKindFieldShift */
+	__u8 kind_baseline;    /* CodeKindBaseline: kinds above it are optimized code */
+	__u16 type_code;       /* CODE_TYPE */
+	__u16 type_weak_fixed; /* WEAK_FIXED_ARRAY_TYPE (the deoptimization literals) */
+	__u16 code_deopt;      /* Code.deoptimization_data: a FixedArray (DeoptimizationData) */
+	__u16 code_spt;	       /* Code.source_position_table: a ByteArray (pc offsets) */
+	__u16 code_start;      /* Code.instruction_start: the address of its first instruction */
+	__u16 code_flags;      /* Code.flags: u32, its kind in kind_mask */
+	__u16 code_size;       /* Code.instruction_size: i32 */
+	__u8 deopt_count;      /* DeoptimizationDataInlinedFunctionCountIndex */
+	__u8 deopt_literals;   /* DeoptimizationDataLiteralArrayIndex */
+	__u8 deopt_inlining;   /* DeoptimizationDataInliningPositionsIndex */
 	__u8 pad[3];
 };
-_Static_assert(sizeof(struct cp_v8_offsets) == 88, "cp_v8_offsets layout");
+_Static_assert(sizeof(struct cp_v8_offsets) == 108, "cp_v8_offsets layout");
 
 /* V8's code ranges in a process at most (an isolate each: the main thread's, workers'). */
 #define CP_V8_CODE_RANGES 3
@@ -90,7 +105,7 @@ struct cp_v8_proc {
 	struct cp_rt_jit_range builtins;
 	struct cp_rt_jit_range code[CP_V8_CODE_RANGES];
 };
-_Static_assert(sizeof(struct cp_v8_proc) == 104 + 16 * (1 + CP_V8_CODE_RANGES),
+_Static_assert(sizeof(struct cp_v8_proc) == 128 + 16 * (1 + CP_V8_CODE_RANGES),
 	       "cp_v8_proc layout");
 _Static_assert(1 + CP_V8_CODE_RANGES <= CP_RT_JIT_RANGES, "V8's ranges fit the hook's");
 _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp_rt_proc.data");
@@ -98,8 +113,10 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 /*
  * Frame kinds (cp_rt_frame.kind). CP_V8_FRAME_JS: a JS function, ptr its SharedFunctionInfo
  * (tagged), pos 1 + the script position (UTF-16 units) of the bytecode an interpreted frame
- * runs (its BytecodeArray's source position table at its bytecode offset), ~0 when not known
- * (baseline and optimized frames, a table V8 has not collected, longer than CP_V8_SPT_MAX).
+ * runs (its BytecodeArray's source position table at its bytecode offset) or of the code an
+ * optimized frame runs at its pc (its Code's table; the functions inlined there are frames of
+ * their own, CP_RT_FF_INLINED), ~0 when not known (baseline frames, a table V8 has not
+ * collected, longer than CP_V8_SPT_MAX).
  */
 #define CP_V8_FRAME_JS 1
 
@@ -116,6 +133,16 @@ _Static_assert(sizeof(struct cp_v8_proc) <= CP_RT_PROC_DATA, "cp_v8_proc fits cp
 /* Bytes of a source position table BPF decodes at most, CP_V8_SPT_CHUNK at a time. */
 #define CP_V8_SPT_MAX	(16u << 10)
 #define CP_V8_SPT_CHUNK 256
+/* Functions inlined into one another a frame of optimized code shows at most (deeper: the
+   outer ones are left out, the frame's own function kept) */
+#define CP_V8_INLINE_MAX 8
+/* Bytes of a Code object's header BPF reads at once (its fields read lie in them) */
+#define CP_V8_CODE_READ 64
+/* Bytes of one InliningPosition (V8's deoptimization-data.h, OTel v8.go symbolizeCode): its
+   SourcePosition (u64: bit 0 external, bits 1-30 the script offset + 1, bits 31-46 the
+   inlining id: 0 the frame's own function, else 1 + the index of its InliningPosition), then
+   the inlined function's index in the deoptimization literals (i32) */
+#define CP_V8_INLINING_POS 16
 /* Context locals of a ScopeInfo the namer skips at most (a function with more is unnamed). */
 #define CP_V8_SCOPE_LOCALS 4096
 

@@ -25,7 +25,9 @@ static __always_inline int cp_v8_step(struct cp_ustate *s, const struct cp_v8_pr
 		s->rt.st.end = CP_V8_END_TRUNCATED;
 		return STEP_NATIVE;
 	}
-	r = cp_v8_frame(p, fp, &s->rt.st, 0);
+	/* the pc looked up again (as cp_unwind_step made it): look kept across the read above
+	   would take a stack slot this deep in the walk's calls (512 bytes for all) */
+	r = cp_v8_frame(p, fp, s->exact ? s->pc : s->pc - 1, &s->rt.st, 0);
 	if (r != 1)
 		return STEP_NATIVE;
 	jit_done(s);

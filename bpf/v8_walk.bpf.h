@@ -82,9 +82,11 @@ struct v8_spt {
 #define V8_BA_WORDS 8
 #define V8_BA_READ  40
 
-/* A source position table being decoded, per CPU (apart from the strings' buffer). */
+/* A source position table being decoded, per CPU (apart from the strings' buffer): its bytes
+ * read, its state (here, not on the short BPF stack of the walk's calls). */
 struct v8_sptbuf {
 	__u8 b[CP_V8_SPT_CHUNK];
+	struct v8_spt c;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -154,11 +156,71 @@ __noinline int cp_v8_spt_chunk(struct v8_spt *c)
 	return code > (__s64)c->at || c->done >= c->len;
 }
 
-/* bpf_loop's step: the next chunk of the table. */
+/* bpf_loop's step: the next chunk of the table (its state the per-CPU one). */
 static long v8_spt_step(__u32 i, void *arg)
 {
+	__u32 zero = 0;
+	struct v8_sptbuf *sb = bpf_map_lookup_elem(&v8_spt_buf, &zero);
+
 	(void)i;
-	return cp_v8_spt_chunk(arg) ? 1 : 0;
+	(void)arg;
+	return !sb || cp_v8_spt_chunk(&sb->c) ? 1 : 0;
+}
+
+/*
+ * The source position (V8's SourcePosition, 64 bits, >= 0) of code offset at in source position
+ * table spt (tagged: a ByteArray; undefined until V8 collects it), or -1 when spt is no table,
+ * longer than CP_V8_SPT_MAX, unreadable or has no entry at or before at. Global: verified once
+ * (a bytecode offset's and a pc offset's alike).
+ */
+__noinline __s64 cp_v8_spt_find(const struct cp_v8_offsets *o, __u64 spt_w, __u32 at)
+{
+	__u32 zero = 0;
+	struct v8_sptbuf *sb = bpf_map_lookup_elem(&v8_spt_buf, &zero);
+	struct v8_spt *c;
+	__u64 h[2], spt, map, w;
+	__u16 t;
+
+	if (!o || !sb)
+		return -1;
+	c = &sb->c;
+	spt = v8_obj(o, spt_w);
+	if (!spt || bpf_probe_read_user(h, sizeof(h), (void *)spt))
+		return -1;
+	map = v8_obj(o, h[(o->map >> 3) & 1]);
+	if (!map || bpf_probe_read_user(&t, sizeof(t), (void *)(map + o->map_instance_type)) ||
+	    t != o->type_byte_array)
+		return -1;
+	w = h[(o->fixed_length >> 3) & 1];
+	if (!v8_is_smi(w) || (w >> o->smi_shift) > CP_V8_SPT_MAX)
+		return -1;
+	__builtin_memset(c, 0, sizeof(*c));
+	c->data = spt + o->fixed_data;
+	c->len = (__u32)(w >> o->smi_shift);
+	c->at = at;
+	c->code = -1;
+	c->found = -1;
+	bpf_loop(CP_V8_SPT_MAX / CP_V8_SPT_CHUNK + 1, v8_spt_step, NULL, 0);
+	return c->err || c->found < 0 ? -1 : c->found;
+}
+
+/* 1 + the script offset of SourcePosition pos (what a frame's pos holds), ~0 when it has none
+ * (an external position: code of no script) */
+static __always_inline __u32 v8_src_pos(__s64 pos)
+{
+	__u32 p;
+
+	if (pos < 0 || (pos & 1))
+		return ~0u;
+	p = (__u32)((__u64)pos >> 1) & ((1u << 30) - 1);
+	return p ? p : ~0u;
+}
+
+/* The inlining id of SourcePosition pos: 0 its code's own function's, else 1 + the index of
+ * the InliningPosition of the function it is in. */
+static __always_inline __u32 v8_inlining_id(__s64 pos)
+{
+	return (__u32)((__u64)pos >> 31) & 0xffff;
 }
 
 /*
@@ -169,13 +231,11 @@ static long v8_spt_step(__u32 i, void *arg)
  */
 static __always_inline __u32 cp_v8_bytecode_pos(const struct cp_v8_offsets *o, __u64 *below)
 {
-	struct v8_spt c = {0};
 	__u64 ba = v8_slot(below, o->fp_bytecode_array),
 	      off = v8_slot(below, o->fp_bytecode_offset);
-	__u64 *h = below, obj, map, w, spt; /* the slots read: the words read next (stack) */
+	__u64 *h = below, obj, map, w; /* the slots read: the words read next (stack) */
 	__u16 t;
 	__s64 delta;
-	__u32 pos;
 
 	/* the BytecodeArray's words up to its table (over the slots), then its map's type: two
 	   reads (each read costs: the walk reads this for every interpreted frame of every sample)
@@ -194,40 +254,175 @@ static __always_inline __u32 cp_v8_bytecode_pos(const struct cp_v8_offsets *o, _
 	delta -= (__s64)o->bytecode_data - o->heap_tag;
 	if (!v8_is_smi(w) || delta < 0 || delta >= (__s64)(w >> o->smi_shift))
 		return ~0u;
-	/* its table: a ByteArray (undefined until V8 collects it), its map and length */
-	spt = v8_obj(o, h[(o->bytecode_spt >> 3) & (V8_BA_WORDS - 1)]);
-	if (!spt || bpf_probe_read_user(h, 16, (void *)spt))
-		return ~0u;
-	map = v8_obj(o, h[(o->map >> 3) & 1]);
-	if (!map || bpf_probe_read_user(&t, sizeof(t), (void *)(map + o->map_instance_type)) ||
-	    t != o->type_byte_array)
-		return ~0u;
-	w = h[(o->fixed_length >> 3) & 1];
-	if (!v8_is_smi(w) || (w >> o->smi_shift) > CP_V8_SPT_MAX)
-		return ~0u;
-	c.data = spt + o->fixed_data;
-	c.len = (__u32)(w >> o->smi_shift);
-	c.at = (__u32)delta;
-	c.code = -1;
-	c.found = -1;
-	bpf_loop(CP_V8_SPT_MAX / CP_V8_SPT_CHUNK + 1, v8_spt_step, &c, 0);
-	if (c.err || c.found < 0 || (c.found & 1))
-		return ~0u;
-	pos = (__u32)((__u64)c.found >> 1) & ((1u << 30) - 1);
-	return pos ? pos : ~0u;
+	return v8_src_pos(
+		cp_v8_spt_find(o, h[(o->bytecode_spt >> 3) & (V8_BA_WORDS - 1)], (__u32)delta));
+}
+
+/* rt_push of a JS frame, global (verified once: its index bounded in a loop of pushes too) */
+__noinline int cp_v8_push(struct cp_rt_stack *st, __u64 sfi, __u32 pos, __u32 flags)
+{
+	if (!st)
+		return -1;
+	rt_push(st, sfi, pos, CP_V8_FRAME_JS, (__u8)flags);
+	return 0;
+}
+
+/* What a frame of optimized code is read into (per CPU: the BPF stack is short): its Code's
+ * header, its deoptimization data's first words, the functions inlined and their positions. */
+struct v8_optbuf {
+	__u64 hdr[CP_V8_CODE_READ / 8];
+	__u64 dd[8];
+	__u64 ent[2]; /* an InliningPosition */
+	__u64 fn[CP_V8_INLINE_MAX];
+	__u32 pos[CP_V8_INLINE_MAX];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct v8_optbuf);
+	__uint(max_entries, 1);
+} v8_opt_buf SEC(".maps");
+
+/*
+ * The deoptimization data of a Code (hdr: its header) into b->dd (its first 8 elements), its
+ * literals (*lit: a WeakFixedArray, untagged; *nlit its length) and InliningPositions (*inl: a
+ * ByteArray's bytes; *ninl entries): 0 or -1.
+ */
+static __always_inline int v8_deopt(const struct cp_v8_offsets *o, struct v8_optbuf *b, __u64 *lit,
+				    __u32 *nlit, __u64 *inl, __u32 *ninl)
+{
+	__u64 dd = b->hdr[(o->code_deopt >> 3) & (CP_V8_CODE_READ / 8 - 1)], obj, w;
+
+	if (cp_v8_type(o, dd) != o->type_fixed_array)
+		return -1;
+	obj = v8_obj(o, dd);
+	w = rt_ptr(obj + o->fixed_length);
+	if (!v8_is_smi(w) || (w >> o->smi_shift) < 8 ||
+	    bpf_probe_read_user(b->dd, sizeof(b->dd), (void *)(obj + o->fixed_data)))
+		return -1;
+	w = b->dd[o->deopt_literals & 7];
+	if (cp_v8_type(o, w) != o->type_weak_fixed)
+		return -1;
+	*lit = v8_obj(o, w);
+	w = rt_ptr(*lit + o->fixed_length);
+	if (!v8_is_smi(w))
+		return -1;
+	*nlit = (__u32)(w >> o->smi_shift);
+	w = b->dd[o->deopt_inlining & 7];
+	if (cp_v8_type(o, w) != o->type_byte_array)
+		return -1;
+	*inl = v8_obj(o, w);
+	w = rt_ptr(*inl + o->fixed_length);
+	if (!v8_is_smi(w))
+		return -1;
+	*ninl = (__u32)(w >> o->smi_shift) / CP_V8_INLINING_POS;
+	*inl += o->fixed_data;
+	/* the functions inlined: the first literals (a SMI count) */
+	w = b->dd[o->deopt_count & 7];
+	if (!v8_is_smi(w) || (w >> o->smi_shift) < *nlit)
+		*nlit = v8_is_smi(w) ? (__u32)(w >> o->smi_shift) : 0;
+	return 0;
 }
 
 /*
- * The frame whose frame pointer is fp: 1 when it is a JS frame (its SFI pushed on st, flags
- * on it), 2 when it is a typed V8 frame (entry, exit, stub: nothing pushed), 0 when its slots
- * are not a V8 frame's, -1 when they cannot be read.
+ * Whether JSFunction fn runs optimized code (Maglev, TurboFan) holding pc look: 1 + the offset of
+ * look in its instructions, its Code's header in b->hdr; else 0. Its Code is
+ * JSFunction.code, the code it runs now: a frame of code replaced since (a deoptimization, an
+ * on-stack replacement) does not hold look. Global: verified once.
  */
-__noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_stack *st,
+__noinline int cp_v8_code(const struct cp_v8_offsets *o, __u64 fn, __u64 look, struct v8_optbuf *b)
+{
+	__u64 code, start;
+	__u32 kind, size;
+
+	if (!o || !b || !o->jsfunc_code || !look)
+		return 0;
+	code = rt_ptr(v8_obj(o, fn) + o->jsfunc_code);
+	if (cp_v8_type(o, code) != o->type_code ||
+	    bpf_probe_read_user(b->hdr, sizeof(b->hdr), (void *)v8_obj(o, code)))
+		return 0;
+	kind = ((__u32 *)b->hdr)[(o->code_flags >> 2) & (CP_V8_CODE_READ / 4 - 1)];
+	kind = (kind & o->kind_mask) >> (o->kind_shift & 31);
+	start = b->hdr[(o->code_start >> 3) & (CP_V8_CODE_READ / 8 - 1)];
+	size = ((__u32 *)b->hdr)[(o->code_size >> 2) & (CP_V8_CODE_READ / 4 - 1)];
+	if (kind <= o->kind_baseline || look < start || look - start >= size || size >= (1u << 30))
+		return 0;
+	return (int)(look - start) + 1;
+}
+
+/*
+ * The frames of optimized code whose pc's source position is pos (its Code's header in b->hdr),
+ * pushed on st: the functions inlined there, innermost first (CP_RT_FF_INLINED), each at its
+ * position, then the frame's own (sfi). The chain of InliningPositions of the Code's
+ * deoptimization data: each the position of the call in its caller (a lower inlining id) and
+ * the inlined function's index in the deoptimization literals, as V8's deoptimizer and OTel's
+ * symbolizeCode (v8.go) read them. Global: verified once.
+ */
+__noinline int cp_v8_inlined(const struct cp_v8_offsets *o, struct v8_optbuf *b, __s64 pos,
+			     __u64 sfi, struct cp_rt_stack *st)
+{
+	__u32 id, n = 0, nlit = 0, ninl = 0, own;
+	__u64 lit = 0, inl = 0, w;
+	__s64 fid;
+
+	if (!o || !b || !st)
+		return -1;
+	for (int i = 0; i < CP_V8_INLINE_MAX; i++) {
+		id = v8_inlining_id(pos);
+		if (!id)
+			break;
+		if (!inl && v8_deopt(o, b, &lit, &nlit, &inl, &ninl))
+			break;
+		if (id > ninl ||
+		    bpf_probe_read_user(b->ent, sizeof(b->ent),
+					(void *)(inl + (__u64)(id - 1) * CP_V8_INLINING_POS)))
+			break;
+		fid = (__s32)(__u32)b->ent[1];
+		if (fid < 0 || fid >= nlit)
+			break;
+		w = rt_ptr(lit + o->fixed_data + 8 * (__u64)fid);
+		/* a weak reference: its tag's weak bit cleared (a cleared one is no object) */
+		if ((w & 3) == 3)
+			w &= ~2ull;
+		if (cp_v8_type(o, w) != o->type_sfi)
+			break;
+		b->fn[n & (CP_V8_INLINE_MAX - 1)] = w;
+		b->pos[n & (CP_V8_INLINE_MAX - 1)] = v8_src_pos(pos);
+		n++;
+		/* the call's position in its caller: a lower id (each caller was inlined first) */
+		pos = (__s64)b->ent[0];
+		if (v8_inlining_id(pos) >= id)
+			break;
+	}
+	/* the position is the frame's own function's when the chain was read to its end */
+	own = v8_inlining_id(pos) ? ~0u : v8_src_pos(pos);
+	if (st->len + n + 1 > CP_RT_MAX_FRAMES)
+		n = 0;
+	for (__u32 i = 0; i < CP_V8_INLINE_MAX; i++) {
+		if (i >= n)
+			break;
+		cp_v8_push(st, b->fn[i & (CP_V8_INLINE_MAX - 1)],
+			   b->pos[i & (CP_V8_INLINE_MAX - 1)], CP_RT_FF_INLINED);
+	}
+	cp_v8_push(st, sfi, own, 0);
+	return 0;
+}
+
+/*
+ * The frame whose frame pointer is fp and pc look (0: not known): 1 when it is a JS frame (its
+ * SFI pushed on st, flags on it; for optimized code, the functions inlined at look first,
+ * flagged inlined only), 2 when it is a typed V8 frame (entry, exit, stub: nothing pushed), 0
+ * when its slots are not a V8 frame's, -1 when they cannot be read.
+ */
+__noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, __u64 look, struct cp_rt_stack *st,
 			   __u32 flags)
 {
 	const struct cp_v8_offsets *o;
 	__u64 below[8], fn, sfi;
-	__u32 t;
+	__u32 t, pos, zero = 0;
+	struct v8_optbuf *b;
+	__s64 found;
+	int at;
 
 	if (!p || !st)
 		return -1;
@@ -244,8 +439,21 @@ __noinline int cp_v8_frame(const struct cp_v8_proc *p, __u64 fp, struct cp_rt_st
 	if (cp_v8_type(o, sfi) != o->type_sfi)
 		return 0;
 	/* where in it: an interpreted frame's position (the same function at another line is
-	   another frame, as an interpreter's); baseline and optimized frames: ~0 */
-	rt_push(st, sfi, cp_v8_bytecode_pos(o, below), CP_V8_FRAME_JS, (__u8)flags); /* last use */
+	   another frame, as an interpreter's); else optimized code's, the functions inlined at its
+	   pc first; baseline frames: ~0 */
+	pos = cp_v8_bytecode_pos(o, below);
+	if (pos == ~0u) {
+		b = bpf_map_lookup_elem(&v8_opt_buf, &zero);
+		at = b ? cp_v8_code(o, fn, look, b) : 0;
+		if (b && at > 0) {
+			/* the functions inlined at the pc's position first (flags: none) */
+			found = cp_v8_spt_find(
+				o, b->hdr[(o->code_spt >> 3) & (CP_V8_CODE_READ / 8 - 1)], at - 1);
+			if (found >= 0)
+				return cp_v8_inlined(o, b, found, sfi, st) ? -1 : 1;
+		}
+	}
+	rt_push(st, sfi, pos, CP_V8_FRAME_JS, (__u8)flags); /* last use */
 	return 1;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ struct elf_named {
 	int fd;
 	int type;
 	Elf_Scn *dynsym, *symtab, *dynamic;
+	Elf_Scn *gnu_hash; /* .dynsym's GNU hash table (SHT_GNU_HASH linked to it), or NULL */
 };
 
 int elf_named__open(int fd, struct elf_named **out)
@@ -47,6 +49,16 @@ int elf_named__open(int fd, struct elf_named **out)
 			en->symtab = scn;
 		else if (sh.sh_type == SHT_DYNAMIC && !en->dynamic)
 			en->dynamic = scn;
+		else if (sh.sh_type == SHT_GNU_HASH && !en->gnu_hash)
+			en->gnu_hash = scn;
+	}
+	/* the hash table of .dynsym only */
+	if (en->gnu_hash) {
+		GElf_Shdr sh;
+
+		if (!en->dynsym || !gelf_getshdr(en->gnu_hash, &sh) ||
+		    sh.sh_link != elf_ndxscn(en->dynsym))
+			en->gnu_hash = NULL;
 	}
 	if (elf_file_changed(&en->file)) {
 		err = -ESTALE;
@@ -84,12 +96,59 @@ static bool nobits_section(const struct elf_named *en, size_t shndx)
 	return scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS;
 }
 
+/*
+ * Where a pass over .dynsym looking for name may start: the index of the first symbol of name's
+ * chain in the GNU hash table (glibc's dl-lookup.c, the format of binutils' .gnu.hash: nbuckets,
+ * symoffset, bloom_size, bloom_shift, bloom_size 64-bit words, nbuckets 32-bit buckets, then a
+ * 32-bit chain value per symbol from symoffset, its hash with bit 0 set at a chain's end; the
+ * hash is h * 33 + c from 5381). *last: the index of its chain's last symbol. 0 when the table
+ * says name is not there; -1 when there is no usable table (a pass over all then). A table read
+ * from the file is bounded by its size at every index.
+ */
+static long gnu_hash_start(const struct elf_named *en, size_t nsyms, const char *name, size_t *last)
+{
+	Elf_Data *d = en->gnu_hash ? elf_getdata(en->gnu_hash, NULL) : NULL;
+	const uint32_t *w;
+	size_t words, nb, off, bloom, first, i;
+	uint32_t h = 5381;
+
+	if (!d || !d->d_buf || d->d_size < 16 || (d->d_size & 3))
+		return -1;
+	w = d->d_buf;
+	words = d->d_size / 4;
+	nb = w[0];
+	off = w[1];
+	bloom = w[2];
+	/* header, bloom words (two 32-bit halves each), buckets: in the table */
+	if (!nb || bloom > words || 4 + 2 * bloom + nb > words || off > nsyms)
+		return -1;
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	first = w[4 + 2 * bloom + h % nb];
+	if (!first)
+		return 0;
+	if (first < off || first >= nsyms)
+		return -1;
+	/* the chain: to the value flagged last, each within the table and the symbols */
+	for (i = first;; i++) {
+		size_t at = 4 + 2 * bloom + nb + (i - off);
+
+		if (i >= nsyms || at >= words)
+			return -1;
+		if (w[at] & 1)
+			break;
+	}
+	*last = i;
+	return (long)first;
+}
+
 static int find_in(const struct elf_named *en, Elf_Scn *scn, const char *name,
 		   struct elf_named_sym *out)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
-	size_t i, n;
+	size_t i, n, last = 0;
+	long start = -1;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
 		return -ENOENT;
@@ -97,7 +156,14 @@ static int find_in(const struct elf_named *en, Elf_Scn *scn, const char *name,
 	if (!data)
 		return -ENOENT;
 	n = sh.sh_size / sh.sh_entsize;
-	for (i = 1; i < n; i++) {
+	/* .dynsym: name's chain in its hash table (node's: 75,000 symbols, some 60 looked up) */
+	if (scn == en->dynsym)
+		start = gnu_hash_start(en, n, name, &last);
+	if (start == 0)
+		return -ENOENT;
+	if (start > 0)
+		n = last + 1;
+	for (i = start > 0 ? (size_t)start : 1; i < n; i++) {
 		const char *s;
 		GElf_Sym sym;
 

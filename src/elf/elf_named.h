@@ -36,8 +36,9 @@ int elf_named__open(int fd, struct elf_named **out);
 void elf_named__free(struct elf_named *en);
 
 /*
- * The defined symbol called name: .dynsym first, then .symtab. 0, or -ENOENT. A versioned
- * dynamic name matches without its "@VERSION" (the string table does not carry it).
+ * The defined symbol called name: .dynsym first (through its GNU hash table when it has one),
+ * then .symtab (a pass). 0, or -ENOENT. A versioned dynamic name matches without its "@VERSION"
+ * (the string table does not carry it).
  */
 int elf_named__sym(const struct elf_named *en, const char *name, struct elf_named_sym *sym);
 

@@ -46,6 +46,7 @@ struct gopclntab {
 	char version[64];
 	struct go_runtime_offsets dwarf_off; /* from the object's DWARF, when the table has none */
 	bool has_dwarf_off;
+	uint8_t tls_slot; /* gopclntab__tls_slot of the ELF it was read from */
 };
 
 /* n bytes at off of a buffer of size size: in it, without overflow. */
@@ -1051,8 +1052,14 @@ static int from_elf(Elf *elf, struct gopclntab **out)
 	read_version(gt->version, sizeof(gt->version), elf, shstrndx);
 	/* a build with symbols: its DWARF has the offsets of its own runtime */
 	gt->has_dwarf_off = !gopclntab__dwarf_offsets(elf, &gt->dwarf_off);
+	gt->tls_slot = gopclntab__tls_slot(elf);
 	*out = gt;
 	return 0;
+}
+
+uint8_t gopclntab__exe_tls_slot(const struct gopclntab *gt)
+{
+	return gt->tls_slot;
 }
 
 struct gopclntab *gopclntab__from_elf(Elf *elf)

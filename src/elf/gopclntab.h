@@ -168,6 +168,9 @@ int gopclntab_labels_layout_for(const char *go_version);
  */
 uint8_t gopclntab__tls_slot(Elf *elf);
 
+/* The same of the ELF file the table was read from (0: read from memory, gopclntab__new). */
+uint8_t gopclntab__exe_tls_slot(const struct gopclntab *gt);
+
 /*
  * The Go build ID and the Go version ("go1.19.8"), "" when unknown. The version is Go's
  * runtime.buildVersion, read from .go.buildinfo (inline from Go 1.18, through pointers

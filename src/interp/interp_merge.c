@@ -24,11 +24,11 @@ static void put(struct rt_mframe *out, size_t max, size_t *n, enum rt_mframe_kin
 	(*n)++;
 }
 
-size_t interp_merge(const uint64_t *pcs, size_t npcs, const struct cp_rt_frame *frames,
+size_t interp_merge(const uint64_t *pcs, size_t npcs, bool whole, const struct cp_rt_frame *frames,
 		    size_t nframes, bool truncated, const struct rt_eval_range *eval,
 		    struct rt_mframe *out, size_t max, struct rt_merge_stats *stats)
 {
-	struct rt_merge_stats st = {0, 0};
+	struct rt_merge_stats st = {0, 0, 0};
 	size_t n = 0, i, pi = 0;
 	bool marked = false;
 
@@ -60,6 +60,12 @@ size_t interp_merge(const uint64_t *pcs, size_t npcs, const struct cp_rt_frame *
 				break;
 		}
 	}
+	if (pi == 0 && nframes && whole) {
+		/* no activation on a whole stack: stale state, not this sample's */
+		st.frames_stale += (unsigned int)nframes;
+		nframes = 0;
+		truncated = false;
+	}
 	/* frames of activations the native walk did not reach */
 	if (pi < nframes)
 		st.frames_leftover += (unsigned int)(nframes - pi);
@@ -70,6 +76,7 @@ size_t interp_merge(const uint64_t *pcs, size_t npcs, const struct cp_rt_frame *
 	if (stats) {
 		stats->eval_without_frames += st.eval_without_frames;
 		stats->frames_leftover += st.frames_leftover;
+		stats->frames_stale += st.frames_stale;
 	}
 	return n;
 }

@@ -33,15 +33,23 @@ struct rt_merge_stats {
 	unsigned int eval_without_frames; /* loop frames left with no interpreter frame: kept */
 	unsigned int frames_leftover;	  /* interpreter frames no loop frame took: put at the
 					     root side (the native walk stopped early) */
+	unsigned int frames_stale;	  /* interpreter frames of a whole native stack with no
+					     loop frame at all: left out */
 };
 
 /*
  * Merge pcs (npcs native frames, innermost first: the leaf's pc as is, the others return
- * addresses) with frames (n, innermost first; truncated: the walk was cut) into out (max
- * entries), innermost first. Returns the entries written. stats (may be NULL) is added to.
+ * addresses; whole: the native walk reached the outermost frame) with frames (n, innermost
+ * first; truncated: the walk was cut) into out (max entries), innermost first. Returns the
+ * entries written. stats (may be NULL) is added to.
+ *
+ * A whole native stack with no loop frame at all runs no script code: the interpreter state
+ * the walker read belongs to another moment (a thread whose interpreter is being set up or torn
+ * down, e.g. a Perl ithread between its clone and its first sub), so its frames are left out
+ * (frames_stale) rather than put at the root above the thread's start.
  */
-size_t interp_merge(const uint64_t *pcs, size_t npcs, const struct cp_rt_frame *frames, size_t n,
-		    bool truncated, const struct rt_eval_range *eval, struct rt_mframe *out,
-		    size_t max, struct rt_merge_stats *stats);
+size_t interp_merge(const uint64_t *pcs, size_t npcs, bool whole, const struct cp_rt_frame *frames,
+		    size_t n, bool truncated, const struct rt_eval_range *eval,
+		    struct rt_mframe *out, size_t max, struct rt_merge_stats *stats);
 
 #endif

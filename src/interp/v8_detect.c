@@ -143,6 +143,70 @@ static int put(struct cp_v8_offsets *off, const struct field *f, int32_t v)
 	return 0;
 }
 
+/* An optional value: 0 when absent or out of [lo, hi]. */
+static int32_t opt_u32(const struct elf_named *en, const char *field, int32_t lo, int32_t hi)
+{
+	int32_t v = 0;
+
+	if (dbg_u32(en, field, &v) || v < lo || v > hi)
+		return 0;
+	return v;
+}
+
+/*
+ * What optimized code (Maglev, TurboFan) is read by (optional: without, an optimized frame is
+ * its function at its start line, the functions inlined into it not shown). The Code object's
+ * deoptimization data and source position table, its kind and the deoptimization data's
+ * indexes are in the metadata. Not there in node 20 (V8 11.3: gen-postmortem-metadata lost
+ * them when Code was split from InstructionStream), taken from OTel v8.go's rules for the V8
+ * 11.x whose Code metadata is missing, where each is checked against the metadata around it:
+ * - JSFunction.code: the slot between raw_feedback_cell and prototype_or_initial_map (before
+ *   11.7.368, whose code slot moved before shared);
+ * - Code.instruction_start (a pointer from 11.1.204) two words after source_position_table
+ *   (the InstructionStream's slot between them), flags a word after, instruction_size after
+ *   flags and before 11.4.59 after builtin_id and kind_specific_flags too (2 + 2 bytes).
+ * The walker checks at each frame that the pc lies in [instruction_start, + instruction_size).
+ */
+static void optimized(struct cp_v8_offsets *o, const struct elf_named *en)
+{
+	int32_t cell = opt_u32(en, "class_JSFunction__raw_feedback_cell__FeedbackCell", 8, 4096);
+	int32_t proto =
+		opt_u32(en, "class_JSFunction__prototype_or_initial_map__HeapObject", 8, 4096);
+	int32_t spt = opt_u32(en, "class_Code__source_position_table__ByteArray", 8, 256);
+	int32_t deopt = opt_u32(en, "class_Code__deoptimization_data__FixedArray", 8, 256);
+	int32_t type_code = opt_u32(en, "type_Code__CODE_TYPE", 1, 0xffff);
+	int32_t type_weak = opt_u32(en, "type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", 1, 0xffff);
+	int32_t mask = opt_u32(en, "CodeKindFieldMask", 1, 0xff);
+	int32_t baseline = opt_u32(en, "CodeKindBaseline", 1, 0xff);
+	int32_t count = opt_u32(en, "DeoptimizationDataInlinedFunctionCountIndex", 1, 64);
+	int32_t literals = opt_u32(en, "DeoptimizationDataLiteralArrayIndex", 1, 64);
+	int32_t inlining = opt_u32(en, "DeoptimizationDataInliningPositionsIndex", 1, 64);
+	int32_t shift = 0;
+
+	if (dbg_u32(en, "CodeKindFieldShift", &shift) || shift < 0 || shift > 31)
+		return;
+	if (o->version < CP_V8_VER(11, 1, 204) || o->version >= CP_V8_VER(11, 7, 368))
+		return;
+	if (!cell || proto != cell + 16 || !spt || deopt != spt - 8 || !type_code || !type_weak ||
+	    !mask || !baseline || !count || !literals || !inlining || !o->type_byte_array ||
+	    spt + 36 > CP_V8_CODE_READ)
+		return;
+	o->jsfunc_code = (__u16)(cell + 8);
+	o->code_spt = (__u16)spt;
+	o->code_deopt = (__u16)deopt;
+	o->code_start = (__u16)(spt + 16);
+	o->code_flags = (__u16)(spt + 24);
+	o->code_size = (__u16)(spt + 28 + (o->version < CP_V8_VER(11, 4, 59) ? 4 : 0));
+	o->type_code = (__u16)type_code;
+	o->type_weak_fixed = (__u16)type_weak;
+	o->kind_mask = (__u8)mask;
+	o->kind_shift = (__u8)shift;
+	o->kind_baseline = (__u8)baseline;
+	o->deopt_count = (__u8)count;
+	o->deopt_literals = (__u8)literals;
+	o->deopt_inlining = (__u8)inlining;
+}
+
 /* The tagging scheme, frame slots and sizes the reader knows; -ENOTSUP otherwise. */
 static int check(struct v8_object_info *info, const struct elf_named *en)
 {
@@ -180,6 +244,7 @@ static int check(struct v8_object_info *info, const struct elf_named *en)
 		o->type_byte_array = (__u16)byte_array;
 		o->bytecode_spt = (__u16)(o->fixed_length + 3 * 8);
 	}
+	optimized(o, en);
 	/* 15 JSFunction instance types from 9.6.138 (OTel v8.go, V8 commit 1cd7a58) */
 	o->type_jsfunc_last = o->type_jsfunc_first + 14;
 	return 0;

@@ -693,6 +693,7 @@ int proc_snapshot__for_each_map(struct proc_snapshot *ps, uint32_t pid, uint32_t
 				mi.ino = o->pub.ino;
 				if (o->build_id && *o->build_id)
 					mi.build_id = o->build_id;
+				mi.go = o->go_version && *o->go_version;
 			}
 		}
 		err = fn(&mi, ctx);

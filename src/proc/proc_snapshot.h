@@ -146,6 +146,7 @@ struct ps_map_info {
 	uint64_t vaddr;	      /* file vaddr at start (proc_snapshot__map_vaddr); when fd >= 0 */
 	bool vdso;	      /* the kernel's vDSO (fd -1): the image mapped at start */
 	const char *build_id; /* interned hex (one pointer per id), NULL when none */
+	bool go;	      /* a Go program: its Go version is known (with fd >= 0) */
 };
 
 typedef int (*ps_map_fn)(const struct ps_map_info *mi, void *ctx);

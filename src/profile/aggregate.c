@@ -713,8 +713,9 @@ static int add_merged_stack(struct agg *a, const struct cp_count_key *k, const c
 	rt->eval(proc, &ev);
 	for (size_t i = 0; i < depth; i++)
 		a->pcs[i] = a->dips[i] & ~CP_IP_EXACT;
-	m = interp_merge(a->pcs, depth, a->rt.frames, a->rt.len, a->rt.end == rt->end_truncated,
-			 &ev, a->merged, sizeof(a->merged) / sizeof(a->merged[0]), NULL);
+	m = interp_merge(a->pcs, depth, !end && depth == a->dlen, a->rt.frames, a->rt.len,
+			 a->rt.end == rt->end_truncated, &ev, a->merged,
+			 sizeof(a->merged) / sizeof(a->merged[0]), NULL);
 	a->st.rt_stacks[rt->id] += count;
 	a->rt_unnamed = false;
 	err = add_merged_frames(a, k, rt, end, m, count, n);

@@ -3,7 +3,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "elf/elf_file.h"
 #include "elf/gopclntab.h"
 #include "session/go_labels.h"
 #include "util/safe_file.h"
@@ -12,23 +11,21 @@ _Static_assert((int)GO_LABELS_MAP == (int)CP_GO_LAYOUT_MAP &&
 		       (int)GO_LABELS_SLICE == (int)CP_GO_LAYOUT_SLICE,
 	       "one numbering of the label layouts");
 
-/* Objects remembered: a process maps a few dozen; past this the oldest are looked at again. */
-#define GO_SEEN 256
-
-struct go_seen {
-	uint64_t dev, ino;
-	int err; /* 0: a Go program, rec holds its record */
-	struct cp_go_proc rec;
-};
-
 struct go_labels {
-	struct go_seen seen[GO_SEEN];
-	size_t n, next;
+	struct proc_snapshot *ps;
+	struct go_tables *tables;
+	struct go_labels_ops ops;
+	uint32_t cmd_pid, cmd_gen; /* the command's entry (go_labels__command); pid 0: none */
 };
 
-struct go_labels *go_labels__new(void)
+struct go_labels *go_labels__new(struct proc_snapshot *ps, struct go_tables *tables,
+				 const struct go_labels_ops *ops)
 {
-	return calloc(1, sizeof(struct go_labels));
+	struct go_labels *gl = calloc(1, sizeof(*gl));
+
+	if (gl)
+		*gl = (struct go_labels){.ps = ps, .tables = tables, .ops = *ops};
+	return gl;
 }
 
 void go_labels__free(struct go_labels *gl)
@@ -36,32 +33,36 @@ void go_labels__free(struct go_labels *gl)
 	free(gl);
 }
 
-int go_labels__from_fd(int fd, struct cp_go_proc *out)
+/* The entry of a Go executable's table gt (generation 0). */
+static int entry_of(const struct gopclntab *gt, struct cp_go_proc *out)
 {
-	struct elf_file ef = {.map.slot = -1};
 	struct go_runtime_offsets off;
-	struct gopclntab *gt = NULL;
-	int err = -ENOENT, layout;
+	int layout = gopclntab__labels_layout(gt);
 
-	/* a guarded mapping: the file's owner may truncate it under the read */
-	if (elf_file_open(fd, &ef))
-		return -ENOENT;
-	gt = gopclntab__from_elf(ef.elf);
-	if (!gt)
-		goto out;
-	layout = gopclntab__labels_layout(gt);
-	*out = (struct cp_go_proc){.layout = (__u8)layout, .tls_slot = gopclntab__tls_slot(ef.elf)};
+	*out = (struct cp_go_proc){.layout = (__u8)layout, .tls_slot = gopclntab__exe_tls_slot(gt)};
 	if (!layout || !out->tls_slot || gopclntab__runtime_offsets(gt, &off) || !off.g_labels ||
-	    off.g_m > 0xffff || off.m_curg > 0xffff || off.g_labels > 0xffff ||
-	    elf_file_changed(&ef))
-		goto out;
+	    off.g_m > 0xffff || off.m_curg > 0xffff || off.g_labels > 0xffff)
+		return -ENOENT;
 	out->g_m = (__u16)off.g_m;
 	out->m_curg = (__u16)off.m_curg;
 	out->g_labels = (__u16)off.g_labels;
-	err = 0;
-out:
-	gopclntab__free(gt);
-	elf_file_close(&ef);
+	return 0;
+}
+
+int go_labels__from_fd(struct go_tables *tables, int fd, struct cp_go_proc *out)
+{
+	const struct gopclntab *gt;
+	struct gopclntab *own = NULL;
+	int err;
+
+	if (tables) {
+		err = go_tables__get(tables, fd, &gt);
+	} else {
+		gt = own = gopclntab__from_fd(fd);
+		err = gt ? 0 : -ENOENT;
+	}
+	err = err ? -ENOENT : entry_of(gt, out);
+	gopclntab__free(own);
 	return err;
 }
 
@@ -73,48 +74,51 @@ struct find {
 static int look(const struct ps_map_info *mi, void *arg)
 {
 	struct find *f = arg;
-	struct go_labels *gl = f->gl;
-	struct go_seen *s;
 
-	if (mi->fd < 0)
+	/* only a Go program is read (its version is known from its headers) */
+	if (mi->fd < 0 || !mi->go)
 		return 0;
-	for (size_t i = 0; i < gl->n; i++) {
-		s = &gl->seen[i];
-		if (s->dev == mi->dev && s->ino == mi->ino)
-			goto found;
-	}
-	s = &gl->seen[gl->next];
-	gl->next = (gl->next + 1) % GO_SEEN;
-	if (gl->n < GO_SEEN)
-		gl->n++;
-	*s = (struct go_seen){.dev = mi->dev, .ino = mi->ino};
-	s->err = go_labels__from_fd(mi->fd, &s->rec);
-found:
-	if (s->err)
-		return 0;
-	*f->out = s->rec;
-	return 1; /* the program's executable: the first Go object */
+	/* the program's executable: the first Go object */
+	return go_labels__from_fd(f->gl->tables, mi->fd, f->out) ? 0 : 1;
 }
 
-int go_labels__proc(struct go_labels *gl, struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-		    struct cp_go_proc *out)
+int go_labels__loaded(struct go_labels *gl, uint32_t pid, uint32_t gen)
 {
-	struct find f = {gl, out};
-	int r = proc_snapshot__for_each_map(ps, pid, gen, look, &f);
+	struct cp_go_proc gp;
+	struct find f = {gl, &gp};
+	uint32_t now;
 
-	if (r != 1)
+	/*
+	 * Read after its exec: the next program's mappings (see the header). The command's exec
+	 * may not have reached the point where BPF counts the new generation yet.
+	 */
+	if ((gl->ops.gen(gl->ops.ctx, pid, &now) == 0 && now != gen) ||
+	    (pid == gl->cmd_pid && gen < gl->cmd_gen))
+		return -ESTALE;
+	if (proc_snapshot__for_each_map(gl->ps, pid, gen, look, &f) != 1)
 		return -ENOENT;
-	out->gen = gen;
-	return 0;
+	gp.gen = gen;
+	return gl->ops.set(gl->ops.ctx, pid, &gp);
 }
 
-int go_labels__from_path(const char *path, struct cp_go_proc *out)
+int go_labels__command(struct go_labels *gl, uint32_t pid, const char *path)
 {
 	int fd = safe_open(path, 0, NULL), err;
+	struct cp_go_proc gp;
+	uint32_t now;
 
 	if (fd < 0)
 		return -ENOENT;
-	err = go_labels__from_fd(fd, out);
+	err = go_labels__from_fd(gl->tables, fd, &gp);
 	close(fd);
+	if (err)
+		return err;
+	/* exec starts the next generation; a process BPF has no entry for starts at 0 */
+	gp.gen = gl->ops.gen(gl->ops.ctx, pid, &now) == 0 ? now + 1 : 0;
+	err = gl->ops.set(gl->ops.ctx, pid, &gp);
+	if (!err) {
+		gl->cmd_pid = pid;
+		gl->cmd_gen = gp.gen;
+	}
 	return err;
 }

@@ -55,19 +55,6 @@ static int track_refresh(void *ctx, uint32_t pid, uint32_t gen)
 	return proc_snapshot__refresh(r->snap, pid, gen);
 }
 
-/* A Go program's offsets for BPF to read its goroutines' labels (--no-go-labels: none). */
-static void go_new(struct record *r, uint32_t pid, uint32_t gen)
-{
-	struct cp_go_proc gp;
-	int err;
-
-	if (!r->golab || go_labels__proc(r->golab, r->snap, pid, gen, &gp))
-		return;
-	err = bpf_session__set_go_proc(r->bpf, pid, &gp);
-	if (err)
-		pr_debug("cannot read the goroutine labels of pid %u: %s", pid, strerror(-err));
-}
-
 /* Tables for the mappings of (pid, gen) just read (until then, frame pointers); interpreters. */
 static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 {
@@ -75,7 +62,10 @@ static void track_loaded(void *ctx, uint32_t pid, uint32_t gen)
 	int err;
 
 	/* first: a Go program's goroutines run from its first millisecond */
-	go_new(r, pid, gen);
+	err = r->golab ? go_labels__loaded(r->golab, pid, gen) : -ENOENT;
+	if (err && err != -ENOENT)
+		pr_debug("goroutine labels of pid %u (generation %u) not read: %s", pid, gen,
+			 strerror(-err));
 	err = r->um ? unwind_maps__add_proc(r->um, r->snap, pid, gen) : 0;
 	if (err)
 		pr_debug("cannot load the unwind tables of pid %u: %s", pid, strerror(-err));
@@ -946,6 +936,18 @@ static void release_naming(struct record *r)
 	r->sym = NULL;
 	proc_snapshot__free(r->snap);
 	r->snap = NULL;
+	if (r->um)
+		unwind_maps__set_go_tables(r->um, NULL);
+	if (r->gotab) {
+		size_t files, go;
+
+		go_tables__counts(r->gotab, &files, &go);
+		pr_debug("Go function tables: %zu files looked at, %zu Go programs, each read once "
+			 "for unwinder, labels and names",
+			 files, go);
+	}
+	go_tables__free(r->gotab);
+	r->gotab = NULL;
 	name_cache__free(r->names);
 	r->names = NULL;
 }
@@ -997,11 +999,13 @@ static int setup_naming(struct record *r)
 
 	raise_fd_limit();
 	r->snap = proc_snapshot__new("/proc");
-	r->sym = r->snap ? symbolizer__new(r->snap) : NULL;
+	r->gotab = go_tables__new();
+	r->sym = r->snap && r->gotab ? symbolizer__new(r->snap) : NULL;
 	if (!r->sym) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
+	symbolizer__set_go_tables(r->sym, r->gotab);
 	if (r->o->debuginfod) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 
@@ -1017,20 +1021,33 @@ static int setup_naming(struct record *r)
 	return CP_EXIT_OK;
 }
 
-/*
- * A -- COMMAND that is a Go program: its offsets before it runs, for the generation its exec
- * starts (the held child is generation 0), so that its goroutines' labels are read from its
- * first sample, not from when its mappings have been read.
- */
-static void go_command(struct record *r)
+static int go_set(void *ctx, uint32_t pid, const struct cp_go_proc *gp)
 {
-	struct cp_go_proc gp;
+	return bpf_session__set_go_proc(ctx, pid, gp);
+}
 
-	if (go_labels__from_path(workload__path(r->wl), &gp))
-		return;
-	gp.gen = 1;
-	if (bpf_session__set_go_proc(r->bpf, (uint32_t)workload__pid(r->wl), &gp))
-		pr_debug("cannot read the goroutine labels of the command");
+static int go_gen(void *ctx, uint32_t pid, uint32_t *gen)
+{
+	return bpf_session__proc_gen(ctx, pid, gen);
+}
+
+/* Goroutine labels (--no-go-labels: none): Go programs read before sampling, the command. */
+static int setup_go_labels(struct record *r)
+{
+	const struct go_labels_ops ops = {r->bpf, go_set, go_gen};
+
+	if (!r->cfg.go_labels || !r->cfg.user_stacks)
+		return 0;
+	r->golab = go_labels__new(r->snap, r->gotab, &ops);
+	if (!r->golab)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->pre.procs; i++)
+		(void)go_labels__loaded(r->golab, (uint32_t)r->pre.pids[i], 0);
+	/* before it runs: its first samples carry their labels */
+	if (r->wl && go_labels__command(r->golab, (uint32_t)workload__pid(r->wl),
+					workload__path(r->wl)) == 0)
+		pr_debug("the command is a Go program: its goroutine labels are read");
+	return 0;
 }
 
 /* The interpreters: their walkers, told the processes read before sampling (generation 0). */
@@ -1042,17 +1059,10 @@ static int setup_interpreters(struct record *r)
 	}
 	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
 		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
-	if (r->cfg.go_labels && r->cfg.user_stacks) {
-		r->golab = go_labels__new();
-		if (!r->golab) {
-			pr_err("cannot set up the goroutine labels: %s", strerror(ENOMEM));
-			return CP_EXIT_FAILURE;
-		}
+	if (setup_go_labels(r)) {
+		pr_err("cannot set up the goroutine labels: %s", strerror(ENOMEM));
+		return CP_EXIT_FAILURE;
 	}
-	for (size_t i = 0; r->golab && i < r->pre.procs; i++)
-		go_new(r, (uint32_t)r->pre.pids[i], 0);
-	if (r->golab && r->wl)
-		go_command(r);
 	return CP_EXIT_OK;
 }
 
@@ -1272,6 +1282,7 @@ static void record_free(struct record *r)
 	profile__free(r->prof);
 	record_rt_free(r);
 	go_labels__free(r->golab);
+	go_tables__free(r->gotab);
 	name_cache__free(r->names);
 	proc_track_free(&r->track);
 	set_queue_free(&r->sets, free_set);

@@ -97,6 +97,7 @@ struct record {
 	const char *phase;	/* what the drain does now, or NULL (-vv: what a stop waited for) */
 	struct record_rt *rt;	/* the interpreters (record_rt.c); NULL when none is on; fd.py */
 	struct go_labels *golab; /* Go programs whose goroutine labels BPF reads; NULL: off */
+	struct go_tables *gotab; /* Go's function tables, read once for unwinder and labels */
 	uint64_t rt_stats[CP_RT_STATS];
 };
 

@@ -406,6 +406,7 @@ int record_prepare_tables(struct record *r)
 			pr_err("out of memory");
 			return CP_EXIT_FAILURE;
 		}
+		unwind_maps__set_go_tables(r->um, r->gotab);
 	}
 	err = prebuild(r->snap, NULL, &po, &r->pre);
 	if (err == -EINTR)

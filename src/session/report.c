@@ -50,6 +50,8 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_DWARF_TAILCALL] = "user stack from frame pointers (tail call failed)",
 	[CP_STAT_REQ_THROTTLED] = "mapping requests put off (rate limit)",
 	[CP_STAT_IN_EXECVE] = "user stack left out (sampled in execve)",
+	[CP_STAT_GO_OLD_GEN] = "goroutine labels not read (Go offsets of an earlier exec)",
+	[CP_STAT_GO_UNREAD] = "goroutine labels unreadable",
 };
 
 /*

@@ -27,7 +27,9 @@ struct sym_object {
 	struct ps_object *obj; /* the key */
 	struct elf_syms *es;   /* symbol index, built at the first lookup; NULL: none */
 	bool es_tried;
-	struct gopclntab *gp; /* Go's function table, read at the first address es cannot name */
+	const struct gopclntab *gp; /* Go's function table, read at the first address es cannot
+				       name (from sy->go, shared, else gp_own) */
+	struct gopclntab *gp_own;
 	bool gp_tried;
 	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
@@ -92,7 +94,8 @@ struct symbolizer {
 	 * indexes, the strings, the first-object notes.
 	 */
 	pthread_mutex_t lock;
-	unsigned int epoch; /* symbolizer__drop_indexes calls so far */
+	unsigned int epoch;   /* symbolizer__drop_indexes calls so far */
+	struct go_tables *go; /* Go's function tables, shared with the unwinder; NULL: own */
 };
 
 static const char *intern(struct symbolizer *sy, const char *s)
@@ -143,7 +146,7 @@ static void free_sym_obj(void *p)
 	struct sym_object *so = p;
 
 	elf_syms__free(so->es);
-	gopclntab__free(so->gp);
+	gopclntab__free(so->gp_own);
 	/* an index shared by build-id belongs to sy->indexes */
 	if (so->di_own)
 		dwarf_index__free(so->di);
@@ -572,17 +575,29 @@ static struct elf_syms *object_syms(struct symbolizer *sy, struct sym_object *so
  * Go's function table of so's object (Go programs, stripped ones too, keep it), read at the
  * first call; NULL when it has none.
  */
-static struct gopclntab *object_gopclntab(struct symbolizer *sy, struct sym_object *so)
+static const struct gopclntab *object_gopclntab(struct symbolizer *sy, struct sym_object *so)
 {
+	int err;
+
 	if (so->changed)
 		return NULL;
 	if (!so->gp_tried) {
 		so->gp_tried = true;
-		so->gp = gopclntab__from_fd(so->obj->fd);
-		if (!so->gp && errno == ESTALE)
+		if (sy->go) {
+			err = go_tables__get(sy->go, so->obj->fd, &so->gp);
+		} else {
+			so->gp = so->gp_own = gopclntab__from_fd(so->obj->fd);
+			err = so->gp ? 0 : -errno;
+		}
+		if (err == -ESTALE)
 			note_changed(sy, so);
 	}
 	return so->gp;
+}
+
+void symbolizer__set_go_tables(struct symbolizer *sy, struct go_tables *t)
+{
+	sy->go = t;
 }
 
 /*
@@ -613,7 +628,7 @@ static int name_from(struct symbolizer *sy, struct sym_object *so, const struct 
 		name = elf_syms__lookup(es, vaddr, &soff);
 	/* a stripped Go program: its names are in its function table */
 	if (!name && so && es) {
-		struct gopclntab *gp = object_gopclntab(sy, so);
+		const struct gopclntab *gp = object_gopclntab(sy, so);
 		struct go_func gf;
 
 		if (gp && gopclntab__func(gp, vaddr, &gf))
@@ -868,7 +883,7 @@ static int go_chain(struct symbolizer *sy, struct sym_object *so, bool leaf, str
 		    size_t max, size_t *n)
 {
 	struct go_frame gf[32];
-	struct gopclntab *gp;
+	const struct gopclntab *gp;
 	size_t k = 0;
 
 	/* Go's names have a package path: other objects without DWARF are not read for a table */

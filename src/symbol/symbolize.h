@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "elf/go_tables.h"
 
 struct proc_snapshot;
 struct symbolizer;
@@ -66,6 +67,12 @@ struct sym_frame {
  * freed with it). Returns NULL and sets errno (EINVAL: ps is NULL).
  */
 struct symbolizer *symbolizer__new(struct proc_snapshot *ps);
+
+/*
+ * Read Go's function tables through t (shared with the unwinder and the label reader: one read
+ * of each executable; t outlives sy), not one for the symbolizer's own.
+ */
+void symbolizer__set_go_tables(struct symbolizer *sy, struct go_tables *t);
 
 /* NULL-safe; frees the indexes built, not the proc_snapshot. */
 void symbolizer__free(struct symbolizer *sy);

@@ -55,8 +55,9 @@ struct unwind_maps {
 	size_t n_list, cap_list;
 	struct uw_proc *pending; /* added before attach */
 	size_t n_pending, cap_pending;
-	struct uw_obj vdso;  /* the kernel's vDSO, built from cpuprof's own copy */
-	uint64_t vdso_vaddr; /* vaddr of the image's first byte */
+	struct uw_obj vdso;   /* the kernel's vDSO, built from cpuprof's own copy */
+	uint64_t vdso_vaddr;  /* vaddr of the image's first byte */
+	struct go_tables *go; /* Go's function tables, read once for every user; NULL: here */
 	bool vdso_tried;
 	struct uw_proc scratch;
 	struct cp_unwind_proc up;
@@ -245,7 +246,7 @@ static bool stream_table(struct unwind_maps *um, struct uw_obj *o, int fd)
 	bool keep;
 
 	run.err = row_store__begin(um->store, &o->first);
-	ut = run.err ? NULL : unwind_table__stream_fd(fd, STREAM_ROWS, run_rows, &run);
+	ut = run.err ? NULL : unwind_table__stream_fd_go(fd, um->go, STREAM_ROWS, run_rows, &run);
 	if (ut)
 		unwind_table__stats(ut, &ts);
 	keep = ut && !run.err && ts.rows;
@@ -404,7 +405,7 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 		put_object(um, dev, ino, o);
 		return o;
 	}
-	ut = unwind_table__from_fd(fd);
+	ut = unwind_table__from_fd_go(fd, um->go);
 	if (ut) {
 		read_segs(o, fd);
 		keep_table(um, o, ut);
@@ -412,6 +413,11 @@ static struct uw_obj *get_table(struct unwind_maps *um, uint64_t dev, uint64_t i
 		um->st.objects_failed++;
 	}
 	return o;
+}
+
+void unwind_maps__set_go_tables(struct unwind_maps *um, struct go_tables *t)
+{
+	um->go = t;
 }
 
 int unwind_maps__add_file(struct unwind_maps *um, int fd)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
+#include "elf/go_tables.h"
 #include "proc/proc_snapshot.h"
 #include "unwind/row_store.h"
 
@@ -74,6 +75,9 @@ void unwind_maps__free(struct unwind_maps *um);
  */
 int unwind_maps__add_proc(struct unwind_maps *um, struct proc_snapshot *ps, uint32_t pid,
 			  uint32_t gen);
+
+/* Take Go's function tables from t (not owned; it outlives um), not read for each table. */
+void unwind_maps__set_go_tables(struct unwind_maps *um, struct go_tables *t);
 
 /* Build the table of the file open on fd ahead of its first mapping. 0 or a negative errno. */
 int unwind_maps__add_file(struct unwind_maps *um, int fd);

@@ -76,7 +76,8 @@ struct builder {
 	size_t nr_segs;
 	uint64_t base;
 	struct unwind_table_stats *st;
-	struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
+	const struct gopclntab *gp; /* Go's function table: rows for Go code, which has no CFI */
+	struct gopclntab *gp_own;   /* gp when read here (no go_tables), freed after the build */
 	struct go_runtime_offsets go_off;
 	uint8_t go_tls_slot; /* g at fsbase - 8 * slot; 0: unknown (no CP_CFA_GO_SWITCH rows) */
 	unwind_rows_fn emit; /* streamed: rows go there as they are final, not into the table */
@@ -680,8 +681,8 @@ static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row
  * The table of elf (NULL: not ELF), timed from t0; -errno as unwind_table__from_fd says. With
  * emit, its rows go there as they are built (the table keeps none).
  */
-static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void *emit_ctx,
-		 struct unwind_table **out)
+static int build(Elf *elf, const struct gopclntab *const *gp, uint64_t t0, size_t batch,
+		 unwind_rows_fn emit, void *emit_ctx, struct unwind_table **out)
 {
 	struct unwind_table *ut = calloc(1, sizeof(*ut));
 	struct builder b = {.emit = emit, .emit_ctx = emit_ctx, .emit_at = batch + KEEP_ROWS};
@@ -702,8 +703,8 @@ static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void 
 	if (err)
 		goto out;
 	d = find_cfi(elf, &b);
-	/* Go code has no CFI (cgo programs: only their C code has) */
-	b.gp = gopclntab__from_elf(elf);
+	/* Go code has no CFI (cgo programs: only their C code has); gp: read by the caller */
+	b.gp = gp ? *gp : (b.gp_own = gopclntab__from_elf(elf));
 	if (!d && !b.gp) {
 		err = -ENODATA;
 		goto out;
@@ -745,7 +746,7 @@ static int build(Elf *elf, uint64_t t0, size_t batch, unwind_rows_fn emit, void 
 	*out = ut;
 	ut = NULL;
 out:
-	gopclntab__free(b.gp);
+	gopclntab__free(b.gp_own);
 	free(b.cies);
 	free(b.fdes);
 	free(b.rows);
@@ -753,15 +754,20 @@ out:
 	return err;
 }
 
-struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_fn emit, void *ctx)
+struct unwind_table *unwind_table__stream_fd_go(int fd, struct go_tables *tables, size_t batch,
+						unwind_rows_fn emit, void *ctx)
 {
 	uint64_t t0 = monotonic_ns();
+	const struct gopclntab *gp = NULL;
 	struct unwind_table *ut = NULL;
 	struct elf_file ef;
 	int err;
 
 	elf_file_open(fd, &ef);
-	err = build(ef.elf, t0, batch, emit, ctx, &ut);
+	/* the shared read: its failure (no Go table, or a file changed under it) is no table */
+	if (tables && ef.elf)
+		(void)go_tables__get_elf(tables, fd, &ef, &gp);
+	err = build(ef.elf, tables ? &gp : NULL, t0, batch, emit, ctx, &ut);
 	/* what a truncation left of the file is zeros: nothing built from it is kept */
 	if (!err && elf_file_changed(&ef)) {
 		unwind_table__free(ut);
@@ -774,9 +780,19 @@ struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_f
 	return ut;
 }
 
+struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_fn emit, void *ctx)
+{
+	return unwind_table__stream_fd_go(fd, NULL, batch, emit, ctx);
+}
+
 struct unwind_table *unwind_table__from_fd(int fd)
 {
-	return unwind_table__stream_fd(fd, 0, NULL, NULL);
+	return unwind_table__stream_fd_go(fd, NULL, 0, NULL, NULL);
+}
+
+struct unwind_table *unwind_table__from_fd_go(int fd, struct go_tables *tables)
+{
+	return unwind_table__stream_fd_go(fd, tables, 0, NULL, NULL);
 }
 
 struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
@@ -789,7 +805,7 @@ struct unwind_table *unwind_table__from_mem(const void *image, size_t size)
 
 	err = elf_image_open(image, size, &elf, &copy);
 	if (!err)
-		err = build(elf, t0, 0, NULL, NULL, &ut);
+		err = build(elf, NULL, t0, 0, NULL, NULL, &ut);
 	elf_end(elf);
 	free(copy);
 	if (err)

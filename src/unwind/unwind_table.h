@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "shared.h"
+#include "elf/go_tables.h"
 
 struct unwind_table;
 
@@ -58,6 +59,14 @@ typedef int (*unwind_rows_fn)(void *ctx, const struct cp_unwind_row *rows, size_
  * ESTALE comes after the last row).
  */
 struct unwind_table *unwind_table__stream_fd(int fd, size_t batch, unwind_rows_fn emit, void *ctx);
+
+/*
+ * unwind_table__from_fd and __stream_fd with Go's function table taken from tables (read there
+ * once for every user of the file, elf/go_tables.h), not read again here. tables NULL: read here.
+ */
+struct unwind_table *unwind_table__from_fd_go(int fd, struct go_tables *tables);
+struct unwind_table *unwind_table__stream_fd_go(int fd, struct go_tables *tables, size_t batch,
+						unwind_rows_fn emit, void *ctx);
 
 /*
  * The same from an ELF image of size bytes in memory (the vDSO, which has no file). The image

@@ -27,6 +27,12 @@ label_checks() {
 		expect_status 0 "$CPUPROF" record -F 999 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
 			-o "$TMP/$g.json" -- "$fx/$g" 3
 		check_folded_grammar "$TMP/$g.folded"
+		# offsets of an ended generation (a read of the command's mappings answered after its
+		# exec, entered over the command's own): its samples go without labels, counted
+		grep -q 'goroutine labels not read' "$TMP/err" &&
+			fail "$ver $g: $(grep -o 'goroutine labels not read[^,]*' "$TMP/err")"
+		grep -q 'goroutine labels unreadable' "$TMP/err" &&
+			note "$ver $g: $(grep -o 'goroutine labels unreadable[^,]*' "$TMP/err")"
 		a=$(count "$TMP/$g.folded" ';main\.workA( |;)')
 		b=$(count "$TMP/$g.folded" ';main\.workB( |;)')
 		a_own=$(count "$TMP/$g.folded" "^$g;\[labels $A_SET\];.*;main\.workA( |;)")
@@ -34,7 +40,7 @@ label_checks() {
 		note "$ver $g: workA $a_own of $a samples with A's labels ($(share "$a_own" $((a - a_own)))%), workB $b_own of $b with B's ($(share "$b_own" $((b - b_own)))%)"
 		[ "$a" -ge 100 ] && [ "$b" -ge 100 ] || fail "$ver $g: too few samples (A $a, B $b): $(cat "$TMP/err")"
 		[ $((100 * a_own)) -ge $((99 * a)) ] ||
-			fail "$ver $g: only $a_own of $a workA samples carry A's labels: $(grep ';main.workA' "$TMP/$g.folded" | grep -v "\[labels $A_SET\]" | cut -c1-200 | head -3)"
+			fail "$ver $g: only $a_own of $a workA samples carry A's labels: $(grep ';main.workA' "$TMP/$g.folded" | grep -v "\[labels $A_SET\]" | cut -c1-200 | head -3); summary: $(tail -3 "$TMP/err")"
 		[ $((100 * b_own)) -ge $((99 * b)) ] ||
 			fail "$ver $g: only $b_own of $b workB samples carry B's labels: $(grep ';main.workB' "$TMP/$g.folded" | grep -v "\[labels $B_SET\]" | cut -c1-200 | head -3)"
 

@@ -3,14 +3,15 @@
 # (tests/fixtures/fix_tree.js: main -> run -> {heavy -> leafA 3/4, light -> leafB 1/4}) are
 # walked from V8's own metadata and named js::NAME, in order, down to node::Start, an
 # interpreted frame at the line it runs; with --perf-basic-prof too (V8 then names its code in a
-# perf map) each JS frame appears once.
+# perf map) each JS frame appears once; a function TurboFan inlined into its caller is its own
+# frame (caller;callee_[i]), at the line running in each.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 
 node=/usr/bin/node
 [ -x "$node" ] || skip "$node is missing (Debian package nodejs)"
 script=$(cd "$(dirname "$0")/../fixtures" && pwd)/fix_tree.js
-cp "$script" "$(dirname "$script")/fix_worker.js" "$TMP/"
+cp "$script" "$(dirname "$script")/fix_worker.js" "$(dirname "$script")/fix_inline.js" "$TMP/"
 
 # a frame, with --lines its file and line
 l='( \([^;]*\))?'
@@ -44,11 +45,12 @@ check_folded_grammar "$out"
 check "$out" "node (no flag)"
 grep -q 'V8 naming: 0 of' "$TMP/err" || fail "JS frames unnamed: $(grep 'V8 naming' "$TMP/err")"
 ! grep -F 'JIT code no perf map names' "$TMP/err" || fail "walked, yet said to be unnamed"
-# an interpreted frame: the line and column running (main, called once, at its call of run;
-# run at its calls of cpu, heavy and light...); an optimized or baseline one: where its function is
-# defined (its "("), as V8 gives it, read in the script. Each function's frames are at those only.
-for f in 'main (30:6)' 'run (22:13|25:9|25:29|25:43)' 'heavy (16:15|16:27)' 'light (17:15|17:27)' \
-	'leafA (6:15|8:[0-9]+)' 'leafB (11:15|13:[0-9]+)'; do
+# an interpreted or optimized frame: the line and column running (main, called once, at its
+# write of "up" or its call of run; run at its calls of cpu, heavy and light...); a baseline one:
+# where its function is defined (its "("), as V8 gives it, read in the script. Each function's
+# frames are at lines of its own body only.
+for f in 'main (29:[0-9]+|30:6)' 'run (22:13|2[3-6]:[0-9]+)' 'heavy (16:[0-9]+)' 'light (17:[0-9]+)' \
+	'leafA (6:15|[7-9]:[0-9]+)' 'leafB (11:15|1[2-4]:[0-9]+)'; do
 	name=${f%% *} want="^js::$name \\(fix_tree.js:${f#* }\\)\$"
 	got=$(grep -oE "js::$name \\([^)]*\\)" "$out" | sort -u)
 	[ -n "$got" ] || fail "no frame js::$name"
@@ -56,6 +58,18 @@ for f in 'main (30:6)' 'run (22:13|25:9|25:29|25:43)' 'heavy (16:15|16:27)' 'lig
 done
 grep -qF ';js::main (fix_tree.js:30:6);' "$out" ||
 	fail "main (interpreted) not at the line running: $(grep -oE 'js::main [^;]*' "$out" | head -1)"
+
+# a hot function TurboFan inlined into its caller's optimized code (tests/fixtures/fix_inline.js:
+# node --trace-turbo-inlining says "Inlining ... callee ... into ... caller"): its own frame,
+# flagged inlined, under its caller, each at the line running (callee's loop, caller's call)
+out=$TMP/inline.folded
+expect_status 0 "$CPUPROF" record --lines -F 499 -o "$out" -- sh -c "cd '$TMP' && exec '$node' fix_inline.js 1.5"
+calls=$(count "$out" ";$(js main);$(js caller);js::callee$l(_\\[i\\])? [0-9]+$")
+inl=$(count "$out" ";js::main \\(fix_inline.js:[0-9:]+\\);js::caller \\(fix_inline.js:13:[0-9]+\\);js::callee \\(fix_inline.js:8:[0-9]+\\)_\\[i\\] [0-9]+$")
+note "node, TurboFan inlining: $inl of $calls samples in callee inlined into caller at their lines"
+[ "$calls" -ge 300 ] || fail "only $calls samples in main;caller;callee: $(grep -oE 'js::(caller|callee)[^;]*' "$out" | sort | uniq -c | sort -rn | head -3)"
+[ $((100 * inl)) -ge $((80 * calls)) ] ||
+	fail "only $inl of $calls samples show callee inlined into caller at their lines: $(grep -E 'js::caller' "$out" | grep -oE ';js::main.*' | sort | uniq -c | sort -rn | head -3 | cut -c1-300)"
 
 # only the interpreter (the flags make every frame an interpreted one): the leaves at the line
 # of their loop, not the one their function starts at

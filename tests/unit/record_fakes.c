@@ -1063,8 +1063,12 @@ int record_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_fra
 	return -ENOENT;
 }
 
-struct go_labels *go_labels__new(void)
+struct go_labels *go_labels__new(struct proc_snapshot *ps, struct go_tables *tables,
+				 const struct go_labels_ops *ops)
 {
+	(void)ps;
+	(void)tables;
+	(void)ops;
 	return NULL;
 }
 
@@ -1073,20 +1077,49 @@ void go_labels__free(struct go_labels *gl)
 	(void)gl;
 }
 
-int go_labels__from_path(const char *path, struct cp_go_proc *out)
+int go_labels__loaded(struct go_labels *gl, uint32_t pid, uint32_t gen)
 {
-	(void)path;
-	(void)out;
+	(void)gl;
+	(void)pid;
+	(void)gen;
 	return -ENOENT;
 }
 
-int go_labels__proc(struct go_labels *gl, struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-		    struct cp_go_proc *out)
+int go_labels__command(struct go_labels *gl, uint32_t pid, const char *path)
 {
 	(void)gl;
-	(void)ps;
 	(void)pid;
-	(void)gen;
-	(void)out;
+	(void)path;
 	return -ENOENT;
+}
+
+struct go_tables *go_tables__new(void)
+{
+	static char one;
+
+	return (struct go_tables *)&one;
+}
+
+void go_tables__free(struct go_tables *t)
+{
+	(void)t;
+}
+
+void go_tables__counts(struct go_tables *t, size_t *files, size_t *go)
+{
+	(void)t;
+	*files = 0;
+	*go = 0;
+}
+
+void symbolizer__set_go_tables(struct symbolizer *sy, struct go_tables *t)
+{
+	(void)sy;
+	(void)t;
+}
+
+void unwind_maps__set_go_tables(struct unwind_maps *um, struct go_tables *t)
+{
+	(void)um;
+	(void)t;
 }

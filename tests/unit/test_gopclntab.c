@@ -717,7 +717,7 @@ static void test_labels_layout(void **state)
 		cp_skip("no Go fixture (go missing when the fixtures were built)");
 	/* what BPF gets for the stripped program: the table's offsets, Go's TLS slot */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_int_equal(go_labels__from_fd(fd, &gp), 0);
+	assert_int_equal(go_labels__from_fd(NULL, fd, &gp), 0);
 	close(fd);
 	assert_int_equal(gopclntab__runtime_offsets(gt, &off), 0);
 	assert_int_equal(gp.layout, gopclntab__labels_layout(gt));
@@ -729,7 +729,7 @@ static void test_labels_layout(void **state)
 	/* not Go */
 	fixture(path, sizeof(path), "fix_tree");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	assert_int_equal(go_labels__from_fd(fd, &gp), -ENOENT);
+	assert_int_equal(go_labels__from_fd(NULL, fd, &gp), -ENOENT);
 	close(fd);
 }
 

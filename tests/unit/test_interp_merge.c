@@ -47,12 +47,13 @@ static void render(const struct rt_mframe *m, size_t n, char letter, char *buf, 
  * frames: one char per interpreter frame, innermost first: 'E' or 'F' flagged CP_RT_FF_ENTRY,
  * 'c' a Ruby C method, '-' a plain frame.
  */
-static void check(const uint64_t *pcs, size_t npcs, const char *frames, bool truncated,
-		  const struct rt_eval_range *eval, char letter, const char *want,
-		  unsigned int no_frames, unsigned int leftover)
+static void check_whole(const uint64_t *pcs, size_t npcs, bool whole, const char *frames,
+			bool truncated, const struct rt_eval_range *eval, char letter,
+			const char *want, unsigned int no_frames, unsigned int leftover,
+			unsigned int stale)
 {
 	struct cp_rt_frame fr[16] = {{0}};
-	struct rt_merge_stats st = {0, 0};
+	struct rt_merge_stats st = {0, 0, 0};
 	struct rt_mframe out[32];
 	char got[256];
 	size_t nf = strlen(frames), i, n;
@@ -62,11 +63,21 @@ static void check(const uint64_t *pcs, size_t npcs, const char *frames, bool tru
 		fr[i].kind = frames[i] == 'c' ? CP_RB_FRAME_CFUNC : CP_PY_FRAME_CODE;
 		fr[i].flags = frames[i] == 'E' || frames[i] == 'F' ? CP_RT_FF_ENTRY : 0;
 	}
-	n = interp_merge(pcs, npcs, fr, nf, truncated, eval, out, 32, &st);
+	n = interp_merge(pcs, npcs, whole, fr, nf, truncated, eval, out, 32, &st);
 	render(out, n, letter, got, sizeof(got));
 	assert_string_equal(got, want);
 	assert_int_equal(st.eval_without_frames, no_frames);
 	assert_int_equal(st.frames_leftover, leftover);
+	assert_int_equal(st.frames_stale, stale);
+}
+
+/* The native walk cut short (or not known to be whole). */
+static void check(const uint64_t *pcs, size_t npcs, const char *frames, bool truncated,
+		  const struct rt_eval_range *eval, char letter, const char *want,
+		  unsigned int no_frames, unsigned int leftover)
+{
+	check_whole(pcs, npcs, false, frames, truncated, eval, letter, want, no_frames, leftover,
+		    0);
 }
 
 static void py_check(const uint64_t *pcs, size_t npcs, const char *frames, bool truncated,
@@ -141,6 +152,24 @@ static void test_native_cut_short(void **state)
 	py_check(pcs, 1, "E-E-E", false, "p0 p1 p2 p3 p4", 0, 4);
 }
 
+/*
+ * A whole native stack without any loop activation runs no script code: the frames the walker
+ * read are stale (a Perl ithread between its interpreter's clone and its first sub showed the
+ * parent's <main> above start_thread) and left out. With an activation, the frames it did not
+ * take still go to the root side.
+ */
+static void test_whole_without_activation(void **state)
+{
+	const uint64_t pcs[] = {0x4000, 0x5000, 0x6000};
+	const uint64_t with_eval[] = {EV, 0x6000};
+
+	(void)state;
+	check_whole(pcs, 3, true, "E", false, &EVAL, 'p', "n0 n1 n2", 0, 0, 1);
+	check_whole(pcs, 3, true, "E-E", true, &EVAL, 'p', "n0 n1 n2", 0, 0, 3);
+	check_whole(pcs, 3, false, "E", false, &EVAL, 'p', "n0 n1 n2 p0", 0, 1, 0);
+	check_whole(with_eval, 2, true, "E-E", false, &EVAL, 'p', "p0 n1 p1 p2", 0, 2, 0);
+}
+
 static void test_more_activations_than_frames(void **state)
 {
 	/* an activation whose frame the walk did not see (mid-call): kept native, counted */
@@ -177,7 +206,7 @@ static void test_capacity(void **state)
 	struct rt_mframe out[3];
 
 	(void)state;
-	assert_int_equal(interp_merge(pcs, 4, py, 2, false, &EVAL, out, 3, NULL), 3);
+	assert_int_equal(interp_merge(pcs, 4, false, py, 2, false, &EVAL, out, 3, NULL), 3);
 	assert_int_equal(out[2].kind, RT_MF_INTERP);
 	assert_int_equal(out[2].index, 1);
 }
@@ -256,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_more_activations_than_frames),
 		cmocka_unit_test(test_python_cut_short),
 		cmocka_unit_test(test_no_python),
+		cmocka_unit_test(test_whole_without_activation),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_one_activation),
 		cmocka_unit_test(test_cfunc_yields),

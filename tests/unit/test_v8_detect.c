@@ -72,6 +72,23 @@ static void test_node_metadata(void **state)
 	assert_int_equal(o->bytecode_data, 54);
 	assert_int_equal(o->bytecode_spt, 32);
 	assert_int_equal(o->type_byte_array, 190);
+	/* optimized code (inlined functions, the line running): the metadata's values (gdb: p
+	   v8dbg_class_Code__source_position_table__ByteArray...), the Code fields node 20's
+	   metadata lacks placed as OTel v8.go places them for 11.x before 11.4.59 */
+	assert_int_equal(o->jsfunc_code, 48);
+	assert_int_equal(o->code_deopt, 16);
+	assert_int_equal(o->code_spt, 24);
+	assert_int_equal(o->code_start, 40);
+	assert_int_equal(o->code_flags, 48);
+	assert_int_equal(o->code_size, 56);
+	assert_int_equal(o->type_code, 245);
+	assert_int_equal(o->type_weak_fixed, 240);
+	assert_int_equal(o->kind_mask, 15);
+	assert_int_equal(o->kind_shift, 0);
+	assert_int_equal(o->kind_baseline, 11);
+	assert_int_equal(o->deopt_count, 1);
+	assert_int_equal(o->deopt_literals, 2);
+	assert_int_equal(o->deopt_inlining, 7);
 	assert_int_equal(o->map, 0);
 	assert_int_equal(o->map_instance_type, 12);
 	assert_int_equal(o->jsfunc_shared, 24);

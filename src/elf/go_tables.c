@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <pthread.h>
+#include <search.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include "elf/go_tables.h"
+
+struct go_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns;
+	int err; /* 0: gt is the file's table */
+	struct gopclntab *gt;
+};
+
+struct go_tables {
+	pthread_mutex_t lock;
+	void *files; /* tsearch tree of struct go_file * */
+	size_t n, n_go;
+};
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct go_file *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->mtime_s != y->mtime_s)
+		return x->mtime_s < y->mtime_s ? -1 : 1;
+	return x->mtime_ns < y->mtime_ns ? -1 : x->mtime_ns > y->mtime_ns;
+}
+
+struct go_tables *go_tables__new(void)
+{
+	struct go_tables *t = calloc(1, sizeof(*t));
+
+	if (t && pthread_mutex_init(&t->lock, NULL)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void free_file(void *p)
+{
+	struct go_file *f = p;
+
+	gopclntab__free(f->gt);
+	free(f);
+}
+
+void go_tables__free(struct go_tables *t)
+{
+	if (!t)
+		return;
+	tdestroy(t->files, free_file);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Read the table: through ef when the caller has the file open, else opened here. */
+static int read_table(int fd, const struct elf_file *ef, struct gopclntab **out)
+{
+	struct elf_file own = {.map.slot = -1};
+	int err;
+
+	if (!ef) {
+		if (elf_file_open(fd, &own))
+			return -ENOEXEC;
+		ef = &own;
+	}
+	*out = gopclntab__from_elf(ef->elf);
+	err = *out ? 0 : errno ? -errno : -ENOENT;
+	if (!err && elf_file_changed(ef)) {
+		gopclntab__free(*out);
+		*out = NULL;
+		err = -ESTALE;
+	}
+	elf_file_close(&own);
+	return err;
+}
+
+int go_tables__get_elf(struct go_tables *t, int fd, const struct elf_file *ef,
+		       const struct gopclntab **out)
+{
+	struct go_file key = {0}, *f, **slot;
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (fstat(fd, &st))
+		return -EBADF;
+	key = (struct go_file){(uint64_t)st.st_dev,
+			       (uint64_t)st.st_ino,
+			       (uint64_t)st.st_size,
+			       (int64_t)st.st_mtim.tv_sec,
+			       (int64_t)st.st_mtim.tv_nsec,
+			       0,
+			       NULL};
+	pthread_mutex_lock(&t->lock);
+	slot = tfind(&key, &t->files, cmp_file);
+	if (slot) {
+		f = *slot;
+		goto found;
+	}
+	f = malloc(sizeof(*f));
+	if (!f) {
+		err = -ENOMEM;
+		goto out;
+	}
+	*f = key;
+	f->err = read_table(fd, ef, &f->gt);
+	if (f->err == -ENOMEM || !tsearch(f, &t->files, cmp_file)) {
+		err = -ENOMEM;
+		free_file(f);
+		goto out;
+	}
+	t->n++;
+	t->n_go += !f->err;
+found:
+	err = f->err;
+	*out = f->gt;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+int go_tables__get(struct go_tables *t, int fd, const struct gopclntab **out)
+{
+	return go_tables__get_elf(t, fd, NULL, out);
+}
+
+void go_tables__counts(struct go_tables *t, size_t *files, size_t *go)
+{
+	pthread_mutex_lock(&t->lock);
+	*files = t->n;
+	*go = t->n_go;
+	pthread_mutex_unlock(&t->lock);
+}
