@@ -257,12 +257,11 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 
 		s->runtimes |= on;
 		/*
-		 * System-wide (or by name), a walker is loaded (verified) only when its first
-		 * process is found (bpf_session__load_rt_walker): most runtimes never are. The
-		 * processes of -p or a command are loaded with the rest, ready at their first
-		 * sample.
+		 * A walker is loaded (verified) when its first process is found
+		 * (bpf_session__load_rt_walker): most runtimes never are. Those a command likely
+		 * runs (runtimes_now) are loaded with the rest, ready at its first sample.
 		 */
-		s->rt_loaded[id] = on && cfg->filter_mode == CP_FILTER_PIDS && rt_prog(s->skel, id);
+		s->rt_loaded[id] = on && (cfg->runtimes_now >> id & 1) && rt_prog(s->skel, id);
 		if (cfg->unwind_dwarf && rt_prog(s->skel, id) && !s->rt_loaded[id])
 			err = bpf_program__set_autoload(rt_prog(s->skel, id), false);
 		if (err)
