@@ -102,7 +102,9 @@ struct cp_config {
 	__u8 runtimes;	      /* bit 1 << CP_RT_* (runtime_shared.h): walk that runtime's frames
 				 (--no-python...: clear; needs unwind_dwarf); read by user space */
 	__u8 go_labels;	      /* read the running goroutine's labels (off: --no-go-labels) */
-	__u8 pad0[4];
+	__u8 runtimes_now;    /* bits of runtimes: walkers loaded with the programs, the others
+				 when a process of theirs is first found; read by user space */
+	__u8 pad0[3];
 };
 _Static_assert(sizeof(struct cp_config) == 16, "cp_config layout");
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "elf/go_tables.h"
+#include "util/file_id.h"
 
 struct go_file {
-	uint64_t dev, ino, size;
-	int64_t mtime_s, mtime_ns;
+	struct file_id id;
 	int err; /* 0: gt is the file's table */
 	struct gopclntab *gt;
 };
@@ -24,15 +24,7 @@ static int cmp_file(const void *a, const void *b)
 {
 	const struct go_file *x = a, *y = b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	if (x->mtime_s != y->mtime_s)
-		return x->mtime_s < y->mtime_s ? -1 : 1;
-	return x->mtime_ns < y->mtime_ns ? -1 : x->mtime_ns > y->mtime_ns;
+	return file_id_cmp(&x->id, &y->id);
 }
 
 struct go_tables *go_tables__new(void)
@@ -95,13 +87,7 @@ int go_tables__get_elf(struct go_tables *t, int fd, const struct elf_file *ef,
 	*out = NULL;
 	if (fstat(fd, &st))
 		return -EBADF;
-	key = (struct go_file){(uint64_t)st.st_dev,
-			       (uint64_t)st.st_ino,
-			       (uint64_t)st.st_size,
-			       (int64_t)st.st_mtim.tv_sec,
-			       (int64_t)st.st_mtim.tv_nsec,
-			       0,
-			       NULL};
+	key = (struct go_file){file_id_of(&st), 0, NULL};
 	pthread_mutex_lock(&t->lock);
 	slot = tfind(&key, &t->files, cmp_file);
 	if (slot) {

@@ -81,6 +81,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 	[CP_HS_END_READ] = "unreadable",
 };
 
+/* java; javac, jshell... need libjli.so */
+static const char *const hints[] = {"java", "libjli", "libjvm", NULL};
+
 const struct runtime hs_runtime = {
 	.id = CP_RT_JAVA,
 	.name = "Java",
@@ -94,4 +97,5 @@ const struct runtime hs_runtime = {
 	.eval = eval,
 	.pos_is_line = false,
 	.jit = jit,
+	.hints = hints,
 };

@@ -45,6 +45,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 	[CP_PHP_END_READ] = "unreadable",
 };
 
+/* php8.2, php-fpm8.2, libphp8.2.so */
+static const char *const hints[] = {"php", "libphp", NULL};
+
 const struct runtime php_runtime = {
 	.id = CP_RT_PHP,
 	.name = "PHP",
@@ -57,4 +60,5 @@ const struct runtime php_runtime = {
 	.name_frame = NULL,
 	.eval = eval,
 	.pos_is_line = true,
+	.hints = hints,
 };

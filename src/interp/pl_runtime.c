@@ -47,6 +47,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 	[CP_PL_END_READ] = "unreadable",
 };
 
+/* perl, perl5.36.0, libperl.so.5.36 */
+static const char *const hints[] = {"perl", "libperl", NULL};
+
 const struct runtime pl_runtime = {
 	.id = CP_RT_PERL,
 	.name = "Perl",
@@ -59,4 +62,5 @@ const struct runtime pl_runtime = {
 	.name_frame = NULL,
 	.eval = eval,
 	.pos_is_line = true,
+	.hints = hints,
 };

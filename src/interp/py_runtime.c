@@ -62,6 +62,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 /* python3.12+ -X perf: the trampoline each Python call runs through (Python/perf_trampoline.c) */
 static const char *const py_glue[] = {"py_trampoline_evaluator", NULL};
 
+/* CPython: python3.11, libpython3.11.so */
+static const char *const hints[] = {"python", "libpython", NULL};
+
 const struct runtime py_runtime = {
 	.id = CP_RT_PYTHON,
 	.name = "CPython",
@@ -74,4 +77,5 @@ const struct runtime py_runtime = {
 	.state_free = state_free,
 	.name_frame = name_frame,
 	.eval = eval,
+	.hints = hints,
 };

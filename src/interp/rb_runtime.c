@@ -75,6 +75,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 	[CP_RB_END_BAD_STACK] = "frame outside its VM stack",
 };
 
+/* ruby3.1, libruby-3.1.so */
+static const char *const hints[] = {"ruby", "libruby", NULL};
+
 const struct runtime rb_runtime = {
 	.id = CP_RT_RUBY,
 	.name = "Ruby",
@@ -86,4 +89,5 @@ const struct runtime rb_runtime = {
 	.state_free = state_free,
 	.name_frame = name_frame,
 	.eval = eval,
+	.hints = hints,
 };

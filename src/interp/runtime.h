@@ -98,6 +98,11 @@ struct runtime {
 	 * 0 the same, or -errno.
 	 */
 	int (*jit_refresh)(void *proc, uint32_t pid);
+	/*
+	 * Beginnings of the file names of its programs and libraries ("python", "libpython";
+	 * NULL-terminated): a command or a needed library so named likely runs it (rt_hint.h).
+	 */
+	const char *const *hints;
 };
 
 /* The runtime of id (CP_RT_*), NULL when there is none. */

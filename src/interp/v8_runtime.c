@@ -74,6 +74,9 @@ static const char *const ends[CP_RT_END_MAX] = {
 	[CP_V8_END_READ] = "unreadable",
 };
 
+/* node, nodejs, libnode.so */
+static const char *const hints[] = {"node", "libnode", NULL};
+
 const struct runtime v8_runtime = {
 	.id = CP_RT_V8,
 	.name = "V8",
@@ -89,4 +92,5 @@ const struct runtime v8_runtime = {
 	.pos_is_src = true,
 	.jit = jit,
 	.jit_refresh = jit_refresh,
+	.hints = hints,
 };

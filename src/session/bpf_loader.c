@@ -266,12 +266,11 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 
 		s->runtimes |= on;
 		/*
-		 * System-wide (or by name), a walker is loaded (verified) only when its first
-		 * process is found (bpf_session__load_rt_walker): most runtimes never are. The
-		 * processes of -p or a command are loaded with the rest, ready at their first
-		 * sample.
+		 * A walker is loaded (verified) when its first process is found
+		 * (bpf_session__load_rt_walker): most runtimes never are. Those a command likely
+		 * runs (runtimes_now) are loaded with the rest, ready at its first sample.
 		 */
-		s->rt_loaded[id] = on && cfg->filter_mode == CP_FILTER_PIDS && rt_prog(s->skel, id);
+		s->rt_loaded[id] = on && (cfg->runtimes_now >> id & 1) && rt_prog(s->skel, id);
 		if (cfg->unwind_dwarf && rt_prog(s->skel, id) && !s->rt_loaded[id])
 			err = bpf_program__set_autoload(rt_prog(s->skel, id), false);
 		if (err)
@@ -280,7 +279,7 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	/*
 	 * The walk with the JIT hook (HotSpot's and V8's steps: most of the verifier's time for the
 	 * walk) replaces the one without when its first process is found, as the walkers are
-	 * loaded; with -p or a command, at the start if their walkers are.
+	 * loaded; at the start with theirs when a command likely runs them (runtimes_now).
 	 */
 	s->jit_hook = s->rt_loaded[CP_RT_V8] || s->rt_loaded[CP_RT_JAVA];
 	if (cfg->unwind_dwarf)

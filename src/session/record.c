@@ -1057,8 +1057,12 @@ static int setup_interpreters(struct record *r)
 		pr_err("cannot set up the interpreter walkers: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;
 	}
+	/* -p's targets: their walkers loaded now, before sampling; system-wide: when found */
 	for (size_t i = 0; r->rt && i < r->pre.procs; i++)
-		record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
+		if (r->o->n_pids)
+			record_rt_new(r, (uint32_t)r->pre.pids[i], 0);
+		else
+			record_rt_later(r, (uint32_t)r->pre.pids[i], 0);
 	if (setup_go_labels(r)) {
 		pr_err("cannot set up the goroutine labels: %s", strerror(ENOMEM));
 		return CP_EXIT_FAILURE;

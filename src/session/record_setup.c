@@ -14,6 +14,8 @@
 #include "util/safe_regex.h"
 #include "proc/host.h"
 #include "proc/proc_status.h"
+#include "interp/rt_hint.h"
+#include "interp/runtime.h"
 #include "session/record_int.h"
 
 /* ---- checks before anything is loaded --------------------------------------------------- */
@@ -252,12 +254,26 @@ static void loaded_info(const struct record *r, uint64_t t0)
 			ms);
 }
 
-int record_load_bpf(struct record *r)
+/* The walkers of runtimes_now, named at -v. */
+static void say_walkers(const struct record *r)
+{
+	char names[160] = "";
+	size_t n = 0;
+
+	if (!r->cfg.unwind_dwarf || !r->cfg.runtimes || !r->wl)
+		return;
+	for (uint32_t id = 0; id < CP_RT_MAX && n < sizeof(names); id++)
+		if (r->cfg.runtimes_now >> id & 1)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+					      runtime_of(id)->name);
+	pr_info("interpreter walkers loaded before the command runs: %s",
+		n ? names : "none (each is loaded when a process of its runtime is found)");
+}
+
+/* What BPF is told to do (struct cp_config), from the options. */
+static void set_config(struct record *r)
 {
 	const struct cp_options *o = r->o;
-	const char *step = "";
-	uint64_t t0 = monotonic_ns();
-	int err;
 
 	r->cfg.filter_mode = o->command || o->n_pids ? CP_FILTER_PIDS
 			     : o->comm_regex	     ? CP_FILTER_COMM
@@ -273,7 +289,19 @@ int record_load_bpf(struct record *r)
 		if (!o->no_runtime[id])
 			r->cfg.runtimes |= 1u << id;
 	r->cfg.go_labels = !o->no_go_labels;
+	/* the walkers the command likely needs: ready before it runs (the rest when found) */
+	r->cfg.runtimes_now =
+		(__u8)(r->wl ? rt_hint_file(workload__path(r->wl)) & r->cfg.runtimes : 0);
+}
 
+int record_load_bpf(struct record *r)
+{
+	const struct cp_options *o = r->o;
+	const char *step = "";
+	uint64_t t0 = monotonic_ns();
+	int err;
+
+	set_config(r);
 	libbpf_set_print(libbpf_print);
 	err = open_bpf(r, &step);
 	if (err && r->um && o->unwind == UNWIND_AUTO && err != -EPERM && err != -EACCES) {
@@ -299,6 +327,7 @@ int record_load_bpf(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	loaded_info(r, t0);
+	say_walkers(r);
 	err = bpf_session__attach_tracking(r->bpf);
 	if (err) {
 		pr_err("failed to %s: %s (run with -vv for details)", bpf_session__step(r->bpf),

@@ -18,6 +18,7 @@
 #include "symbol/ksyms.h"
 #include "symbol/perfmap.h"
 #include "symbol/symbolize.h"
+#include "util/file_id.h"
 #include "util/safe_file.h"
 #include "util/strset.h"
 #include "util/u64set.h"
@@ -58,10 +59,7 @@ struct pm_cache {
  * through several containers' roots): by device, inode, size and modification time.
  */
 struct pm_file {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	struct file_id id;
 	struct perfmap *pm;
 };
 
@@ -372,15 +370,7 @@ static int cmp_pm_file(const void *a, const void *b)
 {
 	const struct pm_file *x = a, *y = b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : x->mtime.tv_nsec > y->mtime.tv_nsec;
+	return file_id_cmp(&x->id, &y->id);
 }
 
 /*
@@ -421,11 +411,7 @@ static FILE *open_perf_map(const char *root, uint32_t nspid, int64_t euid, struc
 static struct perfmap *load_perf_map(struct symbolizer *sy, FILE *f, const struct stat *st,
 				     bool *over_budget)
 {
-	struct pm_file key = {.dev = st->st_dev,
-			      .ino = st->st_ino,
-			      .size = st->st_size,
-			      .mtime = st->st_mtim},
-		       *pf, **slot;
+	struct pm_file key = {.id = file_id_of(st)}, *pf, **slot;
 	size_t left = sy->pm_budget > sy->pm_bytes ? sy->pm_budget - sy->pm_bytes : 0;
 
 	slot = tfind(&key, &sy->pm_files, cmp_pm_file);

@@ -27,7 +27,7 @@ go_checks() {
 	ver=$("$gocmd" version "$fx/go_tree_s" | sed 's/.*: //')
 	for g in go_tree_s go_tree_pie go_cgo_s go_cgo_pie; do
 		cp "$fx/$g" "$TMP/$g"
-		expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 499 -o "$TMP/$g.folded" -- "$TMP/$g" 2
+		expect_status 0 env CP_FIX_CPU_CLOCK=1 "$CPUPROF" record -F 999 -o "$TMP/$g.folded" -- "$TMP/$g" 1
 		check_folded_grammar "$TMP/$g.folded"
 		leaf=$(count "$TMP/$g.folded" "^$g;.*;main.leaf[AB]( |;)")
 		exact=$(count "$TMP/$g.folded" "^$g;$GO_TREE")

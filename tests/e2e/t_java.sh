@@ -52,7 +52,7 @@ note "java perfmap: $mapped leaf samples named from the map (before the JVM was 
 for mode in jit interpreted; do
 	out=$TMP/lines_$mode.folded
 	opt=; [ $mode = interpreted ] && opt=-Xint
-	expect_status 0 "$CPUPROF" record -F 499 --lines -o "$out" -- java $opt -cp "$FIX/java" cpfix.Tree 2500
+	expect_status 0 "$CPUPROF" record -F 999 --lines -o "$out" -- java $opt -cp "$FIX/java" cpfix.Tree 1250
 	leaves=$(count "$out" "${T}leaf( \\(Tree\\.java:[0-9]+\\))?( |;)")
 	ok=$(count "$out" "${T}main \\(Tree\\.java:119\\);${T}run \\(Tree\\.java:11[34]\\);${T}(heavy \\(Tree\\.java:49\\)|light \\(Tree\\.java:79\\));${T}leaf")
 	leafl=$(count "$out" "${T}leaf \\(Tree\\.java:1[78]\\)( |;)")
@@ -66,14 +66,14 @@ done
 # inlining: outer -> middle (inlined into outer) -> inner, outer called through a hidden class
 I='java::cpfix\.Inline\.'
 out=$TMP/inline.folded
-expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- java -cp "$FIX/java" cpfix.Inline 3000
+expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- java -cp "$FIX/java" cpfix.Inline 2000
 check_folded_grammar "$out"
 inner=$(count "$out" "^java;.*;${I}inner( |;)")
 # the method reference's hidden class as the JVM names it (cpfix.Inline$$Lambda$1+0x...)
 lambda='java::cpfix\.Inline\$\$Lambda\$[0-9]+\+0x[0-9a-f]+\.run(_\[i\])?'
 inl=$(count "$out" "^java;(clone3;start_thread|_start);([^;]*;)*${I}main;${I}run;$lambda;${I}outer;${I}middle_\\[i\\];${I}inner( |;)")
 note "java inlining: $inner samples in inner, $inl of them under a hidden class's run;outer;middle_[i]"
-[ "$inner" -ge 500 ] || fail "only $inner samples in inner"
+[ "$inner" -ge 333 ] || fail "only $inner samples in inner"
 [ $((10 * inl)) -ge $((8 * inner)) ] ||
 	fail "only $inl of $inner samples have outer;middle_[i];inner: $(grep -E "${I}inner" "$out" | sort -t' ' -k2 -nr | head -2 | sed 's/.*call_helper[^;]*;//')"
 exit 0

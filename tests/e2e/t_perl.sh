@@ -18,7 +18,7 @@ PERL=$(command -v perl) || skip "perl is missing"
 cp "$(dirname "$0")/../../tests/data/perl/tree.pl" "$TMP/tree.pl"
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PERL" "$TMP/tree.pl" 3
+expect_status 0 "$CPUPROF" record -v -F 999 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PERL" "$TMP/tree.pl" 1.5
 check_script_tree "$out" pl perl_run '<main>' main::main main::run tree.pl
 # JSON frames of kind perl with the file; pprof read back by go tool pprof, the leaf with its
 # file and line
@@ -70,7 +70,7 @@ check_short "$out" pl
 bg "$PERL" "$TMP/tree.pl" 30
 ppid=$!
 sleep 0.5
-record_window "$ppid" 2 -F 499 -p "$ppid" -o "$TMP/pid.folded"
+record_window "$ppid" 1 -F 999 -p "$ppid" -o "$TMP/pid.folded"
 kill "$ppid" 2>/dev/null
 all=$(total "$TMP/pid.folded")
 n=$(count "$TMP/pid.folded" ';pl::<main>;pl::main::main;')

@@ -16,7 +16,7 @@ PHP=$(command -v php8.2) || skip "php8.2 is missing (scripts/install-deps.sh ins
 cp "$(dirname "$0")/../../tests/data/php/tree.php" "$TMP/tree.php"
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PHP" "$TMP/tree.php" 3
+expect_status 0 "$CPUPROF" record -v -F 999 --lines -o "$out" -o "$TMP/tree.json" -o "$TMP/tree.pb.gz" -- "$PHP" "$TMP/tree.php" 1.5
 check_script_tree "$out" php php_execute_script '\{main\}' main run tree.php
 # JSON frames of kind php with the file; pprof read back by go tool pprof, the leaf with its
 # file and line and start line
@@ -45,7 +45,7 @@ check_short "$out" php
 bg "$PHP" "$TMP/tree.php" 30
 ppid=$!
 sleep 0.5
-record_window "$ppid" 2 -F 499 -p "$ppid" -o "$TMP/pid.folded"
+record_window "$ppid" 1 -F 999 -p "$ppid" -o "$TMP/pid.folded"
 kill "$ppid" 2>/dev/null
 all=$(total "$TMP/pid.folded")
 n=$(count "$TMP/pid.folded" ';php::\{main\};php::main;')

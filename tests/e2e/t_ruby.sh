@@ -94,7 +94,7 @@ rb_chains() {
 }
 
 out=$TMP/tree.folded
-expect_status 0 "$CPUPROF" record -v -F 499 --lines -o "$out" -o "$TMP/tree.json" -- "$RUBY" "$TMP/tree.rb" 3
+expect_status 0 "$CPUPROF" record -v -F 999 --lines -o "$out" -o "$TMP/tree.json" -- "$RUBY" "$TMP/tree.rb" 1.5
 check_folded_grammar "$out"
 # JSON: valid (speedscope's schema and cpuprof's), Ruby frames of kind ruby with their file
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -133,7 +133,7 @@ split=$(share "$hot" "$cold")
 	fail "the callers' lines are not main_loop:28, outer:22: $(grep -o 'rb::main_loop ([^)]*);rb::outer ([^)]*)' "$out" | sort | uniq -c | head -3)"
 
 out=$TMP/threads.folded
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$RUBY" "$TMP/threads.rb" 3
+expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- "$RUBY" "$TMP/threads.rb" 1.5
 check_folded_grammar "$out"
 zlib='(libz\.so|deflate)'
 z=$(count "$out" "$zlib")
@@ -149,7 +149,7 @@ note "threads: $z samples in zlib ($zsq under squash, $zspin under spin), $spin 
 [ "$(share "$zsq" $((z - zsq)))" -ge 90 ] || fail "$zsq of $z zlib samples under rb::squash"
 
 out=$TMP/workers.folded
-expect_status 0 "$CPUPROF" record -F 499 -o "$out" -- "$RUBY" "$TMP/workers.rb" 2
+expect_status 0 "$CPUPROF" record -F 999 -o "$out" -- "$RUBY" "$TMP/workers.rb" 1
 check_folded_grammar "$out"
 nf=$(count "$out" 'rb::forked;(.*;)?rb::spin( |;)')
 ns=$(count "$out" 'rb::spawned( |;)')
@@ -161,12 +161,12 @@ note "workers: forked $nf samples in rb::spin, spawned $ns in rb::spawned"
 bg "$RUBY" "$TMP/tree.rb" 30
 rpid=$!
 sleep 0.5
-record_window "$rpid" 2 -F 499 -p "$rpid" -o "$TMP/pid.folded"
+record_window "$rpid" 1 -F 999 -p "$rpid" -o "$TMP/pid.folded"
 kill "$rpid" 2>/dev/null
 all=$(total "$TMP/pid.folded")
 n=$(count "$TMP/pid.folded" ';rb::<main>;rb::main_loop;')
 note "-p: $n of $all samples with the script's Ruby frames"
-expect_samples "$all" "$WINDOW_CPU" 499 "-p $rpid"
+expect_samples "$all" "$WINDOW_CPU" 999 "-p $rpid"
 [ $((100 * n)) -ge $((90 * all)) ] || fail "-p: $n of $all samples with the script's Ruby frames: $(grep -i ruby "$TMP/rec.err")"
 
 out=$TMP/noruby.folded

@@ -4,7 +4,11 @@
 #  - gets its walker loaded then: -v says "pid N: Ruby found, its walker loaded" after the
 #    "sampling" line, for that process;
 #  - has its Ruby methods in the profile (rb::hot under rb::outer) once loaded.
-# With -p or a COMMAND the walkers are loaded at the start (t_ruby, t_python...): no such line.
+# A COMMAND gets the walkers its file points to before it runs (src/interp/rt_hint.h):
+#  - a native program: none (-v: "walkers loaded before the command runs: none");
+#  - ruby itself: Ruby's, so no "found" line later, and its methods from the first samples;
+#  - a native program that starts a Ruby (find -exec): Ruby's when that process is found.
+# -p: the targets' walkers are loaded before the "sampling" line.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 RUBY=$(command -v ruby3.1 || command -v ruby) || skip "ruby is missing (scripts/install-deps.sh installs it)"
@@ -40,4 +44,40 @@ sed -n '/sampling [0-9]* CPUs/,$p' "$TMP/rec.err" | grep -q "Ruby found, its wal
 hot=$(grep -E 'rb::outer;rb::hot' "$out" | awk '{s += $NF} END {print s + 0}')
 note "$hot samples in rb::outer;rb::hot; $(grep 'Ruby found' "$TMP/rec.err")"
 [ "$hot" -ge 100 ] || fail "$hot samples in rb::outer;rb::hot, want >= 100: $(grep -i ruby "$TMP/rec.err")"
+
+# a native command: no walker before it runs
+expect_status 0 "$CPUPROF" record -v -F 99 -o "$TMP/native.folded" -- "$FIX/fix_tree" 0.2
+grep -q 'walkers loaded before the command runs: none' "$TMP/err" ||
+	fail "native command: $(grep -i 'walker' "$TMP/err")"
+
+# ruby as the command: its walker first, its frames from the start
+expect_status 0 "$CPUPROF" record -v -F 499 --no-python -o "$TMP/cmd.folded" -- "$RUBY" "$TMP/lazy.rb" 1
+grep -q 'walkers loaded before the command runs: Ruby$' "$TMP/err" ||
+	fail "ruby command: $(grep -i 'walker' "$TMP/err")"
+grep -q 'Ruby found' "$TMP/err" && fail "ruby command: its walker loaded again: $(grep 'Ruby found' "$TMP/err")"
+all=$(grep -E 'rb::hot' "$TMP/cmd.folded" | awk '{s += $NF} END {print s + 0}')
+[ "$all" -ge 100 ] || fail "ruby command: $all samples in rb::hot"
+
+# a native command starting a Ruby: the walker when that Ruby is found
+expect_status 0 "$CPUPROF" record -v -F 499 -o "$TMP/find.folded" -- \
+	find "$TMP" -maxdepth 0 -exec "$RUBY" "$TMP/lazy.rb" 2 \;
+grep -q 'walkers loaded before the command runs: none' "$TMP/err" ||
+	fail "find: $(grep -i 'walker' "$TMP/err")"
+grep -q 'Ruby found, its walker loaded' "$TMP/err" || fail "find: no Ruby found: $(cat "$TMP/err")"
+hot=$(grep -E 'rb::outer;rb::hot' "$TMP/find.folded" | awk '{s += $NF} END {print s + 0}')
+note "find -exec ruby: $hot samples in rb::outer;rb::hot"
+[ "$hot" -ge 100 ] || fail "find -exec ruby: $hot samples in rb::outer;rb::hot"
+
+# -p: the target's walker before sampling starts
+bg "$RUBY" "$TMP/lazy.rb" 20
+rpid=$!
+sleep 0.5
+record_window "$rpid" 2 -v -F 499 -p "$rpid" -o "$TMP/pid.folded"
+kill "$rpid" 2>/dev/null
+sed -n '/sampling [0-9]* CPUs/q;p' "$TMP/rec.err" | grep -q "pid $rpid: Ruby found, its walker loaded" ||
+	fail "-p: the walker not loaded before sampling: $(cat "$TMP/rec.err")"
+all=$(total "$TMP/pid.folded")
+hot=$(grep -E 'rb::outer;rb::hot' "$TMP/pid.folded" | awk '{s += $NF} END {print s + 0}')
+note "-p: $hot of $all samples in rb::outer;rb::hot"
+[ $((100 * hot)) -ge $((95 * all)) ] && [ "$all" -ge 100 ] || fail "-p: $hot of $all samples in rb::outer;rb::hot"
 exit 0

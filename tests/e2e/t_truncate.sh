@@ -83,16 +83,17 @@ if [ -z "$info_at" ] || [ -z "$unit_b" ]; then fail "libtv.so: no second unit in
 as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 
 # round WHAT FILE SIZE: the user runs tv, root records it; after the first drains FILE (the
-# library, or its debug file) is cut to SIZE bytes and the process moves on to phase b.
+# library, or its debug file) is cut to SIZE bytes and the process moves on to phase b, for 2 s:
+# the recording (5 s) drains it at least twice before its end.
 round() {
 	local what=$1 file=$2 size=$3 pid rc
 	rm -f "$U/go" "$TMP/r.folded"
-	"${as_user[@]}" "$U/tv" "$U/go" 4 2>"$TMP/tv.err" &
+	"${as_user[@]}" "$U/tv" "$U/go" 2 2>"$TMP/tv.err" &
 	pid=$!
 	BG_PIDS="$BG_PIDS $pid"
 	for _ in $(seq 100); do grep -qs libtv.so "/proc/$pid/maps" && break; sleep 0.05; done
 	grep -qs libtv.so "/proc/$pid/maps" || fail "$what: tv did not map libtv.so: $(cat "$TMP/tv.err")"
-	start_recording -p "$pid" --drain-interval 1s -d 8s -o "$TMP/r.folded"
+	start_recording -p "$pid" --drain-interval 1s -d 5s -o "$TMP/r.folded"
 	# two drains name phase a: its CU indexed, the files mapped
 	sleep 2.5
 	"${as_user[@]}" truncate -s "$size" "$U/$file" || fail "$what: the user cannot truncate $file"
@@ -124,14 +125,14 @@ setup() {
 shared_round() {
 	local pid rpid rc
 	rm -f "$U/go" "$TMP/r.folded"
-	"${as_user[@]}" "$U/tv" "$U/go" 4 2>"$TMP/tv.err" &
+	"${as_user[@]}" "$U/tv" "$U/go" 2 2>"$TMP/tv.err" &
 	pid=$!
 	BG_PIDS="$BG_PIDS $pid"
 	for _ in $(seq 100); do grep -qs libtv.so "/proc/$pid/maps" && break; sleep 0.05; done
-	start_recording --comm '^tv' --lines --drain-interval 1s -d 8s -o "$TMP/r.folded"
+	start_recording --comm '^tv' --lines --drain-interval 1s -d 5s -o "$TMP/r.folded"
 	sleep 2.5
 	"${as_user[@]}" truncate -s "$cut" "$U/libtv.so" || fail "shared: cannot truncate"
-	"$R/tvroot" "$U/go" 3 &
+	"$R/tvroot" "$U/go" 2 &
 	rpid=$!
 	BG_PIDS="$BG_PIDS $rpid"
 	for _ in $(seq 100); do grep -qs libtv.so "/proc/$rpid/maps" && break; sleep 0.05; done
