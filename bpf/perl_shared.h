@@ -69,8 +69,9 @@ struct cp_pl_proc {
 	__u64 thr_key;			/* &PL_thr_key (int): the pthread key of my_perl */
 	__u64 runops_start, runops_end; /* Perl_runops_standard */
 	__u32 gen, pad;
+	__u64 debug_start, debug_end; /* Perl_runops_debug (perl -d, Devel::*), 0 when none */
 };
-_Static_assert(sizeof(struct cp_pl_proc) == 64 + 32, "cp_pl_proc layout");
+_Static_assert(sizeof(struct cp_pl_proc) == 64 + 48, "cp_pl_proc layout");
 
 _Static_assert(sizeof(struct cp_pl_proc) <= CP_RT_PROC_DATA, "cp_pl_proc fits cp_rt_proc.data");
 

@@ -101,7 +101,16 @@ int go_tables__get_elf(struct go_tables *t, int fd, const struct elf_file *ef,
 	}
 	*f = key;
 	f->err = read_table(fd, ef, &f->gt);
-	if (f->err == -ENOMEM || !tsearch(f, &t->files, cmp_file)) {
+	/*
+	 * What the file is (no table, not ELF, a table that does not parse) is kept; a failed
+	 * read (the file shrank under it, memory) is not: the next caller reads it again.
+	 */
+	if (f->err == -ENOMEM || f->err == -ESTALE || f->err == -EIO || f->err == -EFAULT) {
+		err = f->err;
+		free_file(f);
+		goto out;
+	}
+	if (!tsearch(f, &t->files, cmp_file)) {
 		err = -ENOMEM;
 		free_file(f);
 		goto out;

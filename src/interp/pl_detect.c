@@ -75,6 +75,11 @@ static int detect_named(const struct elf_named *en, const char *name, void *out)
 	info->version = CP_PL_VER(ver[0], ver[1], ver[2]);
 	info->runops_start = run.value;
 	info->runops_end = run.value + (run.size ? run.size : 1);
+	/* the loop of perl -d and of Devel:: modules that ask for debugging (Devel::Cover) */
+	if (!elf_named__sym(en, "Perl_runops_debug", &run) && run.type == 2 /* STT_FUNC */) {
+		info->debug_start = run.value;
+		info->debug_end = run.value + (run.size ? run.size : 1);
+	}
 	/* no threads: PL_curcop, PL_curstackinfo are globals the walker does not read */
 	if (elf_named__sym(en, "PL_thr_key", &key))
 		return -ENOTSUP;
@@ -109,6 +114,10 @@ int pl_detect_process(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	out->thr_key = info.thr_key + at.bias;
 	out->runops_start = info.runops_start + at.bias;
 	out->runops_end = info.runops_end + at.bias;
+	if (info.debug_start) {
+		out->debug_start = info.debug_start + at.bias;
+		out->debug_end = info.debug_end + at.bias;
+	}
 	out->gen = gen;
 	return 0;
 }

@@ -18,6 +18,7 @@ struct pl_object_info {
 	uint32_t version;		   /* CP_PL_VER(5, 36, 0) */
 	uint64_t thr_key;		   /* PL_thr_key */
 	uint64_t runops_start, runops_end; /* Perl_runops_standard */
+	uint64_t debug_start, debug_end;   /* Perl_runops_debug (0, 0: none) */
 };
 
 /* 0 with *info filled; -ENOENT not Perl; -ENOTSUP Perl but not usable; other errno. */

@@ -36,7 +36,9 @@ static void eval(const void *proc, struct rt_eval_range *out)
 {
 	const struct cp_pl_proc *lp = proc;
 
-	*out = (struct rt_eval_range){lp->runops_start, lp->runops_end, 0, 0, NULL, 0};
+	/* Perl_runops_debug in the place of a cold part: a second range of the loop */
+	*out = (struct rt_eval_range){lp->runops_start, lp->runops_end, lp->debug_start,
+				      lp->debug_end,	NULL,		0};
 }
 
 static const char *const ends[CP_RT_END_MAX] = {

@@ -10,10 +10,13 @@
 
 /* Programs that run another program given to them, or a command line: anything may follow. */
 static const char *const launchers[] = {
-	"sh",	   "bash",   "dash",	"zsh",	   "ksh",    "mksh",	"fish",
-	"busybox", "env",    "nice",	"nohup",   "setsid", "taskset", "chrt",
-	"ionice",  "stdbuf", "timeout", "time",	   "xargs",  "sudo",	"su",
-	"doas",	   "flock",  "unshare", "nsenter", "chroot", "make",	NULL,
+	"sh",	    "bash",	   "dash",	"zsh",	    "ksh",     "mksh",	  "fish",
+	"busybox",  "env",	   "nice",	"nohup",    "setsid",  "taskset", "chrt",
+	"ionice",   "stdbuf",	   "timeout",	"time",	    "xargs",   "sudo",	  "su",
+	"doas",	    "flock",	   "unshare",	"nsenter",  "chroot",  "make",	  "strace",
+	"ltrace",   "valgrind",	   "gdb",	"perf",	    "numactl", "setpriv", "prlimit",
+	"runuser",  "systemd-run", "bwrap",	"firejail", "ssh",     "watch",	  "parallel",
+	"fakeroot", "eatmydata",   "catchsegv", NULL,
 };
 
 static const char *base_of(const char *path)
@@ -25,6 +28,9 @@ static const char *base_of(const char *path)
 
 static bool is_launcher(const char *base)
 {
+	/* the dynamic loader run as a program (ld-linux-x86-64.so.2 PROGRAM) */
+	if (!strncmp(base, "ld-", 3) && strstr(base, ".so"))
+		return true;
 	for (size_t i = 0; launchers[i]; i++)
 		if (!strcmp(base, launchers[i]))
 			return true;
@@ -69,7 +75,21 @@ static uint32_t elf_needs(int fd)
  * The #! line in buf (n bytes, NUL-terminated at n): its interpreter's runtimes, the program
  * env runs for "#!/usr/bin/env [-S] NAME".
  */
-static uint32_t shebang(char *buf)
+static uint32_t hint_file(const char *path, unsigned int depth);
+
+/* word without the quotes env -S keeps ('python3' or "python3") */
+static char *unquote(char *word)
+{
+	size_t n = strlen(word);
+
+	if (n >= 2 && (word[0] == '\'' || word[0] == '"') && word[n - 1] == word[0]) {
+		word[n - 1] = 0;
+		return word + 1;
+	}
+	return word;
+}
+
+static uint32_t shebang(char *buf, unsigned int depth)
 {
 	char *nl = strchr(buf, '\n'), *save = NULL, *interp, *word;
 
@@ -79,8 +99,10 @@ static uint32_t shebang(char *buf)
 	interp = strtok_r(buf + 2, " \t", &save);
 	if (!interp)
 		return RT_HINT_ALL;
+	/* by its name, else by its own file: a script again (#! nests), a program needing
+	   libpython... */
 	if (strcmp(base_of(interp), "env"))
-		return is_launcher(base_of(interp)) ? RT_HINT_ALL : rt_hint_name(interp);
+		return rt_hint_name(interp) ?: hint_file(interp, depth + 1);
 	/* env's options (-S splits the rest; -i, -u NAME...) then NAME=VALUE, then the program */
 	while ((word = strtok_r(NULL, " \t", &save))) {
 		if (word[0] == '-') {
@@ -90,19 +112,21 @@ static uint32_t shebang(char *buf)
 		}
 		if (strchr(word, '='))
 			continue;
+		word = unquote(word);
 		return is_launcher(base_of(word)) ? RT_HINT_ALL : rt_hint_name(word);
 	}
 	return RT_HINT_ALL;
 }
 
-uint32_t rt_hint_file(const char *path)
+/* The kernel follows at most 4 levels of #! (BINPRM_MAX_RECURSION). */
+static uint32_t hint_file(const char *path, unsigned int depth)
 {
 	char buf[256];
 	uint32_t mask;
 	ssize_t n;
 	int fd;
 
-	if (is_launcher(base_of(path)))
+	if (is_launcher(base_of(path)) || depth > 4)
 		return RT_HINT_ALL;
 	fd = safe_open(path, 0, NULL);
 	if (fd < 0)
@@ -114,11 +138,16 @@ uint32_t rt_hint_file(const char *path)
 	}
 	buf[n] = 0;
 	if (buf[0] == '#' && buf[1] == '!')
-		mask = shebang(buf);
+		mask = shebang(buf, depth);
 	else if (!memcmp(buf, "\177ELF", 4))
 		mask = rt_hint_name(path) | elf_needs(fd);
 	else
 		mask = RT_HINT_ALL; /* exec fails; execvp would hand it to sh */
 	close(fd);
 	return mask;
+}
+
+uint32_t rt_hint_file(const char *path)
+{
+	return hint_file(path, 0);
 }

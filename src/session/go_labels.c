@@ -61,7 +61,7 @@ int go_labels__from_fd(struct go_tables *tables, int fd, struct cp_go_proc *out)
 		gt = own = gopclntab__from_fd(fd);
 		err = gt ? 0 : -ENOENT;
 	}
-	err = err ? -ENOENT : entry_of(gt, out);
+	err = err ? err : entry_of(gt, out);
 	gopclntab__free(own);
 	return err;
 }

@@ -46,11 +46,15 @@ int go_labels__loaded(struct go_labels *gl, uint32_t pid, uint32_t gen);
 /*
  * The command pid, held before its exec of path: the entry of the generation that exec starts,
  * so that its goroutines' labels are read from its first sample on, not only once its mappings
- * have been read. 0, -ENOENT (no Go program), or the error of ops->set.
+ * have been read. 0, -ENOENT (no Go program, or none of the offsets labels need), -ENOEXEC
+ * (not ELF), another error of reading its Go tables (go_tables.h), or the error of ops->set.
  */
 int go_labels__command(struct go_labels *gl, uint32_t pid, const char *path);
 
-/* The entry of the Go executable open on fd (not closed; tables NULL: read here): 0, -ENOENT. */
+/*
+ * The entry of the Go executable open on fd (not closed; tables NULL: read here): 0, -ENOENT
+ * (no Go table, or not the offsets labels need), or the error of reading its Go tables.
+ */
 int go_labels__from_fd(struct go_tables *tables, int fd, struct cp_go_proc *out);
 
 #endif

@@ -946,6 +946,9 @@ static void release_naming(struct record *r)
 			 "for unwinder, labels and names",
 			 files, go);
 	}
+	/* it reads the snapshot and the Go tables */
+	go_labels__free(r->golab);
+	r->golab = NULL;
 	go_tables__free(r->gotab);
 	r->gotab = NULL;
 	name_cache__free(r->names);
@@ -1035,6 +1038,7 @@ static int go_gen(void *ctx, uint32_t pid, uint32_t *gen)
 static int setup_go_labels(struct record *r)
 {
 	const struct go_labels_ops ops = {r->bpf, go_set, go_gen};
+	int err;
 
 	if (!r->cfg.go_labels || !r->cfg.user_stacks)
 		return 0;
@@ -1044,9 +1048,15 @@ static int setup_go_labels(struct record *r)
 	for (size_t i = 0; i < r->pre.procs; i++)
 		(void)go_labels__loaded(r->golab, (uint32_t)r->pre.pids[i], 0);
 	/* before it runs: its first samples carry their labels */
-	if (r->wl && go_labels__command(r->golab, (uint32_t)workload__pid(r->wl),
-					workload__path(r->wl)) == 0)
+	err = r->wl ? go_labels__command(r->golab, (uint32_t)workload__pid(r->wl),
+					 workload__path(r->wl))
+		    : -ENOENT;
+	if (!err)
 		pr_debug("the command is a Go program: its goroutine labels are read");
+	else if (err != -ENOENT && err != -ENOEXEC)
+		pr_info("the command's Go tables could not be read (%s): its goroutine labels "
+			"wait for its mappings to be read",
+			strerror(-err));
 	return 0;
 }
 

@@ -70,6 +70,17 @@ static void test_scripts(void **state)
 					       "python3\n")),
 			 RT_HINT_ALL);
 	assert_int_equal(rt_hint_file(put("k", "#!\n")), RT_HINT_ALL);
+	/* env -S keeps quotes; a script's interpreter that is a script (#! nests), a program
+	   that is none of them by name but needs libperl; #! loops end */
+	assert_int_equal(rt_hint_file(put("l", "#!/usr/bin/env -S 'ruby' -w\n")), BIT(CP_RT_RUBY));
+	{
+		char line[160];
+
+		snprintf(line, sizeof(line), "#!%s/a\n", dir);
+		assert_int_equal(rt_hint_file(put("m", line)), BIT(CP_RT_PYTHON));
+		snprintf(line, sizeof(line), "#!%s/n\n", dir);
+		assert_int_equal(rt_hint_file(put("n", line)), RT_HINT_ALL);
+	}
 }
 
 static void test_programs(void **state)
@@ -84,6 +95,8 @@ static void test_programs(void **state)
 	/* launchers by name, whatever they are */
 	assert_int_equal(rt_hint_file(copy_self("timeout")), RT_HINT_ALL);
 	assert_int_equal(rt_hint_file(copy_self("sh")), RT_HINT_ALL);
+	assert_int_equal(rt_hint_file(copy_self("valgrind")), RT_HINT_ALL);
+	assert_int_equal(rt_hint_file(copy_self("ld-linux-x86-64.so.2")), RT_HINT_ALL);
 	/* Debian's perl: by its name and by the libperl it needs */
 	if (access("/usr/bin/perl", X_OK) == 0)
 		assert_int_equal(rt_hint_file("/usr/bin/perl"), BIT(CP_RT_PERL));
