@@ -41,7 +41,7 @@ loaded=$(grep -c 'Ruby found, its walker loaded' "$TMP/rec.err")
 [ "$loaded" -eq 1 ] || fail "$loaded 'Ruby found, its walker loaded' lines, want 1: $(cat "$TMP/rec.err")"
 sed -n '/sampling [0-9]* CPUs/,$p' "$TMP/rec.err" | grep -q "Ruby found, its walker loaded" ||
 	fail "the Ruby walker loaded before sampling: $(cat "$TMP/rec.err")"
-hot=$(grep -E 'rb::outer;rb::hot' "$out" | awk '{s += $NF} END {print s + 0}')
+hot=$(count "$out" 'rb::outer;rb::hot')
 note "$hot samples in rb::outer;rb::hot; $(grep 'Ruby found' "$TMP/rec.err")"
 [ "$hot" -ge 100 ] || fail "$hot samples in rb::outer;rb::hot, want >= 100: $(grep -i ruby "$TMP/rec.err")"
 
@@ -55,7 +55,7 @@ expect_status 0 "$CPUPROF" record -v -F 499 --no-python -o "$TMP/cmd.folded" -- 
 grep -q 'walkers loaded before the command runs: Ruby$' "$TMP/err" ||
 	fail "ruby command: $(grep -i 'walker' "$TMP/err")"
 grep -q 'Ruby found' "$TMP/err" && fail "ruby command: its walker loaded again: $(grep 'Ruby found' "$TMP/err")"
-all=$(grep -E 'rb::hot' "$TMP/cmd.folded" | awk '{s += $NF} END {print s + 0}')
+all=$(count "$TMP/cmd.folded" 'rb::hot')
 [ "$all" -ge 100 ] || fail "ruby command: $all samples in rb::hot"
 
 # a native command starting a Ruby: the walker when that Ruby is found
@@ -64,7 +64,7 @@ expect_status 0 "$CPUPROF" record -v -F 499 -o "$TMP/find.folded" -- \
 grep -q 'walkers loaded before the command runs: none' "$TMP/err" ||
 	fail "find: $(grep -i 'walker' "$TMP/err")"
 grep -q 'Ruby found, its walker loaded' "$TMP/err" || fail "find: no Ruby found: $(cat "$TMP/err")"
-hot=$(grep -E 'rb::outer;rb::hot' "$TMP/find.folded" | awk '{s += $NF} END {print s + 0}')
+hot=$(count "$TMP/find.folded" 'rb::outer;rb::hot')
 note "find -exec ruby: $hot samples in rb::outer;rb::hot"
 [ "$hot" -ge 100 ] || fail "find -exec ruby: $hot samples in rb::outer;rb::hot"
 
@@ -77,7 +77,7 @@ kill "$rpid" 2>/dev/null
 sed -n '/sampling [0-9]* CPUs/q;p' "$TMP/rec.err" | grep -q "pid $rpid: Ruby found, its walker loaded" ||
 	fail "-p: the walker not loaded before sampling: $(cat "$TMP/rec.err")"
 all=$(total "$TMP/pid.folded")
-hot=$(grep -E 'rb::outer;rb::hot' "$TMP/pid.folded" | awk '{s += $NF} END {print s + 0}')
+hot=$(count "$TMP/pid.folded" 'rb::outer;rb::hot')
 note "-p: $hot of $all samples in rb::outer;rb::hot"
 [ $((100 * hot)) -ge $((95 * all)) ] && [ "$all" -ge 100 ] || fail "-p: $hot of $all samples in rb::outer;rb::hot"
 exit 0
