@@ -1203,7 +1203,12 @@ static int write_outputs(struct record *r)
 	naming_warnings(r);
 	rss_self(&rec_mem);
 	release_naming(r);
-	out_peak = !rss_reset_peak();
+	/*
+	 * -v only: the mark set back, the output's own peak is told apart (memory_summary, and
+	 * report's peak line takes the larger of both). Without -v the kernel's mark stays the
+	 * whole run's: what /usr/bin/time or a cgroup reports is the true peak.
+	 */
+	out_peak = log_get_level() >= LOG_INFO && !rss_reset_peak();
 	rc = read_back(r);
 	if (rc)
 		return rc;
