@@ -1009,6 +1009,12 @@ static int setup_naming(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	symbolizer__set_go_tables(r->sym, r->gotab);
+	/* compressed debug sections inflated on disk, where spilled runs go, not in memory */
+	if (symbolizer__set_unpack_dir(
+		    r->sym, getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
 	if (r->o->debuginfod) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 

@@ -193,7 +193,7 @@ static void test_build_id_tree(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", debugdir[256], hex[128] = "";
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di;
 	FILE *p;
 
@@ -226,7 +226,7 @@ static void test_build_id_tree(void **state)
 	snprintf(debugdir, sizeof(debugdir), "%s/usr/lib/debug", dir);
 	{
 		const char *dirs[] = {debugdir, NULL};
-		struct debug_paths d2 = {NULL, dirs, false, NULL};
+		struct debug_paths d2 = {NULL, dirs, false, NULL, NULL};
 
 		di = open_fix("inl_fix.nolink", &d2);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -236,7 +236,7 @@ static void test_build_id_tree(void **state)
 	/* the default directory under a root, as for /proc/PID/root */
 	{
 		const char *roots[] = {"/nonexistent-root", dir, NULL};
-		struct debug_paths d3 = {roots, NULL, false, NULL};
+		struct debug_paths d3 = {roots, NULL, false, NULL, NULL};
 
 		di = open_fix("inl_fix.nolink", &d3);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -252,7 +252,7 @@ static void test_debuglink_crc(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", path[512];
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di;
 	int fd;
 
@@ -282,7 +282,7 @@ static void test_debuglink_crc(void **state)
 static void test_minidebuginfo(void **state)
 {
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di = open_fix("inl_fix.mini", &dp);
 	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL);
 	struct di_frame f[4];
@@ -303,9 +303,23 @@ static void test_minidebuginfo(void **state)
 static void test_compressed(void **state)
 {
 	struct dwarf_index *di = open_fix("inl_fix.zlib", NULL);
+	struct debug_paths dp = {.unpack_dir = fixdir()};
 
 	(void)state;
 	assert_false(dwarf_index__flags(di) & DI_ZSTD);
+	assert_false(dwarf_index__flags(di) & DI_UNPACKED);
+	assert_inline_chain(di);
+	dwarf_index__free(di);
+	/* inflated to a file of a directory on disk (the fixtures'): the same answers */
+	di = open_fix("inl_fix.zlib", &dp);
+	assert_true(dwarf_index__flags(di) & DI_UNPACKED);
+	assert_true(dwarf_index__flags(di) & DI_DWARF);
+	assert_false(dwarf_index__flags(di) & DI_DAMAGED);
+	assert_inline_chain(di);
+	dwarf_index__free(di);
+	/* nothing compressed: nothing to unpack */
+	di = open_fix("inl_fix", &dp);
+	assert_false(dwarf_index__flags(di) & DI_UNPACKED);
 	assert_inline_chain(di);
 	dwarf_index__free(di);
 	di = open_fix("inl_fix.zstd", NULL);
