@@ -157,12 +157,12 @@ __noinline __u64 cp_go_labels(__u32 pid, __u32 gen)
 	/*
 	 * The offsets of the program before or after an exec: never read the wrong one's g.
 	 * exec drops those of an earlier generation (cp_exec), so such offsets here were entered
-	 * after it, from a stale read: counted. A sample in the command's execve, before the
-	 * offsets set for after it, is not.
+	 * after it, from a stale read: counted. So are offsets of a later generation than the
+	 * sample's: the command's, set for after its exec, sampled just before it (its execve's
+	 * samples do not look), or a generation guessed wrong (all of its samples).
 	 */
 	if (gp->gen != gen) {
-		if (gp->gen < gen)
-			cp_go_stat(CP_STAT_GO_OLD_GEN);
+		cp_go_stat(gp->gen < gen ? CP_STAT_GO_OLD_GEN : CP_STAT_GO_NEW_GEN);
 		return 0;
 	}
 	if (!gp->tls_slot)

@@ -531,6 +531,20 @@ static __always_inline __s32 kernel_stack(struct bpf_perf_event_data *ctx, __u32
 	return id;
 }
 
+/*
+ * The task is in execve: its user registers are those of the program being replaced (whose
+ * address space may be gone already), while its name may be the new program's. Such a sample
+ * has no user stack of either.
+ */
+static __always_inline bool in_execve(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (!bpf_core_field_exists(t->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD(t, in_execve) != 0;
+}
+
 #define cp_go_stat(idx) stat_inc(idx)
 #include "go_labels.bpf.h"
 
@@ -542,7 +556,7 @@ static __always_inline void count_sample(struct cp_count_key *key, __u32 slot)
 	long err;
 
 	/* the goroutine's labels: only once a Go process is known */
-	if (cfg.go_labels && go_present && key->pid)
+	if (cfg.go_labels && go_present && key->pid && !in_execve())
 		key->labels = cp_go_labels(key->pid, key->gen);
 
 	c = bpf_map_lookup_elem(counts, key);
@@ -630,19 +644,6 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	return -1;
 }
 
-/*
- * The task is in execve: its user registers are those of the program being replaced (whose
- * address space may be gone already), while its name may be the new program's. Such a sample
- * has no user stack of either.
- */
-static __always_inline bool in_execve(void)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	if (!bpf_core_field_exists(t->in_execve))
-		return false;
-	return BPF_CORE_READ_BITFIELD(t, in_execve) != 0;
-}
 
 SEC("perf_event")
 int cp_sample(struct bpf_perf_event_data *ctx)

@@ -458,6 +458,8 @@ enum cp_stat {
 	CP_STAT_GO_UNREAD,	   /* goroutine labels lost: the goroutine has labels, but
 				      their memory could not be read (bpf_probe_read_user
 				      takes no page fault) */
+	CP_STAT_GO_NEW_GEN,	   /* goroutine labels not read: the Go offsets in go_procs
+				      are of a later generation than the sample's */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&

@@ -394,9 +394,13 @@ __noinline int cp_v8_inlined(const struct cp_v8_offsets *o, struct v8_optbuf *b,
 		if (v8_inlining_id(pos) >= id)
 			break;
 	}
-	/* the position is the frame's own function's when the chain was read to its end */
+	/*
+	 * The position is the frame's own function's when the chain was read to its end. A chain
+	 * cut short (unreadable, not an SFI) would put the inner functions right under the frame's
+	 * own, its middle ones missing: a call that never happened. Only the frame's own then.
+	 */
 	own = v8_inlining_id(pos) ? ~0u : v8_src_pos(pos);
-	if (st->len + n + 1 > CP_RT_MAX_FRAMES)
+	if (own == ~0u || st->len + n + 1 > CP_RT_MAX_FRAMES)
 		n = 0;
 	for (__u32 i = 0; i < CP_V8_INLINE_MAX; i++) {
 		if (i >= n)

@@ -42,6 +42,7 @@ enum rt_unnamed_why {
 	RT_UNNAMED_GONE,       /* its process ended before it was named, and BPF copied nothing */
 	RT_UNNAMED_UNREADABLE, /* its code could not be read, or is not what the offsets say */
 	RT_UNNAMED_NO_PROC,    /* no runtime known in its process (any more) */
+	RT_UNNAMED_NOT_COPIED, /* named by BPF's copy only (V8), and BPF copied nothing */
 	RT_UNNAMED_MAX,
 };
 

@@ -607,9 +607,10 @@ static int add_rt_frame(struct agg *a, const struct cp_count_key *k, const struc
 
 	a->st.rt_frames[rt->id] += count;
 	if (err || !fi) {
-		a->st.rt_unnamed[rt->id][err == -ESRCH	  ? RT_UNNAMED_GONE
-					 : err == -ENOENT ? RT_UNNAMED_NO_PROC
-							  : RT_UNNAMED_UNREADABLE] += count;
+		a->st.rt_unnamed[rt->id][err == -ESRCH	   ? RT_UNNAMED_GONE
+					 : err == -ENOENT  ? RT_UNNAMED_NO_PROC
+					 : err == -ENODATA ? RT_UNNAMED_NOT_COPIED
+							   : RT_UNNAMED_UNREADABLE] += count;
 		snprintf(a->rtname, sizeof(a->rtname), "%s::[unknown]", rt->prefix);
 		f.name = a->rtname;
 		f.named = false;

@@ -43,7 +43,8 @@ struct aggregate_opts {
 	/*
 	 * The interpreters (interp/runtime.h; NULL: their frames are left out): runtime id's
 	 * record of process (pid, gen), NULL when none, and the names of one of its frames (0, or
-	 * -ESRCH gone unnamed, -ENOENT no runtime known, other: unreadable). Called with rt_ctx.
+	 * -ESRCH gone unnamed, -ENOENT no runtime known, -ENODATA BPF copied nothing
+	 * of a runtime named from its copies only, other: unreadable). Called with rt_ctx.
 	 */
 	const void *(*rt_proc)(void *ctx, uint32_t id, uint32_t pid, uint32_t gen);
 	int (*rt_name)(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,

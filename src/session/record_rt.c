@@ -29,9 +29,9 @@
 #include "session/interp_queue.h"
 #include "session/record_int.h"
 #include "session/record_rt.h"
+#include "session/rt_named.h"
 #include "util/clock.h"
 #include "util/grow.h"
-#include "util/idtable.h"
 #include "util/log.h"
 #include "util/u64set.h"
 
@@ -50,21 +50,9 @@ struct rt_known {
 	struct cp_rt_proc proc;
 };
 
-/* A frame named: (pid, gen, ptr, pos, kind) -> its names. */
-struct rt_named {
-	uint32_t pid, gen;
-	uint64_t ptr;
-	uint32_t pos;
-	uint8_t kind;
-	int err; /* 0: info holds the names */
-	struct rt_frame_info info;
-};
-
 /* interp_prune reads (pid, gen) at the start of each */
 _Static_assert(offsetof(struct rt_known, pid) == 0 && offsetof(struct rt_known, gen) == 4,
 	       "rt_known starts with pid, gen");
-_Static_assert(offsetof(struct rt_named, pid) == 0 && offsetof(struct rt_named, gen) == 4,
-	       "rt_named starts with pid, gen");
 
 struct record_rt {
 	bool on[CP_RT_MAX];
@@ -76,53 +64,11 @@ struct record_rt {
 	struct rt_known *known;
 	size_t n_known, cap_known;
 	struct interp_queue pending;
-	struct rt_named *named;
-	size_t n_named, cap_named;
-	struct idtable index;	    /* of named */
+	struct rt_named named;	    /* the frames' names */
 	struct u64set seen;	    /* rtstacks keys already named */
 	unsigned int ticks;	    /* of record_rt_timer */
 	uint64_t copied[CP_RT_MAX]; /* frames named from BPF's copies (their process was gone) */
 };
-
-static uint32_t named_hash(uint32_t pid, uint32_t gen, const struct cp_rt_frame *f)
-{
-	return (uint32_t)u64_mix(f->ptr ^ u64_mix(((uint64_t)pid << 32 | gen) ^
-						  u64_mix((uint64_t)f->pos << 8 | f->kind)));
-}
-
-struct named_key {
-	uint32_t pid, gen;
-	const struct cp_rt_frame *f;
-};
-
-static bool named_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct rt_named *x = &((const struct record_rt *)ctx)->named[id];
-	const struct named_key *k = key;
-
-	return x->pid == k->pid && x->gen == k->gen && x->ptr == k->f->ptr && x->pos == k->f->pos &&
-	       x->kind == k->f->kind;
-}
-
-/* Index every name again (after names went). 0 or -ENOMEM. */
-static int named_reindex(struct record_rt *p)
-{
-	idtable_free(&p->index);
-	for (size_t i = 0; i < p->n_named; i++) {
-		const struct rt_named *x = &p->named[i];
-		struct cp_rt_frame f = {.ptr = x->ptr, .pos = x->pos, .kind = x->kind};
-		struct named_key k = {x->pid, x->gen, &f};
-		uint32_t h = named_hash(x->pid, x->gen, &f);
-		struct idslot *slot;
-		bool found;
-
-		if (idtable_reserve(&p->index))
-			return -ENOMEM;
-		slot = idtable_probe(&p->index, h, named_eq, p, &k, &found);
-		idtable_fill(&p->index, slot, h, (uint32_t)i);
-	}
-	return 0;
-}
 
 static struct rt_known *known_find(const struct record_rt *p, uint32_t pid, uint32_t gen)
 {
@@ -170,57 +116,42 @@ static int name_copied(struct record *r, uint32_t pid, uint32_t gen, const struc
 	return 0;
 }
 
-/* Read the names of frame f of (pid, gen) now, once. */
-static int name_frame(struct record *r, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
-		      struct rt_named **out)
+/* rt_named's read: the names of frame f of (pid, gen) from its process (rt_named.h). */
+static int read_names(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+		      struct rt_frame_info *out)
 {
-	struct record_rt *p = r->rt;
-	struct named_key key = {pid, gen, f};
-	uint32_t h = named_hash(pid, gen, f);
-	struct idslot *slot;
-	struct rt_known *k;
-	struct rt_named *x;
-	bool found;
+	struct record *r = ctx;
+	struct rt_known *k = known_find(r->rt, pid, gen);
+	int err;
 
-	if (idtable_reserve(&p->index))
-		return -ENOMEM;
-	slot = idtable_probe(&p->index, h, named_eq, p, &key, &found);
-	if (found) {
-		*out = &p->named[slot->id1 - 1];
-		return 0;
-	}
-	k = known_find(p, pid, gen);
 	if (!k)
 		return -ENOENT;
-	if (array_grow((void **)&p->named, &p->cap_named, p->n_named + 1, sizeof(*p->named)))
-		return -ENOMEM;
-	x = &p->named[p->n_named];
-	memset(x, 0, sizeof(*x));
-	x->pid = pid;
-	x->gen = gen;
-	x->ptr = f->ptr;
-	x->pos = f->pos;
-	x->kind = f->kind;
+	if (k->gone)
+		return -ESRCH;
 	if (!k->rt->name_frame)
-		x->err = -ENOENT; /* named from what BPF copied only */
-	else if (k->gone)
-		x->err = -ESRCH;
-	else
-		x->err = k->rt->name_frame(k->state, (pid_t)pid, k->proc.data, f, &x->info);
-	if (x->err == -ESRCH && !k->gone) {
+		return -ENODATA; /* named from what BPF copied only */
+	err = k->rt->name_frame(k->state, (pid_t)pid, k->proc.data, f, out);
+	if (err == -ESRCH) {
 		/* gone: its names cannot be read any more, nor its caches be of use */
 		k->rt->state_free(k->state);
 		k->state = NULL;
 		k->gone = true;
 	}
-	/* gone, or its code freed meanwhile (a code string exec'd): what BPF copied then */
-	if (x->err && !name_copied(r, pid, gen, f, &x->info)) {
-		x->err = 0;
-		if (k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
-			x->info.line = (int)f->pos;
-	}
-	idtable_fill(&p->index, slot, h, (uint32_t)p->n_named++);
-	*out = x;
+	return err == -ENODATA || err == -ENOENT ? -EIO : err;
+}
+
+/* rt_named's copied: what BPF copied of frame f, when the process is gone or its code freed
+   meanwhile (a code string exec'd), or its runtime is named from BPF's copies only. */
+static int copied_names(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
+			struct rt_frame_info *out)
+{
+	struct record *r = ctx;
+	const struct rt_known *k = known_find(r->rt, pid, gen);
+
+	if (name_copied(r, pid, gen, f, out))
+		return -ESRCH;
+	if (k && k->rt->pos_is_line && f->pos && f->pos <= 1u << 30)
+		out->line = (int)f->pos;
 	return 0;
 }
 
@@ -235,16 +166,11 @@ static void drop_known(void *item)
 void record_rt_forget(struct record *r, const uint64_t *keys, size_t n)
 {
 	struct record_rt *p = r->rt;
-	size_t m;
 
 	if (!p || !n)
 		return;
 	p->n_known = interp_prune(p->known, p->n_known, sizeof(*p->known), keys, n, drop_known);
-	m = interp_prune(p->named, p->n_named, sizeof(*p->named), keys, n, NULL);
-	if (m != p->n_named) {
-		p->n_named = m;
-		(void)named_reindex(p); /* no memory: names are read again */
-	}
+	rt_named_forget(&p->named, keys, n);
 	(void)bpf_session__forget_rt_names(r->bpf, keys, n);
 }
 
@@ -258,6 +184,8 @@ int record_rt_init(struct record *r)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	rt_named_init(&p->named,
+		      &(struct rt_named_ops){.ctx = r, .read = read_names, .copied = copied_names});
 	r->rt = p;
 	for (uint32_t id = 0; id < CP_RT_MAX; id++) {
 		p->on[id] = runtime_of(id) && (r->cfg.runtimes >> id & 1);
@@ -285,8 +213,7 @@ void record_rt_free(struct record *r)
 		drop_known(&p->known[i]);
 	free(p->known);
 	interp_queue_free(&p->pending);
-	free(p->named);
-	idtable_free(&p->index);
+	rt_named_free(&p->named);
 	u64set_clear(&p->seen);
 	for (uint32_t id = 0; id < CP_RT_MAX; id++)
 		interp_plain__free(p->plain[id]);
@@ -452,11 +379,11 @@ static bool want_stack(uint64_t key, void *ctx)
 static int on_stack(uint64_t key, const struct cp_rt_stored *v, void *ctx)
 {
 	struct record *r = ctx;
-	struct rt_named *x;
+	const struct rt_frame_info *info;
 
 	(void)key;
 	for (uint32_t i = 0; i < v->st.len && i < CP_RT_MAX_FRAMES; i++)
-		name_frame(r, v->pid, v->gen, &v->st.frames[i], &x);
+		(void)rt_named_get(&r->rt->named, v->pid, v->gen, &v->st.frames[i], &info);
 	return 0;
 }
 
@@ -483,6 +410,7 @@ static void name_new_stacks(struct record *r)
 	 */
 	if (p->seen.n > CP_SLOTS * CP_RT_DEF_STACKS)
 		u64set_clear(&p->seen);
+	rt_named_round(&p->named);
 	bpf_session__for_each_rt_stack(r->bpf, want_stack, on_stack, r);
 }
 
@@ -520,18 +448,10 @@ int record_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_fra
 		   const struct rt_frame_info **out)
 {
 	struct record *r = ctx;
-	struct rt_named *x;
-	int err;
 
 	if (!r->rt)
 		return -ENOENT;
-	err = name_frame(r, pid, gen, f, &x);
-	if (err)
-		return err;
-	if (x->err)
-		return x->err;
-	*out = &x->info;
-	return 0;
+	return rt_named_get(&r->rt->named, pid, gen, f, out);
 }
 
 int record_rt_read_stats(struct record *r)
@@ -558,6 +478,7 @@ void record_rt_summary(const struct record *r)
 		[RT_UNNAMED_GONE] = "process gone, nothing copied",
 		[RT_UNNAMED_UNREADABLE] = "unreadable",
 		[RT_UNNAMED_NO_PROC] = "no runtime known",
+		[RT_UNNAMED_NOT_COPIED] = "not copied by BPF",
 	};
 	const struct record_rt *p = r->rt;
 

@@ -35,7 +35,8 @@ void record_rt_forget(struct record *r, const uint64_t *keys, size_t n);
 const void *record_rt_proc(void *ctx, uint32_t id, uint32_t pid, uint32_t gen);
 /*
  * For the drain: the names of frame f of (pid, gen). 0; -ESRCH the process ended before it
- * was named and BPF copied nothing; -ENOENT no runtime known there; other -errno unreadable.
+ * was named and BPF copied nothing; -ENOENT no runtime known there; -ENODATA
+ * BPF copied nothing of a runtime named from its copies only; other -errno unreadable.
  */
 int record_rt_name(void *ctx, uint32_t pid, uint32_t gen, const struct cp_rt_frame *f,
 		   const struct rt_frame_info **out);

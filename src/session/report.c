@@ -52,6 +52,7 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_IN_EXECVE] = "user stack left out (sampled in execve)",
 	[CP_STAT_GO_OLD_GEN] = "goroutine labels not read (Go offsets of an earlier exec)",
 	[CP_STAT_GO_UNREAD] = "goroutine labels unreadable",
+	[CP_STAT_GO_NEW_GEN] = "goroutine labels skipped (Go offsets set for a later exec)",
 };
 
 /*
