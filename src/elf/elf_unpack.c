@@ -241,6 +241,9 @@ int elf_unpack(const void *image, size_t size, const char *dir, uint64_t max_byt
 	if (!err && ((unsigned long)sf.f_type == UNPACK_TMPFS_MAGIC ||
 		     (unsigned long)sf.f_type == UNPACK_RAMFS_MAGIC))
 		err = -EXDEV;
+	/* not the last of the disk: twice what is written stays free for everyone else */
+	if (!err && (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize / 2 < u.copy + u.inflate)
+		err = -ENOSPC;
 	if (!err) {
 		u.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 		if (u.fd < 0)

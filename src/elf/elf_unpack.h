@@ -26,6 +26,7 @@
  *             than to inflate (an object whose code is bigger than its debug information: not
  *             worth a copy);
  *   -EXDEV    dir is in memory (tmpfs, ramfs): the bytes would stay in memory all the same;
+ *   -ENOSPC   less than twice the bytes to write free on its file system;
  *   or the -errno of the file system.
  */
 int elf_unpack(const void *image, size_t size, const char *dir, uint64_t max_bytes,

@@ -44,10 +44,20 @@ static uint8_t *slurp(const char *name, size_t *size)
 	return p;
 }
 
-/* the unpacked files go next to the fixtures: a directory on disk */
+/*
+ * A directory on disk for the unpacked files: the fixtures' (in the build tree), else the
+ * working directory; NULL when both are in memory (tmpfs), where elf_unpack says -EXDEV.
+ */
 static const char *dir(void)
 {
-	return fixdir();
+	const char *const dirs[] = {fixdir(), "."};
+	struct statfs sf;
+
+	for (size_t i = 0; i < 2; i++)
+		if (!statfs(dirs[i], &sf) && (unsigned long)sf.f_type != 0x01021994 &&
+		    (unsigned long)sf.f_type != 0x858458f6)
+			return dirs[i];
+	return NULL;
 }
 
 static bool drop_abbrev(const char *name)
@@ -92,6 +102,8 @@ static void test_inflated_like_libelf(void **state)
 	int fd;
 
 	(void)state;
+	if (!dir())
+		cp_skip("no directory on disk to unpack to");
 	elf_version(EV_CURRENT);
 	fd = elf_unpack(img, size, dir(), 1u << 30, NULL);
 	assert_true(fd >= 0);
@@ -147,6 +159,8 @@ static void test_drop(void **state)
 	Elf_Scn *scn = NULL;
 
 	(void)state;
+	if (!dir())
+		cp_skip("no directory on disk to unpack to");
 	elf_version(EV_CURRENT);
 	fd = elf_unpack(img, size, dir(), 1u << 30, drop_abbrev);
 	assert_true(fd >= 0);
@@ -183,6 +197,8 @@ static void test_refusals(void **state)
 	struct statfs sf;
 
 	(void)state;
+	if (!dir())
+		cp_skip("no directory on disk to unpack to");
 	/* nothing compressed */
 	assert_int_equal(elf_unpack(plain, size, dir(), 1u << 30, NULL), -ENOENT);
 	/* not ELF, cut short */
@@ -207,6 +223,8 @@ static void test_damaged(void **state)
 	int refused = 0;
 
 	(void)state;
+	if (!dir())
+		cp_skip("no directory on disk to unpack to");
 	memcpy(&eh, img, sizeof(eh));
 	for (unsigned int i = 0; i < eh.e_shnum; i++) {
 		Elf64_Shdr sh;
