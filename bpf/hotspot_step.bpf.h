@@ -218,21 +218,27 @@ static __always_inline int hs_scopes(struct cp_ustate *s, const struct cp_hs_pro
 		return 0;
 	delta = (__s32)(s->pc - b->begin);
 	hi = (__u32)(deps - pcs) / size;
-	/* the last PcDesc at or before the pc (a return address has its own) */
+	/*
+	 * A return address has a PcDesc of its own: the last at or before it. The sampled pc
+	 * (exact) lies between two: the first at or after it, as HotSpot's pc_desc_near answers
+	 * (the next safepoint's, in a loop its back edge's: the line running, where the one
+	 * before may be the method's entry, with no bci).
+	 */
 	for (int i = 0; i < CP_HS_PCDESC_STEPS && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
 		off = 0;
 		if (bpf_probe_read_user(&off, 4,
 					(void *)(blob + pcs + (__u64)mid * size + o->pcdesc_pc)))
 			return 0;
-		if (off <= delta)
+		if (s->exact ? off < delta : off <= delta)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo ||
+	at = s->exact ? lo : lo - 1;
+	if ((s->exact ? lo >= (__u32)(deps - pcs) / size : !lo) ||
 	    bpf_probe_read_user(&scope, 4,
-				(void *)(blob + pcs + (__u64)(lo - 1) * size + o->pcdesc_scope)))
+				(void *)(blob + pcs + (__u64)at * size + o->pcdesc_scope)))
 		return 0;
 	for (int i = 0; i < CP_HS_SCOPES && scope > 0; i++) {
 		if (bpf_probe_read_user(buf, sizeof(buf), (void *)(data + (__u64)scope)))

@@ -644,7 +644,6 @@ static __always_inline int dwarf_start(struct bpf_perf_event_data *ctx, struct c
 	return -1;
 }
 
-
 SEC("perf_event")
 int cp_sample(struct bpf_perf_event_data *ctx)
 {

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <search.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,13 +13,20 @@ struct go_file {
 	struct file_id id;
 	int err; /* 0: gt is the file's table */
 	struct gopclntab *gt;
+	unsigned int refs; /* tables handed out and not put back */
+	unsigned int used; /* go_tables.epoch of its last get or put */
 };
 
 struct go_tables {
 	pthread_mutex_t lock;
-	void *files; /* tsearch tree of struct go_file * */
+	void *files;  /* tsearch tree of struct go_file *, by file */
+	void *tables; /* the same with a table, by table */
 	size_t n, n_go;
+	unsigned int epoch; /* go_tables__trim calls */
 };
+
+/* Trims a table nobody holds is kept for (a file run again soon is not read again). */
+#define GO_TABLES_KEEP 8
 
 static int cmp_file(const void *a, const void *b)
 {
@@ -38,6 +46,13 @@ struct go_tables *go_tables__new(void)
 	return t;
 }
 
+static int cmp_table(const void *a, const void *b)
+{
+	const struct go_file *x = a, *y = b;
+
+	return x->gt < y->gt ? -1 : x->gt > y->gt;
+}
+
 static void free_file(void *p)
 {
 	struct go_file *f = p;
@@ -46,10 +61,16 @@ static void free_file(void *p)
 	free(f);
 }
 
+static void nothing(void *p)
+{
+	(void)p;
+}
+
 void go_tables__free(struct go_tables *t)
 {
 	if (!t)
 		return;
+	tdestroy(t->tables, nothing);
 	tdestroy(t->files, free_file);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
@@ -87,7 +108,7 @@ int go_tables__get_elf(struct go_tables *t, int fd, const struct elf_file *ef,
 	*out = NULL;
 	if (fstat(fd, &st))
 		return -EBADF;
-	key = (struct go_file){file_id_of(&st), 0, NULL};
+	key = (struct go_file){.id = file_id_of(&st)};
 	pthread_mutex_lock(&t->lock);
 	slot = tfind(&key, &t->files, cmp_file);
 	if (slot) {
@@ -115,11 +136,19 @@ int go_tables__get_elf(struct go_tables *t, int fd, const struct elf_file *ef,
 		free_file(f);
 		goto out;
 	}
+	if (f->gt && !tsearch(f, &t->tables, cmp_table)) {
+		tdelete(f, &t->files, cmp_file);
+		free_file(f);
+		err = -ENOMEM;
+		goto out;
+	}
 	t->n++;
 	t->n_go += !f->err;
 found:
 	err = f->err;
 	*out = f->gt;
+	f->used = t->epoch;
+	f->refs += f->gt != NULL;
 out:
 	pthread_mutex_unlock(&t->lock);
 	return err;
@@ -128,6 +157,71 @@ out:
 int go_tables__get(struct go_tables *t, int fd, const struct gopclntab **out)
 {
 	return go_tables__get_elf(t, fd, NULL, out);
+}
+
+void go_tables__put(struct go_tables *t, const struct gopclntab *gt)
+{
+	struct go_file key = {.gt = (struct gopclntab *)gt}, **slot;
+
+	if (!t || !gt)
+		return;
+	pthread_mutex_lock(&t->lock);
+	slot = tfind(&key, &t->tables, cmp_table);
+	if (slot && (*slot)->refs) {
+		(*slot)->refs--;
+		(*slot)->used = t->epoch;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+struct collect {
+	struct go_tables *t;
+	struct go_file **v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void collect_unused(const void *node, VISIT which, void *arg)
+{
+	struct go_file *f = *(struct go_file *const *)node;
+	struct collect *c = arg;
+
+	if ((which != postorder && which != leaf) || f->refs ||
+	    c->t->epoch - f->used < GO_TABLES_KEEP)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct go_file **v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->failed = true;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = f;
+}
+
+size_t go_tables__trim(struct go_tables *t)
+{
+	struct collect c = {.t = t};
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	twalk_r(t->tables, collect_unused, &c);
+	for (size_t i = 0; i < c.n; i++) {
+		tdelete(c.v[i], &t->tables, cmp_table);
+		tdelete(c.v[i], &t->files, cmp_file);
+		free_file(c.v[i]);
+	}
+	t->n -= c.n;
+	t->n_go -= c.n;
+	t->epoch++;
+	pthread_mutex_unlock(&t->lock);
+	free(c.v);
+	return c.n;
 }
 
 void go_tables__counts(struct go_tables *t, size_t *files, size_t *go)

@@ -62,6 +62,8 @@ int go_labels__from_fd(struct go_tables *tables, int fd, struct cp_go_proc *out)
 		err = gt ? 0 : -ENOENT;
 	}
 	err = err ? err : entry_of(gt, out);
+	if (tables)
+		go_tables__put(tables, gt);
 	gopclntab__free(own);
 	return err;
 }

@@ -562,6 +562,7 @@ static void give_back_memory(struct record *r)
 {
 	r->phase = "dropping indexes";
 	symbolizer__drop_indexes(r->sym, false);
+	r->go_trimmed += go_tables__trim(r->gotab);
 	if (monotonic_ns() >= r->next_trim_ns) {
 		r->phase = "trimming the heap";
 		malloc_trim(0);
@@ -942,9 +943,10 @@ static void release_naming(struct record *r)
 		size_t files, go;
 
 		go_tables__counts(r->gotab, &files, &go);
-		pr_debug("Go function tables: %zu files looked at, %zu Go programs, each read once "
-			 "for unwinder, labels and names",
-			 files, go);
+		pr_debug(
+			"Go function tables: %zu files looked at, %zu Go programs held at the end, "
+			"%zu tables let go while recording (nobody used them for 8 drains)",
+			files, go, r->go_trimmed);
 	}
 	/* it reads the snapshot and the Go tables */
 	go_labels__free(r->golab);

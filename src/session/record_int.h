@@ -82,6 +82,7 @@ struct record {
 	bool sampling_stopped;	 /* the sampling events are closed: t_stop is set */
 	bool progress;		 /* a progress line on stderr (a terminal) */
 	uint64_t next_trim_ns;	 /* when to give freed memory back next (malloc_trim) */
+	size_t go_trimmed;	 /* Go tables let go between drains (go_tables__trim) */
 	uint64_t n_merged;	 /* samples of ended processes merged per (comm, stack) */
 	uint64_t n_merged_procs; /* and their processes */
 	unsigned int n_merges;	 /* merges so far */

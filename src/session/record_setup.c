@@ -303,23 +303,36 @@ int record_load_bpf(struct record *r)
 
 	set_config(r);
 	libbpf_set_print(libbpf_print);
+	/*
+	 * The capabilities were checked (check_host): EACCES from a load is the verifier
+	 * rejecting a program (on a kernel it was not tried on), not a permission; EPERM is one
+	 * (lockdown, an LSM).
+	 */
 	err = open_bpf(r, &step);
-	if (err && r->um && o->unwind == UNWIND_AUTO && err != -EPERM && err != -EACCES) {
+	if (err && r->um && o->unwind == UNWIND_AUTO && err != -EPERM) {
 		/* the frame-pointer profiler may still work on this kernel */
 		pr_warn("cannot set up the DWARF unwinder (failed to %s: %s): user stacks are "
 			"walked with frame pointers (-vv shows the verifier's log; --unwind fp "
 			"does not try)",
-			step, strerror(-err));
+			step,
+			err == -EACCES ? "the kernel's verifier rejected a program"
+				       : strerror(-err));
 		unwind_maps__free(r->um);
 		r->um = NULL;
 		r->cfg.unwind_dwarf = 0;
 		err = open_bpf(r, &step);
 	}
-	if (err == -EPERM || err == -EACCES) {
+	if (err == -EPERM) {
 		pr_err("the kernel refused to %s: %s; run as root or with CAP_BPF and CAP_PERFMON "
-		       "(unprivileged BPF may be disabled: kernel.unprivileged_bpf_disabled)",
+		       "(a lockdown or security module may forbid BPF)",
 		       step, strerror(-err));
 		return CP_EXIT_NOPERM;
+	}
+	if (err == -EACCES) {
+		pr_err("failed to %s: the kernel's verifier rejected a program on this kernel (a "
+		       "cpuprof bug: run with -vv for the verifier's log and report it)",
+		       step);
+		return CP_EXIT_FAILURE;
 	}
 	if (err) {
 		pr_err("failed to %s: %s (run with -vv for the verifier's log)", step,

@@ -13,7 +13,12 @@
 #include "interp/runtime.h"
 #include "util/idtable.h"
 
-#define RT_NAMED_TRIES 4
+/*
+ * Rounds come every 250 ms and at each drain (5 s by default); a name over BPF's per-sample
+ * budget is copied when its stack is new in the other set, after the next drain: 48 looks
+ * cover two drains. A name BPF can never copy costs 48 map lookups.
+ */
+#define RT_NAMED_TRIES 48 /* < 256: a uint8_t counts them */
 
 struct cp_rt_frame;
 

@@ -31,6 +31,7 @@ struct sym_object {
 	const struct gopclntab *gp; /* Go's function table, read at the first address es cannot
 				       name (from sy->go, shared, else gp_own) */
 	struct gopclntab *gp_own;
+	struct go_tables *gp_from; /* gp is held from it (given back with the object) */
 	bool gp_tried;
 	struct dwarf_index *di; /* built at the first source-level lookup; NULL when it failed */
 	bool di_tried;
@@ -146,6 +147,7 @@ static void free_sym_obj(void *p)
 
 	elf_syms__free(so->es);
 	gopclntab__free(so->gp_own);
+	go_tables__put(so->gp_from, so->gp);
 	/* an index shared by build-id belongs to sy->indexes */
 	if (so->di_own)
 		dwarf_index__free(so->di);
@@ -573,6 +575,7 @@ static const struct gopclntab *object_gopclntab(struct symbolizer *sy, struct sy
 		so->gp_tried = true;
 		if (sy->go) {
 			err = go_tables__get(sy->go, so->obj->fd, &so->gp);
+			so->gp_from = so->gp ? sy->go : NULL;
 		} else {
 			so->gp = so->gp_own = gopclntab__from_fd(so->obj->fd);
 			err = so->gp ? 0 : -errno;

@@ -849,6 +849,7 @@ struct unwind_table *unwind_table__stream_fd_go(int fd, struct go_tables *tables
 	if (tables && ef.elf)
 		(void)go_tables__get_elf(tables, fd, &ef, &gp);
 	err = build(ef.elf, &ef.map, tables ? &gp : NULL, t0, batch, emit, ctx, &ut);
+	go_tables__put(tables, gp);
 	/* what a truncation left of the file is zeros: nothing built from it is kept */
 	if (!err && elf_file_changed(&ef)) {
 		unwind_table__free(ut);

@@ -392,6 +392,23 @@ static void test_one_read(void **state)
 	assert_int_equal(go_tables__get(t, fd, &g1), 0);
 	assert_int_equal(go_tables__get(t, fd, &g2), 0);
 	assert_ptr_equal(g1, g2);
+	/* held: no trim takes it; given back, it stays 8 trims (a program run again soon) */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(go_tables__trim(t), 0);
+	go_tables__put(t, g1);
+	go_tables__put(t, g2);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(go_tables__trim(t), 0);
+	assert_int_equal(go_tables__trim(t), 1);
+	go_tables__counts(t, &files, &go);
+	assert_int_equal(go, 0);
+	/* read again when asked again */
+	assert_int_equal(go_tables__get(t, fd, &g1), 0);
+	assert_non_null(g1);
+	go_tables__counts(t, &files, &go);
+	assert_int_equal(files, 1);
+	assert_int_equal(go, 1);
+	go_tables__put(t, g1);
 	close(fd);
 	r1 = unwind_table__rows(own, &n1);
 	r2 = unwind_table__rows(shared, &n2);
