@@ -96,8 +96,9 @@ run() { # MODE ROUND
 	cpuprof | base)
 		stop_timed
 		read -r cpu rss <<<"$(cpu_rss "$TMP/c.time")"
-		# -v resets the kernel's peak (clear_refs) before the output phase, so time's figure is
-		# the output's alone: the recording's own peak is on the memory line
+		# -v (and only -v) resets the kernel's peak (clear_refs) before the output phase, so
+		# time's figure is the output's alone: the recording's own peak is on the memory line,
+		# the run's true peak the larger of both
 		rec=$(grep -o 'peak [0-9.]* MiB while recording' "$TMP/$mode.err" | cut -d' ' -f2)
 		rss=$(awk -v a="$rss" -v b="${rec:-0}" 'BEGIN { printf "%.1f", (a > b ? a : b) }')
 		[ -s "$TMP/c.pb.gz" ] || echo "$mode wrote no profile:" "$(tail -2 "$TMP/$mode.err")" >&2

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 seeds() {
 	local name=$1 fix=$2
 	case $name in
-	unwind_table | elf_syms | dwarf_index | debug_find)
+	unwind_table | elf_syms | dwarf_index | debug_find | elf_unpack)
 		for f in unw_nofp unw_fp unw_dbgframe inl_fix inl_fix.mini inl_fix.zlib \
 			inl_fix.stripped inl_fix.debug libcpfix.so fix_nopie go_cgo_s; do
 			[ -f "$fix/$f" ] && echo "$fix/$f"

@@ -331,6 +331,7 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	struct proc_status st;
 	char path[4096];
 	size_t lines;
+	char *buf;
 	FILE *f;
 	int err;
 
@@ -342,11 +343,15 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	/*
 	 * procfs says its block size is 1 KiB, and each read of maps walks the process's
 	 * mappings again from where the last stopped (under its mmap lock): one large read
-	 * instead of one per KiB. Without the buffer, stdio's own.
+	 * instead of one per KiB. glibc takes a size only with a buffer (with NULL it keeps
+	 * st_blksize: 1 KiB reads, as strace showed); without one, stdio's own.
 	 */
-	(void)setvbuf(f, NULL, _IOFBF, MAPS_READ_BUF);
+	buf = malloc(MAPS_READ_BUF);
+	if (buf)
+		(void)setvbuf(f, buf, _IOFBF, MAPS_READ_BUF);
 	err = proc_maps_parse_exec(f, &pm, &lines);
 	fclose(f);
+	free(buf);
 	if (err)
 		goto out;
 	/* an exited process has an empty maps file */

@@ -1011,6 +1011,12 @@ static int setup_naming(struct record *r)
 		return CP_EXIT_FAILURE;
 	}
 	symbolizer__set_go_tables(r->sym, r->gotab);
+	/* compressed debug sections inflated on disk, where spilled runs go, not in memory */
+	if (symbolizer__set_unpack_dir(
+		    r->sym, getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
+		pr_err("out of memory");
+		return CP_EXIT_FAILURE;
+	}
 	if (r->o->debuginfod) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
 
@@ -1205,7 +1211,12 @@ static int write_outputs(struct record *r)
 	naming_warnings(r);
 	rss_self(&rec_mem);
 	release_naming(r);
-	out_peak = !rss_reset_peak();
+	/*
+	 * -v only: the mark set back, the output's own peak is told apart (memory_summary, and
+	 * report's peak line takes the larger of both). Without -v the kernel's mark stays the
+	 * whole run's: what /usr/bin/time or a cgroup reports is the true peak.
+	 */
+	out_peak = log_get_level() >= LOG_INFO && !rss_reset_peak();
 	rc = read_back(r);
 	if (rc)
 		return rc;

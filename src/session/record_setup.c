@@ -503,8 +503,11 @@ static void warn_kernel_hidden(void)
 			paranoid);
 }
 
+#define KALLSYMS_READ_BUF (256u << 10)
+
 int record_load_kernel_symbols(struct record *r)
 {
+	char *buf;
 	FILE *f;
 	int err;
 
@@ -513,8 +516,16 @@ int record_load_kernel_symbols(struct record *r)
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return -errno;
+	/*
+	 * procfs's 1 KiB block size made 6,600 reads of a 5.4 MB file: 256 KiB reads instead
+	 * (glibc takes a size only with a buffer)
+	 */
+	buf = malloc(KALLSYMS_READ_BUF);
+	if (buf)
+		(void)setvbuf(f, buf, _IOFBF, KALLSYMS_READ_BUF);
 	err = symbolizer__load_kallsyms(r->sym, f);
 	fclose(f);
+	free(buf);
 	if (!err && symbolizer__kernel_restricted(r->sym))
 		warn_kernel_hidden();
 	return err;

@@ -271,7 +271,7 @@ static int by_debuginfod(const uint8_t *id, size_t len, char *found, size_t foun
 int debug_find_file(Elf *elf, const char *path, const struct debug_paths *dp, char *found,
 		    size_t found_size)
 {
-	struct debug_paths d = {host_root, default_dirs, false, NULL};
+	struct debug_paths d = {host_root, default_dirs, false, NULL, NULL};
 	const uint8_t *id = NULL;
 	size_t len = 0;
 	int fd;

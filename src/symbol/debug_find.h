@@ -33,6 +33,9 @@ struct debug_paths {
 	/* where to note the first failure to ask them other than "not there" (-errno: a server
 	   that cannot be reached, a timeout...), for the caller to tell once; NULL: nowhere */
 	int *debuginfod_err;
+	/* a directory on disk where compressed debug sections are inflated to, rather than into
+	   memory (dwarf_index, elf_unpack.h); NULL: into memory */
+	const char *unpack_dir;
 };
 
 /* The GNU build-id note of elf: 0 and the bytes (owned by elf), or -ENOENT. */

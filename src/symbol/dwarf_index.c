@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include "elf/elf_syms.h"
+#include "elf/elf_unpack.h"
 #include "symbol/demangle.h"
 #include "symbol/dwarf_index.h"
 #include "symbol/line_table.h"
@@ -872,6 +873,52 @@ static bool prepare_compressed(struct dwarf_index *di, Elf *elf)
 	return any;
 }
 
+/* bytes an index may write to its unpacked file (elf_unpack): the copy and the inflated */
+#define DI_MAX_UNPACK (1ull << 30)
+
+/*
+ * *src's zlib-compressed sections inflated into an unnamed file of dir (elf_unpack.h), the
+ * sections cpuprof never reads left out, and *src (the object or its debug file) that file
+ * from now on: libdw then finds nothing to inflate into memory of its own, and the pages
+ * release_files gives back include those bytes. On any failure *src stays as it was (libdw
+ * inflates them, as before). The file shrinking under the copy leaves it as it was too:
+ * changed() says so after.
+ */
+static void unpack(struct dwarf_index *di, Elf **src, const char *dir)
+{
+	bool dbg = *src == di->dbg_elf;
+	struct fmap *m = dbg ? &di->dbg_map : &di->map, nm = {.slot = -1};
+	Elf *ne;
+	int fd;
+
+	if (!dir || !m->p)
+		return;
+	fd = elf_unpack(m->p, m->size, dir, DI_MAX_UNPACK, never_read);
+	if (fd < 0)
+		return;
+	if (fmap_faulted(m) || fmap_open(fd, &nm)) {
+		close(fd);
+		return;
+	}
+	close(fd); /* the mapping keeps the file */
+	ne = elf_memory(nm.p, nm.size);
+	if (!ne || elf_kind(ne) != ELF_K_ELF) {
+		if (ne)
+			elf_end(ne);
+		fmap_close(&nm);
+		return;
+	}
+	elf_end(*src);
+	fmap_close(m);
+	*m = nm;
+	*src = ne;
+	di->flags |= DI_UNPACKED;
+	if (dbg)
+		di->dbg_elf = ne;
+	else
+		di->elf = ne;
+}
+
 static void open_debug(struct dwarf_index *di, const char *path, const struct debug_paths *dp)
 {
 	char found[PATH_MAX];
@@ -893,6 +940,8 @@ static void open_debug(struct dwarf_index *di, const char *path, const struct de
 	if (debug_has_zstd_sections(src))
 		di->flags |= DI_ZSTD;
 	if (debug_has_dwarf(src)) {
+		if (!(di->flags & DI_ZSTD))
+			unpack(di, &src, dp ? dp->unpack_dir : NULL);
 		/* before libdw decompresses anything in place */
 		di->serial = prepare_compressed(di, src);
 		di->ctx[0].dw = dwarf_begin_elf(src, DWARF_C_READ, NULL);

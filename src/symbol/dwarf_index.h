@@ -49,6 +49,8 @@ enum {
 				   lines or inline frames are missing (set as CUs are read) */
 	DI_CHANGED = 1 << 6,	/* the object or its debug file shrank while it was read (its
 				   owner truncated it): every lookup answers -ESTALE */
+	DI_UNPACKED = 1 << 7,	/* compressed sections read inflated from a file of
+				   debug_paths.unpack_dir, not from memory */
 };
 
 /*

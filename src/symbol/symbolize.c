@@ -83,6 +83,7 @@ struct symbolizer {
 	struct u64set pm_refused;   /* pid << 2 | why, for the counts of symbolizer__perf_maps */
 	bool debuginfod;	    /* ask debuginfod servers for missing debug files */
 	int debuginfod_err;	    /* the first failure to ask them (-errno), 0: none */
+	char *unpack_dir;	    /* symbolizer__set_unpack_dir, NULL: none */
 	char **debug_dirs;	    /* NULL-terminated, or NULL: the default */
 	const char *zstd_object;    /* first object with zstd-compressed debug sections */
 	const char *damaged_object; /* first object whose debug sections are damaged */
@@ -194,6 +195,7 @@ void symbolizer__free(struct symbolizer *sy)
 	forget_perf_maps(sy);
 	u64set_clear(&sy->pm_refused);
 	free_dirs(sy->debug_dirs);
+	free(sy->unpack_dir);
 	strset_clear(&sy->strs);
 	ksyms__free(sy->ks);
 	elf_syms__free(sy->vdso);
@@ -799,7 +801,7 @@ static struct dwarf_index *object_index(struct symbolizer *sy, struct sym_object
 	char root[4096];
 	const char *roots[] = {root, "", NULL};
 	struct debug_paths dp = {roots, (const char *const *)sy->debug_dirs, sy->debuginfod,
-				 &sy->debuginfod_err};
+				 &sy->debuginfod_err, sy->unpack_dir};
 	bool shared = key.build_id && *key.build_id, stale = false;
 
 	if (so->di_tried || so->changed)
@@ -1058,6 +1060,17 @@ int symbolizer__debuginfod_error(const struct symbolizer *sy)
 void symbolizer__set_debuginfod(struct symbolizer *sy, bool on)
 {
 	sy->debuginfod = on;
+}
+
+int symbolizer__set_unpack_dir(struct symbolizer *sy, const char *dir)
+{
+	char *d = dir ? strdup(dir) : NULL;
+
+	if (dir && !d)
+		return -ENOMEM;
+	free(sy->unpack_dir);
+	sy->unpack_dir = d;
+	return 0;
 }
 
 const char *symbolizer__zstd_object(const struct symbolizer *sy)

@@ -194,6 +194,14 @@ int symbolizer__set_debug_dirs(struct symbolizer *sy, const char *const *dirs);
 void symbolizer__set_debuginfod(struct symbolizer *sy, bool on);
 
 /*
+ * A directory on disk where the compressed debug sections of objects indexed afterwards are
+ * inflated to (unnamed files, gone when their index is), rather than into cpuprof's memory:
+ * libc6-dbg's were 8.5 MB of heap for a whole recording. NULL (the default): into memory. A
+ * directory in memory (tmpfs) or that cannot be written to: into memory too. 0 or -ENOMEM.
+ */
+int symbolizer__set_unpack_dir(struct symbolizer *sy, const char *dir);
+
+/*
  * The first failure to ask the debuginfod servers other than "not there" (-errno: no server
  * reachable, a timeout...), or 0. For the caller to warn once: debug files missing locally
  * were then not fetched.

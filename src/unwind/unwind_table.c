@@ -284,13 +284,14 @@ static int cmp_fde(const void *x, const void *y)
  */
 static void release_cfi(struct builder *b, size_t upto)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo, hi;
+	uintptr_t page, lo, hi;
 
 	if (upto < b->released) /* a new run of the section's order */
 		b->released = upto;
 	if (!b->release || !b->releases || upto > b->sec_size || upto < b->released + RELEASE_STEP)
 		return;
+	/* here only: a call per FDE, and sysconf is no cheap load */
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	b->releases--;
 	lo = ((uintptr_t)b->sec.data + b->released + page - 1) & ~(page - 1);
 	hi = ((uintptr_t)b->sec.data + upto) & ~(page - 1);

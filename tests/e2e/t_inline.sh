@@ -1,7 +1,8 @@
 #!/bin/bash
 # DWARF names in a recording of an -O2 -g fixture: the inlined function is its own frame under
-# its caller (folded _[i], pprof inline Lines with file:line, JSON inline flag); --lines; and a
-# warning for zstd-compressed debug sections, which this libdw cannot read.
+# its caller (folded _[i], pprof inline Lines with file:line, JSON inline flag); --lines; the
+# same with zlib-compressed debug sections; a warning for zstd-compressed ones, which this libdw
+# cannot read.
 . "$(dirname "$0")/lib.sh"
 require_bpf
 export HOME=$TMP GOCACHE=$TMP/gocache GOFLAGS=
@@ -38,6 +39,16 @@ expect_status 0 "$CPUPROF" record -q --lines -o "$TMP/l.folded" -- "$FIX/fix_inl
 check_folded_grammar "$TMP/l.folded"
 grep -qE ";cp_inl_work \(fix_inline\.c:$call\);cp_inl_hot \(fix_inline\.c:$hot\)_\[i\] [0-9]+$" "$TMP/l.folded" ||
 	fail "--lines: $(sort -t' ' -k2 -n "$TMP/l.folded" | tail -1)"
+
+# zlib-compressed debug sections, inflated to a file of TMPDIR rather than into memory: the
+# same inlined frames and lines
+objcopy --compress-debug-sections=zlib "$FIX/fix_inline" "$TMP/fix_inline_zlib" ||
+	fail "objcopy cannot compress with zlib"
+mkdir -p "$TMP/unpack"
+expect_status 0 env TMPDIR="$TMP/unpack" "$CPUPROF" record -q --lines -o "$TMP/zl.folded" -- "$TMP/fix_inline_zlib" 1
+grep -qE ";cp_inl_work \(fix_inline\.c:$call\);cp_inl_hot \(fix_inline\.c:$hot\)_\[i\] [0-9]+$" "$TMP/zl.folded" ||
+	fail "zlib, --lines: $(sort -t' ' -k2 -n "$TMP/zl.folded" | tail -1)"
+[ -z "$(ls -A "$TMP/unpack")" ] || fail "files left in TMPDIR: $(ls -A "$TMP/unpack")"
 
 # zstd-compressed debug sections: said once, not silently wrong
 objcopy --compress-debug-sections=zstd "$FIX/fix_inline" "$TMP/fix_inline_zstd" 2>/dev/null ||

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const roots[] = {"/nonexistent-cpuprof-fuzz", NULL};
 	static const char *const dirs[] = {"/debug", NULL};
-	struct debug_paths dp = {roots, dirs, false, NULL};
+	struct debug_paths dp = {roots, dirs, false, NULL, NULL};
 	const uint8_t *id;
 	char found[256];
 	void *image = NULL;

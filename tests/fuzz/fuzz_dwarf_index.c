@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const roots[] = {"/nonexistent-cpuprof-fuzz", NULL};
 	static const char *const dirs[] = {"/debug", NULL};
-	struct debug_paths dp = {roots, dirs, false, NULL};
+	struct debug_paths dp = {roots, dirs, false, NULL, NULL};
 	struct di_frame f[16];
 	struct dwarf_index *di;
 	size_t n;

@@ -902,6 +902,13 @@ void symbolizer__set_debuginfod(struct symbolizer *sy, bool on)
 	(void)on;
 }
 
+int symbolizer__set_unpack_dir(struct symbolizer *sy, const char *dir)
+{
+	(void)sy;
+	(void)dir;
+	return 0;
+}
+
 void symbolizer__drop_indexes(struct symbolizer *sy, bool all)
 {
 	(void)sy;

@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <unistd.h>
+#include <sys/vfs.h>
 #include "cmocka_inc.h"
 #include "symbol/dwarf_index.h"
 
@@ -35,6 +36,22 @@ static uint64_t nm_addr(const char *file, const char *sym, uint64_t *size)
 	if (size)
 		*size = s;
 	return a;
+}
+
+/*
+ * A directory on disk for the unpacked files: the fixtures' (in the build tree), else the
+ * working directory; NULL when both are in memory (tmpfs), where elf_unpack says -EXDEV.
+ */
+static const char *disk_dir(void)
+{
+	const char *const dirs[] = {fixdir(), "."};
+	struct statfs sf;
+
+	for (size_t i = 0; i < 2; i++)
+		if (!statfs(dirs[i], &sf) && (unsigned long)sf.f_type != 0x01021994 &&
+		    (unsigned long)sf.f_type != 0x858458f6)
+			return dirs[i];
+	return NULL;
 }
 
 static struct dwarf_index *open_fix(const char *name, const struct debug_paths *dp)
@@ -193,7 +210,7 @@ static void test_build_id_tree(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", debugdir[256], hex[128] = "";
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di;
 	FILE *p;
 
@@ -226,7 +243,7 @@ static void test_build_id_tree(void **state)
 	snprintf(debugdir, sizeof(debugdir), "%s/usr/lib/debug", dir);
 	{
 		const char *dirs[] = {debugdir, NULL};
-		struct debug_paths d2 = {NULL, dirs, false, NULL};
+		struct debug_paths d2 = {NULL, dirs, false, NULL, NULL};
 
 		di = open_fix("inl_fix.nolink", &d2);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -236,7 +253,7 @@ static void test_build_id_tree(void **state)
 	/* the default directory under a root, as for /proc/PID/root */
 	{
 		const char *roots[] = {"/nonexistent-root", dir, NULL};
-		struct debug_paths d3 = {roots, NULL, false, NULL};
+		struct debug_paths d3 = {roots, NULL, false, NULL, NULL};
 
 		di = open_fix("inl_fix.nolink", &d3);
 		assert_true(dwarf_index__flags(di) & DI_DEBUG_FILE);
@@ -252,7 +269,7 @@ static void test_debuglink_crc(void **state)
 {
 	char dir[] = "/tmp/cpuprof-dwi.XXXXXX", path[512];
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di;
 	int fd;
 
@@ -282,7 +299,7 @@ static void test_debuglink_crc(void **state)
 static void test_minidebuginfo(void **state)
 {
 	const char *none[] = {"/nonexistent/debug", NULL};
-	struct debug_paths dp = {NULL, none, false, NULL};
+	struct debug_paths dp = {NULL, none, false, NULL, NULL};
 	struct dwarf_index *di = open_fix("inl_fix.mini", &dp);
 	uint64_t a = nm_addr("inl_fix", "cp_inl_local", NULL);
 	struct di_frame f[4];
@@ -303,13 +320,29 @@ static void test_minidebuginfo(void **state)
 static void test_compressed(void **state)
 {
 	struct dwarf_index *di = open_fix("inl_fix.zlib", NULL);
+	struct debug_paths dp = {.unpack_dir = disk_dir()};
 
 	(void)state;
 	assert_false(dwarf_index__flags(di) & DI_ZSTD);
+	assert_false(dwarf_index__flags(di) & DI_UNPACKED);
 	assert_inline_chain(di);
 	dwarf_index__free(di);
 	di = open_fix("inl_fix.zstd", NULL);
 	assert_true(dwarf_index__flags(di) & DI_ZSTD);
+	dwarf_index__free(di);
+	if (!dp.unpack_dir)
+		cp_skip("no directory on disk to unpack to");
+	/* inflated to a file of a directory on disk (the fixtures'): the same answers */
+	di = open_fix("inl_fix.zlib", &dp);
+	assert_true(dwarf_index__flags(di) & DI_UNPACKED);
+	assert_true(dwarf_index__flags(di) & DI_DWARF);
+	assert_false(dwarf_index__flags(di) & DI_DAMAGED);
+	assert_inline_chain(di);
+	dwarf_index__free(di);
+	/* nothing compressed: nothing to unpack */
+	di = open_fix("inl_fix", &dp);
+	assert_false(dwarf_index__flags(di) & DI_UNPACKED);
+	assert_inline_chain(di);
 	dwarf_index__free(di);
 }
 
