@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -103,6 +104,22 @@ static inline size_t file_size(const char *path)
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_size > 0);
 	return (size_t)st.st_size;
+}
+
+/*
+ * A directory on disk for files a test writes and maps (elf_unpack's): first, else the working
+ * directory; NULL when both are in memory (tmpfs, ramfs: statfs(2)'s magic numbers).
+ */
+static inline const char *cp_disk_dir(const char *first)
+{
+	const char *const dirs[] = {first, "."};
+	struct statfs sf;
+
+	for (size_t i = 0; i < 2; i++)
+		if (!statfs(dirs[i], &sf) && (unsigned long)sf.f_type != 0x01021994 &&
+		    (unsigned long)sf.f_type != 0x858458f6)
+			return dirs[i];
+	return NULL;
 }
 
 #endif

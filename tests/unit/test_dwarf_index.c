@@ -38,20 +38,10 @@ static uint64_t nm_addr(const char *file, const char *sym, uint64_t *size)
 	return a;
 }
 
-/*
- * A directory on disk for the unpacked files: the fixtures' (in the build tree), else the
- * working directory; NULL when both are in memory (tmpfs), where elf_unpack says -EXDEV.
- */
+/* A directory on disk for the unpacked files (cmocka_inc.h). */
 static const char *disk_dir(void)
 {
-	const char *const dirs[] = {fixdir(), "."};
-	struct statfs sf;
-
-	for (size_t i = 0; i < 2; i++)
-		if (!statfs(dirs[i], &sf) && (unsigned long)sf.f_type != 0x01021994 &&
-		    (unsigned long)sf.f_type != 0x858458f6)
-			return dirs[i];
-	return NULL;
+	return cp_disk_dir(fixdir());
 }
 
 static struct dwarf_index *open_fix(const char *name, const struct debug_paths *dp)

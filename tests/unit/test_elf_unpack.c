@@ -44,20 +44,10 @@ static uint8_t *slurp(const char *name, size_t *size)
 	return p;
 }
 
-/*
- * A directory on disk for the unpacked files: the fixtures' (in the build tree), else the
- * working directory; NULL when both are in memory (tmpfs), where elf_unpack says -EXDEV.
- */
+/* A directory on disk for the unpacked files (cmocka_inc.h). */
 static const char *dir(void)
 {
-	const char *const dirs[] = {fixdir(), "."};
-	struct statfs sf;
-
-	for (size_t i = 0; i < 2; i++)
-		if (!statfs(dirs[i], &sf) && (unsigned long)sf.f_type != 0x01021994 &&
-		    (unsigned long)sf.f_type != 0x858458f6)
-			return dirs[i];
-	return NULL;
+	return cp_disk_dir(fixdir());
 }
 
 static bool drop_abbrev(const char *name)
