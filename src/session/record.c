@@ -673,10 +673,18 @@ static int drain_tick(struct record *r)
 	return set_queue_tick(&r->sets, now, fill) ? drain_now(r) : 0;
 }
 
+/* Where cpuprof's own files go (spilled samples, inflated debug sections): $TMPDIR or /tmp. */
+static const char *tmp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
 /* -v: the samples of ended processes kept on disk, or why they could not be. */
 static void spill_summary(const struct record *r)
 {
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *dir = tmp_dir();
 	struct profile_spill ps;
 
 	profile__spill_sizes(r->prof, &ps);
@@ -1012,8 +1020,7 @@ static int setup_naming(struct record *r)
 	}
 	symbolizer__set_go_tables(r->sym, r->gotab);
 	/* compressed debug sections inflated on disk, where spilled runs go, not in memory */
-	if (symbolizer__set_unpack_dir(
-		    r->sym, getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp")) {
+	if (symbolizer__set_unpack_dir(r->sym, tmp_dir())) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
@@ -1108,7 +1115,7 @@ static int setup_profile(struct record *r)
 	 * stays flat while a build runs thousands of programs (README "Memory")
 	 */
 	if (!r->prof || !r->names ||
-	    (r->track.system_wide && profile__spill_to(r->prof, getenv("TMPDIR"), spill_after()))) {
+	    (r->track.system_wide && profile__spill_to(r->prof, tmp_dir(), spill_after()))) {
 		pr_err("out of memory");
 		return CP_EXIT_FAILURE;
 	}
