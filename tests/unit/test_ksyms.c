@@ -404,6 +404,76 @@ static void test_embedded_nul(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/*
+ * A table in address order, as kernels list it, of more lines than one read takes (so lines
+ * cross the reads' boundaries), with aliases in an order that is not the one a lookup prefers:
+ * only the runs of aliases are sorted then, and they must be.
+ */
+static void test_sorted_input_with_aliases(void **state)
+{
+	const size_t n = 100000; /* some 3.5 MB of text */
+	FILE *f = tmpfile();
+	struct ksyms *ks;
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < n; i++) {
+		unsigned long long addr = 0xffffffff81000000ull + i * 0x20;
+
+		/* every 10th address has aliases; T first, then fewer underscores, then strcmp */
+		if (i % 10 == 3) {
+			fprintf(f, "%016llx t local_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx T __y_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx W weak_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx T __x64_sys_fn_%zu\n", addr, i);
+		} else {
+			fprintf(f, "%016llx T fn_%zu\n", addr, i);
+		}
+	}
+	fprintf(f, "ffffffffc0000000 t m_local\t[mod]\nffffffffc0000000 T m_global\t[mod]\n");
+	rewind(f);
+	ks = ksyms__load(f);
+	fclose(f);
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), n + 3 * (n / 10) + 2);
+	for (i = 0; i < n; i++) {
+		uint64_t addr = 0xffffffff81000000ull + i * 0x20;
+		char name[64];
+
+		if (i % 10 == 3)
+			snprintf(name, sizeof(name), "__x64_sys_fn_%zu", i);
+		else
+			snprintf(name, sizeof(name), "fn_%zu", i);
+		check_lookup(ks, addr + 0x1f, name, NULL, 0x1f);
+	}
+	check_lookup(ks, 0xffffffffc0000004, "m_global", "mod", 4);
+	ksyms__free(ks);
+}
+
+/* A line longer than the reader takes (no kernel symbol is): malformed. */
+static void test_line_too_long(void **state)
+{
+	const size_t len = 600 * 1024;
+	char *name = malloc(len + 1);
+	FILE *f = tmpfile();
+	struct ksyms *ks;
+
+	(void)state;
+	assert_non_null(name);
+	assert_non_null(f);
+	memset(name, 'x', len);
+	name[len] = '\0';
+	fprintf(f, "ffffffff81000000 T ok\nffffffff81000010 T %s\nffffffff81000020 T ok2\n", name);
+	rewind(f);
+	errno = 0;
+	ks = ksyms__load(f);
+	fclose(f);
+	free(name);
+	assert_null(ks);
+	assert_int_equal(errno, EINVAL);
+}
+
 /* Many symbols, shuffled, and one very long name: exercises growth of every buffer. */
 static void test_large_table(void **state)
 {
@@ -491,6 +561,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_large_table),
+		cmocka_unit_test(test_sorted_input_with_aliases),
+		cmocka_unit_test(test_line_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
