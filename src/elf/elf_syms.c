@@ -573,6 +573,140 @@ static int cand_cmp_llvm(const void *pa, const void *pb)
 	return a->order > b->order ? -1 : a->order < b->order;
 }
 
+/* A candidate's place in sort_cands: its address above the lowest one, and its index. */
+struct cand_key {
+	uint32_t rel;
+	uint32_t idx;
+};
+
+/* bits of the address per pass of the radix sort: 2,048 counters */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+/* below this many candidates qsort is as quick (the unit tests' crafted tables have more) */
+#define RADIX_MIN 16
+
+/*
+ * v[0..n) sorted by cmp, equal elements kept in their order (a merge sort; tmp holds n);
+ * runs of aliases are short, so small runs go by insertion.
+ */
+static void stable_sort(struct cand *v, struct cand *tmp, size_t n,
+			int (*cmp)(const void *, const void *))
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n <= 8) {
+		for (i = 1; i < n; i++) {
+			struct cand c = v[i];
+
+			for (j = i; j > 0 && cmp(&v[j - 1], &c) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = c;
+		}
+		return;
+	}
+	stable_sort(v, tmp, h, cmp);
+	stable_sort(v + h, tmp, n - h, cmp);
+	while (i < h && j < n)
+		tmp[k++] = cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	/* what is left of the second half is where it belongs */
+	memcpy(v, tmp, k * sizeof(*v));
+}
+
+/*
+ * The candidates sorted by cmp (whose first key is the address) as a stable sort would
+ * (glibc's qsort, a merge sort, took this place, at a third of the build's time): a radix sort
+ * of compact keys by address, the candidates moved once into that order, then each run of
+ * aliases sorted by cmp. Objects whose functions span 4 GiB or more go to qsort as before.
+ */
+static int sort_cands(struct builder *b, int (*cmp)(const void *, const void *))
+{
+	struct cand *v = b->cands, *tmp = NULL;
+	size_t n = b->nr_cands, i, j, run = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct cand_key *key, *key2;
+	uint32_t count[RADIX_SIZE];
+	unsigned int shift;
+
+	for (i = 0; i < n; i++) {
+		lo = v[i].addr < lo ? v[i].addr : lo;
+		hi = v[i].addr > hi ? v[i].addr : hi;
+	}
+	if (n < RADIX_MIN || n > UINT32_MAX || hi - lo > UINT32_MAX) {
+		qsort(v, n, sizeof(*v), cmp);
+		return 0;
+	}
+	key = malloc(2 * n * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	key2 = key + n;
+	for (i = 0; i < n; i++)
+		key[i] = (struct cand_key){(uint32_t)(v[i].addr - lo), (uint32_t)i};
+	/* least significant digit first; every pass stable, so the indexes stay in order */
+	for (shift = 0; shift < 32 && (hi - lo) >> shift; shift += RADIX_BITS) {
+		struct cand_key *t;
+		uint32_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(key[i].rel >> shift) & (RADIX_SIZE - 1)]++;
+		for (i = 0; i < RADIX_SIZE; i++) {
+			uint32_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			key2[count[(key[i].rel >> shift) & (RADIX_SIZE - 1)]++] = key[i];
+		t = key;
+		key = key2;
+		key2 = t;
+	}
+	/*
+	 * The candidates into that order, each cycle of the permutation followed once: position
+	 * j takes the candidate at key[j].idx; a position done points at itself.
+	 */
+	for (i = 0; i < n; i++) {
+		struct cand c;
+
+		if (key[i].idx == i)
+			continue;
+		c = v[i];
+		for (j = i; key[j].idx != i;) {
+			size_t from = key[j].idx;
+
+			v[j] = v[from];
+			key[j].idx = (uint32_t)j;
+			j = from;
+		}
+		v[j] = c;
+		key[j].idx = (uint32_t)j;
+	}
+	free(key < key2 ? key : key2);
+	/* then the aliases, each run by cmp, in the order read when equal */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].addr == v[i].addr;)
+			j++;
+		if (j - i > run)
+			run = j - i;
+	}
+	if (run > 8) {
+		tmp = malloc(run * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].addr == v[i].addr;)
+			j++;
+		if (j - i > 1)
+			stable_sort(v + i, tmp, j - i, cmp);
+	}
+	free(tmp);
+	return 0;
+}
+
 /* End of the PT_LOAD holding vaddr, 0 when none does. */
 static uint64_t seg_end(const struct elf_syms *es, uint64_t vaddr)
 {
@@ -599,10 +733,13 @@ static int reduce(struct builder *b)
 	struct elf_syms *es = b->es;
 	bool llvm = b->rules == ELF_SYMS_LLVM;
 	size_t i, j, k;
+	int err;
 
 	if (!b->nr_cands)
 		return 0;
-	qsort(b->cands, b->nr_cands, sizeof(*b->cands), llvm ? cand_cmp_llvm : cand_cmp);
+	err = sort_cands(b, llvm ? cand_cmp_llvm : cand_cmp);
+	if (err)
+		return err;
 	for (i = 0, k = 0; i < b->nr_cands; i = j, k++) {
 		uint64_t addr = b->cands[i].addr, size = 0, sec_end = 0, end;
 		uint64_t next;
