@@ -36,6 +36,7 @@
 #define REF_MAX_OFF ((1u << REF_SHIFT) - 2) /* so that no reference is REF_NONE */
 #define REF_NONE    UINT32_MAX
 #define LEN_BIG	    UINT32_MAX /* fn_range.len: end and addr are in elf_syms.big */
+#define LEN_UNREAD  UINT32_MAX /* cand.len: not measured yet (cand_len) */
 /* elf_syms__from_fd: string tables of this many bytes in all are read from the mapping */
 #define BORROW_MIN (64u << 10)
 
@@ -92,7 +93,7 @@ struct cand {
 	};
 	const char *name;
 	const char *file;    /* a local symbol's STT_FILE name, else NULL */
-	uint32_t len;	     /* when the rules or the copy want it (read_symtab), else 0 or 1 */
+	uint32_t len;	     /* the name's length, or LEN_UNREAD (read_symtab) */
 	uint32_t order : 30; /* position over all tables read: the llvm-symbolizer tie rule */
 	uint32_t rank : 2;   /* 0 global, 1 weak, 2 local, 3 code label or entry: the alias order */
 };
@@ -336,7 +337,7 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 	Elf_Scn *strscn;
 	size_t n, i, entsz;
 	const char *file = NULL;
-	bool want_len = b->rules == ELF_SYMS_PROFILE || b->copy, terminated;
+	bool terminated;
 	GElf_Sym sym;
 	int err;
 
@@ -359,8 +360,12 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 	err = add_tab(b, strs->d_buf, strs->d_size);
 	if (err)
 		goto out;
-	/* then every name in it ends: no need to look for each one's end */
-	terminated = strs->d_size && ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
+	/*
+	 * then every name in it ends, and shorter than 4 GiB: no need to look for each one's end
+	 * now (a third of the time it took); the few lengths wanted later are measured then
+	 */
+	terminated = strs->d_size && strs->d_size <= UINT32_MAX &&
+		     ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
 	n = syms->d_size / entsz;
 	/* one allocation for the whole table rather than doubling through it */
 	err = reserve(b, n);
@@ -377,10 +382,11 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		name = sym.st_name < strs->d_size ? (const char *)strs->d_buf + sym.st_name : NULL;
-		/* nul: the name's end, when wanted; else name itself or name + 1 (empty or not) */
+		/* nul: the name's end, when not terminated; else name itself or name + 1 (empty or
+		 * not) */
 		if (!name)
 			nul = NULL;
-		else if (want_len || !terminated)
+		else if (!terminated)
 			nul = memchr(name, '\0', strs->d_size - sym.st_name);
 		else
 			nul = name + (*name != '\0');
@@ -405,7 +411,7 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 			.addr = sym.st_value,
 			.size = sym.st_size,
 			.name = name,
-			.len = (uint32_t)(nul - name),
+			.len = terminated ? LEN_UNREAD : (uint32_t)(nul - name),
 			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
 			.order = b->nr_cands & ORDER_MAX,
 			.rank = notype ? 3 : bind_rank(GELF_ST_BIND(sym.st_info)),
@@ -547,17 +553,26 @@ static int add_entry(struct builder *b, uint64_t entry)
 	return err ? err : add_cand(b, &c);
 }
 
+/* c's name's length: LEN_UNREAD only for names of a table that ends with a NUL, under 4 GiB */
+static uint32_t cand_len(const struct cand *c)
+{
+	return c->len != LEN_UNREAD ? c->len : (uint32_t)strlen(c->name);
+}
+
 /* Address, then ELF_SYMS_PROFILE's alias order: binding, name length, bytes. */
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
+	uint32_t la, lb;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
+	la = cand_len(a);
+	lb = cand_len(b);
+	if (la != lb)
+		return la < lb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -807,9 +822,9 @@ static int fill_arena(struct builder *b)
 		else
 			es->strtab[i] = b->tabs[i].base;
 	}
-	/* read without the lengths (read_symtab's want_len): they end, memchr or not */
-	for (i = 0; b->copy && b->rules != ELF_SYMS_PROFILE && i < b->nr_fns; i++)
-		b->cands[i].len = (uint32_t)strnlen(b->cands[i].name, UINT32_MAX);
+	/* the lengths read_symtab did not measure, of the names kept */
+	for (i = 0; b->copy && i < b->nr_fns; i++)
+		b->cands[i].len = cand_len(&b->cands[i]);
 	for (i = 0; b->copy && i < b->nr_fns; i++) {
 		total += b->cands[i].len + 1;
 		if (b->cands[i].file && b->cands[i].file != file)
