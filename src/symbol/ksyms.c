@@ -13,6 +13,12 @@
  *   1. binding: T, then W, then t, then w (a global name is the one callers know);
  *   2. fewer leading underscores (memcpy before __memcpy);
  *   3. strcmp of the names, then kernel image before modules, then strcmp of the modules.
+ *
+ * The whole file is read because nothing else gives every alias: the kernel's own name for an
+ * address (bpf_snprintf's %pS from a BPF program) is the first alias in its table's order, which
+ * differs from the one above at some 75 of 121,000 addresses of a 6.18 kernel, hot ones among
+ * them (__do_sys_getpid for __x64_sys_getpid); its BPF ksym iterator walks all of them as well
+ * and took 32 ms of the 38 the kernel spends writing this file.
  */
 #include <errno.h>
 #include <stdbool.h>
