@@ -319,32 +319,59 @@ static int load_lines(struct ksyms *ks, FILE *f, bool *any_line, bool *any_nonze
 	return err;
 }
 
+/* v[0..n) in cmp_ent's order: by insertion when short (runs of aliases are), else qsort_r. */
+static void sort_run(struct ksym_ent *v, size_t n, char *blob)
+{
+	if (n > 8) {
+		qsort_r(v, n, sizeof(*v), cmp_ent, blob);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ksym_ent e = v[i];
+		size_t j;
+
+		for (j = i; j > 0 && cmp_ent(&v[j - 1], &e, blob) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
 /*
- * The entries in cmp_ent's order. Today's kernels list their text symbols by address already:
- * then one pass checks that, and only the runs of aliases are sorted.
+ * The entries in cmp_ent's order. Kernels list the symbols of their image and of their modules
+ * by address; after them come the few of BPF programs, trampolines and the like, in no order.
+ * So the part in address order needs only its runs of aliases sorted, the rest (or everything,
+ * for input in no order) is sorted whole, and the two are merged: the order of a sort of the
+ * whole table (entries that compare equal are alike in all a lookup returns).
  */
 static void sort_entries(struct ksyms *ks)
 {
-	struct ksym_ent *v = ks->v;
-	size_t i, j;
+	struct ksym_ent *v = ks->v, *tail;
+	size_t n = ks->n, k, i, j, out;
 
-	for (i = 1; i < ks->n; i++)
-		if (v[i - 1].addr > v[i].addr)
-			break;
-	if (i < ks->n) {
-		qsort_r(v, ks->n, sizeof(*v), cmp_ent, ks->blob);
+	for (k = 1; k < n && v[k - 1].addr <= v[k].addr;)
+		k++;
+	for (i = 0; i < k; i = j) {
+		for (j = i + 1; j < k && v[j].addr == v[i].addr;)
+			j++;
+		sort_run(v + i, j - i, ks->blob);
+	}
+	if (k == n)
+		return;
+	tail = malloc((n - k) * sizeof(*tail));
+	if (!tail) {
+		qsort_r(v, n, sizeof(*v), cmp_ent, ks->blob);
 		return;
 	}
-	/*
-	 * In address order: only the aliases (runs of one address) are left to order, which is
-	 * what a sort of the whole table by cmp_ent gives (its first key is the address)
-	 */
-	for (i = 0; i < ks->n; i = j) {
-		for (j = i + 1; j < ks->n && v[j].addr == v[i].addr;)
-			j++;
-		if (j - i > 1)
-			qsort_r(v + i, j - i, sizeof(*v), cmp_ent, ks->blob);
+	qsort_r(v + k, n - k, sizeof(*v), cmp_ent, ks->blob);
+	memcpy(tail, v + k, (n - k) * sizeof(*tail));
+	/* from the back: the largest of both first, into the room the tail left */
+	for (i = k, j = n - k, out = n; j > 0;) {
+		if (i > 0 && cmp_ent(&v[i - 1], &tail[j - 1], ks->blob) > 0)
+			v[--out] = v[--i];
+		else
+			v[--out] = tail[--j];
 	}
+	free(tail);
 }
 
 struct ksyms *ksyms__load(FILE *f)

@@ -451,6 +451,39 @@ static void test_sorted_input_with_aliases(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * As kernels list them: the image and modules in address order, then BPF programs and the like
+ * in none, some below the modules, one at an address of the ordered part, one an alias there.
+ */
+static void test_ordered_then_not(void **state)
+{
+	struct ksyms *ks = load_string("ffffffff81000000 T _stext\n"
+				       "ffffffff81000000 t startup_64\n"
+				       "ffffffff81000100 T vfs_read\n"
+				       "ffffffff81000200 T vfs_write\n"
+				       "ffffffffc0100000 t ext4_iget\t[ext4]\n"
+				       "ffffffffc0200000 t xfs_iget\t[xfs]\n"
+				       "ffffffffc0300000 t bpf_prog_b\t[bpf]\n"
+				       "ffffffffc0000000 t bpf_prog_a\t[bpf]\n"
+				       "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+				       "ffffffffc0100000 T ext4_iget_alias\t[bpf]\n"
+				       "ffffffff81000100 t __pfx_z\n"
+				       "ffffffff81000100 T aaa\n");
+
+	(void)state;
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), 12);
+	check_lookup(ks, 0xffffffff81000001, "_stext", NULL, 1);
+	check_lookup(ks, 0xffffffff81000101, "aaa", NULL, 1); /* T, no underscore, then bytes */
+	check_lookup(ks, 0xffffffff81000201, "vfs_write", NULL, 1);
+	check_lookup(ks, 0xffffffffc0000004, "bpf_prog_a", "bpf", 4);
+	check_lookup(ks, 0xffffffffc0100004, "ext4_iget_alias", "bpf", 4);
+	check_lookup(ks, 0xffffffffc0200004, "xfs_iget", "xfs", 4);
+	check_lookup(ks, 0xffffffffc0201004, "ftrace_trampoline", "__builtin__ftrace", 4);
+	check_lookup(ks, 0xffffffffc0300004, "bpf_prog_b", "bpf", 4);
+	ksyms__free(ks);
+}
+
 /* A line longer than the reader takes (no kernel symbol is): malformed. */
 static void test_line_too_long(void **state)
 {
@@ -563,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_sorted_input_with_aliases),
 		cmocka_unit_test(test_line_too_long),
+		cmocka_unit_test(test_ordered_then_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
