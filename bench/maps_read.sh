@@ -23,6 +23,7 @@ while [ "$i" -lt "$RUNS" ]; do
 	q="$q $("$BIN" query "$ROUNDS" | sed -n 's/^cpu_s //p')"
 	i=$((i + 1))
 done
+# shellcheck disable=SC2086 # the list is split on purpose
 med() { printf '%s\n' $1 | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 echo "text  cpu_s:$t median $(med "$t")"
 echo "query cpu_s:$q median $(med "$q")"
