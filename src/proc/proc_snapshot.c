@@ -371,14 +371,14 @@ static int read_maps_text(int fd, struct proc_maps *pm)
  * The executable mappings of pid: asked of the kernel with PROCMAP_QUERY, which formats no
  * text for the many mappings that are not executable (a system-wide recording reads the maps
  * of every process started), else read as text. The first answer that the kernel has no such
- * ioctl (ENOTTY, EINVAL: before Linux 6.11) turns the query off for good.
+ * ioctl (ENOTTY: before Linux 6.11) or refuses it turns the query off for good.
  */
 static int read_maps(struct proc_snapshot *ps, uint32_t pid, struct proc_maps *pm)
 {
 	char path[4096];
 	int fd, err;
 
-	/* cpuprof is a 64-bit process: its maps shows the gate mapping the query cannot see */
+	/* this process's maps shows the gate mapping (x86-64: [vsyscall]) no query finds */
 	if (!ps->no_query && !ps->gate_read) {
 		ps->gate_read = true;
 		snprintf(path, sizeof(path), "%s/self/maps", ps->procfs);
@@ -393,7 +393,9 @@ static int read_maps(struct proc_snapshot *ps, uint32_t pid, struct proc_maps *p
 		return errno == ENOENT ? -ESRCH : -errno;
 	if (!ps->no_query) {
 		err = proc_maps_query_exec(fd, proc_maps_gate(&ps->self), pm);
-		if (err == -ENOTTY || err == -EINVAL)
+		/* no such ioctl, or one a security policy forbids: no use asking again */
+		if (err == -ENOTTY || err == -EINVAL || err == -EOPNOTSUPP || err == -ENOSYS ||
+		    err == -EPERM || err == -EACCES)
 			ps->no_query = true;
 		/* other errors (a path too long for the query): the text has it all */
 		if (!err || err == -ESRCH || err == -ENOMEM) {
