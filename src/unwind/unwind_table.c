@@ -300,12 +300,53 @@ static void release_cfi(struct builder *b, size_t upto)
 	b->released = upto;
 }
 
-static bool fdes_sorted(const struct fde *v, size_t n)
+/* The end of the ascending run of v[0, n) that starts at i. */
+static size_t run_end(const struct fde *v, size_t i, size_t n)
 {
-	for (size_t i = 1; i < n; i++)
+	for (i++; i < n; i++)
 		if (cmp_fde(&v[i - 1], &v[i]) > 0)
-			return false;
-	return true;
+			break;
+	return i;
+}
+
+/*
+ * Sort the FDEs as cmp_fde says, stably (Go functions of the same range keep their order, as
+ * glibc's qsort, a merge sort, kept them). A linker writes them in address order as a rule, or
+ * in a few runs of it (libclang-cpp's, libLLVM's): runs found as they are are merged pairwise,
+ * pass after pass, between v and a copy. 0 or -ENOMEM.
+ */
+static int sort_fdes(struct fde *v, size_t n)
+{
+	struct fde *tmp, *from = v, *to;
+	size_t runs;
+
+	if (!n || run_end(v, 0, n) == n)
+		return 0;
+	/* qsort would take such a copy too (1.5 MB for libLLVM's, at a recording's peak) */
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	to = tmp;
+	do {
+		runs = 0;
+		for (size_t i = 0; i < n; runs++) {
+			size_t mid = run_end(from, i, n), end = mid < n ? run_end(from, mid, n) : n;
+			size_t a = i, b = mid, k = i;
+
+			while (a < mid && b < end)
+				to[k++] = cmp_fde(&from[b], &from[a]) < 0 ? from[b++] : from[a++];
+			memcpy(&to[k], &from[a], (mid - a) * sizeof(*to));
+			k += mid - a;
+			memcpy(&to[k], &from[b], (end - b) * sizeof(*to));
+			i = end;
+		}
+		from = to;
+		to = to == tmp ? v : tmp;
+	} while (runs > 1);
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+	return 0;
 }
 
 /* ---- rows -------------------------------------------------------------------------------- */
@@ -565,13 +606,10 @@ static int build_rows(struct builder *b)
 	uint64_t end = 0;
 	int err;
 
-	/*
-	 * a CIE without any FDE that survived: fdes may be NULL. A linker writes them in address
-	 * order as a rule, and glibc's qsort takes a copy of the array to sort it (1.5 MB for
-	 * libLLVM's, at the peak of a recording that built its table)
-	 */
-	if (b->nr_fdes && !fdes_sorted(b->fdes, b->nr_fdes))
-		qsort(b->fdes, b->nr_fdes, sizeof(*b->fdes), cmp_fde);
+	/* a CIE without any FDE that survived: fdes may be NULL */
+	err = sort_fdes(b->fdes, b->nr_fdes);
+	if (err)
+		return err;
 	/*
 	 * pages behind are given back as the instructions go further into the section: address
 	 * order is a few runs of the section's order (libclang-cpp's 82,821 FDEs); a page read
