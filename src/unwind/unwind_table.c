@@ -351,8 +351,7 @@ static int sort_fdes(struct fde *v, size_t n)
 
 /* ---- rows -------------------------------------------------------------------------------- */
 
-static bool rows_ascending(const struct cp_unwind_row *rows, size_t n);
-static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n);
+static bool count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n);
 
 static bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
 {
@@ -588,12 +587,14 @@ static int emit_rows(struct builder *b, size_t keep)
 
 	if (!n)
 		return 0;
-	if (!rows_ascending(b->rows, n) || (b->emitted && b->rows[0].pc <= b->last_pc))
+	if (b->emitted && b->rows[0].pc <= b->last_pc)
+		return -EINVAL;
+	/* counted before they go: rows not ascending are not emitted */
+	if (!count_rows(b->st, b->rows, n))
 		return -EINVAL;
 	err = b->emit(b->emit_ctx, b->rows, n);
 	if (err)
 		return err;
-	count_rows(b->st, b->rows, n);
 	b->emitted += n;
 	b->last_pc = b->rows[n - 1].pc;
 	memmove(b->rows, b->rows + n, (b->nr_rows - n) * sizeof(*b->rows));
@@ -750,40 +751,37 @@ static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
 	return b->nr_cies ? 0 : -EINVAL;
 }
 
-/* The BPF walker's binary search needs pcs strictly ascending: checked once more, whole. */
-static bool rows_ascending(const struct cp_unwind_row *rows, size_t n)
+/*
+ * The BPF walker's binary search needs pcs strictly ascending: checked once more, and rows[0,
+ * n) counted into st in the same pass (counters in registers, no branch a row; reasons in a
+ * second pass, when there are any). false, nothing counted: not ascending.
+ */
+static bool count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n)
 {
-	for (size_t i = 1; i < n; i++)
-		if (rows[i].pc <= rows[i - 1].pc)
-			return false;
-	return true;
-}
+	size_t end_func = 0, end_stack = 0, plt = 0, signal = 0, reasons = 0;
+	bool desc = false;
 
-/* Add rows[0, n) to the counts of st. */
-static void count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n)
-{
-	st->rows += n;
 	for (size_t i = 0; i < n; i++) {
-		const struct cp_unwind_row *r = &rows[i];
+		unsigned int t = rows[i].cfa_type;
 
-		switch (r->cfa_type) {
-		case CP_CFA_END_FUNC:
-			st->end_func++;
-			break;
-		case CP_CFA_END_STACK:
-			st->end_stack++;
-			break;
-		case CP_CFA_PLT1:
-		case CP_CFA_PLT2:
-			st->plt++;
-			break;
-		case CP_CFA_SIGNAL:
-			st->signal++;
-			break;
-		}
-		if (r->reason && r->reason < CP_UNW_MAX)
-			st->unsupported[r->reason]++;
+		desc |= i && rows[i].pc <= rows[i - 1].pc;
+		end_func += t == CP_CFA_END_FUNC;
+		end_stack += t == CP_CFA_END_STACK;
+		plt += t == CP_CFA_PLT1 || t == CP_CFA_PLT2;
+		signal += t == CP_CFA_SIGNAL;
+		reasons += rows[i].reason != CP_UNW_OK;
 	}
+	if (desc)
+		return false;
+	st->rows += n;
+	st->end_func += end_func;
+	st->end_stack += end_stack;
+	st->plt += plt;
+	st->signal += signal;
+	for (size_t i = 0; reasons && i < n; i++)
+		if (rows[i].reason && rows[i].reason < CP_UNW_MAX)
+			st->unsupported[rows[i].reason]++;
+	return true;
 }
 
 /*
@@ -846,7 +844,7 @@ static int build(Elf *elf, const struct fmap *map, const struct gopclntab *const
 		err = emit_rows(&b, 0);
 	if (err)
 		goto out;
-	if (!rows_ascending(b.rows, b.nr_rows)) {
+	if (!count_rows(&ut->st, b.rows, b.nr_rows)) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -860,7 +858,6 @@ static int build(Elf *elf, const struct fmap *map, const struct gopclntab *const
 		if (fit)
 			ut->rows = fit;
 	}
-	count_rows(&ut->st, ut->rows, ut->nr_rows);
 	ut->st.build_ns = monotonic_ns() - t0;
 	*out = ut;
 	ut = NULL;
