@@ -27,9 +27,8 @@ static inline struct cp_unwind_row unwind_row_from_cfi(const struct cfi_state *s
 						       bool ra16)
 {
 	if (!signal && ra16 && !s->cfa_expr &&
-	    (s->cfa_reg == CFI_REG_RSP || s->cfa_reg == CFI_REG_RBP) &&
-	    s->cfa_off >= INT32_MIN && s->cfa_off <= INT32_MAX && s->ra.kind == CFI_RULE_OFFSET &&
-	    s->ra.off == -8) {
+	    (s->cfa_reg == CFI_REG_RSP || s->cfa_reg == CFI_REG_RBP) && s->cfa_off >= INT32_MIN &&
+	    s->cfa_off <= INT32_MAX && s->ra.kind == CFI_RULE_OFFSET && s->ra.off == -8) {
 		struct cp_unwind_row r = {
 			.cfa_type = s->cfa_reg == CFI_REG_RSP ? CP_CFA_RSP : CP_CFA_RBP,
 			.cfa_off = (__s32)s->cfa_off,
