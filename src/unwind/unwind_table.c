@@ -216,20 +216,29 @@ static bool in_exec_segment(const struct builder *b, uint64_t lo)
 	return false;
 }
 
-static int add_fde(struct builder *b, const Dwarf_FDE *e)
+/* The FDE whose CIE is at cie_off and whose bytes after the CIE pointer are [p, end). */
+static int add_fde(struct builder *b, uint64_t cie_off, const uint8_t *p, const uint8_t *end)
 {
-	struct cfi_cursor c = {e->start, e->end, false};
+	struct cfi_cursor c = {p, end, false};
 	const struct cie *cie;
 	uint64_t lo, len, aug;
 	size_t ci;
 
-	cie = find_cie(b, e->CIE_pointer, &ci);
+	cie = find_cie(b, cie_off, &ci);
 	if (!cie || cie->bad) {
 		b->st->fdes_skipped++;
 		return 0;
 	}
-	if (cfi_read_pointer(&c, cie->enc, &b->sec, &lo) ||
-	    cfi_read_pointer(&c, cie->enc, NULL, &len)) {
+	if (cie->enc == (DW_EH_PE_pcrel | DW_EH_PE_sdata4) && end - p >= 8) {
+		/* what nearly every FDE of .eh_frame has: cfi_read_pointer's result, inline */
+		int32_t v[2];
+
+		memcpy(v, p, sizeof(v));
+		lo = b->sec.addr + (uint64_t)(p - b->sec.data) + (uint64_t)(int64_t)v[0];
+		len = (uint64_t)(int64_t)v[1];
+		c.p += 8;
+	} else if (cfi_read_pointer(&c, cie->enc, &b->sec, &lo) ||
+		   cfi_read_pointer(&c, cie->enc, NULL, &len)) {
 		b->st->fdes_skipped++;
 		return 0;
 	}
@@ -721,33 +730,128 @@ static Elf_Data *find_cfi(Elf *elf, struct builder *b)
 	return d;
 }
 
-/* CIEs first (FDEs point back at them), then the FDEs. */
+/* An entry of the CFI section, as split by next_entry. */
+struct entry {
+	bool cie;
+	uint64_t cie_off;   /* an FDE's CIE (an offset in the section) */
+	const uint8_t *p;   /* an FDE's bytes after its CIE pointer ... */
+	const uint8_t *end; /* ... up to its end */
+};
+
+static uint64_t read_word(const uint8_t *p, size_t n, bool msb)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << 8 * (msb ? n - 1 - i : i);
+	return v;
+}
+
+/*
+ * The entry at off, split as libdw's dwarf_next_cfi splits it (elfutils 0.188,
+ * libdw/dwarf_next_cfi.c; the same checks, so the same entries and the same first malformed
+ * one): 1 the end (the terminator, or fewer than 5 bytes left), -EINVAL a length or CIE pointer
+ * that cannot be, 0 and *next the offset of the entry after it. Only the CIEs (a few) are then
+ * read by dwarf_next_cfi; this split is a few loads an FDE, no call into libdw.
+ */
+static int next_entry(const struct builder *b, uint64_t off, bool msb, uint64_t *next,
+		      struct entry *e)
+{
+	const uint8_t *p, *limit = b->sec.data + b->sec_size;
+	uint64_t len, id;
+	size_t osize = 4;
+
+	if (off + 4 >= b->sec_size)
+		return 1;
+	p = b->sec.data + off;
+	len = read_word(p, 4, msb);
+	p += 4;
+	if (len == 0xffffffffu) { /* the 64-bit format */
+		osize = 8;
+		if (limit - p < 8)
+			return -EINVAL;
+		len = read_word(p, 8, msb);
+		p += 8;
+	}
+	if (!len)
+		return 1;
+	if ((uint64_t)(limit - p) < len || len < osize + 1)
+		return -EINVAL;
+	*next = off + (2 * osize - 4) + len;
+	e->end = p + len;
+	id = read_word(p, osize, msb);
+	if (b->eh) {
+		uint64_t pos = (uint64_t)(p - b->sec.data);
+
+		e->cie = !id;
+		if (!e->cie && (id > pos || pos <= osize))
+			return -EINVAL;
+		e->cie_off = pos - id;
+	} else {
+		e->cie = osize == 4 ? id == DW_CIE_ID_32 : id == DW_CIE_ID_64;
+		e->cie_off = id;
+	}
+	e->p = p + osize;
+	return 0;
+}
+
+/* An FDE whose CIE comes after it (.debug_frame allows that): read once all CIEs are known. */
+struct later_fde {
+	uint64_t cie_off;
+	const uint8_t *p, *end;
+};
+
+/*
+ * The CIEs and FDEs of the section, in one pass: an FDE's CIE comes before it as a rule (in
+ * .eh_frame always), the others wait for the end. A malformed entry ends the pass (what came
+ * before is kept, the rest counted in bytes_skipped), as it ended libdw's.
+ */
 static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	bool msb = ident && ident[EI_DATA] == ELFDATA2MSB;
+	struct later_fde *later = NULL;
+	size_t nr_later = 0, cap_later = 0;
+	Dwarf_Off off = 0, next = 0;
+	struct entry e;
+	int r, err = 0;
 
-	for (int pass = 0; pass < 2; pass++) {
-		Dwarf_Off off = 0, next;
-		Dwarf_CFI_Entry e;
-		int r, err;
+	b->released = 0;
+	while (off < b->sec_size && !err) {
+		release_cfi(b, off);
+		r = next_entry(b, off, msb, &next, &e);
+		if (!r && e.cie) {
+			Dwarf_CFI_Entry ce;
 
-		b->released = 0;
-		while (off < b->sec_size) {
-			release_cfi(b, off);
-			r = dwarf_next_cfi(ident, d, b->eh, off, &next, &e);
-			if (r < 0 && !pass) /* a malformed tail: keep what came before, say so */
-				b->st->bytes_skipped = b->sec_size - off;
-			if (r) /* 1: the terminator */
-				break;
-			if (dwarf_cfi_cie_p(&e))
-				err = pass ? 0 : add_cie(b, off, &e.cie);
-			else
-				err = pass ? add_fde(b, &e.fde) : 0;
-			if (err)
-				return err;
-			off = next;
+			r = dwarf_next_cfi(ident, d, b->eh, off, &next, &ce);
+			err = !r ? add_cie(b, off, &ce.cie) : 0;
+		} else if (!r && e.cie_off < off) {
+			err = add_fde(b, e.cie_off, e.p, e.end);
+		} else if (!r) {
+			if (nr_later == cap_later) {
+				size_t cap = cap_later ? 2 * cap_later : 16;
+				struct later_fde *n = realloc(later, cap * sizeof(*n));
+
+				if (!n) {
+					err = -ENOMEM;
+					break;
+				}
+				later = n;
+				cap_later = cap;
+			}
+			later[nr_later++] = (struct later_fde){e.cie_off, e.p, e.end};
 		}
+		if (r < 0) /* a malformed tail: keep what came before, say so */
+			b->st->bytes_skipped = b->sec_size - off;
+		if (r) /* 1: the terminator */
+			break;
+		off = next;
 	}
+	for (size_t i = 0; i < nr_later && !err; i++)
+		err = add_fde(b, later[i].cie_off, later[i].p, later[i].end);
+	free(later);
+	if (err)
+		return err;
 	return b->nr_cies ? 0 : -EINVAL;
 }
 
