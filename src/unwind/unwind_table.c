@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +78,10 @@ struct builder {
 	size_t nr_fdes, cap_fdes;
 	struct cp_unwind_row *rows;
 	size_t nr_rows, cap_rows;
+	size_t raw_rows; /* rows made, before compaction (st->raw_rows at the end) */
+	/* rows held or emitted by cfa_type and by reason, but for CP_CFA_RSP/RBP ones of reason 0
+	 */
+	size_t by_type[256], by_reason[256];
 	struct seg segs[MAX_SEGS]; /* executable PT_LOADs */
 	size_t nr_segs;
 	uint64_t base;
@@ -274,15 +279,20 @@ static int add_fde(struct builder *b, uint64_t cie_off, const uint8_t *p, const 
 	return 0;
 }
 
-static int cmp_fde(const void *x, const void *y)
+/*
+ * The order of the FDEs: by start; at the same start the longer one first (the other overlaps
+ * it); then by where the instructions are, Go functions (no instructions) by their index. No
+ * two are equal: any sort gives this one order.
+ */
+static inline bool fde_before(const struct fde *a, const struct fde *b)
 {
-	const struct fde *a = x, *b = y;
-
 	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
+		return a->lo < b->lo;
 	if (a->hi != b->hi)
-		return a->hi > b->hi ? -1 : 1; /* the longer one first, the other overlaps it */
-	return a->insn < b->insn ? -1 : a->insn > b->insn;
+		return a->hi > b->hi;
+	if (a->insn != b->insn)
+		return a->insn < b->insn;
+	return a->go < b->go;
 }
 
 /*
@@ -309,94 +319,143 @@ static void release_cfi(struct builder *b, size_t upto)
 	b->released = upto;
 }
 
-/* The end of the ascending run of v[0, n) that starts at i. */
-static size_t run_end(const struct fde *v, size_t i, size_t n)
-{
-	for (i++; i < n; i++)
-		if (cmp_fde(&v[i - 1], &v[i]) > 0)
-			break;
-	return i;
-}
-
 /*
- * Sort the FDEs as cmp_fde says, stably (Go functions of the same range keep their order, as
- * glibc's qsort, a merge sort, kept them). A linker writes them in address order as a rule, or
- * in a few runs of it (libclang-cpp's, libLLVM's): runs found as they are are merged pairwise,
- * pass after pass, between v and a copy. 0 or -ENOMEM.
+ * Sort the FDEs (fde_before). A linker writes them in address order as a rule, or in runs of
+ * it (libLLVM's 94,994 come in 595): the runs are found once, then merged pairwise, pass after
+ * pass, between v and a copy. 0 or -ENOMEM.
  */
 static int sort_fdes(struct fde *v, size_t n)
 {
 	struct fde *tmp, *from = v, *to;
-	size_t runs;
+	size_t *start, runs = 1;
 
-	if (!n || run_end(v, 0, n) == n)
+	for (size_t i = 1; i < n; i++)
+		runs += fde_before(&v[i], &v[i - 1]);
+	if (runs <= 1)
 		return 0;
 	/* qsort would take such a copy too (1.5 MB for libLLVM's, at a recording's peak) */
 	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
+	start = malloc((runs + 1) * sizeof(*start));
+	if (!tmp || !start) {
+		free(tmp);
+		free(start);
 		return -ENOMEM;
+	}
+	runs = 0;
+	start[runs++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (fde_before(&v[i], &v[i - 1]))
+			start[runs++] = i;
+	start[runs] = n;
 	to = tmp;
-	do {
-		runs = 0;
-		for (size_t i = 0; i < n; runs++) {
-			size_t mid = run_end(from, i, n), end = mid < n ? run_end(from, mid, n) : n;
-			size_t a = i, b = mid, k = i;
+	while (runs > 1) {
+		size_t r, merged = 0;
+
+		for (r = 0; r < runs; r += 2) {
+			size_t a = start[r], mid = start[r + 1],
+			       end = r + 1 < runs ? start[r + 2] : mid;
+			size_t b = mid, k = a;
 
 			while (a < mid && b < end)
-				to[k++] = cmp_fde(&from[b], &from[a]) < 0 ? from[b++] : from[a++];
+				to[k++] = fde_before(&from[b], &from[a]) ? from[b++] : from[a++];
 			memcpy(&to[k], &from[a], (mid - a) * sizeof(*to));
 			k += mid - a;
 			memcpy(&to[k], &from[b], (end - b) * sizeof(*to));
-			i = end;
+			start[merged++] = start[r];
 		}
+		start[merged] = n;
+		runs = merged;
 		from = to;
 		to = to == tmp ? v : tmp;
-	} while (runs > 1);
+	}
 	if (from != v)
 		memcpy(v, from, n * sizeof(*v));
 	free(tmp);
+	free(start);
 	return 0;
 }
 
 /* ---- rows -------------------------------------------------------------------------------- */
 
-static bool count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n);
+static bool rows_ascending(const struct cp_unwind_row *rows, size_t n);
 
-static bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
+/* The same rule: all but pc and pad (as the BPF walker reads them), as two loads a row. */
+static inline bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
 {
-	return a->cfa_type == b->cfa_type && a->rbp_type == b->rbp_type &&
-	       a->cfa_off == b->cfa_off && a->rbp_off == b->rbp_off && a->reason == b->reason;
+	uint64_t oa, ob;
+	uint32_t ta, tb;
+
+	_Static_assert(offsetof(struct cp_unwind_row, rbp_off) == 8 &&
+			       offsetof(struct cp_unwind_row, pad) == 15,
+		       "cfa_off, rbp_off; cfa_type, rbp_type, reason, pad");
+	memcpy(&oa, &a->cfa_off, 8);
+	memcpy(&ob, &b->cfa_off, 8);
+	memcpy(&ta, &a->cfa_type, 4);
+	memcpy(&tb, &b->cfa_type, 4);
+	return oa == ob && !((ta ^ tb) & 0x00ffffffu); /* little-endian: pad is the top byte */
 }
 
-/* Append a row at vaddr: a later row at the same pc replaces it, an unchanged rule is dropped. */
-/*
- * Append the row in force from vaddr. Rows are sorted by construction, as the BPF binary
- * search needs: a row below the last one, or outside the 32-bit span above base, is -EINVAL
- * (the FDE that asked for it is then marked malformed).
- */
-static int push_row(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
+/* Count row r in (+1) or out (-1, as size_t) of b's rows: only the few of other rules. */
+static inline void tally(struct builder *b, const struct cp_unwind_row *r, size_t d)
 {
+	if ((r->cfa_type != CP_CFA_RSP && r->cfa_type != CP_CFA_RBP) || r->reason) {
+		b->by_type[r->cfa_type] += d;
+		b->by_reason[r->reason] += d;
+	}
+}
+
+/* Drop the rows after the first mark (of the FDE being built: none was emitted). */
+static void drop_rows(struct builder *b, size_t mark)
+{
+	while (b->nr_rows > mark)
+		tally(b, &b->rows[--b->nr_rows], (size_t)-1);
+}
+
+/*
+ * Append the row in force from vaddr: a later row at the same pc replaces it, an unchanged rule
+ * is dropped. Rows are sorted by construction, as the BPF binary search needs: a row below the
+ * last one, or outside the 32-bit span above base, is -EINVAL (the FDE that asked for it is
+ * then marked malformed).
+ */
+static inline int push_row(struct builder *b, uint64_t vaddr, const struct cp_unwind_row *r)
+{
+	size_t n = b->nr_rows;
+	uint32_t pc;
+
 	if (vaddr < b->base || vaddr - b->base > UINT32_MAX)
 		return -EINVAL;
-	r.pc = (uint32_t)(vaddr - b->base);
-	if (b->nr_rows && r.pc < b->rows[b->nr_rows - 1].pc)
-		return -EINVAL;
-	b->st->raw_rows++;
-	if (b->nr_rows && b->rows[b->nr_rows - 1].pc == r.pc)
-		b->nr_rows--;
-	if (b->nr_rows && same_rule(&b->rows[b->nr_rows - 1], &r))
+	pc = (uint32_t)(vaddr - b->base);
+	if (n) {
+		if (pc < b->rows[n - 1].pc)
+			return -EINVAL;
+		if (b->rows[n - 1].pc == pc)
+			tally(b, &b->rows[--n], (size_t)-1);
+	}
+	b->raw_rows++;
+	if (n && same_rule(&b->rows[n - 1], r)) {
+		b->nr_rows = n;
 		return 0;
-	if (b->nr_rows == b->cap_rows) {
+	}
+	tally(b, r, 1);
+	if (n == b->cap_rows) {
 		size_t cap = b->cap_rows ? 2 * b->cap_rows : 1024;
-		struct cp_unwind_row *n = realloc(b->rows, cap * sizeof(*n));
+		struct cp_unwind_row *nr = realloc(b->rows, cap * sizeof(*nr));
 
-		if (!n)
+		if (!nr)
 			return -ENOMEM;
-		b->rows = n;
+		b->rows = nr;
 		b->cap_rows = cap;
 	}
-	b->rows[b->nr_rows++] = r;
+	b->rows[n] = *r;
+	b->rows[n].pc = pc;
+	b->nr_rows = n + 1;
 	return 0;
+}
+
+/* push_row of a row made here */
+static int push_new(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
+{
+	return push_row(b, vaddr, &r);
 }
 
 struct fde_rows {
@@ -409,7 +468,9 @@ static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
 {
 	const struct fde_rows *fr = arg;
 
-	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
+	struct cp_unwind_row r = unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16);
+
+	return push_row(fr->b, pc, &r);
 }
 
 /*
@@ -432,7 +493,7 @@ static int go_row(void *arg, uint64_t start, uint64_t end, int32_t d)
 					   .cfa_off = d + 8,
 					   .rbp_type = CP_RBP_CFA_OFF,
 					   .rbp_off = -16};
-	return push_row(arg, start, r);
+	return push_new(arg, start, r);
 }
 
 static int max_delta(void *arg, uint64_t start, uint64_t end, int32_t d)
@@ -453,7 +514,7 @@ static int max_delta(void *arg, uint64_t start, uint64_t end, int32_t d)
 static int build_go(struct builder *b, size_t i)
 {
 	struct go_func gf;
-	size_t mark = b->nr_rows, raw = b->st->raw_rows;
+	size_t mark = b->nr_rows, raw = b->raw_rows;
 	int err;
 
 	/* add_go took only functions it could read: the table has not changed since */
@@ -461,7 +522,7 @@ static int build_go(struct builder *b, size_t i)
 		return 0;
 	/* mcall goes on on g0 and leaves nothing to return to: Go's own traceback ends there */
 	if ((gf.flag & GOPCLN_FLAG_TOPFRAME) || !strcmp(gf.name, "runtime.mcall"))
-		return push_row(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
+		return push_new(b, gf.entry, (struct cp_unwind_row){.cfa_type = CP_CFA_END_STACK});
 	/*
 	 * runtime.asmcgocall (the assembly body: it writes SP, its ABI wrapper of the same name
 	 * does not) switches to g0 for a cgo call as systemstack does, through
@@ -491,7 +552,7 @@ static int build_go(struct builder *b, size_t i)
 			r.cfa_off = body + 8;
 			r.rbp_off = CP_GO_PACK(b->go_off.g_m, b->go_off.m_curg, b->go_off.g_sched,
 					       b->go_off.gobuf_bp, body == 8);
-			return push_row(b, gf.entry, r);
+			return push_new(b, gf.entry, r);
 		}
 	}
 	if (b->go_tls_slot && b->go_off.m_vdsosp &&
@@ -508,18 +569,18 @@ static int build_go(struct builder *b, size_t i)
 		/* not in the vDSO call: the frame of the body (a leaf in the prologue is rare) */
 		err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, max_delta, &body);
 		if (err || body <= 0 || body > INT32_MAX - 8)
-			return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+			return push_new(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
 		r.cfa_off = body + 8;
-		return push_row(b, gf.entry, r);
+		return push_new(b, gf.entry, r);
 	}
 	/* a row per change of the delta: at most one per byte */
 	err = gopclntab__sp_rows(b->gp, i, gf.end - gf.entry, go_row, b);
 	if (err == -ENOMEM)
 		return err;
 	/* raw_rows: a first row like the one before it is not added, but was made */
-	if (err || b->st->raw_rows == raw) {
-		b->nr_rows = mark;
-		return push_row(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
+	if (err || b->raw_rows == raw) {
+		drop_rows(b, mark);
+		return push_new(b, gf.entry, unwind_row_unsupported(CP_UNW_BAD_CFI));
 	}
 	return 0;
 }
@@ -579,8 +640,8 @@ static int build_fde(struct builder *b, const struct fde *f)
 		return err;
 	if (err) {
 		/* rows before mark have pcs below f->lo: push_row left them alone */
-		b->nr_rows = mark;
-		err = push_row(b, b->base + f->lo, unwind_row_unsupported(CP_UNW_BAD_CFI));
+		drop_rows(b, mark);
+		err = push_new(b, b->base + f->lo, unwind_row_unsupported(CP_UNW_BAD_CFI));
 	}
 	return err;
 }
@@ -598,12 +659,12 @@ static int emit_rows(struct builder *b, size_t keep)
 		return 0;
 	if (b->emitted && b->rows[0].pc <= b->last_pc)
 		return -EINVAL;
-	/* counted before they go: rows not ascending are not emitted */
-	if (!count_rows(b->st, b->rows, n))
+	if (!rows_ascending(b->rows, n))
 		return -EINVAL;
 	err = b->emit(b->emit_ctx, b->rows, n);
 	if (err)
 		return err;
+	b->st->rows += n;
 	b->emitted += n;
 	b->last_pc = b->rows[n - 1].pc;
 	memmove(b->rows, b->rows + n, (b->nr_rows - n) * sizeof(*b->rows));
@@ -637,7 +698,7 @@ static int build_rows(struct builder *b)
 			continue;
 		}
 		if (i && lo > end) {
-			err = push_row(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
+			err = push_new(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
 			if (err)
 				return err;
 		}
@@ -651,7 +712,7 @@ static int build_rows(struct builder *b)
 		end = b->base + f->hi;
 	}
 	if (b->nr_fdes)
-		return push_row(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
+		return push_new(b, end, (struct cp_unwind_row){.cfa_type = CP_CFA_END_FUNC});
 	return 0;
 }
 
@@ -738,13 +799,18 @@ struct entry {
 	const uint8_t *end; /* ... up to its end */
 };
 
-static uint64_t read_word(const uint8_t *p, size_t n, bool msb)
+/* A 4- or 8-byte word in the object's byte order (libdw reads a big-endian one so too). */
+static inline uint64_t read_word(const uint8_t *p, size_t n, bool msb)
 {
-	uint64_t v = 0;
+	uint32_t w;
+	uint64_t v;
 
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << 8 * (msb ? n - 1 - i : i);
-	return v;
+	if (n == 4) {
+		memcpy(&w, p, 4);
+		return msb ? __builtin_bswap32(w) : w;
+	}
+	memcpy(&v, p, 8);
+	return msb ? __builtin_bswap64(v) : v;
 }
 
 /*
@@ -855,37 +921,25 @@ static int read_entries(Elf *elf, Elf_Data *d, struct builder *b)
 	return b->nr_cies ? 0 : -EINVAL;
 }
 
-/*
- * The BPF walker's binary search needs pcs strictly ascending: checked once more, and rows[0,
- * n) counted into st in the same pass (counters in registers, no branch a row; reasons in a
- * second pass, when there are any). false, nothing counted: not ascending.
- */
-static bool count_rows(struct unwind_table_stats *st, const struct cp_unwind_row *rows, size_t n)
+/* The BPF walker's binary search needs pcs strictly ascending: checked once more. */
+static bool rows_ascending(const struct cp_unwind_row *rows, size_t n)
 {
-	size_t end_func = 0, end_stack = 0, plt = 0, signal = 0, reasons = 0;
 	bool desc = false;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned int t = rows[i].cfa_type;
+	for (size_t i = 1; i < n; i++)
+		desc |= rows[i].pc <= rows[i - 1].pc;
+	return !desc;
+}
 
-		desc |= i && rows[i].pc <= rows[i - 1].pc;
-		end_func += t == CP_CFA_END_FUNC;
-		end_stack += t == CP_CFA_END_STACK;
-		plt += t == CP_CFA_PLT1 || t == CP_CFA_PLT2;
-		signal += t == CP_CFA_SIGNAL;
-		reasons += rows[i].reason != CP_UNW_OK;
-	}
-	if (desc)
-		return false;
-	st->rows += n;
-	st->end_func += end_func;
-	st->end_stack += end_stack;
-	st->plt += plt;
-	st->signal += signal;
-	for (size_t i = 0; reasons && i < n; i++)
-		if (rows[i].reason && rows[i].reason < CP_UNW_MAX)
-			st->unsupported[rows[i].reason]++;
-	return true;
+/* The counts of the rows built (all emitted, when streamed) into st. */
+static void count_rows(struct unwind_table_stats *st, const struct builder *b)
+{
+	st->end_func = b->by_type[CP_CFA_END_FUNC];
+	st->end_stack = b->by_type[CP_CFA_END_STACK];
+	st->plt = b->by_type[CP_CFA_PLT1] + b->by_type[CP_CFA_PLT2];
+	st->signal = b->by_type[CP_CFA_SIGNAL];
+	for (size_t i = CP_UNW_OK + 1; i < CP_UNW_MAX; i++)
+		st->unsupported[i] = b->by_reason[i];
 }
 
 /*
@@ -944,14 +998,17 @@ static int build(Elf *elf, const struct fmap *map, const struct gopclntab *const
 	if (err)
 		goto out;
 	err = build_rows(&b);
+	ut->st.raw_rows = b.raw_rows;
 	if (!err && emit)
 		err = emit_rows(&b, 0);
 	if (err)
 		goto out;
-	if (!count_rows(&ut->st, b.rows, b.nr_rows)) {
+	if (!rows_ascending(b.rows, b.nr_rows)) {
 		err = -EINVAL;
 		goto out;
 	}
+	ut->st.rows += b.nr_rows;
+	count_rows(&ut->st, &b);
 	ut->base = b.base;
 	ut->nr_rows = b.nr_rows;
 	ut->rows = b.rows;
