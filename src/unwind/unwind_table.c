@@ -379,20 +379,11 @@ static int sort_fdes(struct fde *v, size_t n)
 
 static bool rows_ascending(const struct cp_unwind_row *rows, size_t n);
 
-/* The same rule: all but pc and pad (as the BPF walker reads them), as two loads a row. */
+/* The same rule: all but pc and pad (as the BPF walker reads them). */
 static inline bool same_rule(const struct cp_unwind_row *a, const struct cp_unwind_row *b)
 {
-	uint64_t oa, ob;
-	uint32_t ta, tb;
-
-	_Static_assert(offsetof(struct cp_unwind_row, rbp_off) == 8 &&
-			       offsetof(struct cp_unwind_row, pad) == 15,
-		       "cfa_off, rbp_off; cfa_type, rbp_type, reason, pad");
-	memcpy(&oa, &a->cfa_off, 8);
-	memcpy(&ob, &b->cfa_off, 8);
-	memcpy(&ta, &a->cfa_type, 4);
-	memcpy(&tb, &b->cfa_type, 4);
-	return oa == ob && !((ta ^ tb) & 0x00ffffffu); /* little-endian: pad is the top byte */
+	return a->cfa_type == b->cfa_type && a->rbp_type == b->rbp_type &&
+	       a->cfa_off == b->cfa_off && a->rbp_off == b->rbp_off && a->reason == b->reason;
 }
 
 /* Count row r in (+1) or out (-1, as size_t) of b's rows: only the few of other rules. */
@@ -417,7 +408,8 @@ static void drop_rows(struct builder *b, size_t mark)
  * last one, or outside the 32-bit span above base, is -EINVAL (the FDE that asked for it is
  * then marked malformed).
  */
-static inline int push_row(struct builder *b, uint64_t vaddr, const struct cp_unwind_row *r)
+static inline __attribute__((always_inline)) int push_row(struct builder *b, uint64_t vaddr,
+							  struct cp_unwind_row r)
 {
 	size_t n = b->nr_rows;
 	uint32_t pc;
@@ -432,11 +424,11 @@ static inline int push_row(struct builder *b, uint64_t vaddr, const struct cp_un
 			tally(b, &b->rows[--n], (size_t)-1);
 	}
 	b->raw_rows++;
-	if (n && same_rule(&b->rows[n - 1], r)) {
+	if (n && same_rule(&b->rows[n - 1], &r)) {
 		b->nr_rows = n;
 		return 0;
 	}
-	tally(b, r, 1);
+	tally(b, &r, 1);
 	if (n == b->cap_rows) {
 		size_t cap = b->cap_rows ? 2 * b->cap_rows : 1024;
 		struct cp_unwind_row *nr = realloc(b->rows, cap * sizeof(*nr));
@@ -446,16 +438,16 @@ static inline int push_row(struct builder *b, uint64_t vaddr, const struct cp_un
 		b->rows = nr;
 		b->cap_rows = cap;
 	}
-	b->rows[n] = *r;
-	b->rows[n].pc = pc;
+	r.pc = pc;
+	b->rows[n] = r;
 	b->nr_rows = n + 1;
 	return 0;
 }
 
-/* push_row of a row made here */
+/* push_row, not inline: for the rows made here (end rows, Go's, bad CFI) */
 static int push_new(struct builder *b, uint64_t vaddr, struct cp_unwind_row r)
 {
-	return push_row(b, vaddr, &r);
+	return push_row(b, vaddr, r);
 }
 
 struct fde_rows {
@@ -468,9 +460,7 @@ static int fde_row(void *arg, uint64_t pc, const struct cfi_state *s)
 {
 	const struct fde_rows *fr = arg;
 
-	struct cp_unwind_row r = unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16);
-
-	return push_row(fr->b, pc, &r);
+	return push_row(fr->b, pc, unwind_row_from_cfi(s, fr->cie->signal, fr->cie->ra16));
 }
 
 /*
