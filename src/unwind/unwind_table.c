@@ -2,7 +2,8 @@
 /*
  * .eh_frame / .debug_frame -> struct cp_unwind_row, x86-64 only.
  *
- * dwarf_next_cfi splits the section into CIEs and FDEs; the rest of the reading is here: the
+ * The section is split into CIEs and FDEs here, in one pass, as libdw's dwarf_next_cfi splits
+ * it; CIEs (a few) are parsed by dwarf_next_cfi. The rest of the reading is here too: the
  * augmentation and the pointer encodings of FDE ranges, which FDEs describe loaded code. Each
  * FDE's program is run once by cfi_eval, its rules made rows by unwind_row; rows are compacted
  * as they come (a later row at the same pc wins, an unchanged rule is dropped) and an end row
