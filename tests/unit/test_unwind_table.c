@@ -1095,6 +1095,70 @@ static void test_entry_forms(void **state)
 }
 
 /*
+ * An FDE at eh[at] for [lo, lo + range) with CIE 0 and program prog[0, len) (nops up to a
+ * 4-byte length); returns the offset after it.
+ */
+static size_t put_fde(uint8_t *eh, size_t at, const struct eh_layout *l, uint64_t lo,
+		      uint32_t range, const uint8_t *prog, size_t len)
+{
+	size_t n = at + 17;
+
+	put32(eh + at + 4, (uint32_t)(at + 4));
+	put32(eh + at + 8, (uint32_t)(lo - (l->eh_addr + at + 8)));
+	put32(eh + at + 12, range);
+	eh[at + 16] = 0; /* augmentation data: none */
+	memcpy(eh + n, prog, len);
+	n = (n + len + 3) & ~(size_t)3;
+	put32(eh + at, (uint32_t)(n - at - 4));
+	return n;
+}
+
+/*
+ * FDEs of the same start, out of order: the longest one's rows, the others skipped as
+ * overlapping it. Ten at .text (more than a few: sorted by qsort), three at .text + 0x40.
+ */
+static void test_same_start(void **state)
+{
+	static const uint8_t prog[] = {0x40 | 0x04, 0x0e, 0x10}; /* advance 4; CFA rsp+16 */
+	static const uint32_t ten[] = {3, 7, 1, 9, 10, 2, 8, 4, 6, 5};
+	struct eh_layout l;
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *r;
+	struct unwind_table *ut;
+	char path[PATH_MAX];
+	uint8_t eh[512] = {0};
+	size_t n, nr;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	n = put_cie(eh);
+	for (size_t i = 0; i < 10; i++)
+		n = put_fde(eh, n, &l, l.text_addr, ten[i] * 4, prog, ten[i] == 10 ? 3 : 0);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0x8, NULL, 0);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0x10, prog, 3);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0xc, NULL, 0);
+	ut = crafted_table(eh, n, &l);
+
+	unwind_table__stats(ut, &st);
+	assert_int_equal(st.fdes, 2);
+	assert_int_equal(st.fdes_skipped, 11);
+	r = unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 6);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t lo = l.text_addr + 0x40 * i, hi = lo + (i ? 0x10 : 40);
+
+		assert_int_equal(unwind_table__base(ut) + r[3 * i].pc, lo);
+		assert_int_equal(r[3 * i].cfa_off, 8);
+		assert_int_equal(unwind_table__base(ut) + r[3 * i + 1].pc, lo + 4);
+		assert_int_equal(r[3 * i + 1].cfa_off, 16);
+		assert_int_equal(unwind_table__base(ut) + r[3 * i + 2].pc, hi);
+		assert_int_equal(r[3 * i + 2].cfa_type, CP_CFA_END_FUNC);
+	}
+	unwind_table__free(ut);
+}
+
+/*
  * .debug_frame lets an FDE come before its CIE (the CIE pointer is an offset in the section):
  * the FDE is read all the same. unw_dbgframe with its .debug_frame replaced by such a pair.
  */
@@ -1213,6 +1277,7 @@ int main(void)
 		cmocka_unit_test(test_bad_length),
 		cmocka_unit_test(test_entry_forms),
 		cmocka_unit_test(test_debug_frame_cie_after),
+		cmocka_unit_test(test_same_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
