@@ -1107,7 +1107,8 @@ static size_t put_fde(uint8_t *eh, size_t at, const struct eh_layout *l, uint64_
 	put32(eh + at + 8, (uint32_t)(lo - (l->eh_addr + at + 8)));
 	put32(eh + at + 12, range);
 	eh[at + 16] = 0; /* augmentation data: none */
-	memcpy(eh + n, prog, len);
+	if (len)
+		memcpy(eh + n, prog, len);
 	n = (n + len + 3) & ~(size_t)3;
 	put32(eh + at, (uint32_t)(n - at - 4));
 	return n;
