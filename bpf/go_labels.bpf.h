@@ -97,12 +97,41 @@ __noinline int cp_go_label_read(__u64 kaddr, __u64 vaddr)
 }
 
 /*
+ * The slots in use of the map bucket at bucket (8 tophash bytes, 8 keys, 8 values) into the
+ * per-CPU set while it has room: 0, or -1 when unreadable. Global: verified once, not once per
+ * bucket.
+ */
+__noinline int cp_go_bucket_read(__u64 bucket)
+{
+	struct cp_go_labels *b;
+	__u64 tophash;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&golabel_buf, &zero);
+	if (!b)
+		return -1;
+	/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
+	if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
+		return -1;
+	for (__u32 j = 0; j < 8; j++) {
+		if (b->n >= CP_GO_LABELS)
+			break;
+		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
+			continue;
+		if (cp_go_label_read(bucket + CP_GO_BUCKET_KEYS + 16 * j,
+				     bucket + CP_GO_BUCKET_VALS + 16 * j))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * A label map's labels, map layout: lm points at the labelMap, a map value, itself a pointer
  * to the runtime's hmap; the slots in use of its first buckets.
  */
 static __always_inline int go_read_map(struct cp_go_labels *b, __u64 lm)
 {
-	__u64 hdr[3], buckets, bucket = 0, tophash = 0, hmap = go_ptr(lm);
+	__u64 hdr[3], buckets, hmap = go_ptr(lm);
 	__u8 lb;
 
 	if (!hmap || bpf_probe_read_user(hdr, sizeof(hdr), (void *)hmap))
@@ -115,21 +144,10 @@ static __always_inline int go_read_map(struct cp_go_labels *b, __u64 lm)
 		return 0;
 	if (lb > CP_GO_MAX_B)
 		lb = CP_GO_MAX_B;
-	for (__u32 i = 0; i < (8u << CP_GO_MAX_B); i++) {
-		__u32 j = i & 7;
-
-		if ((i >> 3) >= (1u << lb) || b->n >= CP_GO_LABELS)
+	for (__u32 k = 0; k < (1u << CP_GO_MAX_B); k++) {
+		if (k >= (1u << lb) || b->n >= CP_GO_LABELS)
 			break;
-		if (!j) {
-			bucket = buckets + (__u64)(i >> 3) * CP_GO_BUCKET_SIZE;
-			/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
-			if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
-				return -1;
-		}
-		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
-			continue;
-		if (cp_go_label_read(bucket + CP_GO_BUCKET_KEYS + 16 * j,
-				     bucket + CP_GO_BUCKET_VALS + 16 * j))
+		if (cp_go_bucket_read(buckets + (__u64)k * CP_GO_BUCKET_SIZE))
 			return -1;
 	}
 	return 0;
