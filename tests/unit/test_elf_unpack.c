@@ -24,16 +24,12 @@ static const char *fixdir(void)
 	return d ? d : "build/rel/fixtures";
 }
 
-/* the whole file, malloc'ed */
-static uint8_t *slurp(const char *name, size_t *size)
+/* the whole content of file fd, malloc'ed, its size in *size; fd closed */
+static uint8_t *read_fd(int fd, size_t *size)
 {
-	char path[4096];
 	struct stat st;
 	uint8_t *p;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", fixdir(), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	p = malloc((size_t)st.st_size);
@@ -42,6 +38,15 @@ static uint8_t *slurp(const char *name, size_t *size)
 	close(fd);
 	*size = (size_t)st.st_size;
 	return p;
+}
+
+/* the whole file, malloc'ed */
+static uint8_t *slurp(const char *name, size_t *size)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", fixdir(), name);
+	return read_fd(open(path, O_RDONLY | O_CLOEXEC), size);
 }
 
 /* A directory on disk for the unpacked files (cmocka_inc.h). */
@@ -245,22 +250,6 @@ static void test_damaged(void **state)
 	}
 	assert_true(refused > 0);
 	free(img);
-}
-
-/* the whole content of the unpacked file fd, malloc'ed, its size in *size; fd closed */
-static uint8_t *read_fd(int fd, size_t *size)
-{
-	struct stat st;
-	uint8_t *p;
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	p = malloc((size_t)st.st_size);
-	assert_non_null(p);
-	assert_int_equal(pread(fd, p, (size_t)st.st_size, 0), st.st_size);
-	close(fd);
-	*size = (size_t)st.st_size;
-	return p;
 }
 
 /*
