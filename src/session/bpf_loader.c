@@ -214,13 +214,16 @@ static bool hash_noprealloc_ok(void)
 }
 
 /*
- * Every hash map of the object without preallocated elements when the kernel allows it
+ * The hash maps of the object without preallocated elements when the kernel allows it
  * (hash_noprealloc_ok): kernel memory then follows what the maps hold rather than their
- * capacity, and the ~150 MiB of elements the full-size maps would be are neither allocated,
+ * capacity, and the ~130 MiB of elements the full-size maps would be are neither allocated,
  * zeroed and charged at load nor freed at exit. A map at max_entries still refuses inserts
- * (E2BIG), counted as full as before; an insert may also fail when its CPU's cache is empty
- * (ENOMEM, the cache is refilled after the program returns), counted the same way. LRU and
- * stack trace maps are always preallocated.
+ * (E2BIG), counted as full as before. An insert from a program takes an element from its
+ * CPU's cache of the map, refilled only after the program returns, and the first run on a
+ * CPU finds one element of a large value there: rt_names, into which one sample may copy up to
+ * CP_RT_NAMES_PER_SAMPLE names, stays preallocated (its names would be refused, ENOMEM, and
+ * not copied again while their stack is in the set); the others take at most one insert per
+ * map and program run. LRU and stack trace maps are always preallocated.
  */
 static int hash_maps_noprealloc(struct bpf_session *s)
 {
@@ -231,7 +234,7 @@ static int hash_maps_noprealloc(struct bpf_session *s)
 		return 0;
 	bpf_object__for_each_map(m, s->skel->obj)
 	{
-		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH)
+		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH && m != s->skel->maps.rt_names)
 			err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
 		if (err)
 			return err;
