@@ -214,16 +214,30 @@ static bool hash_noprealloc_ok(void)
 }
 
 /*
- * The hash maps of the object without preallocated elements when the kernel allows it
- * (hash_noprealloc_ok): kernel memory then follows what the maps hold rather than their
- * capacity, and the ~130 MiB of elements the full-size maps would be are neither allocated,
- * zeroed and charged at load nor freed at exit. A map at max_entries still refuses inserts
- * (E2BIG), counted as full as before. An insert from a program takes an element from its
- * CPU's cache of the map, refilled only after the program returns, and the first run on a
- * CPU finds one element of a large value there: rt_names, into which one sample may copy up to
- * CP_RT_NAMES_PER_SAMPLE names, stays preallocated (its names would be refused, ENOMEM, and
- * not copied again while their stack is in the set); the others take at most one insert per
- * map and program run. LRU and stack trace maps are always preallocated.
+ * The hash maps kept preallocated: rt_names, into which one sample may copy up to
+ * CP_RT_NAMES_PER_SAMPLE names in one program run, while a map without preallocation takes
+ * its elements from a per-CPU cache refilled only after the run (one element of that size at
+ * the first run on a CPU): the names beyond would be refused (ENOMEM) and not copied again
+ * while their stack is in the set. dstacks, which nearly every --unwind dwarf sample of a new
+ * stack inserts into: the cache of its 2 KiB values (4 KiB allocations) is refilled every few
+ * inserts, through a self-interrupt, and the sampling program took 12 % longer (bpf_stats,
+ * fix_paths: a new stack at every sample), more than the 7 ms its creation costs at the start.
+ */
+static bool keep_prealloc(const struct bpf_session *s, const struct bpf_map *m)
+{
+	const struct cpuprof_profile *k = s->skel;
+
+	return m == k->maps.rt_names || m == k->maps.dstacks0 || m == k->maps.dstacks1;
+}
+
+/*
+ * The other hash maps without preallocated elements when the kernel allows it
+ * (hash_noprealloc_ok): their kernel memory then follows what they hold rather than their
+ * capacity, and the ~60 MiB of elements they would be at full size (rtstacks of the runtimes'
+ * walkers, counts, procs, uprocs...) are neither allocated, zeroed and charged at load nor
+ * freed at exit. A map at max_entries still refuses inserts (E2BIG), counted as full as before;
+ * each takes at most one insert per program run, from a cache that then holds one at least.
+ * LRU and stack trace maps are always preallocated.
  */
 static int hash_maps_noprealloc(struct bpf_session *s)
 {
@@ -234,7 +248,7 @@ static int hash_maps_noprealloc(struct bpf_session *s)
 		return 0;
 	bpf_object__for_each_map(m, s->skel->obj)
 	{
-		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH && m != s->skel->maps.rt_names)
+		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH && !keep_prealloc(s, m))
 			err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
 		if (err)
 			return err;
@@ -377,7 +391,14 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 	}
 
 	s->step = "size the maps";
-	err = hash_maps_noprealloc(s);
+	/* goroutine labels are read only when asked for, with user stacks (record.c) */
+	if (!cfg->go_labels || !cfg->user_stacks) {
+		err = bpf_map__set_max_entries(s->skel->maps.golabels, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(s->skel->maps.go_procs, 1);
+	}
+	if (!err)
+		err = hash_maps_noprealloc(s);
 	if (err)
 		goto fail;
 
