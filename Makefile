@@ -488,6 +488,18 @@ bench-unwind: $(BIN)
 	$(Q)scripts/install-bench-deps.sh
 	$(Q)bench/unwind.sh $(BIN) build/bench
 
+# CPU time of building unwind tables without printing them, as a table and streamed
+# (bench/unwind_build.c): make bench-unwind-build [UNWIND_OBJS="FILE..."]
+UNWIND_OBJS ?= /lib/x86_64-linux-gnu/libc.so.6
+$(O)/bench/unwind_build: bench/unwind_build.c $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+bench-unwind-build: $(O)/bench/unwind_build
+	$(Q)$(O)/bench/unwind_build $(UNWIND_OBJS)
+.PHONY: bench-unwind-build
+
 # cpuprof record -- cargo build --release of a generated crate with a few path dependencies:
 # share of user stacks complete and rustc's frames named (BENCH_OLD=path/to/cpuprof compares)
 bench-cargo: $(BIN)

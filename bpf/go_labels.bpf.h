@@ -53,26 +53,75 @@ static __always_inline __u64 go_ptr(__u64 addr)
 	return v;
 }
 
-/* Copy the Go string {ptr, len} into label i of b; -1 when unreadable. */
-static __always_inline int go_label_put(struct cp_go_labels *b, __u32 i, const __u64 *key,
-					const __u64 *val)
+/*
+ * The next label of the per-CPU set (golabel_buf, label b->n, then counted) from the Go strings
+ * whose headers {ptr, len} are at kaddr (the key) and vaddr (the value): 0, or -1 when unreadable
+ * or the set is full. Global, with scalar arguments: verified once, not once per slot of the
+ * loops below (each slot of a bucket, each label of a slice).
+ */
+__noinline int cp_go_label_read(__u64 kaddr, __u64 vaddr)
 {
-	struct cp_go_label *l = &b->l[i & (CP_GO_LABELS - 1)];
-	__u64 kn = key[1], vn = val[1];
+	struct cp_go_labels *b;
+	struct cp_go_label *l;
+	__u64 key[2], val[2], kn, vn, *w;
+	__u32 zero = 0, i;
 
-	__builtin_memset(l, 0, sizeof(*l));
+	b = bpf_map_lookup_elem(&golabel_buf, &zero);
+	if (!b || b->n >= CP_GO_LABELS)
+		return -1;
+	if (bpf_probe_read_user(key, sizeof(key), (void *)kaddr) ||
+	    bpf_probe_read_user(val, sizeof(val), (void *)vaddr))
+		return -1;
+	i = b->n & (CP_GO_LABELS - 1);
+	l = &b->l[i];
+	/* 8-byte stores (a label is at 8 + 96 i in the value): memset stores byte by byte */
+	w = (__u64 *)l;
+	for (__u32 k = 0; k < sizeof(*l) / 8; k++)
+		w[k] = 0;
+	kn = key[1];
+	vn = val[1];
 	if (kn > CP_GO_LABEL_KEY - 1) {
 		kn = CP_GO_LABEL_KEY - 1;
-		b->cut |= 1u << (i & (CP_GO_LABELS - 1));
+		b->cut |= 1u << i;
 	}
 	if (vn > CP_GO_LABEL_VAL - 1) {
 		vn = CP_GO_LABEL_VAL - 1;
-		b->cut |= 1u << (i & (CP_GO_LABELS - 1));
+		b->cut |= 1u << i;
 	}
 	if (!kn || bpf_probe_read_user(l->key, kn & (CP_GO_LABEL_KEY - 1), (void *)key[0]))
 		return -1;
 	if (vn && bpf_probe_read_user(l->val, vn & (CP_GO_LABEL_VAL - 1), (void *)val[0]))
 		return -1;
+	b->n = i + 1;
+	return 0;
+}
+
+/*
+ * The slots in use of the map bucket at bucket (8 tophash bytes, 8 keys, 8 values) into the
+ * per-CPU set while it has room: 0, or -1 when unreadable. Global: verified once, not once per
+ * bucket.
+ */
+__noinline int cp_go_bucket_read(__u64 bucket)
+{
+	struct cp_go_labels *b;
+	__u64 tophash;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&golabel_buf, &zero);
+	if (!b)
+		return -1;
+	/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
+	if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
+		return -1;
+	for (__u32 j = 0; j < 8; j++) {
+		if (b->n >= CP_GO_LABELS)
+			break;
+		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
+			continue;
+		if (cp_go_label_read(bucket + CP_GO_BUCKET_KEYS + 16 * j,
+				     bucket + CP_GO_BUCKET_VALS + 16 * j))
+			return -1;
+	}
 	return 0;
 }
 
@@ -82,7 +131,7 @@ static __always_inline int go_label_put(struct cp_go_labels *b, __u32 i, const _
  */
 static __always_inline int go_read_map(struct cp_go_labels *b, __u64 lm)
 {
-	__u64 hdr[3], buckets, bucket = 0, kv[2][2], tophash = 0, hmap = go_ptr(lm);
+	__u64 hdr[3], buckets, hmap = go_ptr(lm);
 	__u8 lb;
 
 	if (!hmap || bpf_probe_read_user(hdr, sizeof(hdr), (void *)hmap))
@@ -95,33 +144,19 @@ static __always_inline int go_read_map(struct cp_go_labels *b, __u64 lm)
 		return 0;
 	if (lb > CP_GO_MAX_B)
 		lb = CP_GO_MAX_B;
-	for (__u32 i = 0; i < (8u << CP_GO_MAX_B); i++) {
-		__u32 j = i & 7;
-
-		if ((i >> 3) >= (1u << lb) || b->n >= CP_GO_LABELS)
+	for (__u32 k = 0; k < (1u << CP_GO_MAX_B); k++) {
+		if (k >= (1u << lb) || b->n >= CP_GO_LABELS)
 			break;
-		if (!j) {
-			bucket = buckets + (__u64)(i >> 3) * CP_GO_BUCKET_SIZE;
-			/* the 8 tophash bytes as one word: little-endian, slot j at bits 8j */
-			if (bpf_probe_read_user(&tophash, sizeof(tophash), (void *)bucket))
-				return -1;
-		}
-		if (((tophash >> (8 * j)) & 0xff) < CP_GO_MIN_TOPHASH)
-			continue;
-		if (bpf_probe_read_user(kv[0], 16, (void *)(bucket + CP_GO_BUCKET_KEYS + 16 * j)) ||
-		    bpf_probe_read_user(kv[1], 16, (void *)(bucket + CP_GO_BUCKET_VALS + 16 * j)))
+		if (cp_go_bucket_read(buckets + (__u64)k * CP_GO_BUCKET_SIZE))
 			return -1;
-		if (go_label_put(b, b->n, kv[0], kv[1]))
-			return -1;
-		b->n++;
 	}
 	return 0;
 }
 
-/* The slice layout: labelMap{LabelSet{list []label}}. */
+/* The slice layout: labelMap{LabelSet{list []label}}, label{key, value string}. */
 static __always_inline int go_read_slice(struct cp_go_labels *b, __u64 lm)
 {
-	__u64 hdr[2], lab[4];
+	__u64 hdr[2];
 
 	if (bpf_probe_read_user(hdr, sizeof(hdr), (void *)lm))
 		return -1;
@@ -130,10 +165,8 @@ static __always_inline int go_read_slice(struct cp_go_labels *b, __u64 lm)
 	for (__u32 i = 0; i < CP_GO_LABELS; i++) {
 		if (i >= hdr[1])
 			break;
-		if (bpf_probe_read_user(lab, sizeof(lab), (void *)(hdr[0] + 32 * (__u64)i)) ||
-		    go_label_put(b, i, &lab[0], &lab[2]))
+		if (cp_go_label_read(hdr[0] + 32 * (__u64)i, hdr[0] + 32 * (__u64)i + 16))
 			return -1;
-		b->n = i + 1;
 	}
 	return 0;
 }

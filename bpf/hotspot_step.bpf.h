@@ -349,8 +349,12 @@ static __always_inline void hs_name_method(const struct cp_hs_proc *p, __u64 m,
 	kl = hs_sym(p, rt_ptr(klass + p->off.klass_name), n->name, CP_HS_CLASS_MAX);
 	if (kl < 0)
 		return;
+	/*
+	 * past kl the name is zeros (rt_name_scratch): no test of i against kl, whose range the
+	 * verifier would split at each step (its paths grew with the square of the steps)
+	 */
 	for (int i = 0; i < CP_HS_CLASS_MAX; i++)
-		if (i < kl && n->name[i] == '/')
+		if (n->name[i] == '/')
 			n->name[i] = '.';
 	off = kl & (CP_RT_NAME_LEN - 1);
 	if (off > CP_HS_CLASS_MAX)

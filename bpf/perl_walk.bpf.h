@@ -136,96 +136,119 @@ static __always_inline __u64 pl_my_perl(const struct cp_pl_proc *lp, __u64 fsbas
 /* contexts looked at per walk (sub contexts and the blocks, loops between them) */
 #define PL_MAX_CX 192
 
+/* Where the walk is between two contexts (cp_pl_cx). */
+struct pl_walk {
+	__u64 si, cop, cxbase, cx;
+	int si_type, fresh, called_from_c, pad;
+};
+
+/* cp_pl_cx: the walk goes on (not an enum cp_pl_end) */
+#define PL_CX_MORE 0x7fff
+
+/*
+ * The walk's next context (of stackinfo w->si, its cxstack read first when w->fresh): a sub
+ * context's frame pushed on st with the line running in it, the file-level code at the
+ * outermost stackinfo's end. PL_CX_MORE, or how the walk ended (set in st). Global, verified
+ * once: not once per context of the walk (its paths multiplied from one context to the next).
+ */
+__noinline int cp_pl_cx(const struct cp_pl_proc *lp, struct pl_walk *w, struct cp_rt_stack *st)
+{
+	const struct cp_pl_offsets *o;
+	__u64 buf[PL_CX_READ / 8], sbuf[PL_SI_READ / 8], cv, egv;
+	__u8 type, kind = 0;
+
+	if (!lp || !w || !st)
+		return CP_PL_END_NO_PROC;
+	o = &lp->off;
+	if (w->fresh) {
+		__s32 ix;
+
+		if (bpf_probe_read_user(sbuf, PL_SI_READ, (void *)w->si))
+			return rt_set_end(st, CP_PL_END_READ);
+		w->cxbase = rt_buf_le(sbuf, PL_SI_READ, o->si_cxstack, 8);
+		ix = (__s32)rt_buf_le(sbuf, PL_SI_READ, o->si_cxix, 4);
+		w->si_type = (int)rt_buf_le(sbuf, PL_SI_READ, o->si_type, 4);
+		if (!w->cxbase || ix > 100000)
+			return rt_set_end(st, CP_PL_END_READ);
+		w->cx = w->cxbase + (__s64)ix * o->cx_size;
+		w->fresh = 0;
+		w->called_from_c = 0;
+	}
+	if (w->cx < w->cxbase) {
+		/* this stackinfo is done: its file-level code (main) or the outer one */
+		if (w->si_type == CP_PL_PERLSI_MAIN) {
+			__u64 file = rt_ptr(w->cop + o->cop_file);
+
+			/*
+			 * no file before perl_run (PL_compiling at start-up); and no file-level
+			 * code running when the outermost sub of this stack was called from C (a
+			 * thread's start routine, BEGIN and END blocks): no frame then
+			 */
+			if (w->cop && file && !w->called_from_c) {
+				if (st->len >= CP_PL_MAX_FRAMES)
+					return rt_set_end(st, CP_PL_END_TRUNCATED);
+				rt_push(st, file, rt_u32(w->cop + o->cop_line), CP_PL_FRAME_MAIN,
+					CP_RT_FF_ENTRY);
+			}
+			return st->end;
+		}
+		w->si = rt_ptr(w->si + o->si_prev);
+		if (!w->si)
+			return st->end;
+		w->fresh = 1;
+		return PL_CX_MORE;
+	}
+	/* the topmost context may be half-written (cxix is bumped first): read errors there
+	 * end the walk as a read error, the frames so far kept */
+	if (bpf_probe_read_user(buf, PL_CX_READ, (void *)w->cx))
+		return rt_set_end(st, CP_PL_END_READ);
+	w->cx -= o->cx_size;
+	type = (__u8)buf[0];
+	if ((type & CP_PL_CXTYPEMASK) != CP_PL_CXt_SUB &&
+	    (type & CP_PL_CXTYPEMASK) != CP_PL_CXt_FORMAT)
+		return PL_CX_MORE;
+	if (type & CP_PL_CXp_SUB_RE_FAKE)
+		return PL_CX_MORE;
+	cv = rt_buf_le(buf, PL_CX_READ, o->cx_cv, 8);
+	egv = pl_cv_ident(o, cv, &kind);
+	if (egv) {
+		__u8 flags = rt_buf_le(buf, PL_CX_READ, o->cx_retop, 8) ? 0 : CP_RT_FF_ENTRY;
+
+		if (st->len >= CP_PL_MAX_FRAMES)
+			return rt_set_end(st, CP_PL_END_TRUNCATED);
+		rt_push(st, egv, w->cop ? rt_u32(w->cop + o->cop_line) : 0, kind, flags);
+		w->called_from_c = flags & CP_RT_FF_ENTRY;
+	}
+	/* the caller's line: the cop current when this sub was entered */
+	w->cop = rt_buf_le(buf, PL_CX_READ, o->cx_oldcop, 8);
+	return PL_CX_MORE;
+}
+
 /*
  * Walk the Perl frames of the thread whose thread pointer is fsbase, in process pid: each sub
  * context with the line running in it, then the file-level code.
  */
 __noinline int cp_pl_walk(const struct cp_pl_proc *lp, __u64 fsbase, struct cp_rt_stack *st)
 {
-	const struct cp_pl_offsets *o;
-	__u64 my_perl, si, cop, cxbase = 0, cx = 0, buf[PL_CX_READ / 8], sbuf[PL_SI_READ / 8];
-	int i, si_type = 0, fresh = 1, called_from_c = 0;
+	struct pl_walk w = {.fresh = 1};
+	__u64 my_perl;
+	int ret;
 
 	if (!lp || !st)
 		return CP_PL_END_NO_PROC;
-	o = &lp->off;
 	st->len = 0;
 	st->end = CP_PL_END_OK;
 	my_perl = pl_my_perl(lp, fsbase);
 	if (!my_perl)
 		return rt_set_end(st, CP_PL_END_NO_STATE);
-	si = rt_ptr(my_perl + o->interp_curstackinfo);
-	cop = rt_ptr(my_perl + o->interp_curcop);
-	if (!si)
+	w.si = rt_ptr(my_perl + lp->off.interp_curstackinfo);
+	w.cop = rt_ptr(my_perl + lp->off.interp_curcop);
+	if (!w.si)
 		return rt_set_end(st, CP_PL_END_NO_STATE);
-
-	for (i = 0; i < PL_MAX_CX; i++) {
-		__u64 cv, egv;
-		__u8 type, kind = 0;
-
-		if (fresh) {
-			__s32 ix;
-
-			if (bpf_probe_read_user(sbuf, PL_SI_READ, (void *)si))
-				return rt_set_end(st, CP_PL_END_READ);
-			cxbase = rt_buf_le(sbuf, PL_SI_READ, o->si_cxstack, 8);
-			ix = (__s32)rt_buf_le(sbuf, PL_SI_READ, o->si_cxix, 4);
-			si_type = (int)rt_buf_le(sbuf, PL_SI_READ, o->si_type, 4);
-			if (!cxbase || ix > 100000)
-				return rt_set_end(st, CP_PL_END_READ);
-			cx = cxbase + (__s64)ix * o->cx_size;
-			fresh = 0;
-			called_from_c = 0;
-		}
-		if (cx < cxbase) {
-			/* this stackinfo is done: its file-level code (main) or the outer one */
-			if (si_type == CP_PL_PERLSI_MAIN) {
-				__u64 file = rt_ptr(cop + o->cop_file);
-
-				/*
-				 * no file before perl_run (PL_compiling at start-up); and no
-				 * file-level code running when the outermost sub of this stack
-				 * was called from C (a thread's start routine, BEGIN and END
-				 * blocks): no frame then
-				 */
-				if (cop && file && !called_from_c) {
-					if (st->len >= CP_PL_MAX_FRAMES)
-						return rt_set_end(st, CP_PL_END_TRUNCATED);
-					rt_push(st, file, rt_u32(cop + o->cop_line),
-						CP_PL_FRAME_MAIN, CP_RT_FF_ENTRY);
-				}
-				return st->end;
-			}
-			si = rt_ptr(si + o->si_prev);
-			if (!si)
-				return st->end;
-			fresh = 1;
-			continue;
-		}
-		/* the topmost context may be half-written (cxix is bumped first): read errors
-		 * there end the walk as a read error, the frames so far kept */
-		if (bpf_probe_read_user(buf, PL_CX_READ, (void *)cx))
-			return rt_set_end(st, CP_PL_END_READ);
-		cx -= o->cx_size;
-		type = (__u8)buf[0];
-		if ((type & CP_PL_CXTYPEMASK) != CP_PL_CXt_SUB &&
-		    (type & CP_PL_CXTYPEMASK) != CP_PL_CXt_FORMAT)
-			continue;
-		if (type & CP_PL_CXp_SUB_RE_FAKE)
-			continue;
-		cv = rt_buf_le(buf, PL_CX_READ, o->cx_cv, 8);
-		egv = pl_cv_ident(o, cv, &kind);
-		if (egv) {
-			__u8 flags =
-				rt_buf_le(buf, PL_CX_READ, o->cx_retop, 8) ? 0 : CP_RT_FF_ENTRY;
-
-			if (st->len >= CP_PL_MAX_FRAMES)
-				return rt_set_end(st, CP_PL_END_TRUNCATED);
-			rt_push(st, egv, cop ? rt_u32(cop + o->cop_line) : 0, kind, flags);
-			called_from_c = flags & CP_RT_FF_ENTRY;
-		}
-		/* the caller's line: the cop current when this sub was entered */
-		cop = rt_buf_le(buf, PL_CX_READ, o->cx_oldcop, 8);
+	for (int i = 0; i < PL_MAX_CX; i++) {
+		ret = cp_pl_cx(lp, &w, st);
+		if (ret != PL_CX_MORE)
+			return ret;
 	}
 	return rt_set_end(st, CP_PL_END_TRUNCATED);
 }

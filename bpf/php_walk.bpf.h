@@ -88,56 +88,74 @@ static __always_inline void cp_php_name(const struct cp_php_proc *pp, const stru
 #define PHP_ED_READ   56 /* opline, ..., func, ..., This, prev_execute_data: 8.x's head */
 #define PHP_FUNC_READ 16 /* type, fn_flags, function_name */
 
+/* cp_php_frame: the walk goes on (not an enum cp_php_end) */
+#define PHP_FRAME_MORE 0x7fff
+
+/*
+ * The walk's next execute_data, *ed (then its caller's there): a frame of a function pushed on
+ * st. PHP_FRAME_MORE, or how the walk ended (set in st). Global, verified once: not once per
+ * frame of the walk (its paths multiplied from one frame to the next).
+ */
+__noinline int cp_php_frame(const struct cp_php_proc *pp, __u64 *ed, struct cp_rt_stack *st)
+{
+	const struct cp_php_offsets *o;
+	__u64 buf[PHP_ED_READ / 8], fbuf[PHP_FUNC_READ / 8], opline, func, name_zs;
+	__u32 type_info, line = 0;
+	__u8 type, kind, flags;
+
+	if (!pp || !ed || !st)
+		return CP_PHP_END_NO_PROC;
+	o = &pp->off;
+	if (!*ed)
+		return st->end;
+	if (bpf_probe_read_user(buf, PHP_ED_READ, (void *)*ed))
+		return rt_set_end(st, CP_PHP_END_READ);
+	opline = rt_buf_le(buf, PHP_ED_READ, o->ed_opline, 8);
+	func = rt_buf_le(buf, PHP_ED_READ, o->ed_func, 8);
+	type_info = (__u32)rt_buf_le(buf, PHP_ED_READ, o->ed_type_info, 4);
+	*ed = rt_buf_le(buf, PHP_ED_READ, o->ed_prev, 8);
+	if (!func)
+		return PHP_FRAME_MORE; /* a frame without a function (a dummy call frame) */
+	if (bpf_probe_read_user(fbuf, PHP_FUNC_READ, (void *)func))
+		return rt_set_end(st, CP_PHP_END_READ);
+	type = (__u8)fbuf[0];
+	name_zs = rt_buf_le(fbuf, PHP_FUNC_READ, o->func_name, 8);
+	if (type == CP_PHP_INTERNAL_FUNCTION)
+		kind = CP_PHP_FRAME_INTERNAL;
+	else if (type == CP_PHP_EVAL_CODE)
+		kind = CP_PHP_FRAME_EVAL;
+	else if (type == CP_PHP_USER_FUNCTION)
+		kind = name_zs ? CP_PHP_FRAME_USER : CP_PHP_FRAME_CODE;
+	else
+		return PHP_FRAME_MORE;
+	if (kind != CP_PHP_FRAME_INTERNAL && opline)
+		line = rt_u32(opline + o->opline_lineno);
+	flags = type_info & CP_PHP_CALL_TOP ? CP_RT_FF_ENTRY : 0;
+	if (st->len >= CP_PHP_MAX_FRAMES)
+		return rt_set_end(st, CP_PHP_END_TRUNCATED);
+	rt_push(st, func, line, kind, flags);
+	return PHP_FRAME_MORE;
+}
+
 /* Walk the PHP frames of process pid (the sampled thread is its interpreter: NTS). */
 /* fsbase: unused (NTS: one interpreter per process, its globals are the sampled thread's) */
 __noinline int cp_php_walk(const struct cp_php_proc *pp, __u64 fsbase, struct cp_rt_stack *st)
 {
-	const struct cp_php_offsets *o;
-	__u64 ed, buf[PHP_ED_READ / 8], fbuf[PHP_FUNC_READ / 8];
-	int i;
+	__u64 ed;
+	int ret;
 
 	__asm__ volatile("" : : "r"(fsbase)); /* a global function's argument the caller must set */
 	if (!pp || !st)
 		return CP_PHP_END_NO_PROC;
-	o = &pp->off;
 	st->len = 0;
 	st->end = CP_PHP_END_OK;
-	ed = rt_ptr(pp->eg + o->eg_current_execute_data);
+	ed = rt_ptr(pp->eg + pp->off.eg_current_execute_data);
 	if (!ed)
 		return rt_set_end(st, CP_PHP_END_NO_STATE);
-	for (i = 0; i < CP_PHP_MAX_FRAMES + 1; i++) {
-		__u64 opline, func, name_zs;
-		__u32 type_info, line = 0;
-		__u8 type, kind, flags;
-
-		if (!ed)
-			return st->end;
-		if (bpf_probe_read_user(buf, PHP_ED_READ, (void *)ed))
-			return rt_set_end(st, CP_PHP_END_READ);
-		opline = rt_buf_le(buf, PHP_ED_READ, o->ed_opline, 8);
-		func = rt_buf_le(buf, PHP_ED_READ, o->ed_func, 8);
-		type_info = (__u32)rt_buf_le(buf, PHP_ED_READ, o->ed_type_info, 4);
-		ed = rt_buf_le(buf, PHP_ED_READ, o->ed_prev, 8);
-		if (!func)
-			continue; /* a frame without a function (a dummy call frame) */
-		if (bpf_probe_read_user(fbuf, PHP_FUNC_READ, (void *)func))
-			return rt_set_end(st, CP_PHP_END_READ);
-		type = (__u8)fbuf[0];
-		name_zs = rt_buf_le(fbuf, PHP_FUNC_READ, o->func_name, 8);
-		if (type == CP_PHP_INTERNAL_FUNCTION)
-			kind = CP_PHP_FRAME_INTERNAL;
-		else if (type == CP_PHP_EVAL_CODE)
-			kind = CP_PHP_FRAME_EVAL;
-		else if (type == CP_PHP_USER_FUNCTION)
-			kind = name_zs ? CP_PHP_FRAME_USER : CP_PHP_FRAME_CODE;
-		else
-			continue;
-		if (kind != CP_PHP_FRAME_INTERNAL && opline)
-			line = rt_u32(opline + o->opline_lineno);
-		flags = type_info & CP_PHP_CALL_TOP ? CP_RT_FF_ENTRY : 0;
-		if (st->len >= CP_PHP_MAX_FRAMES)
-			return rt_set_end(st, CP_PHP_END_TRUNCATED);
-		rt_push(st, func, line, kind, flags);
+	for (int i = 0; i < CP_PHP_MAX_FRAMES + 1; i++) {
+		ret = cp_php_frame(pp, &ed, st);
+		if (ret != PHP_FRAME_MORE)
+			return ret;
 	}
 	return rt_set_end(st, CP_PHP_END_TRUNCATED);
 }

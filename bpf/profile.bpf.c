@@ -287,6 +287,19 @@ static __always_inline void stat_inc(__u32 idx)
 		*v += 1;
 }
 
+/*
+ * 1 when a >= b, else 0, computed without a branch: the borrow of a - b (Hacker's Delight,
+ * 2-13). The binary searches below step by it, so that the verifier walks one path per step,
+ * not a tree of them; the barrier keeps clang from making a branch of it again.
+ */
+static __always_inline __u64 cp_ge(__u64 a, __u64 b)
+{
+	__u64 ge = (((~a & b) | (~(a ^ b) & (a - b))) >> 63) ^ 1;
+
+	barrier_var(ge);
+	return ge;
+}
+
 /* The set of aggregation maps of a slot. */
 static __always_inline void *counts_of(__u32 slot)
 {
@@ -694,44 +707,48 @@ int cp_sample(struct bpf_perf_event_data *ctx)
 
 /*
  * Copy to *out the row of rows[first, first + n) of the store in force at row pc x (the last
- * with pc <= x): 0, or -1 when x is before the first row or a chunk is missing. The chunk of
- * the last row read is kept: the search leaves it only while its range spans chunks, so a
- * step costs one lookup more than in a flat array only in a big table's first steps.
+ * with pc <= x; rows are sorted by pc): 0, or -1 when x is before the first row or a chunk is
+ * missing. The range [base, base + len) holds that row; each step halves it without a branch
+ * (cp_ge). The chunk of the last row read is kept: the search leaves it only while its range
+ * spans chunks, so a step costs one lookup more than in a flat array only in a big table's
+ * first steps.
  */
 __noinline int cp_find_row(__u32 first, __u32 n, __u32 x, struct cp_unwind_row *out)
 {
-	__u32 lo = first, hi = first + n, mid, ci, c;
-	struct cp_unwind_row *r, *found;
+	__u32 base = first, len = n, half, ci, c;
 	struct cp_row_chunk *chunk;
+	struct cp_unwind_row *r;
 
 	if (!out || !n || n > CP_MAX_UNWIND_ROWS || first >= CP_MAX_UNWIND_ROWS)
 		return -1;
-	ci = lo >> CP_ROW_CHUNK_SHIFT;
+	ci = base >> CP_ROW_CHUNK_SHIFT;
 	chunk = row_chunk(ci);
 	if (!chunk)
 		return -1;
-	r = &chunk->rows[lo & (CP_ROW_CHUNK_ROWS - 1)];
+	r = &chunk->rows[base & (CP_ROW_CHUNK_ROWS - 1)];
 	if (r->pc > x)
 		return -1;
-	found = r;
-	for (int i = 0; i < CP_UNWIND_ROW_STEPS + 1 && hi - lo > 1; i++) {
-		mid = lo + (hi - lo) / 2;
-		c = mid >> CP_ROW_CHUNK_SHIFT;
+	/* ceil(len / 2) a step: CP_UNWIND_ROW_STEPS steps take 2^24 rows to 1 */
+	for (int i = 0; i < CP_UNWIND_ROW_STEPS && len > 1; i++) {
+		half = len / 2;
+		c = (base + half) >> CP_ROW_CHUNK_SHIFT;
 		if (c != ci) {
 			ci = c;
 			chunk = row_chunk(ci);
 			if (!chunk)
 				return -1;
 		}
-		r = &chunk->rows[mid & (CP_ROW_CHUNK_ROWS - 1)];
-		if (r->pc <= x) {
-			lo = mid;
-			found = r;
-		} else {
-			hi = mid;
-		}
+		r = &chunk->rows[(base + half) & (CP_ROW_CHUNK_ROWS - 1)];
+		base += half & (__u32)-cp_ge(x, r->pc);
+		len -= half;
 	}
-	*out = *found;
+	c = base >> CP_ROW_CHUNK_SHIFT;
+	if (c != ci) {
+		chunk = row_chunk(c);
+		if (!chunk)
+			return -1;
+	}
+	*out = chunk->rows[base & (CP_ROW_CHUNK_ROWS - 1)];
 	return 0;
 }
 

@@ -52,6 +52,62 @@ static __always_inline __u32 rb_end(struct cp_rt_stack *st, __u32 why)
 	return why;
 }
 
+/* cp_rb_frame: the walk goes on (not an enum cp_rb_end) */
+#define RB_FRAME_MORE 0x7fff
+
+/*
+ * The walk's next control frame, at *cfp (then its caller's there; last: the outermost real
+ * one): a frame of a method or a block pushed on st. RB_FRAME_MORE, or how the walk ended (set
+ * in st). Global, verified once: not once per frame of the walk (its paths multiplied from one
+ * frame to the next).
+ */
+__noinline __u32 cp_rb_frame(const struct cp_rb_proc *rp, __u64 *cfp, __u64 last,
+			     struct cp_rt_stack *st)
+{
+	const struct cp_rb_offsets *o;
+	__u64 buf[RB_CFP_READ / 8], env[3], body_head[RB_BODY_READ / 8];
+	__u64 pc, iseq, ep, body, encoded;
+	__u32 ep_flags, pos = ~0u, n_words;
+	__u8 ff;
+
+	if (!rp || !cfp || !st)
+		return CP_RB_END_READ;
+	o = &rp->off;
+	if (*cfp > last)
+		return st->end;
+	if (bpf_probe_read_user(buf, RB_CFP_READ, (void *)*cfp))
+		return rb_end(st, CP_RB_END_READ);
+	*cfp += o->cfp_size;
+	pc = rt_buf_le(buf, RB_CFP_READ, o->cfp_pc, 8);
+	iseq = rt_buf_le(buf, RB_CFP_READ, o->cfp_iseq, 8);
+	ep = rt_buf_le(buf, RB_CFP_READ, o->cfp_ep, 8);
+	/* ep[-2] method entry or cref, ep[-1] block handler, ep[0] frame flags */
+	if (!ep || bpf_probe_read_user(env, sizeof(env), (void *)(ep - 16)))
+		return rb_end(st, CP_RB_END_READ);
+	ep_flags = (__u32)env[2];
+	ff = ep_flags & CP_RB_FRAME_FLAG_FINISH ? CP_RT_FF_ENTRY : 0;
+	if ((ep_flags & CP_RB_FRAME_MAGIC_MASK) == CP_RB_FRAME_MAGIC_CFUNC) {
+		if (st->len >= CP_RT_MAX_FRAMES)
+			return rb_end(st, CP_RB_END_TRUNCATED);
+		rt_push(st, env[0], ~0u, CP_RB_FRAME_CFUNC, ff);
+		return RB_FRAME_MORE;
+	}
+	if ((ep_flags & CP_RB_FRAME_FLAG_CFRAME) || !iseq || !pc)
+		return RB_FRAME_MORE; /* IFUNC, dummy frames */
+	body = rt_ptr(iseq + o->iseq_body);
+	if (!body || bpf_probe_read_user(body_head, RB_BODY_READ, (void *)body))
+		return rb_end(st, CP_RB_END_READ);
+	n_words = (__u32)rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_size, 4);
+	encoded = rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_encoded, 8);
+	/* pc points past the instruction running (or about to) */
+	if (pc >= encoded && (pc - encoded) / 8 <= n_words)
+		pos = (__u32)((pc - encoded) / 8);
+	if (st->len >= CP_RT_MAX_FRAMES)
+		return rb_end(st, CP_RB_END_TRUNCATED);
+	rt_push(st, body, pos, CP_RB_FRAME_ISEQ, ff);
+	return RB_FRAME_MORE;
+}
+
 /*
  * Walk the Ruby control frames of the current thread, whose thread pointer is fsbase, in
  * process rp. Returns st->end.
@@ -60,10 +116,9 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 					struct cp_rt_stack *st)
 {
 	const struct cp_rb_offsets *o = &rp->off;
-	__u64 ec, cfp, stack, top, last, size;
-	__u64 buf[RB_CFP_READ / 8], env[3], body_head[RB_BODY_READ / 8];
+	__u64 ec, cfp, stack, top, last, size, buf[RB_EC_READ / 8];
 	__u16 flags = 0;
-	int i;
+	__u32 ret;
 
 	st->len = 0;
 	st->end = CP_RB_END_OK;
@@ -89,43 +144,10 @@ static __always_inline __u32 cp_rb_walk(const struct cp_rb_proc *rp, __u64 fsbas
 	if (cfp < stack || cfp > top - o->cfp_size)
 		return rb_end(st, CP_RB_END_BAD_STACK);
 
-	for (i = 0; i < CP_RT_MAX_FRAMES + 1; i++) {
-		__u64 pc, iseq, ep, body, encoded;
-		__u32 ep_flags, pos = ~0u, n_words;
-		__u8 ff;
-
-		if (cfp > last)
-			return st->end;
-		if (bpf_probe_read_user(buf, RB_CFP_READ, (void *)cfp))
-			return rb_end(st, CP_RB_END_READ);
-		cfp += o->cfp_size;
-		pc = rt_buf_le(buf, RB_CFP_READ, o->cfp_pc, 8);
-		iseq = rt_buf_le(buf, RB_CFP_READ, o->cfp_iseq, 8);
-		ep = rt_buf_le(buf, RB_CFP_READ, o->cfp_ep, 8);
-		/* ep[-2] method entry or cref, ep[-1] block handler, ep[0] frame flags */
-		if (!ep || bpf_probe_read_user(env, sizeof(env), (void *)(ep - 16)))
-			return rb_end(st, CP_RB_END_READ);
-		ep_flags = (__u32)env[2];
-		ff = ep_flags & CP_RB_FRAME_FLAG_FINISH ? CP_RT_FF_ENTRY : 0;
-		if ((ep_flags & CP_RB_FRAME_MAGIC_MASK) == CP_RB_FRAME_MAGIC_CFUNC) {
-			if (st->len >= CP_RT_MAX_FRAMES)
-				return rb_end(st, CP_RB_END_TRUNCATED);
-			rt_push(st, env[0], ~0u, CP_RB_FRAME_CFUNC, ff);
-			continue;
-		}
-		if ((ep_flags & CP_RB_FRAME_FLAG_CFRAME) || !iseq || !pc)
-			continue; /* IFUNC, dummy frames */
-		body = rt_ptr(iseq + o->iseq_body);
-		if (!body || bpf_probe_read_user(body_head, RB_BODY_READ, (void *)body))
-			return rb_end(st, CP_RB_END_READ);
-		n_words = (__u32)rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_size, 4);
-		encoded = rt_buf_le(body_head, RB_BODY_READ, o->body_iseq_encoded, 8);
-		/* pc points past the instruction running (or about to) */
-		if (pc >= encoded && (pc - encoded) / 8 <= n_words)
-			pos = (__u32)((pc - encoded) / 8);
-		if (st->len >= CP_RT_MAX_FRAMES)
-			return rb_end(st, CP_RB_END_TRUNCATED);
-		rt_push(st, body, pos, CP_RB_FRAME_ISEQ, ff);
+	for (int i = 0; i < CP_RT_MAX_FRAMES + 1; i++) {
+		ret = cp_rb_frame(rp, &cfp, last, st);
+		if (ret != RB_FRAME_MORE)
+			return ret;
 	}
 	return rb_end(st, CP_RB_END_TRUNCATED);
 }

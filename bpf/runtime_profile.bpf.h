@@ -22,19 +22,19 @@ struct {
  * Store the frames of s->rt.st in rtstacks under a hash of them and set s->key.istack; it stays
  * 0 when there are none or they are lost (counted). 1 when the stack is new in this slot.
  */
-static __always_inline int rt_store(struct cp_ustate *s, __u32 runtime)
+/*
+ * The two hashes of s->rt.st's frames (pid and gen first in the first): the first returned,
+ * the second (with the end reason) in s->rt.check. Global, verified once: inline, each step's
+ * exit from the loop was a path of its own through the rest of the program.
+ */
+__noinline __u64 cp_rt_hash(struct cp_ustate *s)
 {
-	__u64 h1 = 0xcbf29ce484222325ull, h2 = 0x9e3779b97f4a7c15ull, key, v;
-	void *rtstacks = s->slot ? (void *)&rtstacks1 : (void *)&rtstacks0;
-	struct cp_rt_stored *old;
-	__u32 len = s->rt.st.len;
-	long err;
+	__u64 h1 = 0xcbf29ce484222325ull, h2 = 0x9e3779b97f4a7c15ull, v;
+	__u32 len;
 
-	if (!len || len > CP_RT_MAX_FRAMES)
+	if (!s)
 		return 0;
-	/* code addresses mean something in one address space only */
-	s->rt.pid = s->key.pid;
-	s->rt.gen = s->key.gen;
+	len = s->rt.st.len;
 	h1 = (h1 ^ ((__u64)s->key.gen << 32 | s->key.pid)) * 0x100000001b3ull;
 	for (int i = 0; i < CP_RT_MAX_FRAMES; i++) {
 		const struct cp_rt_frame *f;
@@ -47,13 +47,30 @@ static __always_inline int rt_store(struct cp_ustate *s, __u32 runtime)
 		h1 = (h1 ^ v) * 0x100000001b3ull;
 		h2 = ((h2 + v) << 29 | (h2 + v) >> 35) * 0x9e3779b97f4a7c15ull;
 	}
+	s->rt.check = (h2 ^ s->rt.st.end) * 0x9e3779b97f4a7c15ull;
+	return h1;
+}
+
+static __always_inline int rt_store(struct cp_ustate *s, __u32 runtime)
+{
+	void *rtstacks = s->slot ? (void *)&rtstacks1 : (void *)&rtstacks0;
+	struct cp_rt_stored *old;
+	__u32 len = s->rt.st.len;
+	__u64 h1, key;
+	long err;
+
+	if (!len || len > CP_RT_MAX_FRAMES)
+		return 0;
+	/* code addresses mean something in one address space only */
+	s->rt.pid = s->key.pid;
+	s->rt.gen = s->key.gen;
+	h1 = cp_rt_hash(s);
 	/* the runtime, the end reason and the flags are part of the stack, as with dstacks */
 	key = (h1 ^ ((__u64)s->rt.st.end << 56) ^ ((__u64)s->rt.st.flags << 48) ^
 	       ((__u64)runtime << 40)) *
 	      0x100000001b3ull;
 	if (!key)
 		key = 1;
-	s->rt.check = (h2 ^ s->rt.st.end) * 0x9e3779b97f4a7c15ull;
 	s->rt.st.ctx = 0; /* not part of the stack: one entry for every thread */
 	old = bpf_map_lookup_elem(rtstacks, &key);
 	if (!old) {

@@ -95,21 +95,34 @@ struct {
 	__uint(max_entries, 1);
 } v8_spt_buf SEC(".maps");
 
+/* 1 when a < b (signed), else 0, without a branch (Hacker's Delight, 2-12). */
+static __always_inline __u64 v8_lt(__s64 a, __s64 b)
+{
+	__u64 d = (__u64)a - (__u64)b, x = (__u64)a ^ (__u64)b;
+
+	return (d ^ (x & (d ^ (__u64)a))) >> 63;
+}
+
 /* The next CP_V8_SPT_CHUNK bytes of table c: 0, 1 at its end or past the offset, -1. Global:
  * verified once; without a branch on the bytes (the verifier walks each path of a loop). */
 __noinline int cp_v8_spt_chunk(struct v8_spt *c)
 {
 	__u32 zero = 0, len, k;
 	struct v8_sptbuf *sb = bpf_map_lookup_elem(&v8_spt_buf, &zero);
-	__u64 acc, b, end, isc, neg, val, upd;
+	__u64 acc, b, last, end, isc, neg, val, upd, rest, over;
 	__u32 shift, field;
 	__s64 code, src, found;
 
 	if (!c || !sb || c->done >= c->len)
 		return 1;
-	len = c->len - c->done;
-	if (len >= CP_V8_SPT_CHUNK)
-		len = CP_V8_SPT_CHUNK;
+	/*
+	 * The bytes left, at most CP_V8_SPT_CHUNK, without a branch: one of exactly
+	 * CP_V8_SPT_CHUNK would be a second pass of the verifier over the loop below.
+	 */
+	rest = c->len - c->done;
+	over = (CP_V8_SPT_CHUNK - 1 - rest) >> 63;
+	barrier_var(over);
+	len = (__u32)(rest - ((rest - CP_V8_SPT_CHUNK) & -over));
 	__builtin_memset(sb->b, 0, sizeof(sb->b));
 	if (bpf_probe_read_user(sb->b,
 				len & (CP_V8_SPT_CHUNK - 1) ? len & (CP_V8_SPT_CHUNK - 1)
@@ -132,16 +145,22 @@ __noinline int cp_v8_spt_chunk(struct v8_spt *c)
 		b = sb->b[k & (CP_V8_SPT_CHUNK - 1)];
 		acc |= (b & 0x7f) << (shift & 63);
 		shift += 7;
-		end = -(__u64)((b >> 7) ^ 1); /* all ones at a VLQ's last byte */
+		last = (b >> 7) ^ 1; /* 1 at a VLQ's last byte */
+		end = -last;	     /* all ones there */
 		val = (acc >> 1) ^ -(acc & 1);
-		isc = end & -(__u64)(field == 0);
+		/* field is 0 (the code offset's delta) or 1: all ones at the code offset's */
+		isc = end & ((__u64)field - 1);
+		/* masks clang must not see as such: it would branch on them again */
+		barrier_var(isc);
 		neg = (__u64)((__s64)val >> 63);
 		code += (__s64)((val ^ neg) & isc);
 		src += (__s64)(val & end & ~isc);
 		/* a whole entry at or before the offset: its position */
-		upd = end & ~isc & -(__u64)(code <= (__s64)c->at);
+		upd = end & ~isc & (v8_lt(c->at, code) - 1);
+		barrier_var(upd);
 		found = (__s64)(((__u64)found & ~upd) | ((__u64)src & upd));
-		field ^= (__u32)end & 1;
+		/* from last, not end & 1: this kernel's verifier forks on a 0/-1 value and'd */
+		field ^= (__u32)last;
 		acc &= ~end;
 		shift &= ~(__u32)end;
 	}

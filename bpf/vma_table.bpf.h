@@ -60,29 +60,34 @@ struct {
 	__uint(max_entries, 1);
 } vtscratch SEC(".maps");
 
-/* Index of the mapping of up that holds pc, or -1. Global: verified once, not per frame. */
+/*
+ * Index of the mapping of up that holds pc, or -1. The maps are sorted and disjoint: the last
+ * one starting at or below pc, found in steps without a branch (cp_ge), is the only one that
+ * can. Global: verified once, not per frame.
+ */
 __noinline int cp_find_map(const struct cp_unwind_proc *up, __u64 pc)
 {
-	__u32 lo = 0, hi, mid;
+	const struct cp_unwind_map *m;
+	__u32 base = 0, len, half;
 
 	if (!up)
 		return -1;
-	hi = up->n_maps;
-	if (hi > CP_MAX_UNWIND_MAPS)
-		hi = CP_MAX_UNWIND_MAPS;
-	for (int i = 0; i < CP_UNWIND_MAP_STEPS && lo < hi; i++) {
-		const struct cp_unwind_map *m;
-
-		mid = lo + (hi - lo) / 2;
-		m = &up->maps[mid & (CP_MAX_UNWIND_MAPS - 1)];
-		if (pc < m->start)
-			hi = mid;
-		else if (pc >= m->end)
-			lo = mid + 1;
-		else
-			return (int)mid;
+	len = up->n_maps;
+	if (len > CP_MAX_UNWIND_MAPS)
+		len = CP_MAX_UNWIND_MAPS;
+	if (!len)
+		return -1;
+	/* ceil(len / 2) a step */
+	for (int i = 0; i < CP_UNWIND_MAP_STEPS && len > 1; i++) {
+		half = len / 2;
+		m = &up->maps[(base + half) & (CP_MAX_UNWIND_MAPS - 1)];
+		base += half & (__u32)-cp_ge(pc, m->start);
+		len -= half;
 	}
-	return -1;
+	m = &up->maps[base & (CP_MAX_UNWIND_MAPS - 1)];
+	if (pc < m->start || pc >= m->end)
+		return -1;
+	return (int)base;
 }
 
 /* What cp_vma_table reads of a VMA. */

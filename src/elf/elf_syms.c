@@ -36,6 +36,7 @@
 #define REF_MAX_OFF ((1u << REF_SHIFT) - 2) /* so that no reference is REF_NONE */
 #define REF_NONE    UINT32_MAX
 #define LEN_BIG	    UINT32_MAX /* fn_range.len: end and addr are in elf_syms.big */
+#define LEN_UNREAD  UINT32_MAX /* cand.len: not measured yet (cand_len) */
 /* elf_syms__from_fd: string tables of this many bytes in all are read from the mapping */
 #define BORROW_MIN (64u << 10)
 
@@ -92,7 +93,7 @@ struct cand {
 	};
 	const char *name;
 	const char *file;    /* a local symbol's STT_FILE name, else NULL */
-	uint32_t len;	     /* when the rules or the copy want it (read_symtab), else 0 or 1 */
+	uint32_t len;	     /* the name's length, or LEN_UNREAD (read_symtab) */
 	uint32_t order : 30; /* position over all tables read: the llvm-symbolizer tie rule */
 	uint32_t rank : 2;   /* 0 global, 1 weak, 2 local, 3 code label or entry: the alias order */
 };
@@ -336,7 +337,7 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 	Elf_Scn *strscn;
 	size_t n, i, entsz;
 	const char *file = NULL;
-	bool want_len = b->rules == ELF_SYMS_PROFILE || b->copy, terminated;
+	bool terminated;
 	GElf_Sym sym;
 	int err;
 
@@ -359,8 +360,12 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 	err = add_tab(b, strs->d_buf, strs->d_size);
 	if (err)
 		goto out;
-	/* then every name in it ends: no need to look for each one's end */
-	terminated = strs->d_size && ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
+	/*
+	 * then every name in it ends, and shorter than 4 GiB: no need to look for each one's end
+	 * now (a third of the time it took); the few lengths wanted later are measured then
+	 */
+	terminated = strs->d_size && strs->d_size <= UINT32_MAX &&
+		     ((const char *)strs->d_buf)[strs->d_size - 1] == '\0';
 	n = syms->d_size / entsz;
 	/* one allocation for the whole table rather than doubling through it */
 	err = reserve(b, n);
@@ -377,10 +382,11 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		name = sym.st_name < strs->d_size ? (const char *)strs->d_buf + sym.st_name : NULL;
-		/* nul: the name's end, when wanted; else name itself or name + 1 (empty or not) */
+		/* nul: the name's end, when not terminated; else name itself or name + 1 (empty or
+		 * not) */
 		if (!name)
 			nul = NULL;
-		else if (want_len || !terminated)
+		else if (!terminated)
 			nul = memchr(name, '\0', strs->d_size - sym.st_name);
 		else
 			nul = name + (*name != '\0');
@@ -405,7 +411,7 @@ static int read_symtab(struct builder *b, Elf *elf, Elf_Scn *scn, const GElf_Shd
 			.addr = sym.st_value,
 			.size = sym.st_size,
 			.name = name,
-			.len = (uint32_t)(nul - name),
+			.len = terminated ? LEN_UNREAD : (uint32_t)(nul - name),
 			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
 			.order = b->nr_cands & ORDER_MAX,
 			.rank = notype ? 3 : bind_rank(GELF_ST_BIND(sym.st_info)),
@@ -547,17 +553,26 @@ static int add_entry(struct builder *b, uint64_t entry)
 	return err ? err : add_cand(b, &c);
 }
 
+/* c's name's length: LEN_UNREAD only for names of a table that ends with a NUL, under 4 GiB */
+static uint32_t cand_len(const struct cand *c)
+{
+	return c->len != LEN_UNREAD ? c->len : (uint32_t)strlen(c->name);
+}
+
 /* Address, then ELF_SYMS_PROFILE's alias order: binding, name length, bytes. */
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
+	uint32_t la, lb;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
-	if (a->len != b->len)
-		return a->len < b->len ? -1 : 1;
+	la = cand_len(a);
+	lb = cand_len(b);
+	if (la != lb)
+		return la < lb ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -571,6 +586,140 @@ static int cand_cmp_llvm(const void *pa, const void *pb)
 	if (a->size != b->size)
 		return a->size > b->size ? -1 : 1;
 	return a->order > b->order ? -1 : a->order < b->order;
+}
+
+/* A candidate's place in sort_cands: its address above the lowest one, and its index. */
+struct cand_key {
+	uint32_t rel;
+	uint32_t idx;
+};
+
+/* bits of the address per pass of the radix sort: 2,048 counters */
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+/* below this many candidates qsort is as quick (the unit tests' crafted tables have more) */
+#define RADIX_MIN 16
+
+/*
+ * v[0..n) sorted by cmp, equal elements kept in their order (a merge sort; tmp holds n);
+ * runs of aliases are short, so small runs go by insertion.
+ */
+static void stable_sort(struct cand *v, struct cand *tmp, size_t n,
+			int (*cmp)(const void *, const void *))
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n <= 8) {
+		for (i = 1; i < n; i++) {
+			struct cand c = v[i];
+
+			for (j = i; j > 0 && cmp(&v[j - 1], &c) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = c;
+		}
+		return;
+	}
+	stable_sort(v, tmp, h, cmp);
+	stable_sort(v + h, tmp, n - h, cmp);
+	while (i < h && j < n)
+		tmp[k++] = cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	/* what is left of the second half is where it belongs */
+	memcpy(v, tmp, k * sizeof(*v));
+}
+
+/*
+ * The candidates sorted by cmp (whose first key is the address) as a stable sort would
+ * (glibc's qsort, a merge sort, took this place, at a third of the build's time): a radix sort
+ * of compact keys by address, the candidates moved once into that order, then each run of
+ * aliases sorted by cmp. Objects whose functions span 4 GiB or more go to qsort as before.
+ */
+static int sort_cands(struct builder *b, int (*cmp)(const void *, const void *))
+{
+	struct cand *v = b->cands, *tmp = NULL;
+	size_t n = b->nr_cands, i, j, run = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct cand_key *key, *key2;
+	uint32_t count[RADIX_SIZE];
+	unsigned int shift;
+
+	for (i = 0; i < n; i++) {
+		lo = v[i].addr < lo ? v[i].addr : lo;
+		hi = v[i].addr > hi ? v[i].addr : hi;
+	}
+	if (n < RADIX_MIN || n > UINT32_MAX || hi - lo > UINT32_MAX) {
+		qsort(v, n, sizeof(*v), cmp);
+		return 0;
+	}
+	key = malloc(2 * n * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	key2 = key + n;
+	for (i = 0; i < n; i++)
+		key[i] = (struct cand_key){(uint32_t)(v[i].addr - lo), (uint32_t)i};
+	/* least significant digit first; every pass stable, so the indexes stay in order */
+	for (shift = 0; shift < 32 && (hi - lo) >> shift; shift += RADIX_BITS) {
+		struct cand_key *t;
+		uint32_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(key[i].rel >> shift) & (RADIX_SIZE - 1)]++;
+		for (i = 0; i < RADIX_SIZE; i++) {
+			uint32_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			key2[count[(key[i].rel >> shift) & (RADIX_SIZE - 1)]++] = key[i];
+		t = key;
+		key = key2;
+		key2 = t;
+	}
+	/*
+	 * The candidates into that order, each cycle of the permutation followed once: position
+	 * j takes the candidate at key[j].idx; a position done points at itself.
+	 */
+	for (i = 0; i < n; i++) {
+		struct cand c;
+
+		if (key[i].idx == i)
+			continue;
+		c = v[i];
+		for (j = i; key[j].idx != i;) {
+			size_t from = key[j].idx;
+
+			v[j] = v[from];
+			key[j].idx = (uint32_t)j;
+			j = from;
+		}
+		v[j] = c;
+		key[j].idx = (uint32_t)j;
+	}
+	free(key < key2 ? key : key2);
+	/* then the aliases, each run by cmp, in the order read when equal */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].addr == v[i].addr;)
+			j++;
+		if (j - i > run)
+			run = j - i;
+	}
+	if (run > 8) {
+		tmp = malloc(run * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].addr == v[i].addr;)
+			j++;
+		if (j - i > 1)
+			stable_sort(v + i, tmp, j - i, cmp);
+	}
+	free(tmp);
+	return 0;
 }
 
 /* End of the PT_LOAD holding vaddr, 0 when none does. */
@@ -599,10 +748,13 @@ static int reduce(struct builder *b)
 	struct elf_syms *es = b->es;
 	bool llvm = b->rules == ELF_SYMS_LLVM;
 	size_t i, j, k;
+	int err;
 
 	if (!b->nr_cands)
 		return 0;
-	qsort(b->cands, b->nr_cands, sizeof(*b->cands), llvm ? cand_cmp_llvm : cand_cmp);
+	err = sort_cands(b, llvm ? cand_cmp_llvm : cand_cmp);
+	if (err)
+		return err;
 	for (i = 0, k = 0; i < b->nr_cands; i = j, k++) {
 		uint64_t addr = b->cands[i].addr, size = 0, sec_end = 0, end;
 		uint64_t next;
@@ -670,9 +822,9 @@ static int fill_arena(struct builder *b)
 		else
 			es->strtab[i] = b->tabs[i].base;
 	}
-	/* read without the lengths (read_symtab's want_len): they end, memchr or not */
-	for (i = 0; b->copy && b->rules != ELF_SYMS_PROFILE && i < b->nr_fns; i++)
-		b->cands[i].len = (uint32_t)strnlen(b->cands[i].name, UINT32_MAX);
+	/* the lengths read_symtab did not measure, of the names kept */
+	for (i = 0; b->copy && i < b->nr_fns; i++)
+		b->cands[i].len = cand_len(&b->cands[i]);
 	for (i = 0; b->copy && i < b->nr_fns; i++) {
 		total += b->cands[i].len + 1;
 		if (b->cands[i].file && b->cands[i].file != file)

@@ -21,7 +21,8 @@
  * descriptor (read-write, close-on-exec), or:
  *   -ENOENT   nothing compressed in zlib (nothing to gain);
  *   -ENOEXEC  not a 64-bit little-endian ELF file, or a header out of bounds;
- *   -EINVAL   a compressed section that does not inflate to its stated size;
+ *   -EINVAL   a compressed section that does not inflate to its stated size, or whose zlib
+ *             header is not deflate's (the zlib checksum is not checked: see inflate_at);
  *   -EFBIG    more than max_bytes to write, or more than 4 MiB to copy and more bytes to copy
  *             than to inflate (an object whose code is bigger than its debug information: not
  *             worth a copy);

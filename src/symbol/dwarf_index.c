@@ -826,7 +826,8 @@ static bool never_read(const char *name)
 {
 	static const char *const names[] = {
 		".debug_loclists", ".debug_loc",      ".debug_macro",	     ".debug_macinfo",
-		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes"};
+		".debug_pubnames", ".debug_pubtypes", ".debug_gnu_pubnames", ".debug_gnu_pubtypes",
+		".debug_aranges" /* the index walks the units' own ranges */};
 
 	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))

@@ -13,6 +13,12 @@
  *   1. binding: T, then W, then t, then w (a global name is the one callers know);
  *   2. fewer leading underscores (memcpy before __memcpy);
  *   3. strcmp of the names, then kernel image before modules, then strcmp of the modules.
+ *
+ * The whole file is read because nothing else gives every alias: the kernel's own name for an
+ * address (bpf_snprintf's %pS from a BPF program) is the first alias in its table's order, which
+ * differs from the one above at some 75 of 121,000 addresses of a 6.18 kernel, hot ones among
+ * them (__do_sys_getpid for __x64_sys_getpid); its BPF ksym iterator walks all of them as well
+ * and took 32 ms of the 38 the kernel spends writing this file.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,7 +27,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include "symbol/ksyms.h"
-#include "util/textline.h"
 
 /*
  * Kept compact (a kernel has some 120 000 text symbols): one array of 16-byte entries, sorted,
@@ -95,6 +100,19 @@ static bool is_alpha(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* The value of a hex digit, or -1. */
+static int hex_digit(char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	if ((unsigned)(u - '0') < 10u)
+		return u - '0';
+	u |= 0x20; /* 'A'..'F' to 'a'..'f' */
+	if ((unsigned)(u - 'a') < 6u)
+		return u - 'a' + 10;
+	return -1;
+}
+
 struct kline {
 	uint64_t addr;
 	char type;
@@ -102,48 +120,50 @@ struct kline {
 	size_t name_len, module_len;
 };
 
-/* Splits one line (without its '\n') into its fields; module is NULL for the kernel image. */
-static int parse_line(const char *line, struct kline *kl)
+/*
+ * Splits the line s[0..len) (without its '\n') into its fields; module is NULL for the kernel
+ * image. Bytes are compared one by one (no string functions), so a NUL inside fails the line
+ * like any other unexpected byte.
+ */
+static int parse_line(const char *s, size_t len, struct kline *kl)
 {
-	static const char hex_chars[] = "0123456789abcdefABCDEF";
-	size_t len = strspn(line, hex_chars);
-	unsigned long long addr;
-	const char *p;
-	char *end;
+	const char *p = s, *e = s + len;
+	uint64_t addr = 0;
+	int d;
 
-	/* the span is checked first so strtoull cannot take blanks, a sign or "0x" */
-	if (!len || line[len] != ' ')
-		return -EINVAL;
-	errno = 0;
-	addr = strtoull(line, &end, 16);
-	if (errno || end != line + len)
+	/* hex digits only (no blanks, sign or "0x"); leading zeros, but not more than 64 bits */
+	while (p < e && (d = hex_digit(*p)) >= 0) {
+		if (addr >> 60)
+			return -EINVAL;
+		addr = addr << 4 | (uint64_t)d;
+		p++;
+	}
+	if (p == s || e - p < 4 || p[0] != ' ' || !is_alpha(p[1]) || p[2] != ' ')
 		return -EINVAL;
 	kl->addr = addr;
+	kl->type = p[1];
 
-	p = line + len + 1;
-	if (!is_alpha(p[0]) || p[1] != ' ')
-		return -EINVAL;
-	kl->type = p[0];
-
-	p += 2;
+	p += 3;
 	kl->name = p;
-	kl->name_len = strcspn(p, " \t");
+	while (p < e && *p != ' ' && *p != '\t' && *p != '\0')
+		p++;
+	kl->name_len = (size_t)(p - kl->name);
 	if (!kl->name_len)
 		return -EINVAL;
-	p += kl->name_len;
 	kl->module = NULL;
 	kl->module_len = 0;
-	if (!*p)
+	if (p == e)
 		return 0;
 	/* the kernel separates "[module]" with a tab */
-	if (p[0] != '\t' || p[1] != '[')
+	if (e - p < 2 || p[0] != '\t' || p[1] != '[')
 		return -EINVAL;
 	p += 2;
-	len = strcspn(p, "[] \t");
-	if (!len || p[len] != ']' || p[len + 1])
-		return -EINVAL;
 	kl->module = p;
-	kl->module_len = len;
+	while (p < e && *p != '[' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\0')
+		p++;
+	kl->module_len = (size_t)(p - kl->module);
+	if (!kl->module_len || p == e || *p != ']' || p + 1 != e)
+		return -EINVAL;
 	return 0;
 }
 
@@ -232,15 +252,133 @@ void ksyms__free(struct ksyms *ks)
 	free(ks);
 }
 
+/*
+ * The input is read in chunks of this buffer and split at its newlines there (getline, one
+ * line at a time, was a fifth of the parse); a line must fit in half of it.
+ */
+#define KSYMS_BUF      (1u << 20)
+#define KSYMS_LINE_MAX (KSYMS_BUF / 2)
+
+/* One line's symbol into the table (or only its address into the restriction test). */
+static int load_line(struct ksyms *ks, const char *line, size_t len, bool *any_line,
+		     bool *any_nonzero)
+{
+	struct kline kl;
+	int err, rank;
+
+	if (len > KSYMS_LINE_MAX)
+		return -EINVAL;
+	err = parse_line(line, len, &kl);
+	if (err)
+		return err;
+	/* every line counts for the restriction test, data symbols included */
+	*any_line = true;
+	*any_nonzero |= kl.addr != 0;
+	rank = text_rank(kl.type);
+	return rank < 0 ? 0 : add_symbol(ks, &kl, rank);
+}
+
+/* Every line of f into ks. */
+static int load_lines(struct ksyms *ks, FILE *f, bool *any_line, bool *any_nonzero)
+{
+	char *buf = malloc(KSYMS_BUF), *p, *end, *nl;
+	size_t have = 0, n;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		errno = 0;
+		n = fread(buf + have, 1, KSYMS_BUF - have, f);
+		if (!n) {
+			if (ferror(f))
+				err = errno ? -errno : -EIO;
+			else if (have) /* the last line, without a newline */
+				err = load_line(ks, buf, have, any_line, any_nonzero);
+			break;
+		}
+		have += n;
+		p = buf;
+		end = buf + have;
+		while (!err && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			err = load_line(ks, p, (size_t)(nl - p), any_line, any_nonzero);
+			p = nl + 1;
+		}
+		if (err)
+			break;
+		/* the start of the next line to the front; the rest of it comes with the next read
+		 */
+		have = (size_t)(end - p);
+		if (have > KSYMS_LINE_MAX) {
+			err = -EINVAL;
+			break;
+		}
+		memmove(buf, p, have);
+	}
+	free(buf);
+	return err;
+}
+
+/* v[0..n) in cmp_ent's order: by insertion when short (runs of aliases are), else qsort_r. */
+static void sort_run(struct ksym_ent *v, size_t n, char *blob)
+{
+	if (n > 8) {
+		qsort_r(v, n, sizeof(*v), cmp_ent, blob);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ksym_ent e = v[i];
+		size_t j;
+
+		for (j = i; j > 0 && cmp_ent(&v[j - 1], &e, blob) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
+/*
+ * The entries in cmp_ent's order. Kernels list the symbols of their image and of their modules
+ * by address; after them come the few of BPF programs, trampolines and the like, in no order.
+ * So the part in address order needs only its runs of aliases sorted, the rest (or everything,
+ * for input in no order) is sorted whole, and the two are merged: the order of a sort of the
+ * whole table (entries that compare equal are alike in all a lookup returns).
+ */
+static void sort_entries(struct ksyms *ks)
+{
+	struct ksym_ent *v = ks->v, *tail;
+	size_t n = ks->n, k, i, j, out;
+
+	for (k = 1; k < n && v[k - 1].addr <= v[k].addr;)
+		k++;
+	for (i = 0; i < k; i = j) {
+		for (j = i + 1; j < k && v[j].addr == v[i].addr;)
+			j++;
+		sort_run(v + i, j - i, ks->blob);
+	}
+	if (k == n)
+		return;
+	tail = malloc((n - k) * sizeof(*tail));
+	if (!tail) {
+		qsort_r(v, n, sizeof(*v), cmp_ent, ks->blob);
+		return;
+	}
+	qsort_r(v + k, n - k, sizeof(*v), cmp_ent, ks->blob);
+	memcpy(tail, v + k, (n - k) * sizeof(*tail));
+	/* from the back: the largest of both first, into the room the tail left */
+	for (i = k, j = n - k, out = n; j > 0;) {
+		if (i > 0 && cmp_ent(&v[i - 1], &tail[j - 1], ks->blob) > 0)
+			v[--out] = v[--i];
+		else
+			v[--out] = tail[--j];
+	}
+	free(tail);
+}
+
 struct ksyms *ksyms__load(FILE *f)
 {
 	struct ksyms *ks;
 	bool any_line = false, any_nonzero = false;
-	size_t linecap = 0;
-	char *line = NULL;
-	struct kline kl;
-	size_t len;
-	int err = 0, rank;
+	int err;
 
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
@@ -254,21 +392,7 @@ struct ksyms *ksyms__load(FILE *f)
 	ks->blob[0] = '\0';
 	ks->used = 1;
 	ks->blob_cap = 64 * 1024;
-	while ((err = textline_read(f, &line, &linecap, &len)) > 0) {
-		err = parse_line(line, &kl);
-		if (err)
-			break;
-		/* every line counts for the restriction test, data symbols included */
-		any_line = true;
-		any_nonzero |= kl.addr != 0;
-		rank = text_rank(kl.type);
-		if (rank < 0)
-			continue;
-		err = add_symbol(ks, &kl, rank);
-		if (err)
-			break;
-	}
-	free(line);
+	err = load_lines(ks, f, &any_line, &any_nonzero);
 	if (err)
 		goto err_out;
 
@@ -286,7 +410,7 @@ struct ksyms *ksyms__load(FILE *f)
 			ks->blob = blob;
 			ks->blob_cap = ks->used;
 		}
-		qsort_r(ks->v, ks->n, sizeof(*ks->v), cmp_ent, ks->blob);
+		sort_entries(ks);
 	}
 	return ks;
 

@@ -19,8 +19,8 @@ struct ksym {
 
 /*
  * Load the text symbols (types t T w W) of a kallsyms stream. Returns NULL and sets errno on
- * failure (ENOMEM, EINVAL for a malformed line). Addresses that are all zero (kptr_restrict)
- * load fine; ksyms__restricted() reports that case.
+ * failure (ENOMEM, EINVAL for a malformed line or one of more than 512 KiB, EIO). Addresses that
+ * are all zero (kptr_restrict) load fine; ksyms__restricted() reports that case.
  */
 struct ksyms *ksyms__load(FILE *f);
 

@@ -99,6 +99,27 @@ int cfi_read_pointer(struct cfi_cursor *c, uint8_t enc, const struct cfi_section
 	return 0;
 }
 
+/*
+ * The readers of the interpreter's operands: a one-byte LEB128 (nearly all of them) read here,
+ * the others as above.
+ */
+static inline uint64_t op_uleb(struct cfi_cursor *c)
+{
+	if (c->p < c->end && !(*c->p & 0x80))
+		return *c->p++;
+	return cfi_read_uleb(c);
+}
+
+static inline int64_t op_sleb(struct cfi_cursor *c)
+{
+	if (c->p < c->end && !(*c->p & 0x80)) {
+		uint8_t b = *c->p++;
+
+		return b & 0x40 ? (int64_t)b - 0x80 : (int64_t)b;
+	}
+	return cfi_read_sleb(c);
+}
+
 /* ---- the CFA program --------------------------------------------------------------------- */
 
 struct interp {
@@ -156,7 +177,7 @@ static int64_t factored(struct cfi_cursor *c, int64_t v, int64_t daf)
 /* An unsigned LEB128 operand as a signed offset, times daf (negated: neg). */
 static int64_t factored_u(struct cfi_cursor *c, int64_t daf, bool neg)
 {
-	uint64_t u = cfi_read_uleb(c);
+	uint64_t u = op_uleb(c);
 	int64_t v;
 
 	if (u > INT64_MAX) {
@@ -172,7 +193,7 @@ static int64_t factored_u(struct cfi_cursor *c, int64_t daf, bool neg)
  * go forward: a DW_CFA_set_loc or an advance that wraps back is malformed CFI (it would give
  * rows out of order).
  */
-static void advance_to(struct interp *in, uint64_t to)
+static inline void advance_to(struct interp *in, uint64_t to)
 {
 	/* a CIE has no location; its advances are ignored rather than trusted */
 	if (!in->row)
@@ -216,7 +237,7 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 		case DW_CFA_nop:
 			break;
 		case DW_CFA_GNU_args_size: /* stack adjustment for landing pads: not a rule */
-			cfi_read_uleb(&c);
+			op_uleb(&c);
 			break;
 		case DW_CFA_set_loc:
 			if (cfi_read_pointer(&c, f->enc, f->sec, &v))
@@ -233,47 +254,47 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			advance_to(&in, in.pc + cfi_read_fixed(&c, 4) * f->caf);
 			break;
 		case DW_CFA_offset_extended:
-			reg = cfi_read_uleb(&c);
+			reg = op_uleb(&c);
 			off = factored_u(&c, f->daf, false);
 			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_offset_extended_sf:
-			reg = cfi_read_uleb(&c);
-			off = factored(&c, cfi_read_sleb(&c), f->daf);
+			reg = op_uleb(&c);
+			off = factored(&c, op_sleb(&c), f->daf);
 			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_GNU_negative_offset_extended:
-			reg = cfi_read_uleb(&c);
+			reg = op_uleb(&c);
 			off = factored_u(&c, f->daf, true);
 			set_rule(s, reg, CFI_RULE_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_val_offset:
-			reg = cfi_read_uleb(&c);
+			reg = op_uleb(&c);
 			off = factored_u(&c, f->daf, false);
 			set_rule(s, reg, CFI_RULE_VAL_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_val_offset_sf:
-			reg = cfi_read_uleb(&c);
-			off = factored(&c, cfi_read_sleb(&c), f->daf);
+			reg = op_uleb(&c);
+			off = factored(&c, op_sleb(&c), f->daf);
 			set_rule(s, reg, CFI_RULE_VAL_OFFSET, off, NULL, 0);
 			break;
 		case DW_CFA_restore_extended:
-			restore_rule(s, init, cfi_read_uleb(&c));
+			restore_rule(s, init, op_uleb(&c));
 			break;
 		case DW_CFA_undefined:
-			set_rule(s, cfi_read_uleb(&c), CFI_RULE_UNDEF, 0, NULL, 0);
+			set_rule(s, op_uleb(&c), CFI_RULE_UNDEF, 0, NULL, 0);
 			break;
 		case DW_CFA_same_value:
-			set_rule(s, cfi_read_uleb(&c), CFI_RULE_SAME, 0, NULL, 0);
+			set_rule(s, op_uleb(&c), CFI_RULE_SAME, 0, NULL, 0);
 			break;
 		case DW_CFA_register:
-			reg = cfi_read_uleb(&c);
-			set_rule(s, reg, CFI_RULE_REG, (int64_t)cfi_read_uleb(&c), NULL, 0);
+			reg = op_uleb(&c);
+			set_rule(s, reg, CFI_RULE_REG, (int64_t)op_uleb(&c), NULL, 0);
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
-			reg = cfi_read_uleb(&c);
-			v = cfi_read_uleb(&c);
+			reg = op_uleb(&c);
+			v = op_uleb(&c);
 			if (c.err || v > (uint64_t)(c.end - c.p))
 				return -EINVAL;
 			set_rule(s, reg,
@@ -293,27 +314,27 @@ int cfi_eval(const struct cfi_frame *f, const uint8_t *p, const uint8_t *end, st
 			*s = stack[--depth];
 			break;
 		case DW_CFA_def_cfa:
-			s->cfa_reg = cfi_read_uleb(&c);
+			s->cfa_reg = op_uleb(&c);
 			s->cfa_off = factored_u(&c, 1, false);
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_sf:
-			s->cfa_reg = cfi_read_uleb(&c);
-			s->cfa_off = factored(&c, cfi_read_sleb(&c), f->daf);
+			s->cfa_reg = op_uleb(&c);
+			s->cfa_off = factored(&c, op_sleb(&c), f->daf);
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_register:
-			s->cfa_reg = cfi_read_uleb(&c);
+			s->cfa_reg = op_uleb(&c);
 			s->cfa_expr = false;
 			break;
 		case DW_CFA_def_cfa_offset:
 			s->cfa_off = factored_u(&c, 1, false);
 			break;
 		case DW_CFA_def_cfa_offset_sf:
-			s->cfa_off = factored(&c, cfi_read_sleb(&c), f->daf);
+			s->cfa_off = factored(&c, op_sleb(&c), f->daf);
 			break;
 		case DW_CFA_def_cfa_expression:
-			v = cfi_read_uleb(&c);
+			v = op_uleb(&c);
 			if (c.err || v > (uint64_t)(c.end - c.p))
 				return -EINVAL;
 			s->cfa_expr = true;

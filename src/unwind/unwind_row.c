@@ -76,7 +76,7 @@ static struct cp_unwind_row signal_row(const struct cfi_state *s)
 	return r;
 }
 
-struct cp_unwind_row unwind_row_from_cfi(const struct cfi_state *s, bool signal, bool ra16)
+struct cp_unwind_row unwind_row_from_cfi_rest(const struct cfi_state *s, bool signal, bool ra16)
 {
 	struct cp_unwind_row r = {};
 

@@ -2,9 +2,9 @@
 /*
  * x86-64 unwind table of one ELF object: the rows of bpf/shared.h (struct cp_unwind_row) built
  * from .eh_frame, or from .debug_frame when the object has no .eh_frame. CIEs and FDEs are
- * split by libdw's dwarf_next_cfi and read here; their CFA programs are run by cfi_eval (one
- * pass per FDE) and the rules made rows by unwind_row. The object is a file or an image in
- * memory (the vDSO).
+ * split and read here (CIEs parsed by libdw's dwarf_next_cfi); their CFA programs are run by
+ * cfi_eval (one pass per FDE) and the rules made rows by unwind_row. The object is a file or
+ * an image in memory (the vDSO).
  *
  * A table depends only on the file's contents: callers that see one object in several
  * processes share the table by build-id (or dev, inode, mtime); this module keeps no cache.

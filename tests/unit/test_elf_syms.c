@@ -845,6 +845,8 @@ struct img_opts {
 	bool pt_note;
 	bool note_sec;
 	bool funcs;
+	const struct tsym *symtab; /* else t_symtab or t_nofunc (funcs); .dynsym then t_nofunc */
+	size_t n_symtab;
 };
 
 struct img {
@@ -1004,7 +1006,11 @@ static unsigned char *make_image(const struct img_opts *o, size_t *size)
 				    .sh_link = S_DYNSTR};
 	sh[S_DYNSTR] =
 		(Elf64_Shdr){.sh_name = str_add(shstr, &shlen, ".dynstr"), .sh_type = SHT_STRTAB};
-	if (o->funcs) {
+	if (o->symtab) {
+		put_symtab(&im, &sh[S_SYMTAB], &sh[S_STRTAB], o->symtab, o->n_symtab, o->zlib);
+		put_symtab(&im, &sh[S_DYNSYM], &sh[S_DYNSTR], t_nofunc,
+			   sizeof(t_nofunc) / sizeof(t_nofunc[0]), o->zlib);
+	} else if (o->funcs) {
 		put_symtab(&im, &sh[S_SYMTAB], &sh[S_STRTAB], t_symtab,
 			   sizeof(t_symtab) / sizeof(t_symtab[0]), o->zlib);
 		put_symtab(&im, &sh[S_DYNSYM], &sh[S_DYNSTR], t_dynsym,
@@ -1191,6 +1197,91 @@ static void test_crafted_llvm_rules(void **state)
 	free(copy);
 }
 
+/*
+ * Ten aliases at one address (more than the sort orders by insertion), in no rule's order,
+ * among other functions; the same with one function 4 GiB higher (the sort of wide address
+ * ranges). Both rules must pick the same winners either way.
+ */
+static const struct tsym t_many[] = {
+	FN("a_local", 0x401000, 0x10, LOCAL),	 FN("b_weak", 0x401000, 0x10, WEAK),
+	FN("ccc", 0x401000, 0x10, GLOBAL),	 FN("hh", 0x401000, 0x10, GLOBAL),
+	FN("ee_global", 0x401000, 0x30, GLOBAL), FN("f", 0x401000, 0x10, WEAK),
+	FN("gg", 0x401000, 0x10, LOCAL),	 FN("dd", 0x401000, 0x10, GLOBAL),
+	FN("zz_local", 0x401000, 0x10, LOCAL),	 FN("dd", 0x401000, 0x10, GLOBAL),
+	FN("f8", 0x4011e0, 0x10, GLOBAL),	 FN("f7", 0x4011c0, 0x10, GLOBAL),
+	FN("f6", 0x4011a0, 0x10, GLOBAL),	 FN("f5", 0x401180, 0x10, GLOBAL),
+	FN("p1", 0x401400, 0x10, GLOBAL),	 FN("f4", 0x401160, 0x10, GLOBAL),
+	FN("f3", 0x401140, 0x10, GLOBAL),	 FN("f2", 0x401120, 0x10, GLOBAL),
+	FN("f1", 0x401100, 0x10, GLOBAL),	 FN("p2", 0x401400, 0x10, GLOBAL),
+	FN("far", 0x100401000, 0x10, GLOBAL), /* left out of the first variant */
+};
+
+static const struct {
+	uint64_t addr;
+	const char *name, *llvm_name; /* ELF_SYMS_PROFILE's, ELF_SYMS_LLVM's */
+	uint64_t off;		      /* from ELF_SYMS_PROFILE's */
+} t_expect_many[] = {
+	{0x400fff, NULL, NULL, 0x0},
+	/* global, then the shorter name, then bytewise; for llvm the largest */
+	{0x401000, "dd", "ee_global", 0x0},
+	{0x40102f, "dd", "ee_global", 0x2f}, /* as far as the largest alias reaches */
+	{0x401030, NULL, NULL, 0x0},
+	{0x401105, "f1", "f1", 0x5},
+	{0x401125, "f2", "f2", 0x5},
+	{0x401145, "f3", "f3", 0x5},
+	{0x401165, "f4", "f4", 0x5},
+	{0x401185, "f5", "f5", 0x5},
+	{0x4011a5, "f6", "f6", 0x5},
+	{0x4011c5, "f7", "f7", 0x5},
+	{0x4011e5, "f8", "f8", 0x5},
+	{0x4011f0, NULL, NULL, 0x0},
+	{0x401405, "p1", "p2", 0x5}, /* bytewise first; for llvm the last of one size */
+	{0x401410, NULL, NULL, 0x0},
+};
+
+static void check_many(bool far)
+{
+	size_t n = sizeof(t_many) / sizeof(t_many[0]) - !far, i, size;
+	struct img_opts o = {.pt_note = true, .note_sec = true, .symtab = t_many, .n_symtab = n};
+	struct elf_syms *es = crafted(&o), *ll;
+	const struct elf_sym *sym;
+	unsigned char *img;
+	void *copy = NULL;
+	Elf *elf = NULL;
+
+	img = make_image(&o, &size);
+	assert_int_equal(elf_image_open(img, size, &elf, &copy), 0);
+	free(img);
+	ll = elf_syms__from_elf(elf, NULL, ELF_SYMS_LLVM);
+	assert_non_null(ll);
+	assert_int_equal(elf_syms__count(es), 10 + far);
+	assert_int_equal(elf_syms__count(ll), 10 + far);
+	for (i = 0; i < sizeof(t_expect_many) / sizeof(t_expect_many[0]); i++) {
+		uint64_t a = t_expect_many[i].addr;
+		const char *want = t_expect_many[i].llvm_name;
+
+		check_lookup(es, a, t_expect_many[i].name, t_expect_many[i].off);
+		sym = elf_syms__find(ll, a);
+		if (!want != !sym || (sym && strcmp(sym->name, want)))
+			fail_msg("0x%llx: llvm rules gave %s, want %s", (unsigned long long)a,
+				 sym ? sym->name : "nothing", want ? want : "nothing");
+	}
+	check_lookup(es, 0x10040100f, far ? "far" : NULL, 0xf);
+	sym = elf_syms__find(ll, 0x10040100f);
+	assert_true(far ? sym && !strcmp(sym->name, "far") : !sym);
+	elf_syms__free(es);
+	elf_syms__free(ll);
+	elf_end(elf);
+	free(copy);
+}
+
+static void test_crafted_many_aliases(void **state)
+{
+	(void)state;
+	check_many(false);
+	check_many(true);
+}
+
 /* The profiler's index gives the same files through elf_syms__find. */
 static void test_crafted_files(void **state)
 {
@@ -1331,6 +1422,7 @@ int main(void)
 		cmocka_unit_test(test_shared_object_runtime),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_crafted_many_aliases),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_null_safe),
 	};

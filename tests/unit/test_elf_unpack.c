@@ -247,6 +247,62 @@ static void test_damaged(void **state)
 	free(img);
 }
 
+/* the whole content of the unpacked file fd, malloc'ed, its size in *size; fd closed */
+static uint8_t *read_fd(int fd, size_t *size)
+{
+	struct stat st;
+	uint8_t *p;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	p = malloc((size_t)st.st_size);
+	assert_non_null(p);
+	assert_int_equal(pread(fd, p, (size_t)st.st_size, 0), st.st_size);
+	close(fd);
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+/*
+ * A stream's zlib checksum (its last 4 bytes) damaged: the same file all the same (the raw
+ * inflation never reads it); its header's method changed: refused.
+ */
+static void test_checksum_not_read(void **state)
+{
+	size_t size, n_good, n_bad;
+	uint8_t *img = slurp("inl_fix.zlib", &size), *good, *bad;
+	Elf64_Ehdr eh;
+	int damaged = 0;
+
+	(void)state;
+	if (!dir())
+		cp_skip("no directory on disk to unpack to");
+	good = read_fd(elf_unpack(img, size, dir(), 1u << 30, NULL), &n_good);
+	memcpy(&eh, img, sizeof(eh));
+	for (unsigned int i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+		uint8_t *z;
+
+		memcpy(&sh, img + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_size < sizeof(Elf64_Chdr) + 8)
+			continue;
+		img[sh.sh_offset + sh.sh_size - 1] ^= 0xff;
+		damaged++;
+		/* CM 8 (deflate) to 7: not deflate */
+		z = img + sh.sh_offset + sizeof(Elf64_Chdr);
+		z[0] = (uint8_t)((z[0] & 0xf0) | 7);
+		assert_int_equal(elf_unpack(img, size, dir(), 1u << 30, NULL), -EINVAL);
+		z[0] = (uint8_t)((z[0] & 0xf0) | 8);
+	}
+	assert_true(damaged > 0);
+	bad = read_fd(elf_unpack(img, size, dir(), 1u << 30, NULL), &n_bad);
+	assert_int_equal(n_bad, n_good);
+	assert_memory_equal(bad, good, n_good);
+	free(good);
+	free(bad);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_drop),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_checksum_not_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

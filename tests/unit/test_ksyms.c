@@ -404,6 +404,109 @@ static void test_embedded_nul(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/*
+ * A table in address order, as kernels list it, of more lines than one read takes (so lines
+ * cross the reads' boundaries), with aliases in an order that is not the one a lookup prefers:
+ * only the runs of aliases are sorted then, and they must be.
+ */
+static void test_sorted_input_with_aliases(void **state)
+{
+	const size_t n = 100000; /* some 3.5 MB of text */
+	FILE *f = tmpfile();
+	struct ksyms *ks;
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < n; i++) {
+		unsigned long long addr = 0xffffffff81000000ull + i * 0x20;
+
+		/* every 10th address has aliases; T first, then fewer underscores, then strcmp */
+		if (i % 10 == 3) {
+			fprintf(f, "%016llx t local_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx T __y_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx W weak_fn_%zu\n", addr, i);
+			fprintf(f, "%016llx T __x64_sys_fn_%zu\n", addr, i);
+		} else {
+			fprintf(f, "%016llx T fn_%zu\n", addr, i);
+		}
+	}
+	fprintf(f, "ffffffffc0000000 t m_local\t[mod]\nffffffffc0000000 T m_global\t[mod]\n");
+	rewind(f);
+	ks = ksyms__load(f);
+	fclose(f);
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), n + 3 * (n / 10) + 2);
+	for (i = 0; i < n; i++) {
+		uint64_t addr = 0xffffffff81000000ull + i * 0x20;
+		char name[64];
+
+		if (i % 10 == 3)
+			snprintf(name, sizeof(name), "__x64_sys_fn_%zu", i);
+		else
+			snprintf(name, sizeof(name), "fn_%zu", i);
+		check_lookup(ks, addr + 0x1f, name, NULL, 0x1f);
+	}
+	check_lookup(ks, 0xffffffffc0000004, "m_global", "mod", 4);
+	ksyms__free(ks);
+}
+
+/*
+ * As kernels list them: the image and modules in address order, then BPF programs and the like
+ * in none, some below the modules, one at an address of the ordered part, one an alias there.
+ */
+static void test_ordered_then_not(void **state)
+{
+	struct ksyms *ks = load_string("ffffffff81000000 T _stext\n"
+				       "ffffffff81000000 t startup_64\n"
+				       "ffffffff81000100 T vfs_read\n"
+				       "ffffffff81000200 T vfs_write\n"
+				       "ffffffffc0100000 t ext4_iget\t[ext4]\n"
+				       "ffffffffc0200000 t xfs_iget\t[xfs]\n"
+				       "ffffffffc0300000 t bpf_prog_b\t[bpf]\n"
+				       "ffffffffc0000000 t bpf_prog_a\t[bpf]\n"
+				       "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+				       "ffffffffc0100000 T ext4_iget_alias\t[bpf]\n"
+				       "ffffffff81000100 t __pfx_z\n"
+				       "ffffffff81000100 T aaa\n");
+
+	(void)state;
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), 12);
+	check_lookup(ks, 0xffffffff81000001, "_stext", NULL, 1);
+	check_lookup(ks, 0xffffffff81000101, "aaa", NULL, 1); /* T, no underscore, then bytes */
+	check_lookup(ks, 0xffffffff81000201, "vfs_write", NULL, 1);
+	check_lookup(ks, 0xffffffffc0000004, "bpf_prog_a", "bpf", 4);
+	check_lookup(ks, 0xffffffffc0100004, "ext4_iget_alias", "bpf", 4);
+	check_lookup(ks, 0xffffffffc0200004, "xfs_iget", "xfs", 4);
+	check_lookup(ks, 0xffffffffc0201004, "ftrace_trampoline", "__builtin__ftrace", 4);
+	check_lookup(ks, 0xffffffffc0300004, "bpf_prog_b", "bpf", 4);
+	ksyms__free(ks);
+}
+
+/* A line longer than the reader takes (no kernel symbol is): malformed. */
+static void test_line_too_long(void **state)
+{
+	const size_t len = 600 * 1024;
+	char *name = malloc(len + 1);
+	FILE *f = tmpfile();
+	struct ksyms *ks;
+
+	(void)state;
+	assert_non_null(name);
+	assert_non_null(f);
+	memset(name, 'x', len);
+	name[len] = '\0';
+	fprintf(f, "ffffffff81000000 T ok\nffffffff81000010 T %s\nffffffff81000020 T ok2\n", name);
+	rewind(f);
+	errno = 0;
+	ks = ksyms__load(f);
+	fclose(f);
+	free(name);
+	assert_null(ks);
+	assert_int_equal(errno, EINVAL);
+}
+
 /* Many symbols, shuffled, and one very long name: exercises growth of every buffer. */
 static void test_large_table(void **state)
 {
@@ -491,6 +594,9 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_large_table),
+		cmocka_unit_test(test_sorted_input_with_aliases),
+		cmocka_unit_test(test_line_too_long),
+		cmocka_unit_test(test_ordered_then_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

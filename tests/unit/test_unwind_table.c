@@ -1016,6 +1016,229 @@ static void test_bad_length(void **state)
 	unwind_table__free(ut);
 }
 
+/*
+ * The entry forms a linker may write and the pointers hostile CFI may hold, split as libdw
+ * splits them: an FDE in the 64-bit form (length 0xffffffff, then 8-byte length and CIE
+ * pointer) is read; an FDE whose CIE pointer lands inside its own header names no CIE
+ * (skipped); one pointing before the section's start ends the section there (bytes_skipped).
+ */
+static void test_entry_forms(void **state)
+{
+	struct eh_layout l;
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *r;
+	struct unwind_table *ut;
+	char path[PATH_MAX];
+	uint8_t eh[160] = {0};
+	size_t n, fde, nr;
+	uint64_t v;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	n = put_cie(eh);
+	/* [text, text + 0x10): no instructions, the CIE's rules */
+	fde = n;
+	put32(eh + fde + 4, (uint32_t)(fde + 4));
+	put32(eh + fde + 8, (uint32_t)(l.text_addr - (l.eh_addr + fde + 8)));
+	put32(eh + fde + 12, 0x10);
+	n = fde + 20; /* augmentation length 0, 3 nops */
+	put32(eh + fde, (uint32_t)(n - fde - 4));
+	/* [text + 0x20, text + 0x30) in the 64-bit form: advance_loc 4; def_cfa_offset 16 */
+	fde = n;
+	put32(eh + fde, 0xffffffffu);
+	v = fde + 12; /* the CIE pointer: back from where it is to the CIE at 0 */
+	memcpy(eh + fde + 12, &v, 8);
+	put32(eh + fde + 20, (uint32_t)(l.text_addr + 0x20 - (l.eh_addr + fde + 20)));
+	put32(eh + fde + 24, 0x10);
+	n = fde + 28;
+	eh[n++] = 0;	       /* augmentation data: none */
+	eh[n++] = 0x40 | 0x04; /* advance_loc 4 */
+	eh[n++] = 0x0e;	       /* def_cfa_offset 16 */
+	eh[n++] = 0x10;
+	v = n - fde - 12;
+	memcpy(eh + fde + 4, &v, 8);
+	/* a CIE pointer of 2: inside the FDE's own header, where no CIE is */
+	fde = n;
+	put32(eh + fde + 4, 2);
+	put32(eh + fde + 8, (uint32_t)(l.text_addr + 0x40 - (l.eh_addr + fde + 8)));
+	put32(eh + fde + 12, 0x10);
+	n = fde + 20;
+	put32(eh + fde, (uint32_t)(n - fde - 4));
+	/* a CIE pointer before the section: malformed, nothing from here on is read */
+	fde = n;
+	put32(eh + fde + 4, (uint32_t)(fde + 8));
+	put32(eh + fde + 8, (uint32_t)(l.text_addr + 0x60 - (l.eh_addr + fde + 8)));
+	put32(eh + fde + 12, 0x10);
+	n = fde + 20;
+	put32(eh + fde, (uint32_t)(n - fde - 4));
+	ut = crafted_table(eh, n, &l);
+
+	unwind_table__stats(ut, &st);
+	assert_int_equal(st.fdes, 2);
+	assert_int_equal(st.fdes_skipped, 1);
+	assert_int_equal(st.bytes_skipped, l.eh_size - fde);
+	r = unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 5);
+	assert_int_equal(unwind_table__base(ut) + r[0].pc, l.text_addr);
+	assert_int_equal(r[0].cfa_type, CP_CFA_RSP);
+	assert_int_equal(r[0].cfa_off, 8);
+	assert_int_equal(unwind_table__base(ut) + r[1].pc, l.text_addr + 0x10);
+	assert_int_equal(r[1].cfa_type, CP_CFA_END_FUNC);
+	assert_int_equal(unwind_table__base(ut) + r[2].pc, l.text_addr + 0x20);
+	assert_int_equal(r[2].cfa_off, 8);
+	assert_int_equal(unwind_table__base(ut) + r[3].pc, l.text_addr + 0x24);
+	assert_int_equal(r[3].cfa_off, 16);
+	assert_int_equal(unwind_table__base(ut) + r[4].pc, l.text_addr + 0x30);
+	assert_int_equal(r[4].cfa_type, CP_CFA_END_FUNC);
+	unwind_table__free(ut);
+}
+
+/*
+ * An FDE at eh[at] for [lo, lo + range) with CIE 0 and program prog[0, len) (nops up to a
+ * 4-byte length); returns the offset after it.
+ */
+static size_t put_fde(uint8_t *eh, size_t at, const struct eh_layout *l, uint64_t lo,
+		      uint32_t range, const uint8_t *prog, size_t len)
+{
+	size_t n = at + 17;
+
+	put32(eh + at + 4, (uint32_t)(at + 4));
+	put32(eh + at + 8, (uint32_t)(lo - (l->eh_addr + at + 8)));
+	put32(eh + at + 12, range);
+	eh[at + 16] = 0; /* augmentation data: none */
+	if (len)
+		memcpy(eh + n, prog, len);
+	n = (n + len + 3) & ~(size_t)3;
+	put32(eh + at, (uint32_t)(n - at - 4));
+	return n;
+}
+
+/*
+ * FDEs of the same start, out of order: the longest one's rows, the others skipped as
+ * overlapping it. Ten at .text (more than a few: sorted by qsort), three at .text + 0x40.
+ */
+static void test_same_start(void **state)
+{
+	static const uint8_t prog[] = {0x40 | 0x04, 0x0e, 0x10}; /* advance 4; CFA rsp+16 */
+	static const uint32_t ten[] = {3, 7, 1, 9, 10, 2, 8, 4, 6, 5};
+	struct eh_layout l;
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *r;
+	struct unwind_table *ut;
+	char path[PATH_MAX];
+	uint8_t eh[512] = {0};
+	size_t n, nr;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_nofp");
+	eh_layout(path, &l);
+	n = put_cie(eh);
+	for (size_t i = 0; i < 10; i++)
+		n = put_fde(eh, n, &l, l.text_addr, ten[i] * 4, prog, ten[i] == 10 ? 3 : 0);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0x8, NULL, 0);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0x10, prog, 3);
+	n = put_fde(eh, n, &l, l.text_addr + 0x40, 0xc, NULL, 0);
+	ut = crafted_table(eh, n, &l);
+
+	unwind_table__stats(ut, &st);
+	assert_int_equal(st.fdes, 2);
+	assert_int_equal(st.fdes_skipped, 11);
+	r = unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 6);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t lo = l.text_addr + 0x40 * i, hi = lo + (i ? 0x10 : 40);
+
+		assert_int_equal(unwind_table__base(ut) + r[3 * i].pc, lo);
+		assert_int_equal(r[3 * i].cfa_off, 8);
+		assert_int_equal(unwind_table__base(ut) + r[3 * i + 1].pc, lo + 4);
+		assert_int_equal(r[3 * i + 1].cfa_off, 16);
+		assert_int_equal(unwind_table__base(ut) + r[3 * i + 2].pc, hi);
+		assert_int_equal(r[3 * i + 2].cfa_type, CP_CFA_END_FUNC);
+	}
+	unwind_table__free(ut);
+}
+
+/*
+ * .debug_frame lets an FDE come before its CIE (the CIE pointer is an offset in the section):
+ * the FDE is read all the same. unw_dbgframe with its .debug_frame replaced by such a pair.
+ */
+static void test_debug_frame_cie_after(void **state)
+{
+	char path[PATH_MAX], obj[] = "/tmp/cpuprof-unw-XXXXXX", sec[] = "/tmp/cpuprof-dbg-XXXXXX";
+	struct unwind_table_stats st;
+	const struct cp_unwind_row *r;
+	struct unwind_table *ut;
+	unsigned long long text = 0;
+	uint8_t dbg[64] = {0};
+	char line[512], name[64];
+	size_t n, cie, nr;
+	uint64_t v;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fixture(path, sizeof(path), "unw_dbgframe");
+	f = tool_output("readelf -SW '%s'", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ']');
+		unsigned long long addr;
+
+		if (p && sscanf(p + 1, "%63s %*s %llx", name, &addr) == 2 && !strcmp(name, ".text"))
+			text = addr;
+	}
+	tool_done(f);
+	assert_true(text);
+	/* the FDE: [text, text + 0x10), absolute udata8 addresses, no instructions */
+	cie = 28;
+	put32(dbg + 4, (uint32_t)cie);
+	v = text;
+	memcpy(dbg + 8, &v, 8);
+	v = 0x10;
+	memcpy(dbg + 16, &v, 8);
+	put32(dbg, 24);
+	/* the CIE: version 1, no augmentation, code 1, data -8, ra 16; CFA rsp+8, ra at CFA-8 */
+	n = cie;
+	put32(dbg + n + 4, 0xffffffffu);
+	n += 8;
+	dbg[n++] = 1;
+	dbg[n++] = 0;
+	dbg[n++] = 1;
+	dbg[n++] = 0x78;
+	dbg[n++] = 16;
+	dbg[n++] = 0x0c; /* def_cfa rsp 8 */
+	dbg[n++] = 0x07;
+	dbg[n++] = 0x08;
+	dbg[n++] = 0x90; /* offset ra, 1 * -8 */
+	dbg[n++] = 0x01;
+	n = (n + 3) & ~(size_t)3;
+	put32(dbg + cie, (uint32_t)(n - cie - 4));
+	fd = mkstemp(sec);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, dbg, n), (ssize_t)n);
+	close(fd);
+	fd = mkstemp(obj);
+	assert_true(fd >= 0);
+	close(fd);
+	tool_done(tool_output("objcopy --update-section .debug_frame='%s' '%s' '%s'", sec, path,
+			      obj));
+	ut = open_table(obj);
+	unlink(obj);
+	unlink(sec);
+
+	unwind_table__stats(ut, &st);
+	assert_true(st.debug_frame);
+	assert_int_equal(st.fdes, 1);
+	assert_int_equal(st.fdes_skipped, 0);
+	r = unwind_table__rows(ut, &nr);
+	assert_int_equal(nr, 2);
+	assert_int_equal(unwind_table__base(ut) + r[0].pc, text);
+	assert_int_equal(r[0].cfa_type, CP_CFA_RSP);
+	assert_int_equal(r[0].cfa_off, 8);
+	assert_int_equal(r[1].cfa_type, CP_CFA_END_FUNC);
+	unwind_table__free(ut);
+}
+
 static void test_errors(void **state)
 {
 	char path[PATH_MAX], tmp[] = "/tmp/cpuprof-unw-XXXXXX";
@@ -1053,6 +1276,9 @@ int main(void)
 		cmocka_unit_test(test_set_loc_backwards),
 		cmocka_unit_test(test_cie_without_fde),
 		cmocka_unit_test(test_bad_length),
+		cmocka_unit_test(test_entry_forms),
+		cmocka_unit_test(test_debug_frame_cie_after),
+		cmocka_unit_test(test_same_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
