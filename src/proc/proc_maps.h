@@ -39,6 +39,26 @@ int proc_maps_parse(FILE *f, struct proc_maps *out);
  */
 int proc_maps_parse_exec(FILE *f, struct proc_maps *out, size_t *lines);
 
+/*
+ * The executable mappings of the process whose /proc/PID/maps is open on fd, through the
+ * PROCMAP_QUERY ioctl (Linux 6.11): the kernel describes only those, in binary, without writing
+ * the text of every mapping. The entries are those proc_maps_parse_exec gives for the file's
+ * text (paths as maps writes them: '\n' as "\012", " (deleted)" taken off). gate: the gate
+ * mapping that maps writes last for 64-bit processes but no query finds ([vsyscall] of x86-64,
+ * as proc_maps_gate found it), NULL when none. Returns 0 (an empty *out: no executable
+ * mapping), -ENOTTY when the kernel has no such ioctl, -ESRCH when the process has no memory
+ * left (maps would read empty), -ENOMEM; any other error (a path longer than PATH_MAX, more
+ * than PROC_MAPS_QUERY_MAX mappings): read the text instead. fd is neither moved nor closed.
+ */
+#define PROC_MAPS_QUERY_MAX (1u << 20)
+int proc_maps_query_exec(int fd, const struct map_entry *gate, struct proc_maps *out);
+
+/*
+ * The gate mapping in the executable mappings pm of a 64-bit process (this one's): the entry
+ * named "[vsyscall]" above all others, NULL when there is none.
+ */
+const struct map_entry *proc_maps_gate(const struct proc_maps *pm);
+
 /* Frees the entries and paths; leaves *m empty. NULL-safe. */
 void proc_maps_free(struct proc_maps *m);
 

@@ -43,6 +43,9 @@ struct proc_snapshot {
 	void *objs;	    /* tsearch tree of struct object * */
 	struct strset strs; /* names, paths, labels */
 	unsigned int n_snaps, n_objs;
+	bool no_query; /* read maps as text: no PROCMAP_QUERY (or turned off) */
+	bool gate_read;
+	struct proc_maps self; /* cpuprof's executable mappings, for the gate mapping */
 };
 
 static struct object *object_of(struct ps_object *o)
@@ -106,6 +109,7 @@ void proc_snapshot__free(struct proc_snapshot *ps)
 	tdestroy(ps->snaps, free_snap);
 	tdestroy(ps->objs, free_obj);
 	strset_clear(&ps->strs);
+	proc_maps_free(&ps->self);
 	free(ps->procfs);
 	free(ps);
 }
@@ -322,24 +326,28 @@ static int fill_map(struct proc_snapshot *ps, uint32_t pid, const struct map_ent
 	return m->label ? 0 : -ENOMEM;
 }
 
-/* Read the executable mappings of pid now into a new snapshot. */
-static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
-			 const struct snapshot *old, struct snapshot **out)
+void proc_snapshot__use_maps_query(struct proc_snapshot *ps, bool on)
 {
-	struct proc_maps pm = {};
-	struct snapshot *s = NULL;
-	struct proc_status st;
-	char path[4096];
+	ps->no_query = !on;
+}
+
+/*
+ * The text of maps open on fd (which this closes), executable mappings only. -ESRCH for an
+ * empty file: an exited process has no mappings.
+ */
+static int read_maps_text(int fd, struct proc_maps *pm)
+{
 	size_t lines;
 	char *buf;
 	FILE *f;
 	int err;
 
-	*out = NULL;
-	snprintf(path, sizeof(path), "%s/%u/maps", ps->procfs, pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	/*
 	 * procfs says its block size is 1 KiB, and each read of maps walks the process's
 	 * mappings again from where the last stopped (under its mmap lock): one large read
@@ -349,16 +357,68 @@ static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
 	buf = malloc(MAPS_READ_BUF);
 	if (buf)
 		(void)setvbuf(f, buf, _IOFBF, MAPS_READ_BUF);
-	err = proc_maps_parse_exec(f, &pm, &lines);
+	err = proc_maps_parse_exec(f, pm, &lines);
 	fclose(f);
 	free(buf);
+	if (!err && !lines) {
+		proc_maps_free(pm);
+		err = -ESRCH;
+	}
+	return err;
+}
+
+/*
+ * The executable mappings of pid: asked of the kernel with PROCMAP_QUERY, which formats no
+ * text for the many mappings that are not executable (a system-wide recording reads the maps
+ * of every process started), else read as text. The first answer that the kernel has no such
+ * ioctl (ENOTTY: before Linux 6.11) or refuses it turns the query off for good.
+ */
+static int read_maps(struct proc_snapshot *ps, uint32_t pid, struct proc_maps *pm)
+{
+	char path[4096];
+	int fd, err;
+
+	/* this process's maps shows the gate mapping (x86-64: [vsyscall]) no query finds */
+	if (!ps->no_query && !ps->gate_read) {
+		ps->gate_read = true;
+		snprintf(path, sizeof(path), "%s/self/maps", ps->procfs);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && read_maps_text(fd, &ps->self) < 0)
+			proc_maps_free(&ps->self);
+	}
+
+	snprintf(path, sizeof(path), "%s/%u/maps", ps->procfs, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (!ps->no_query) {
+		err = proc_maps_query_exec(fd, proc_maps_gate(&ps->self), pm);
+		/* no such ioctl, or one a security policy forbids: no use asking again */
+		if (err == -ENOTTY || err == -EINVAL || err == -EOPNOTSUPP || err == -ENOSYS ||
+		    err == -EPERM || err == -EACCES)
+			ps->no_query = true;
+		/* other errors (a path too long for the query): the text has it all */
+		if (!err || err == -ESRCH || err == -ENOMEM) {
+			close(fd);
+			return err;
+		}
+	}
+	return read_maps_text(fd, pm);
+}
+
+/* Read the executable mappings of pid now into a new snapshot. */
+static int read_snapshot(struct proc_snapshot *ps, uint32_t pid, uint32_t gen,
+			 const struct snapshot *old, struct snapshot **out)
+{
+	struct proc_maps pm = {};
+	struct snapshot *s = NULL;
+	struct proc_status st;
+	int err;
+
+	*out = NULL;
+	err = read_maps(ps, pid, &pm);
 	if (err)
 		goto out;
-	/* an exited process has an empty maps file */
-	if (!lines) {
-		err = -ESRCH;
-		goto out;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->v = calloc(pm.n ? pm.n : 1, sizeof(*s->v)))) {
 		err = -ENOMEM;

@@ -50,6 +50,12 @@ struct ps_map {
 /* procfs is "/proc" except in tests. Returns NULL and sets errno. */
 struct proc_snapshot *proc_snapshot__new(const char *procfs);
 
+/*
+ * Whether mappings are asked of the kernel with PROCMAP_QUERY where it has that ioctl (the
+ * default) or always read as the text of /proc/PID/maps (tests, comparisons).
+ */
+void proc_snapshot__use_maps_query(struct proc_snapshot *ps, bool on);
+
 /* NULL-safe; closes every file kept open. */
 void proc_snapshot__free(struct proc_snapshot *ps);
 

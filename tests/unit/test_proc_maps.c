@@ -6,9 +6,15 @@
 #include "cmocka_inc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include "proc/proc_maps.h"
 
 /* Index of each line of tests/data/maps_basic.txt */
@@ -449,6 +455,281 @@ static void test_exec_only(void **state)
 	proc_maps_free(&m);
 }
 
+/* The executable mappings of process pid, read as maps text (as on kernels before 6.11). */
+static int read_text(pid_t pid, struct proc_maps *m)
+{
+	char path[64];
+	size_t lines;
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	err = proc_maps_parse_exec(f, m, &lines);
+	fclose(f);
+	return err ? err : lines ? 0 : -ESRCH;
+}
+
+/* The same with PROCMAP_QUERY; gate as the text of this process shows it. */
+static int read_query(pid_t pid, const struct map_entry *gate, struct proc_maps *m)
+{
+	char path[64];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	err = proc_maps_query_exec(fd, gate, m);
+	close(fd);
+	return err;
+}
+
+static void assert_same_maps(const struct proc_maps *t, const struct proc_maps *q)
+{
+	assert_int_equal(q->n, t->n);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct map_entry *a = &t->v[i], *b = &q->v[i];
+
+		assert_entry(b, a->start, a->end,
+			     (const char[]){a->readable ? 'r' : '-', a->writable ? 'w' : '-',
+					    a->executable ? 'x' : '-', a->shared ? 's' : 'p', 0},
+			     a->offset, a->dev_major, a->dev_minor, a->inode, a->path, a->deleted);
+	}
+}
+
+static const struct map_entry *find_path(const struct proc_maps *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].path && !strcmp(m->v[i].path, path))
+			return &m->v[i];
+	return NULL;
+}
+
+/* Map the first page of the file open on fd readable and executable; NULL on failure. */
+static void *map_exec(int fd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct odd_maps {
+	char dir[64];
+	char nl_path[128]; /* "DIR/cp map\nx (deleted)", mapped, still there */
+	char gone[128];	   /* "DIR/gone", mapped then removed */
+	void *anon, *named, *memfd, *nl, *del;
+};
+
+/*
+ * This process maps what maps writes in odd ways: anonymous executable memory (JIT code), one
+ * named with PR_SET_VMA_ANON_NAME ("[anon:cp jit]"), a memfd ("/memfd:cp-code (deleted)"), a
+ * file whose name has a newline, a blank and ends in " (deleted)", and a file removed since.
+ * False when the files cannot be mapped executable (a noexec directory).
+ */
+static bool map_odd(struct odd_maps *o)
+{
+	const char *tmp = getenv("TMPDIR");
+	char page[4096] = {0x90};
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->dir, sizeof(o->dir), "%s/cp_maps_XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(o->dir));
+	o->anon = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(o->anon != MAP_FAILED);
+	o->named = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(o->named != MAP_FAILED);
+	/* without CONFIG_ANON_VMA_NAME it stays anonymous: compared all the same */
+	(void)prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)o->named, 4096, "cp jit");
+	fd = memfd_create("cp-code", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), sizeof(page));
+	o->memfd = map_exec(fd);
+	close(fd);
+	assert_non_null(o->memfd);
+	snprintf(o->nl_path, sizeof(o->nl_path), "%s/cp map\nx (deleted)", o->dir);
+	snprintf(o->gone, sizeof(o->gone), "%s/gone", o->dir);
+	fd = open(o->nl_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), sizeof(page));
+	o->nl = map_exec(fd);
+	close(fd);
+	fd = open(o->gone, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), sizeof(page));
+	o->del = map_exec(fd);
+	close(fd);
+	unlink(o->gone);
+	return o->nl && o->del;
+}
+
+static void unmap_odd(struct odd_maps *o)
+{
+	munmap(o->anon, 8192);
+	munmap(o->named, 4096);
+	munmap(o->memfd, 4096);
+	if (o->nl)
+		munmap(o->nl, 4096);
+	if (o->del)
+		munmap(o->del, 4096);
+	unlink(o->nl_path);
+	unlink(o->gone);
+	rmdir(o->dir);
+}
+
+/* PROCMAP_QUERY answers for this process and a child exactly what the text of maps says. */
+static void test_query_matches_text(void **state)
+{
+	struct proc_maps t = {}, q = {}, self = {};
+	const struct map_entry *e;
+	struct odd_maps o;
+	char want[160];
+	int err, pipefd[2];
+	pid_t child;
+	char c;
+
+	(void)state;
+	if (!map_odd(&o)) {
+		unmap_odd(&o);
+		cp_skip("TMPDIR cannot be mapped executable");
+	}
+	assert_int_equal(read_text(getpid(), &t), 0);
+	err = read_query(getpid(), proc_maps_gate(&t), &q);
+	if (err == -ENOTTY) {
+		proc_maps_free(&t);
+		unmap_odd(&o);
+		cp_skip("no PROCMAP_QUERY (Linux before 6.11)");
+	}
+	assert_int_equal(err, 0);
+	assert_same_maps(&t, &q);
+	/* each odd mapping is there, as the text parser has always named it */
+	e = proc_maps_find(&q, (uintptr_t)o.anon);
+	assert_non_null(e);
+	assert_null(e->path);
+	assert_true(e->end - e->start >= 8192);
+	e = proc_maps_find(&q, (uintptr_t)o.memfd);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/memfd:cp-code");
+	assert_true(e->deleted);
+	snprintf(want, sizeof(want), "%s/cp map\\012x", o.dir);
+	e = proc_maps_find(&q, (uintptr_t)o.nl);
+	assert_non_null(e);
+	assert_string_equal(e->path, want);
+	assert_true(e->deleted);
+	e = proc_maps_find(&q, (uintptr_t)o.del);
+	assert_non_null(e);
+	assert_string_equal(e->path, o.gone);
+	assert_true(e->deleted);
+	assert_non_null(proc_maps_find(&q, (uintptr_t)o.named));
+	assert_true(find_path(&q, "[vdso]") || !find_path(&t, "[vdso]"));
+	self = t;
+	proc_maps_free(&q);
+
+	/* a child with the same mappings */
+	assert_int_equal(pipe(pipefd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		close(pipefd[1]);
+		(void)!read(pipefd[0], &c, 1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	t = (struct proc_maps){};
+	assert_int_equal(read_text(child, &t), 0);
+	assert_int_equal(read_query(child, proc_maps_gate(&self), &q), 0);
+	assert_same_maps(&t, &q);
+	assert_non_null(proc_maps_find(&q, (uintptr_t)o.nl));
+	assert_int_equal(q.n, self.n);
+	proc_maps_free(&t);
+	proc_maps_free(&q);
+	close(pipefd[1]);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	proc_maps_free(&self);
+	unmap_odd(&o);
+}
+
+/* The text of maps open on fd from its start: 0 lines when empty, or the read's error. */
+static int text_lines(int fd, size_t *lines)
+{
+	struct proc_maps m = {};
+	FILE *f;
+	int err;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	f = fdopen(dup(fd), "r");
+	assert_non_null(f);
+	err = proc_maps_parse_exec(f, &m, lines);
+	fclose(f);
+	proc_maps_free(&m);
+	return err;
+}
+
+/*
+ * A process that exited, its maps opened before: when a zombie the text is empty, when reaped
+ * its read fails with ESRCH; the query says -ESRCH both times (the process is gone).
+ */
+static void test_query_exited(void **state)
+{
+	struct proc_maps m = {};
+	char path[64];
+	size_t lines = 1;
+	int fd, err, pipefd[2];
+	siginfo_t si;
+	pid_t child;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(pipefd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		close(pipefd[1]);
+		(void)!read(pipefd[0], &c, 1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	err = proc_maps_query_exec(fd, NULL, &m);
+	if (err == -ENOTTY) {
+		close(fd);
+		cp_skip("no PROCMAP_QUERY (Linux before 6.11)");
+	}
+	assert_int_equal(err, 0);
+	assert_true(m.n > 0);
+	proc_maps_free(&m);
+	close(pipefd[1]);
+	/* a zombie */
+	assert_int_equal(waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
+	assert_int_equal(proc_maps_query_exec(fd, NULL, &m), -ESRCH);
+	assert_null(m.v);
+	assert_int_equal(text_lines(fd, &lines), 0);
+	assert_int_equal(lines, 0);
+	/* reaped */
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_int_equal(proc_maps_query_exec(fd, NULL, &m), -ESRCH);
+	assert_null(m.v);
+	err = text_lines(fd, &lines);
+	assert_true(err == -ESRCH || (!err && !lines));
+	close(fd);
+}
+
+/* On a file (as on kernels before 6.11) the query reports -ENOTTY: read the text. */
+static void test_query_not_maps(void **state)
+{
+	struct proc_maps m = {};
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(proc_maps_query_exec(fd, NULL, &m), -ENOTTY);
+	assert_null(m.v);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +748,9 @@ int main(void)
 		cmocka_unit_test(test_unsorted_input_is_sorted),
 		cmocka_unit_test(test_free_is_safe),
 		cmocka_unit_test(test_exec_only),
+		cmocka_unit_test(test_query_matches_text),
+		cmocka_unit_test(test_query_exited),
+		cmocka_unit_test(test_query_not_maps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "cmocka_inc.h"
@@ -611,13 +613,108 @@ static void test_add_vma(void **state)
 	run("rm -rf %s", dir);
 }
 
+struct map_list {
+	struct ps_map_info v[512];
+	size_t n;
+};
+
+static int collect_info(const struct ps_map_info *mi, void *ctx)
+{
+	struct map_list *l = ctx;
+
+	assert_true(l->n < sizeof(l->v) / sizeof(l->v[0]));
+	l->v[l->n++] = *mi;
+	return 0;
+}
+
+/*
+ * The snapshot of this process is the same whether its mappings are asked of the kernel
+ * (PROCMAP_QUERY) or read as maps text (forced off, as on kernels before 6.11), with anonymous
+ * executable memory, a memfd and a removed file mapped besides the program and its libraries.
+ */
+static void test_query_same_as_text(void **state)
+{
+	struct proc_snapshot *pq = proc_snapshot__new("/proc");
+	struct proc_snapshot *pt = proc_snapshot__new("/proc");
+	struct map_list *lq = calloc(1, sizeof(*lq)), *lt = calloc(1, sizeof(*lt));
+	uint32_t pid = (uint32_t)getpid();
+	char page[4096] = {0x90}, gone[64];
+	void *anon, *mfd, *del;
+	int fd, kinds = 0;
+
+	(void)state;
+	assert_non_null(pq);
+	assert_non_null(pt);
+	assert_non_null(lq);
+	assert_non_null(lt);
+	anon = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(anon != MAP_FAILED);
+	fd = memfd_create("cp-snap", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), sizeof(page));
+	mfd = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(mfd != MAP_FAILED);
+	close(fd);
+	snprintf(gone, sizeof(gone), "%s/cp_snap_XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(gone);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), sizeof(page));
+	del = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	unlink(gone);
+
+	proc_snapshot__use_maps_query(pt, false);
+	assert_int_equal(proc_snapshot__take(pq, pid, 0), 0);
+	assert_int_equal(proc_snapshot__take(pt, pid, 0), 0);
+	assert_int_equal(proc_snapshot__for_each_map(pq, pid, 0, collect_info, lq), 0);
+	assert_int_equal(proc_snapshot__for_each_map(pt, pid, 0, collect_info, lt), 0);
+	assert_int_equal(lq->n, lt->n);
+	for (size_t i = 0; i < lt->n; i++) {
+		const struct ps_map_info *a = &lt->v[i], *b = &lq->v[i];
+		const struct ps_map *ma = proc_snapshot__find(pt, pid, 0, a->start);
+		const struct ps_map *mb = proc_snapshot__find(pq, pid, 0, b->start);
+
+		assert_true(a->start == b->start && a->end == b->end);
+		assert_true(a->dev == b->dev && a->ino == b->ino && a->vaddr == b->vaddr);
+		assert_int_equal(a->fd >= 0, b->fd >= 0);
+		assert_int_equal(a->vdso, b->vdso);
+		assert_non_null(ma);
+		assert_non_null(mb);
+		assert_true(ma->offset == mb->offset);
+		assert_int_equal(ma->kind, mb->kind);
+		assert_string_equal(ma->label, mb->label);
+		assert_string_equal(ma->path, mb->path);
+		kinds |= 1 << mb->kind;
+	}
+	/* the odd mappings are there: anonymous, the memfd and the removed file (opened) */
+	assert_int_equal(proc_snapshot__find(pq, pid, 0, (uintptr_t)anon)->kind, PS_MAP_ANON);
+	assert_string_equal(proc_snapshot__find(pq, pid, 0, (uintptr_t)mfd)->path,
+			    "/memfd:cp-snap");
+	if (del != MAP_FAILED) {
+		assert_string_equal(proc_snapshot__find(pq, pid, 0, (uintptr_t)del)->path, gone);
+		assert_int_equal(proc_snapshot__find(pq, pid, 0, (uintptr_t)del)->kind,
+				 PS_MAP_FILE);
+		munmap(del, 4096);
+	}
+	assert_true(kinds & (1 << PS_MAP_FILE));
+	assert_true(kinds & (1 << PS_MAP_VDSO));
+	munmap(anon, 4096);
+	munmap(mfd, 4096);
+	free(lq);
+	free(lt);
+	proc_snapshot__free(pq);
+	proc_snapshot__free(pt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_process),	cmocka_unit_test(test_no_such_process),
-		cmocka_unit_test(test_for_each_map),	cmocka_unit_test(test_fake_procfs),
-		cmocka_unit_test(test_lld_layout),	cmocka_unit_test(test_refresh),
-		cmocka_unit_test(test_refresh_exiting), cmocka_unit_test(test_add_vma),
+		cmocka_unit_test(test_own_process),	cmocka_unit_test(test_query_same_as_text),
+		cmocka_unit_test(test_no_such_process), cmocka_unit_test(test_for_each_map),
+		cmocka_unit_test(test_fake_procfs),	cmocka_unit_test(test_lld_layout),
+		cmocka_unit_test(test_refresh),		cmocka_unit_test(test_refresh_exiting),
+		cmocka_unit_test(test_add_vma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
