@@ -165,6 +165,97 @@ out:
 	return 0;
 }
 
+/* A perf_event program that looks up key 0 of map: its fd, or a negative errno. */
+static int lookup_prog(int map)
+{
+	/* *(u32 *)(fp - 4) = 0; r0 = bpf_map_lookup_elem(map, fp - 4); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{.code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = -4},
+		{.code = BPF_LD | BPF_IMM | BPF_DW,
+		 .dst_reg = BPF_REG_1,
+		 .src_reg = BPF_PSEUDO_MAP_FD,
+		 .imm = map},
+		{0}, /* the upper half of the 64-bit immediate */
+		{.code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_10},
+		{.code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_2, .imm = -4},
+		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+
+	int fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, "cp_probe", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Whether a perf_event program may use a hash map without preallocated elements: since Linux
+ * 6.1 such a map allocates from per-CPU caches (bpf_mem_alloc) that are safe where the program
+ * runs; before, the verifier refuses the program ("perf_event programs can only use
+ * preallocated hash map"). Asked of the kernel with a map of one entry and a program that
+ * looks it up.
+ */
+static bool hash_noprealloc_ok(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int map = bpf_map_create(BPF_MAP_TYPE_HASH, "cp_probe", sizeof(__u32), sizeof(__u32), 1,
+				 &opts),
+	    prog;
+
+	if (map < 0)
+		return false;
+	prog = lookup_prog(map);
+	close(map);
+	if (prog < 0)
+		return false;
+	close(prog);
+	return true;
+}
+
+/*
+ * The hash maps kept preallocated: rt_names, into which one sample may copy up to
+ * CP_RT_NAMES_PER_SAMPLE names in one program run, while a map without preallocation takes
+ * its elements from a per-CPU cache refilled only after the run (one element of that size at
+ * the first run on a CPU): the names beyond would be refused (ENOMEM) and not copied again
+ * while their stack is in the set. dstacks, which nearly every --unwind dwarf sample of a new
+ * stack inserts into: the cache of its 2 KiB values (4 KiB allocations) is refilled every few
+ * inserts, through a self-interrupt, and the sampling program took 12 % longer (bpf_stats,
+ * fix_paths: a new stack at every sample), more than the 7 ms its creation costs at the start.
+ */
+static bool keep_prealloc(const struct bpf_session *s, const struct bpf_map *m)
+{
+	const struct cpuprof_profile *k = s->skel;
+
+	return m == k->maps.rt_names || m == k->maps.dstacks0 || m == k->maps.dstacks1;
+}
+
+/*
+ * The other hash maps without preallocated elements when the kernel allows it
+ * (hash_noprealloc_ok): their kernel memory then follows what they hold rather than their
+ * capacity, and the ~60 MiB of elements they would be at full size (rtstacks of the runtimes'
+ * walkers, counts, procs, uprocs...) are neither allocated, zeroed and charged at load nor
+ * freed at exit. A map at max_entries still refuses inserts (E2BIG), counted as full as before;
+ * each takes at most one insert per program run, from a cache that then holds one at least.
+ * LRU and stack trace maps are always preallocated.
+ */
+static int hash_maps_noprealloc(struct bpf_session *s)
+{
+	struct bpf_map *m;
+	int err = 0;
+
+	if (!hash_noprealloc_ok())
+		return 0;
+	bpf_object__for_each_map(m, s->skel->obj)
+	{
+		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH && !keep_prealloc(s, m))
+			err = bpf_map__set_map_flags(m, bpf_map__map_flags(m) | BPF_F_NO_PREALLOC);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Maps and programs of --unwind dwarf: sized for use, or as small as possible and not loaded. */
 static int setup_unwind(struct bpf_session *s, bool dwarf, const struct bpf_unwind_sizes *uw)
 {
@@ -298,6 +389,18 @@ int bpf_session__open(struct bpf_session **out, const struct cp_config *cfg,
 		if (err)
 			goto fail;
 	}
+
+	s->step = "size the maps";
+	/* goroutine labels are read only when asked for, with user stacks (record.c) */
+	if (!cfg->go_labels || !cfg->user_stacks) {
+		err = bpf_map__set_max_entries(s->skel->maps.golabels, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(s->skel->maps.go_procs, 1);
+	}
+	if (!err)
+		err = hash_maps_noprealloc(s);
+	if (err)
+		goto fail;
 
 	s->step = "load the BPF programs";
 	err = cpuprof_profile__load(s->skel);
