@@ -174,6 +174,8 @@ struct agg {
 	struct cp_rt_stack rt;
 	struct rt_mframe merged[CP_MAX_USTACK_DEPTH + CP_RT_MAX_FRAMES + 1];
 	uint64_t pcs[CP_MAX_USTACK_DEPTH];
+	/* cut_unknown's answer for each user frame it looked up: a->named's index, reused */
+	uint32_t uidx[CP_MAX_USTACK_DEPTH];
 	char rtname[300];
 	char labels[LABELSET_MAX_LEN]; /* the labels of the count being added */
 	bool rt_unnamed;	       /* an interpreter frame of this sample could not be named */
@@ -467,18 +469,11 @@ static int find_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr
 	return 0;
 }
 
-/* Append the frames of one address (root first) to the sample being built. */
-static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
-		       bool kernel, uint32_t *n, bool *entry)
+/* Append the frames of a->named[idx] (root first) to the sample being built. */
+static int add_named(struct agg *a, size_t idx, uint32_t *n, bool *entry)
 {
-	const struct named_addr *na;
-	size_t idx;
-	int err;
+	const struct named_addr *na = &a->named[idx];
 
-	err = find_address(a, pid, gen, addr, leaf, kernel, &idx);
-	if (err)
-		return err;
-	na = &a->named[idx];
 	if (entry)
 		*entry = na->entry;
 	if (*n + na->n > MAX_FRAMES)
@@ -486,6 +481,17 @@ static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr,
 	memcpy(&a->frames[*n], &a->pool[na->first], na->n * sizeof(*a->pool));
 	*n += na->n;
 	return 0;
+}
+
+/* Append the frames of one address (root first) to the sample being built. */
+static int add_address(struct agg *a, uint32_t pid, uint32_t gen, uint64_t addr, bool leaf,
+		       bool kernel, uint32_t *n, bool *entry)
+{
+	size_t idx;
+	int err;
+
+	err = find_address(a, pid, gen, addr, leaf, kernel, &idx);
+	return err ? err : add_named(a, idx, n, entry);
 }
 
 /*
@@ -526,6 +532,8 @@ static int cut_unknown(struct agg *a, const struct cp_count_key *k, const uint64
 				   i == 0 || (ips[i] & CP_IP_EXACT), false, &idx);
 		if (err)
 			return err;
+		if (i < CP_MAX_USTACK_DEPTH)
+			a->uidx[i] = (uint32_t)idx;
 		anon |= a->named[idx].anon;
 		if (!a->named[idx].known) {
 			*why = i ? "[truncated: bad return address]"
@@ -755,15 +763,11 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	err = add_merged_stack(a, k, end, depth, count, n);
 	if (err <= 0)
 		return err;
+	/* depth <= CP_MAX_USTACK_DEPTH: every frame's name as cut_unknown found it */
 	for (size_t i = depth; i-- > 0;) {
-		uint64_t ip = a->dips[i];
 		bool entry = false;
 
-		/* the leaf and CP_IP_EXACT addresses are named as they are, not as return addresses
-		 */
-		err = add_address(a, k->pid, k->gen, ip & ~CP_IP_EXACT,
-				  i == 0 || (ip & CP_IP_EXACT), false, n,
-				  i == depth - 1 && !end ? &entry : NULL);
+		err = add_named(a, a->uidx[i], n, i == depth - 1 && !end ? &entry : NULL);
 		if (err)
 			return err;
 		if (entry)
@@ -823,9 +827,13 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	/* the maps hold the leaf first; profiles are written root first */
 	for (size_t i = depth; i-- > 0;) {
 		bool entry = false;
+		bool *want = !kernel && i == depth - 1 && !truncated ? &entry : NULL;
 
-		err = add_address(a, k->pid, k->gen, ips[i], i == 0, kernel, n,
-				  !kernel && i == depth - 1 && !truncated ? &entry : NULL);
+		/* a user frame's name as cut_unknown found it (its key had no CP_IP_EXACT) */
+		if (!kernel && i < CP_MAX_USTACK_DEPTH && !(ips[i] & CP_IP_EXACT))
+			err = add_named(a, a->uidx[i], n, want);
+		else
+			err = add_address(a, k->pid, k->gen, ips[i], i == 0, kernel, n, want);
 		if (err)
 			return err;
 		if (entry)
