@@ -491,7 +491,7 @@ static __always_inline int select_process(__u32 tgid, struct mm_struct *mm, __u3
 			return -1;
 		err = bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST);
 		if (err && err != -CP_EEXIST)
-			stat_inc(CP_STAT_PROCS_FULL);
+			stat_inc(err == -CP_ENOMEM ? CP_STAT_PROCS_NOMEM : CP_STAT_PROCS_FULL);
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (!p)
 			return 0; /* keep the sample; its mappings cannot be tracked */
@@ -583,7 +583,8 @@ static __always_inline void count_sample(struct cp_count_key *key, __u32 slot)
 		/* another CPU inserted the key meanwhile: add to it */
 		c = bpf_map_lookup_elem(counts, key);
 		if (!c) {
-			stat_inc(CP_STAT_COUNTS_FULL);
+			/* E2BIG when full; ENOMEM: a map without preallocation had no element */
+			stat_inc(err == -CP_ENOMEM ? CP_STAT_COUNTS_NOMEM : CP_STAT_COUNTS_FULL);
 			goto out;
 		}
 	}
@@ -1162,6 +1163,7 @@ int BPF_PROG(cp_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ctgid = child->tgid, ptgid = parent->tgid;
 	struct cp_proc *pp, *cp, np = {};
+	long err;
 
 	if (child->pid != child->tgid)
 		return 0;
@@ -1173,8 +1175,9 @@ int BPF_PROG(cp_fork, struct task_struct *parent, struct task_struct *child)
 		np.flags = CP_PROC_TRACED;
 	if (!cp && !np.flags)
 		return 0;
-	if (bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY))
-		stat_inc(CP_STAT_PROCS_FULL);
+	err = bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY);
+	if (err)
+		stat_inc(err == -CP_ENOMEM ? CP_STAT_PROCS_NOMEM : CP_STAT_PROCS_FULL);
 	return 0;
 }
 

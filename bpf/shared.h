@@ -460,6 +460,10 @@ enum cp_stat {
 				      takes no page fault) */
 	CP_STAT_GO_NEW_GEN,	   /* goroutine labels not read: the Go offsets in go_procs
 				      are of a later generation than the sample's */
+	CP_STAT_COUNTS_NOMEM,	   /* dropped: the counts map (not preallocated) had no
+				      element ready (ENOMEM), not full */
+	CP_STAT_PROCS_NOMEM,	   /* process not tracked: the procs map (not preallocated)
+				      had no element ready (ENOMEM), not full */
 	CP_STAT_MAX,
 };
 _Static_assert(CP_STAT_DWARF_BAD_RA - CP_STAT_DWARF_OK == CP_DEND_BAD_RA &&

@@ -21,6 +21,7 @@ static const char *const left_out_names[CP_STAT_MAX] = {
 	[CP_STAT_IDLE] = "idle",
 	[CP_STAT_FILTERED] = "other processes",
 	[CP_STAT_COUNTS_FULL] = "count map full",
+	[CP_STAT_COUNTS_NOMEM] = "count map out of kernel memory",
 	[CP_STAT_SLOT_BUSY] = "maps being switched",
 };
 
@@ -34,6 +35,7 @@ static const char *const damaged_names[CP_STAT_MAX] = {
 	[CP_STAT_KSTACK_FULL] = "kernel stack map full",
 	[CP_STAT_KSTACK_FAULT] = "kernel stack error",
 	[CP_STAT_PROCS_FULL] = "process table full",
+	[CP_STAT_PROCS_NOMEM] = "process table out of kernel memory",
 	[CP_STAT_EVENTS_LOST] = "mapping requests lost",
 	[CP_STAT_REFRESH_LOST] = "mapping refreshes lost",
 	[CP_STAT_DWARF_TRUNCATED] = "user stack truncated",
