@@ -776,6 +776,32 @@ static int add_dwarf_stack(struct agg *a, const struct cp_count_key *k, uint64_t
 	return 0;
 }
 
+/*
+ * The frames of a stack map's ips[0, depth) (leaf first), root first; a user stack's as
+ * cut_unknown looked them up.
+ */
+static int add_frames(struct agg *a, const struct cp_count_key *k, const uint64_t *ips,
+		      size_t depth, bool kernel, bool truncated, uint64_t count, uint32_t *n)
+{
+	int err;
+
+	for (size_t i = depth; i-- > 0;) {
+		bool entry = false;
+		bool *want = !kernel && i == depth - 1 && !truncated ? &entry : NULL;
+
+		/* a user frame's name as cut_unknown found it (its key had no CP_IP_EXACT) */
+		if (!kernel && i < CP_MAX_USTACK_DEPTH && !(ips[i] & CP_IP_EXACT))
+			err = add_named(a, a->uidx[i], n, want);
+		else
+			err = add_address(a, k->pid, k->gen, ips[i], i == 0, kernel, n, want);
+		if (err)
+			return err;
+		if (entry)
+			a->st.ustacks_entry += count;
+	}
+	return 0;
+}
+
 static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count, bool kernel,
 		     uint32_t *n)
 {
@@ -824,22 +850,7 @@ static int add_stack(struct agg *a, const struct cp_count_key *k, uint64_t count
 	}
 	if (!kernel)
 		a->st.ustacks += count;
-	/* the maps hold the leaf first; profiles are written root first */
-	for (size_t i = depth; i-- > 0;) {
-		bool entry = false;
-		bool *want = !kernel && i == depth - 1 && !truncated ? &entry : NULL;
-
-		/* a user frame's name as cut_unknown found it (its key had no CP_IP_EXACT) */
-		if (!kernel && i < CP_MAX_USTACK_DEPTH && !(ips[i] & CP_IP_EXACT))
-			err = add_named(a, a->uidx[i], n, want);
-		else
-			err = add_address(a, k->pid, k->gen, ips[i], i == 0, kernel, n, want);
-		if (err)
-			return err;
-		if (entry)
-			a->st.ustacks_entry += count;
-	}
-	return 0;
+	return add_frames(a, k, ips, depth, kernel, truncated, count, n);
 }
 
 /* The stack errors a kept sample's key carries, as the BPF side counted them (stat_inc). */
