@@ -503,29 +503,19 @@ static void warn_kernel_hidden(void)
 			paranoid);
 }
 
-#define KALLSYMS_READ_BUF (256u << 10)
-
 int record_load_kernel_symbols(struct record *r)
 {
-	char *buf;
 	FILE *f;
 	int err;
 
 	if (r->o->no_kernel)
 		return 0;
+	/* no buffer of its own: ksyms__load reads in 1 MiB chunks, which stdio hands straight on */
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return -errno;
-	/*
-	 * procfs's 1 KiB block size made 6,600 reads of a 5.4 MB file: 256 KiB reads instead
-	 * (glibc takes a size only with a buffer)
-	 */
-	buf = malloc(KALLSYMS_READ_BUF);
-	if (buf)
-		(void)setvbuf(f, buf, _IOFBF, KALLSYMS_READ_BUF);
 	err = symbolizer__load_kallsyms(r->sym, f);
 	fclose(f);
-	free(buf);
 	if (!err && symbolizer__kernel_restricted(r->sym))
 		warn_kernel_hidden();
 	return err;
