@@ -578,6 +578,26 @@ static void unmap_odd(struct odd_maps *o)
 	rmdir(o->dir);
 }
 
+/* A child that waits until the pipe end *release is closed (by the caller), then exits. */
+static pid_t fork_waiting(int *release)
+{
+	int pipefd[2];
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(pipefd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		close(pipefd[1]);
+		(void)!read(pipefd[0], &c, 1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	*release = pipefd[1];
+	return child;
+}
+
 /* PROCMAP_QUERY answers for this process and a child exactly what the text of maps says. */
 static void test_query_matches_text(void **state)
 {
@@ -585,9 +605,8 @@ static void test_query_matches_text(void **state)
 	const struct map_entry *e;
 	struct odd_maps o;
 	char want[160];
-	int err, pipefd[2];
+	int err, release;
 	pid_t child;
-	char c;
 
 	(void)state;
 	if (!map_odd(&o)) {
@@ -627,15 +646,7 @@ static void test_query_matches_text(void **state)
 	proc_maps_free(&q);
 
 	/* a child with the same mappings */
-	assert_int_equal(pipe(pipefd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child) {
-		close(pipefd[1]);
-		(void)!read(pipefd[0], &c, 1);
-		_exit(0);
-	}
-	close(pipefd[0]);
+	child = fork_waiting(&release);
 	t = (struct proc_maps){};
 	assert_int_equal(read_text(child, &t), 0);
 	assert_int_equal(read_query(child, proc_maps_gate(&self), &q), 0);
@@ -644,7 +655,7 @@ static void test_query_matches_text(void **state)
 	assert_int_equal(q.n, self.n);
 	proc_maps_free(&t);
 	proc_maps_free(&q);
-	close(pipefd[1]);
+	close(release);
 	assert_int_equal(waitpid(child, NULL, 0), child);
 	proc_maps_free(&self);
 	unmap_odd(&o);
@@ -675,21 +686,12 @@ static void test_query_exited(void **state)
 	struct proc_maps m = {};
 	char path[64];
 	size_t lines = 1;
-	int fd, err, pipefd[2];
+	int fd, err, release;
 	siginfo_t si;
 	pid_t child;
-	char c;
 
 	(void)state;
-	assert_int_equal(pipe(pipefd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (!child) {
-		close(pipefd[1]);
-		(void)!read(pipefd[0], &c, 1);
-		_exit(0);
-	}
-	close(pipefd[0]);
+	child = fork_waiting(&release);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
@@ -701,7 +703,7 @@ static void test_query_exited(void **state)
 	assert_int_equal(err, 0);
 	assert_true(m.n > 0);
 	proc_maps_free(&m);
-	close(pipefd[1]);
+	close(release);
 	/* a zombie */
 	assert_int_equal(waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
 	assert_int_equal(proc_maps_query_exec(fd, NULL, &m), -ESRCH);
